@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One setting list for every Swift target: Swift 6 language mode (strict concurrency) comes from
+/// the tools version; these add the checks we want everywhere.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Liveline",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        // Shared with the iOS app and its widget: Foundation only.
+        .library(name: "LivelineModel", targets: ["LivelineModel"]),
+        .executable(name: "liveline", targets: ["liveline"]),
+    ],
+    targets: [
+        // MARK: C libraries from Debian packages, one small module each.
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // MARK: The shared model (Foundation only; compiles for iOS 17+/macOS 14+).
+        .target(name: "LivelineModel", swiftSettings: swiftSettings),
+
+        // MARK: Server side.
+        .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineServer",
+            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel"], swiftSettings: swiftSettings),
+        .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
+
+        // MARK: Tests mirror the sources.
+        .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
+    ]
+)

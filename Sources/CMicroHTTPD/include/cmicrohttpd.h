@@ -1,0 +1,32 @@
+#ifndef CMICROHTTPD_H
+#define CMICROHTTPD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// `MHD_SIZE_UNKNOWN` is `UINT64_MAX`, a macro Swift does not import.
+static const uint64_t CMHD_SIZE_UNKNOWN = MHD_SIZE_UNKNOWN;
+
+/// Options for `cmhd_start`; `MHD_start_daemon` is variadic, so the shim builds the option array.
+typedef struct {
+    unsigned int flags;
+    uint16_t port;
+    /// IPv4 address to bind in dotted form, or NULL for every address.
+    const char *bind_address;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int connection_timeout_seconds;
+    size_t connection_memory_limit;
+} cmhd_options;
+
+/// Starts a daemon with the access handler and a request-completed callback.
+struct MHD_Daemon *cmhd_start(const cmhd_options *options,
+                              MHD_AccessHandlerCallback handler, void *handler_cls,
+                              MHD_RequestCompletedCallback completed, void *completed_cls);
+
+/// The port the daemon is bound to (useful after binding port 0); 0 on failure.
+uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);
+
+#endif

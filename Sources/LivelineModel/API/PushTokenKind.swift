@@ -1,0 +1,17 @@
+/// The kinds of push token an app registers (`engine.md`, "Push tokens").
+public enum PushTokenKind: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The app's ordinary APNs device token; one per device.
+    case alert
+    /// The ActivityKit push-to-start token (iOS 17.2+); one per device and attributes type.
+    case pushToStart = "la-pushToStart"
+    /// The update token of one running Live Activity; one per device and context key.
+    case update = "la-update"
+    /// A browser subscription `{endpoint, keys: {p256dh, auth}}`; one per endpoint.
+    case webPush = "web-push"
+}
+
+/// The APNs environment a token belongs to; sandbox and production tokens never mix.
+public enum PushEnvironment: String, Codable, Sendable, Hashable, CaseIterable {
+    case sandbox
+    case production
+}

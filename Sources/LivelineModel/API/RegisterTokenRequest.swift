@@ -1,0 +1,55 @@
+/// Body of `POST /api/apns/register` and `DELETE /api/apns/register`.
+///
+/// Apps call register on every launch; it is idempotent. `token` is a hex APNs token, or for
+/// `web-push` the subscription JSON (sent as an object or as a string holding it).
+public struct RegisterTokenRequest: Codable, Sendable, Hashable {
+    public var kind: PushTokenKind?
+    public var token: String?
+    public var contextKey: String?
+    public var attributesType: String?
+    public var environment: PushEnvironment?
+    public var deviceID: String?
+    public var frequentPushesEnabled: Bool?
+
+    public init(
+        kind: PushTokenKind?, token: String?, contextKey: String? = nil, attributesType: String? = nil,
+        environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil
+    ) {
+        self.kind = kind
+        self.token = token
+        self.contextKey = contextKey
+        self.attributesType = attributesType
+        self.environment = environment
+        self.deviceID = deviceID
+        self.frequentPushesEnabled = frequentPushesEnabled
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, token, environment
+        case contextKey = "context_key"
+        case attributesType = "attributes_type"
+        case deviceID = "device_id"
+        case frequentPushesEnabled = "frequent_pushes_enabled"
+    }
+
+    /// A subscription object `{endpoint, keys}` under `token` (web-push) arrives here as its JSON text.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decodeIfPresent(PushTokenKind.self, forKey: .kind)
+        if c.contains(.token), try !c.decodeNil(forKey: .token) {
+            if (try? c.nestedContainer(keyedBy: CodingKeys.self, forKey: .token)) != nil {
+                // An object: it must be a whole subscription; its errors name `token.keys.auth` etc.
+                token = try c.decode(WebPushSubscription.self, forKey: .token).canonicalJSON
+            } else {
+                token = try c.decode(String.self, forKey: .token)
+            }
+        } else {
+            token = nil
+        }
+        contextKey = try c.decodeIfPresent(String.self, forKey: .contextKey)
+        attributesType = try c.decodeIfPresent(String.self, forKey: .attributesType)
+        environment = try c.decodeIfPresent(PushEnvironment.self, forKey: .environment)
+        deviceID = try c.decodeIfPresent(String.self, forKey: .deviceID)
+        frequentPushesEnabled = try c.decodeIfPresent(Bool.self, forKey: .frequentPushesEnabled)
+    }
+}

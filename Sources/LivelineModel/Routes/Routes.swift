@@ -1,0 +1,21 @@
+/// Every route of the Liveline API, declared once. The server serves exactly these; the client
+/// SDK prints its paths from them; `/openapi.json` documents each of them.
+public enum Routes {
+    // MARK: Operation (no auth)
+    public static let healthz = Route(.get, "/healthz")
+    public static let openAPI = Route(.get, "/openapi.json")
+
+    // MARK: App API (bearer token of a user)
+    public static let me = Route(.get, "/api/me")
+    public static let user = Route(.get, "/api/users/{userId}")
+    public static let registerToken = Route(.post, "/api/apns/register")
+    public static let unregisterToken = Route(.delete, "/api/apns/register")
+    public static let listTokens = Route(.get, "/api/apns/register")
+
+    /// All routes, in documentation order.
+    public static let all: [Route] = [
+        healthz, openAPI,
+        me, user,
+        registerToken, unregisterToken, listTokens,
+    ]
+}
