@@ -33,15 +33,16 @@ let package = Package(
             dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto"], swiftSettings: swiftSettings),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
+        .target(name: "LivelineTestSupport", path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,7 +1,107 @@
-/// `liveline users`: household and user administration.
+import Foundation
+import LivelineCrypto
+import LivelineModel
+import LivelineServer
+import LivelineStore
+
+/// `liveline users`: household and user administration, straight on the data folder's database
+/// (safe while the server runs).
 enum UsersCommand: CLICommand {
     static let name = "users"
     static let summary = "add and list users and households"
-    static let help = "Usage: liveline users add|list [options]"
-    static func run(_ arguments: [String], context: CLIContext) throws -> Int32 { 0 }
+    static let help = """
+        Usage:
+          liveline users add --household NAME --name NAME [--tint COLOR] [--emoji E] [--locale de|en] [--data DIR]
+          liveline users list [--json] [--data DIR]
+
+        add   creates the user (and the household, when NAME is new) and a device session, and
+              prints {"userId", "householdId", "token"}. The token is the user's bearer token for
+              the /api routes; it is shown only now (the server keeps only its SHA-256 hash).
+              --tint   avatar colour name, e.g. azure, coral      (default azure)
+              --emoji  avatar emoji                                (default 🙂)
+              --locale de or en; default: the household's (a new household: de)
+        list  prints every user with their household; --json prints a JSON array.
+
+        --data DIR   data folder [LIVELINE_DATA_DIR, ./liveline-data]
+        """
+
+    static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        guard let sub = arguments.first else { throw CLIError("say `add` or `list`") }
+        let rest = Array(arguments.dropFirst())
+        switch sub {
+        case "add": return try add(rest, context: context)
+        case "list": return try list(rest, context: context)
+        default: throw CLIError("unknown subcommand '\(sub)'; say `add` or `list`")
+        }
+    }
+
+    static func add(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["household", "name", "tint", "emoji", "locale", "data"])
+        guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
+        let household = try text(args, "household", required: true)!
+        let name = try text(args, "name", required: true)!
+        let tint = try text(args, "tint") ?? "azure"
+        guard tint.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw CLIError("--tint must be a colour name in letters, e.g. azure or coral")
+        }
+        let emoji = try text(args, "emoji") ?? "🙂"
+        guard emoji.count <= 4 else { throw CLIError("--emoji must be one emoji") }
+        let locale = args.value("locale")
+        if let locale, !["de", "en"].contains(locale) { throw CLIError("--locale must be de or en, not '\(locale)'") }
+
+        let configuration = try ServeCommand.configuration(args, context: context)
+        let store = try Store.openSQLite(folder: configuration.dataDirectory)
+        let token = SecureRandom.token(prefix: "ll_")
+        let user = try store.accounts.createUser(
+            household: household, name: name, avatarTint: tint.lowercased(), emoji: emoji, locale: locale,
+            tokenHash: SHA256.hex(token), now: Date()
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let created = UserCreated(userID: user.id, householdID: user.householdID, token: token)
+        context.print(String(decoding: try encoder.encode(created), as: UTF8.self))
+        return 0
+    }
+
+    static func list(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["data"], flags: ["json"])
+        guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
+        let configuration = try ServeCommand.configuration(args, context: context)
+        let store = try Store.openSQLite(folder: configuration.dataDirectory)
+        let users = try store.accounts.users()
+        if args.flag("json") {
+            let profiles = users.map {
+                UserProfile(userID: $0.id, householdID: $0.householdID, name: $0.name, avatarTint: $0.avatarTint, emoji: $0.emoji, locale: $0.locale)
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            context.print(String(decoding: try encoder.encode(profiles), as: UTF8.self))
+            return 0
+        }
+        if users.isEmpty {
+            context.print("no users yet; add one with `liveline users add --household NAME --name NAME`")
+            return 0
+        }
+        context.print(row(["user", "household", "name", "tint", "emoji", "locale"]))
+        for user in users {
+            context.print(row(["\(user.id)", "\(user.householdID) \(user.householdName)", user.name, user.avatarTint, user.emoji, user.locale]))
+        }
+        return 0
+    }
+
+    static func row(_ cells: [String]) -> String {
+        let widths = [6, 24, 20, 10, 6, 6]
+        return zip(cells, widths).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }.joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A trimmed, non-empty option value of at most 64 characters.
+    static func text(_ args: Arguments, _ name: String, required: Bool = false) throws -> String? {
+        guard let value = args.value(name)?.trimmingCharacters(in: .whitespacesAndNewlines) else {
+            if required { throw CLIError("--\(name) is required") }
+            return nil
+        }
+        guard !value.isEmpty, value.count <= 64 else { throw CLIError("--\(name) must be 1 to 64 characters") }
+        return value
+    }
 }

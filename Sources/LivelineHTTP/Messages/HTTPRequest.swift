@@ -1,0 +1,54 @@
+import Foundation
+import LivelineModel
+
+/// One HTTP request as a handler sees it: everything has been read, the body is complete.
+public struct HTTPRequest: Sendable {
+    /// The method as sent (`GET`, `POST`, …).
+    public var method: String
+    /// The percent-decoded path, without the query string.
+    public var path: String
+    /// Query parameters (the last value wins when a name repeats).
+    public var query: [String: String]
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Values of the matched route's `{parameters}`.
+    public var parameters: [String: String]
+
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], parameters: [String: String] = [:]
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.parameters = parameters
+    }
+
+    /// The value of a route parameter; a missing one is a programming error reported as 500.
+    public func parameter(_ name: String) throws -> String {
+        guard let value = parameters[name] else {
+            throw HTTPError(status: 500, code: "internal", message: "route parameter '\(name)' is not declared")
+        }
+        return value
+    }
+
+    /// Decodes the JSON body as `T`. An empty body, invalid JSON or a wrong field is a 400 that
+    /// names the field and what was expected.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if body.isEmpty {
+            throw HTTPError.badRequest("the request needs a JSON body", field: "body")
+        }
+        do {
+            return try APICoding.makeDecoder().decode(T.self, from: Data(body))
+        } catch let error as DecodingError {
+            let problem = DecodingProblem(error)
+            throw HTTPError.badRequest(problem.description, field: problem.keyPath.isEmpty ? "body" : problem.keyPath)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError.badRequest("the body is not valid JSON", field: "body")
+        }
+    }
+}

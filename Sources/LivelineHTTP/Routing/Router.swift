@@ -1,0 +1,50 @@
+import LivelineModel
+
+/// Maps a request's method and path to a handler, using the routes declared in the shared model.
+///
+/// A path that matches no route is a 404; a path that matches a route under another method is a
+/// 405 with an `Allow` header.
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    /// The outcome of looking a request up.
+    public enum Resolution: Sendable {
+        case matched(Handler, parameters: [String: String])
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    private var entries: [(route: Route, handler: Handler)] = []
+    /// Routes without parameters, by "METHOD path", for a lookup without scanning.
+    private var literal: [String: Handler] = [:]
+
+    public init() {}
+
+    /// Adds a handler for `route`. Adding the same route twice is a programming error.
+    public mutating func add(_ route: Route, _ handler: @escaping Handler) {
+        precondition(!entries.contains { $0.route == route }, "route \(route) is added twice")
+        entries.append((route, handler))
+        if route.parameterNames.isEmpty {
+            literal[route.method.rawValue + " " + route.path()] = handler
+        }
+    }
+
+    /// Every route served, in the order added.
+    public var routes: [Route] { entries.map(\.route) }
+
+    public func resolve(method: String, path: String) -> Resolution {
+        if let handler = literal[method + " " + path] {
+            return .matched(handler, parameters: [:])
+        }
+        let segments = Route.split(path: path)
+        var allowed: [String] = []
+        for (route, handler) in entries {
+            guard let parameters = route.match(segments: segments) else { continue }
+            if route.method.rawValue == method {
+                return .matched(handler, parameters: parameters)
+            }
+            allowed.append(route.method.rawValue)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+}

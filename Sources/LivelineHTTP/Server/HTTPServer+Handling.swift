@@ -1,0 +1,156 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import LivelineModel
+
+extension HTTPServer {
+    /// One call of libmicrohttpd's access handler (see `accessHandler`).
+    func access(
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+        slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let raw = slot.pointee else {
+            // First call: headers only. Answering now would cost keep-alive, so only a body that
+            // announces itself as too large is refused here (the connection then closes).
+            let state = RequestState(method: String(cString: method), path: String(cString: url))
+            slot.pointee = Unmanaged.passRetained(state).toOpaque()
+            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes {
+                state.tooLarge = true
+                return send(payloadTooLarge.response, on: connection, state: state)
+            }
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let count = uploadSize.pointee
+            if !state.tooLarge, let upload {
+                if state.body.count + count > configuration.maxBodyBytes {
+                    state.tooLarge = true
+                    state.body = []
+                } else {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+                        state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        if state.status != 0 { return .YES }
+        state.inFlight = true
+        inFlight.add(1, ordering: .relaxed)
+        let response = respond(to: state, connection: connection)
+        return send(response, on: connection, state: state)
+    }
+
+    /// Decides the answer: the checks every request passes, then the route's handler.
+    private func respond(to state: RequestState, connection: OpaquePointer) -> HTTPResponse {
+        if draining.load(ordering: .relaxed) {
+            var response = HTTPError.unavailable("the server is shutting down; retry shortly").response
+            response.headers.add("Connection", "close")
+            return response
+        }
+        if state.tooLarge { return payloadTooLarge.response }
+        switch router.resolve(method: state.method, path: state.path) {
+        case .notFound:
+            return HTTPError.notFound("no route \(state.method) \(state.path)").response
+        case .methodNotAllowed(let allowed):
+            return HTTPError(
+                status: 405, code: "methodNotAllowed",
+                message: "\(state.method) is not allowed on \(state.path); allowed: \(allowed.joined(separator: ", "))",
+                headers: [("Allow", allowed.joined(separator: ", "))]
+            ).response
+        case .matched(let handler, let parameters):
+            let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection))
+            if !state.body.isEmpty, !Self.isJSON(headers["content-type"]) {
+                return HTTPError(
+                    status: 415, code: "unsupportedMediaType",
+                    message: "the body must be JSON: send Content-Type: application/json"
+                ).response
+            }
+            var query: [String: String] = [:]
+            for (name, value) in values(of: .GET_ARGUMENT_KIND, on: connection) { query[name] = value }
+            let request = HTTPRequest(
+                method: state.method, path: state.path, query: query, headers: headers,
+                body: state.body, parameters: parameters
+            )
+            do {
+                return try handler(request)
+            } catch let error as HTTPError {
+                return error.response
+            } catch {
+                var line = JSONLine()
+                line.add("level", "error")
+                line.add("event", "handlerFailed")
+                line.add("method", state.method)
+                line.add("path", state.path)
+                line.add("error", String(describing: type(of: error)))
+                accessLog.write(line.string)
+                return HTTPError.internalError.response
+            }
+        }
+    }
+
+    /// Hands `response` to libmicrohttpd.
+    private func send(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState) -> MHD_Result {
+        state.status = response.status
+        let handle: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            state.bytes = bytes.count
+            handle = bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .eventStream(let stream):
+            stream.attach(to: ConnectionRef(raw: connection))
+            let key = ObjectIdentifier(stream)
+            streams.withLock { $0[key] = stream }
+            stream.onTermination { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: key) } }
+            handle = MHD_create_response_from_callback(
+                CMHD_SIZE_UNKNOWN, 4096, eventStreamReader, Unmanaged.passRetained(stream).toOpaque(), eventStreamFree
+            )
+        }
+        guard let handle else { return .NO }
+        for (name, value) in response.headers {
+            _ = MHD_add_response_header(handle, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), handle)
+        MHD_destroy_response(handle)
+        return result
+    }
+
+    /// The request is over: write its access-log line.
+    func completed(_ state: RequestState, cleanly: Bool) {
+        if state.inFlight { inFlight.subtract(1, ordering: .relaxed) }
+        var line = JSONLine()
+        line.add("ts", Date().timeIntervalSince1970)
+        line.add("method", state.method)
+        line.add("path", state.path)
+        line.add("status", state.status)
+        line.add("bytes", state.bytes)
+        line.add("ms", Double((DispatchTime.now().uptimeNanoseconds - state.started) / 1000) / 1000)
+        if !cleanly { line.add("aborted", true) }
+        accessLog.write(line.string)
+    }
+
+    private func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
+        let collector = KeyValueCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(connection, kind, keyValueIterator, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.pairs
+    }
+
+    private var payloadTooLarge: HTTPError {
+        HTTPError(status: 413, code: "payloadTooLarge", message: "the body is larger than \(configuration.maxBodyBytes) bytes")
+    }
+
+    /// `application/json` or any `…+json` type, with or without parameters.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}

@@ -1,0 +1,27 @@
+/// How the HTTP server listens and what it accepts.
+public struct HTTPServerConfiguration: Sendable {
+    /// IPv4 address to bind; `0.0.0.0` listens on every interface.
+    public var host: String
+    /// TCP port; 0 picks a free one (read it from `HTTPServer.port` after `start()`).
+    public var port: Int
+    /// Worker threads (libmicrohttpd's thread pool, each with its own epoll set).
+    public var threads: Int
+    /// Largest request body accepted; a larger one is answered 413.
+    public var maxBodyBytes: Int
+    /// A connection idle this long (no request bytes) is closed; also bounds slow requests.
+    public var connectionTimeoutSeconds: Int
+    /// Most connections open at once.
+    public var connectionLimit: Int
+
+    public init(
+        host: String = "0.0.0.0", port: Int = 8080, threads: Int = 2, maxBodyBytes: Int = 1 << 20,
+        connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionLimit = connectionLimit
+    }
+}

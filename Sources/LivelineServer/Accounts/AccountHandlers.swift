@@ -1,0 +1,39 @@
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// `GET /api/me` and `GET /api/users/{userId}`: who the caller is and who shares their household.
+/// A user of another household is answered 404, exactly like one that does not exist.
+struct AccountHandlers: Sendable {
+    let auth: Authenticator
+    let accounts: AccountRepository
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.me) { request in
+            let caller = try auth.caller(of: request)
+            let members = try accounts.members(householdID: caller.householdID)
+            return try .json(MeResponse(
+                user: Self.profile(caller.user), householdName: caller.user.householdName,
+                members: members.map(Self.profile)
+            ))
+        }
+        router.add(Routes.user) { request in
+            let caller = try auth.caller(of: request)
+            let text = try request.parameter("userId")
+            guard let id = Int(text), id > 0 else {
+                throw HTTPError.badRequest("userId must be a positive whole number, not '\(text)'", field: "userId")
+            }
+            guard let user = try accounts.user(id: id), user.householdID == caller.householdID else {
+                throw HTTPError.notFound("no user \(id) in your household")
+            }
+            return try .json(Self.profile(user))
+        }
+    }
+
+    static func profile(_ user: UserRecord) -> UserProfile {
+        UserProfile(
+            userID: user.id, householdID: user.householdID, name: user.name,
+            avatarTint: user.avatarTint, emoji: user.emoji, locale: user.locale
+        )
+    }
+}

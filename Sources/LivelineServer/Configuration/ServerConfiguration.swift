@@ -1,0 +1,86 @@
+import Foundation
+import LivelineModel
+
+/// Everything `liveline serve` can be told, with the embedded defaults: port 8080, data in
+/// `./liveline-data`, SQLite, the APNs sandbox. Each setting comes from a command-line option,
+/// else from its environment variable, else from the default.
+public struct ServerConfiguration: Sendable {
+    /// IPv4 address to listen on (`--host`, `LIVELINE_HOST`); default every interface.
+    public var host = "0.0.0.0"
+    /// TCP port (`--port`, `LIVELINE_PORT`); 0 picks a free one.
+    public var port = 8080
+    /// Folder for the database and generated secrets (`--data`, `LIVELINE_DATA_DIR`).
+    public var dataDirectory = URL(fileURLWithPath: "liveline-data")
+    /// The key of the server-to-server `/v1` API (`LIVELINE_ADMIN_KEY`); generated and stored in
+    /// the data folder when unset.
+    public var adminKey: String?
+    /// Largest request body accepted (`LIVELINE_MAX_BODY_BYTES`), default 1 MiB.
+    public var maxBodyBytes = 1 << 20
+    /// HTTP worker threads (`LIVELINE_HTTP_THREADS`); default the number of cores.
+    public var httpThreads = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Where the JSON access log goes (`LIVELINE_ACCESS_LOG`): `stdout`, `stderr` or `off`.
+    public var accessLog = "stdout"
+    /// APNs environment assumed for tokens registered without one (`LIVELINE_APNS_ENVIRONMENT`).
+    public var defaultPushEnvironment = PushEnvironment.sandbox
+
+    public init() {}
+
+    /// The environment variables read, with what each sets (for `--help`).
+    public static let environmentHelp: [(String, String)] = [
+        ("LIVELINE_HOST", "address to listen on (default 0.0.0.0)"),
+        ("LIVELINE_PORT", "port to listen on (default 8080; 0 picks a free port)"),
+        ("LIVELINE_DATA_DIR", "data folder (default ./liveline-data)"),
+        ("LIVELINE_ADMIN_KEY", "admin key for the /v1 API (default: generated once, kept in the data folder)"),
+        ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
+        ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
+        ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout)"),
+        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production: environment of tokens registered without one (default sandbox)"),
+    ]
+
+    /// Reads the `LIVELINE_*` variables over the defaults. A malformed value is an error naming it.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> ServerConfiguration {
+        var config = ServerConfiguration()
+        if let host = environment["LIVELINE_HOST"], !host.isEmpty { config.host = host }
+        if let text = environment["LIVELINE_PORT"] { config.port = try integer(text, name: "LIVELINE_PORT", in: 0...65535) }
+        if let path = environment["LIVELINE_DATA_DIR"], !path.isEmpty { config.dataDirectory = URL(fileURLWithPath: path) }
+        if let key = environment["LIVELINE_ADMIN_KEY"], !key.isEmpty {
+            guard key.count >= 16 else {
+                throw ConfigurationError("LIVELINE_ADMIN_KEY must be at least 16 characters long")
+            }
+            config.adminKey = key
+        }
+        if let text = environment["LIVELINE_MAX_BODY_BYTES"] {
+            config.maxBodyBytes = try integer(text, name: "LIVELINE_MAX_BODY_BYTES", in: 1024...(64 << 20))
+        }
+        if let text = environment["LIVELINE_HTTP_THREADS"] {
+            config.httpThreads = try integer(text, name: "LIVELINE_HTTP_THREADS", in: 1...256)
+        }
+        if let text = environment["LIVELINE_ACCESS_LOG"] {
+            guard ["stdout", "stderr", "off"].contains(text) else {
+                throw ConfigurationError("LIVELINE_ACCESS_LOG must be stdout, stderr or off, not '\(text)'")
+            }
+            config.accessLog = text
+        }
+        if let text = environment["LIVELINE_APNS_ENVIRONMENT"] {
+            guard let value = PushEnvironment(rawValue: text) else {
+                throw ConfigurationError("LIVELINE_APNS_ENVIRONMENT must be sandbox or production, not '\(text)'")
+            }
+            config.defaultPushEnvironment = value
+        }
+        return config
+    }
+
+    static func integer(_ text: String, name: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+}
+
+/// A configuration value that cannot be used; the message names it and what was expected.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,65 @@
+import LivelineModel
+
+/// The documentation of every route, and the schemas of their bodies.
+enum APIDocumentation {
+    static let routes: [RouteDocumentation] = [
+        .init(Routes.healthz, "Liveness: answers while the server runs", auth: .none, response: "Health"),
+        .init(Routes.openAPI, "This OpenAPI 3.1 document", auth: .none, response: "OpenAPIDocument"),
+        .init(Routes.me, "The caller's user and the members of their household", auth: .bearer, response: "Me"),
+        .init(Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404]),
+        .init(
+            Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
+            auth: .bearer, request: "RegisterToken", response: "RegisterTokenResult", errors: [400]
+        ),
+        .init(Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken", response: "UnregisterTokenResult", errors: [400]),
+        .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
+    ]
+
+    static let schemas: [(String, JSONValue)] = [
+        ("Error", object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])])),
+        ("Health", object(["status": string, "version": string])),
+        ("OpenAPIDocument", ["type": "object"]),
+        ("UserProfile", object([
+            "userId": integer, "householdId": integer, "name": string, "avatarTint": string, "emoji": string,
+            "locale": ["type": "string", "enum": ["de", "en"]],
+        ])),
+        ("Me", object(["user": ref("UserProfile"), "householdName": string, "members": ["type": "array", "items": ref("UserProfile")]])),
+        ("RegisterToken", object([
+            "kind": ["type": "string", "enum": .array(PushTokenKind.allCases.map { .string($0.rawValue) })],
+            "token": ["description": "hex APNs token, or for web-push the subscription {endpoint, keys: {p256dh, auth}} as object or JSON string",
+                      "oneOf": [string, ["type": "object"]]],
+            "context_key": string, "attributes_type": string,
+            "environment": ["type": "string", "enum": ["sandbox", "production"]],
+            "device_id": string, "frequent_pushes_enabled": ["type": "boolean"],
+        ], required: ["kind", "token"])),
+        ("RegisterTokenResult", object([
+            "outcome": ["type": "string", "enum": ["created", "unchanged", "replaced"]],
+            "kind": string, "environment": string, "deviceId": string, "tokenPrefix": string,
+        ])),
+        ("UnregisterTokenResult", object(["removed": integer])),
+        ("DeviceTokens", object(["devices": ["type": "array", "items": object([
+            "deviceId": string,
+            "tokens": ["type": "array", "items": object([
+                "kind": string, "environment": string, "tokenPrefix": string, "attributesType": nullableString,
+                "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
+                "registeredAt": ["type": "string", "format": "date-time"],
+            ])],
+        ])]])),
+    ]
+
+    static let string: JSONValue = ["type": "string"]
+    static let integer: JSONValue = ["type": "integer"]
+    static let nullableString: JSONValue = ["type": ["string", "null"]]
+
+    static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
+
+    /// An object schema; every property is required unless `required` says otherwise.
+    static func object(_ properties: KeyValuePairs<String, JSONValue>, required: [String]? = nil) -> JSONValue {
+        let names = required ?? properties.map(\.key)
+        return [
+            "type": "object",
+            "properties": .object(properties.map { ($0.key, $0.value) }),
+            "required": .array(names.map { .string($0) }),
+        ]
+    }
+}

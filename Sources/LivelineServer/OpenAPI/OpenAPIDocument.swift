@@ -1,0 +1,88 @@
+import LivelineModel
+
+/// Builds the OpenAPI 3.1 document served at `/openapi.json` from `APIDocumentation`.
+enum OpenAPIDocument {
+    static func build(version: String) -> JSONValue {
+        var paths: [(String, JSONValue)] = []
+        for doc in APIDocumentation.routes {
+            let operation = Self.operation(doc)
+            let method = doc.route.method.rawValue.lowercased()
+            if let index = paths.firstIndex(where: { $0.0 == doc.route.template }), case .object(var ops) = paths[index].1 {
+                ops.append((method, operation))
+                paths[index].1 = .object(ops)
+            } else {
+                paths.append((doc.route.template, .object([(method, operation)])))
+            }
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Liveline",
+                "version": .string(version),
+                "description": "Backend for iOS Live Activities. Errors are always {\"error\": {\"code\", \"message\", \"field\"?}}.",
+            ],
+            "components": [
+                "securitySchemes": [
+                    "bearer": ["type": "http", "scheme": "bearer", "description": "a user's device-session token (`liveline users add`)"],
+                    "admin": ["type": "http", "scheme": "bearer", "description": "the admin key (LIVELINE_ADMIN_KEY)"],
+                ],
+                "schemas": .object(APIDocumentation.schemas),
+            ],
+            "paths": .object(paths),
+        ]
+    }
+
+    static func operation(_ doc: RouteDocumentation) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("operationId", .string(doc.route.method.rawValue.lowercased() + doc.route.template
+                .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined())),
+            ("summary", .string(doc.summary)),
+        ]
+        switch doc.auth {
+        case .none: fields.append(("security", []))
+        case .bearer: fields.append(("security", [["bearer": []]]))
+        case .admin: fields.append(("security", [["admin": []]]))
+        }
+        var parameters: [JSONValue] = doc.route.parameterNames.map { name in
+            ["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]]
+        }
+        parameters += doc.query.map { name, description in
+            ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": ["type": "string"]]
+        }
+        if !parameters.isEmpty { fields.append(("parameters", .array(parameters))) }
+        if let body = doc.requestBody {
+            fields.append(("requestBody", [
+                "required": true,
+                "content": ["application/json": ["schema": APIDocumentation.ref(body)]],
+            ]))
+        }
+        var responses: [(String, JSONValue)] = [
+            ("200", ["description": "OK", "content": ["application/json": ["schema": APIDocumentation.ref(doc.response)]]]),
+        ]
+        var errors = doc.errors
+        if doc.auth != .none { errors.append(401) }
+        if doc.requestBody != nil { errors += [413, 415] }
+        for status in Set(errors).sorted() {
+            responses.append((String(status), [
+                "description": .string(Self.reason(status)),
+                "content": ["application/json": ["schema": APIDocumentation.ref("Error")]],
+            ]))
+        }
+        fields.append(("responses", .object(responses)))
+        return .object(fields)
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "bad input; `field` names the offending field"
+        case 401: "missing or invalid credentials"
+        case 403: "not allowed for this caller"
+        case 404: "not found (or not in the caller's household)"
+        case 409: "conflict"
+        case 413: "body too large"
+        case 415: "body is not JSON"
+        case 422: "contract violation; `field` names the key that failed"
+        default: "error"
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import LivelineModel
+
+/// What `/openapi.json` says about one route. Every served route must have one; a test fails
+/// when a route is served without being documented.
+struct RouteDocumentation: Sendable {
+    enum Auth: Sendable {
+        case none, bearer, admin
+    }
+
+    let route: Route
+    let summary: String
+    let auth: Auth
+    /// Schema name of the JSON request body (in `components.schemas`), if any.
+    let requestBody: String?
+    /// Schema name of the 2xx response body.
+    let response: String
+    /// Error statuses the route may answer besides the ones every route may (401 where auth is
+    /// needed, 413, 415).
+    let errors: [Int]
+    /// Query parameters: name and description.
+    let query: [(String, String)]
+
+    init(
+        _ route: Route, _ summary: String, auth: Auth, request: String? = nil, response: String,
+        errors: [Int] = [], query: [(String, String)] = []
+    ) {
+        self.route = route
+        self.summary = summary
+        self.auth = auth
+        self.requestBody = request
+        self.response = response
+        self.errors = errors
+        self.query = query
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// The push-token registry: `POST`, `DELETE` and `GET /api/apns/register` (`engine.md`, "Push tokens").
+struct PushTokenHandlers: Sendable {
+    let auth: Authenticator
+    let tokens: PushTokenRepository
+    let rules: TokenRegistrationRules
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.registerToken) { request in
+            let caller = try auth.caller(of: request)
+            let registration = try rules.registration(request.decode(RegisterTokenRequest.self), caller: caller)
+            let outcome = try tokens.register(registration, now: clock())
+            return try .json(RegisterTokenResponse(
+                outcome: outcome, kind: registration.kind, environment: registration.environment,
+                deviceID: registration.deviceID,
+                tokenPrefix: TokenRegistrationRules.redacted(registration.token, kind: registration.kind)
+            ))
+        }
+        router.add(Routes.unregisterToken) { request in
+            let caller = try auth.caller(of: request)
+            let body = try request.decode(RegisterTokenRequest.self)
+            guard let raw = body.token, !raw.isEmpty else {
+                throw HTTPError.badRequest("token is required: the token to remove", field: "token")
+            }
+            // Stored tokens are normalised; normalise the same way so the caller's form matches.
+            let token: String = if body.kind == .webPush || raw.hasPrefix("{") {
+                try TokenRegistrationRules.webPushSubscription(raw).canonicalJSON
+            } else {
+                try TokenRegistrationRules.apnsToken(raw)
+            }
+            let removed = try tokens.unregister(token: token, householdID: caller.householdID, now: clock())
+            return try .json(UnregisterTokenResponse(removed: removed))
+        }
+        router.add(Routes.listTokens) { request in
+            let caller = try auth.caller(of: request)
+            let records = try tokens.activeTokens(userID: caller.userID)
+            var devices: [String: [DeviceTokensResponse.Token]] = [:]
+            for record in records {
+                devices[record.deviceID, default: []].append(DeviceTokensResponse.Token(
+                    kind: record.kind, environment: record.environment,
+                    tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
+                    attributesType: record.attributesType, contextKey: record.contextKey,
+                    frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
+                ))
+            }
+            let list = devices.keys.sorted().map { DeviceTokensResponse.Device(deviceID: $0, tokens: devices[$0]!) }
+            return try .json(DeviceTokensResponse(devices: list))
+        }
+    }
+}

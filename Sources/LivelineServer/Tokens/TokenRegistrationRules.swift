@@ -1,0 +1,139 @@
+import Foundation
+import LivelineCrypto
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// Validates a `POST /api/apns/register` body and turns it into a registration (`engine.md`,
+/// "Push tokens"). Every failure is a 400 naming the field and what was expected; nothing is
+/// stored then. A missing or null token is such a failure: it never deletes anything.
+struct TokenRegistrationRules: Sendable {
+    /// Environment of a token registered without one.
+    let defaultEnvironment: PushEnvironment
+    /// Attributes types a push-to-start token may be registered for; nil accepts any Swift type name.
+    let knownAttributesTypes: Set<String>?
+
+    func registration(_ body: RegisterTokenRequest, caller: Caller) throws -> TokenRegistration {
+        guard let kind = body.kind else {
+            throw HTTPError.badRequest(
+                "kind is required: one of \(PushTokenKind.allCases.map(\.rawValue).joined(separator: ", "))", field: "kind"
+            )
+        }
+        guard let raw = body.token, !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError.badRequest("token is required and may not be null or empty (a missing token never deletes one; use DELETE)", field: "token")
+        }
+        var deviceID = try Self.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
+        let token: String
+        var attributesType: String?
+        var contextKey: String?
+        switch kind {
+        case .alert, .pushToStart, .update:
+            token = try Self.apnsToken(raw)
+        case .webPush:
+            let subscription = try Self.webPushSubscription(raw)
+            token = subscription.canonicalJSON
+            deviceID = subscription.endpoint
+        }
+        switch kind {
+        case .pushToStart:
+            attributesType = try attributes(body.attributesType)
+        case .update:
+            contextKey = try Self.contextKey(body.contextKey)
+        case .alert, .webPush:
+            break
+        }
+        return TokenRegistration(
+            householdID: caller.householdID, userID: caller.userID, deviceID: deviceID, kind: kind,
+            environment: body.environment ?? defaultEnvironment, token: token,
+            attributesType: attributesType, contextKey: contextKey,
+            frequentPushesEnabled: body.frequentPushesEnabled ?? false
+        )
+    }
+
+    /// An APNs device token: hex digits, an even count. Apple says to assume no length, so any
+    /// length from 8 to 1024 bytes is accepted. Stored lower-cased.
+    static func apnsToken(_ raw: String) throws -> String {
+        let token = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        guard token.count % 2 == 0, (16...2048).contains(token.count),
+            token.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) })
+        else {
+            throw HTTPError.badRequest("token must be the APNs token as hex digits (an even number, 16 to 2048 of them)", field: "token")
+        }
+        return token
+    }
+
+    /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291).
+    static func webPushSubscription(_ raw: String) throws -> WebPushSubscription {
+        let subscription: WebPushSubscription
+        do {
+            subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
+        } catch let error as DecodingError {
+            let problem = DecodingProblem(error)
+            let path = problem.keyPath.isEmpty ? "token" : "token." + problem.keyPath
+            throw HTTPError.badRequest("\(path): \(problem.reason); a web-push token is the subscription {endpoint, keys: {p256dh, auth}}", field: path)
+        } catch {
+            throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
+        }
+        guard let url = URL(string: subscription.endpoint), let scheme = url.scheme, let host = url.host,
+            scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+        else {
+            throw HTTPError.badRequest("token.endpoint must be an https URL", field: "token.endpoint")
+        }
+        guard let key = Base64URL.decode(subscription.keys.p256dh), key.count == 65, key.first == 0x04 else {
+            throw HTTPError.badRequest("token.keys.p256dh must be an uncompressed P-256 public key (65 bytes, base64url)", field: "token.keys.p256dh")
+        }
+        guard let secret = Base64URL.decode(subscription.keys.auth), secret.count == 16 else {
+            throw HTTPError.badRequest("token.keys.auth must be a 16-byte secret, base64url", field: "token.keys.auth")
+        }
+        return subscription
+    }
+
+    func attributes(_ value: String?) throws -> String {
+        guard let value, !value.isEmpty else {
+            throw HTTPError.badRequest("attributes_type is required for la-pushToStart (the ActivityAttributes type name)", field: "attributes_type")
+        }
+        if let knownAttributesTypes, !knownAttributesTypes.contains(value) {
+            throw HTTPError.badRequest(
+                "attributes_type '\(value)' is not a known contract; known: \(knownAttributesTypes.sorted().joined(separator: ", "))",
+                field: "attributes_type"
+            )
+        }
+        guard Self.isSwiftTypeName(value) else {
+            throw HTTPError.badRequest("attributes_type must be a Swift type name such as ShoppingActivityAttributes", field: "attributes_type")
+        }
+        return value
+    }
+
+    static func contextKey(_ value: String?) throws -> String {
+        guard let value, !value.isEmpty else {
+            throw HTTPError.badRequest("context_key is required for la-update (the context the activity shows)", field: "context_key")
+        }
+        guard value.count <= 200, value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f }) else {
+            throw HTTPError.badRequest("context_key must be 1 to 200 characters without spaces or control characters", field: "context_key")
+        }
+        return value
+    }
+
+    static func deviceID(_ value: String?) throws -> String? {
+        guard let value else { return nil }
+        guard (1...128).contains(value.count), value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f }) else {
+            throw HTTPError.badRequest("device_id must be 1 to 128 characters without spaces or control characters", field: "device_id")
+        }
+        return value
+    }
+
+    static func isSwiftTypeName(_ value: String) -> Bool {
+        guard let first = value.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+        return value.count <= 128 && value.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    /// What a response or listing shows of a token: enough to recognise it, never all of it.
+    static func redacted(_ token: String, kind: PushTokenKind) -> String {
+        if kind == .webPush, let data = token.data(using: .utf8),
+            let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: data),
+            let host = URL(string: subscription.endpoint)?.host {
+            return host + "…"
+        }
+        return String(token.prefix(8)) + "…"
+    }
+}

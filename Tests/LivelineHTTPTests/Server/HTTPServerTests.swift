@@ -1,0 +1,227 @@
+import Foundation
+import LivelineHTTP
+import LivelineModel
+import LivelineTestSupport
+import Synchronization
+import Testing
+
+/// The HTTP layer through real sockets: a server on port 0, requests over TCP.
+@Suite struct HTTPServerTests {
+    struct Echo: Codable { var name: String; var count: Int }
+    struct Boom: Error {}
+
+    static let echo = Route(.post, "/echo")
+    static let item = Route(.get, "/items/{id}")
+    static let slow = Route(.get, "/slow")
+    static let events = Route(.get, "/events")
+    static let boom = Route(.get, "/boom")
+
+    /// Starts a server with the test routes; `maxBodyBytes` small so 413 is cheap to reach.
+    static func startServer(log: LogSink = .discarding(), onSlow: @escaping @Sendable () -> Void = {}) throws -> HTTPServer {
+        var router = Router()
+        router.add(echo) { request in
+            let body = try request.decode(Echo.self)
+            return try .json(Echo(name: body.name.uppercased(), count: body.count + 1))
+        }
+        router.add(item) { request in try .json(["id": request.parameter("id"), "q": request.query["q"] ?? ""]) }
+        router.add(slow) { _ in
+            onSlow()
+            Thread.sleep(forTimeInterval: 0.4)
+            return .jsonBytes(Array(#"{"slow":true}"#.utf8))
+        }
+        router.add(events) { _ in
+            let stream = EventStream()
+            DispatchQueue.global().async {
+                for index in 1...3 {
+                    Thread.sleep(forTimeInterval: 0.02)
+                    stream.send(event: "tick", id: String(index), data: "n=\(index)")
+                }
+                stream.close()
+            }
+            return .events(stream)
+        }
+        router.add(boom) { _ in throw Boom() }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxBodyBytes: 1024),
+            router: router, accessLog: log
+        )
+        try server.start()
+        return server
+    }
+
+    @Test func servesJSONAndKeepsTheConnectionAlive() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        #expect(server.port > 0)
+        let connection = try TestHTTPConnection(port: server.port)
+        for count in 0..<3 {
+            let response = try connection.request("POST", "/echo", json: #"{"name":"milk","count":\#(count)}"#)
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "application/json; charset=utf-8")
+            #expect(response.json?["name"] as? String == "MILK")
+            #expect(response.json?["count"] as? Int == count + 1)
+        }
+    }
+
+    @Test func pathParametersAndQueryReachTheHandler() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port).request("GET", "/items/shopping:1:2026-01-05?q=a%20b")
+        #expect(response.status == 200)
+        #expect(response.json?["id"] as? String == "shopping:1:2026-01-05")
+        #expect(response.json?["q"] as? String == "a b")
+    }
+
+    @Test func unknownPathIs404AndWrongMethodIs405WithAllow() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        let missing = try connection.request("GET", "/nope")
+        #expect(missing.status == 404)
+        #expect(missing.errorCode == "notFound")
+        let wrong = try connection.request("DELETE", "/echo")
+        #expect(wrong.status == 405)
+        #expect(wrong.errorCode == "methodNotAllowed")
+        #expect(wrong.headers["allow"] == "POST")
+    }
+
+    @Test func malformedJSONIs400NamingTheBody() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        let broken = try connection.request("POST", "/echo", json: #"{"name": "#)
+        #expect(broken.status == 400)
+        #expect(broken.errorCode == "badRequest")
+        #expect(broken.errorField == "body")
+        let empty = try connection.request("POST", "/echo", body: [])
+        #expect(empty.status == 400)
+        #expect(empty.errorField == "body")
+    }
+
+    @Test func wrongFieldTypeIs400NamingTheField() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        let wrongType = try connection.request("POST", "/echo", json: #"{"name":"x","count":"three"}"#)
+        #expect(wrongType.status == 400)
+        #expect(wrongType.errorField == "count")
+        #expect(wrongType.errorMessage?.contains("whole number") == true)
+        let missing = try connection.request("POST", "/echo", json: #"{"count":1}"#)
+        #expect(missing.errorField == "name")
+        #expect(missing.errorMessage?.contains("missing") == true)
+    }
+
+    @Test func oversizedBodyIs413() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let big = #"{"name":"\#(String(repeating: "x", count: 2000))","count":1}"#
+        let response = try TestHTTPConnection(port: server.port).request("POST", "/echo", json: big)
+        #expect(response.status == 413)
+        #expect(response.errorCode == "payloadTooLarge")
+    }
+
+    @Test func oversizedChunkedBodyIs413() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        let chunk = String(repeating: "y", count: 700)
+        let raw = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "2bc\r\n\(chunk)\r\n2bc\r\n\(chunk)\r\n0\r\n\r\n"
+        try connection.send(Array(raw.utf8))
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+    }
+
+    @Test func nonJSONBodyIs415() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port)
+            .request("POST", "/echo", headers: ["Content-Type": "text/plain"], body: Array("name=milk".utf8))
+        #expect(response.status == 415)
+        #expect(response.errorCode == "unsupportedMediaType")
+    }
+
+    @Test func handlerFailureIs500WithoutDetails() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port).request("GET", "/boom")
+        #expect(response.status == 500)
+        #expect(response.errorCode == "internal")
+        #expect(response.errorMessage?.contains("Boom") == false)
+    }
+
+    @Test func concurrentRequestsAllSucceed() async throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let port = server.port
+        let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for client in 0..<16 {
+                group.addTask {
+                    let connection = try TestHTTPConnection(port: port)
+                    return try (0..<25).map { index in
+                        let response = try connection.request("POST", "/echo", json: #"{"name":"c\#(client)","count":\#(index)}"#)
+                        return response.json?["count"] as? Int == index + 1 ? response.status : -1
+                    }
+                }
+            }
+            var all: [Int] = []
+            for try await statuses in group { all += statuses }
+            return all
+        }
+        #expect(statuses.count == 400)
+        #expect(statuses.allSatisfy { $0 == 200 })
+    }
+
+    @Test func serverSentEventsArriveInOrderAndTheStreamEnds() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        try connection.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let head = try connection.readHead()
+        #expect(head.status == 200)
+        #expect(head.headers["content-type"] == "text/event-stream")
+        var text = ""
+        while let chunk = try connection.readChunk() { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(text == "id: 1\nevent: tick\ndata: n=1\n\nid: 2\nevent: tick\ndata: n=2\n\nid: 3\nevent: tick\ndata: n=3\n\n")
+    }
+
+    @Test func shutdownLetsInFlightRequestsFinishAndRefusesNewConnections() throws {
+        let started = DispatchSemaphore(value: 0)
+        let server = try Self.startServer(onSlow: { started.signal() })
+        let port = server.port
+        let result = Mutex<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let status = try? TestHTTPConnection(port: port).request("GET", "/slow").status
+            result.withLock { $0 = status }
+            done.signal()
+        }
+        started.wait()
+        server.shutdown()
+        done.wait()
+        #expect(result.withLock { $0 } == 200)
+        #expect(throws: TestHTTPConnection.Failure.self) { try TestHTTPConnection(port: port).request("GET", "/items/1") }
+    }
+
+    @Test func accessLogHasOneJSONLinePerRequestWithoutQueryOrHeaders() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handle = try FileHandle(forWritingTo: file)
+        let server = try Self.startServer(log: LogSink(descriptor: handle.fileDescriptor))
+        let connection = try TestHTTPConnection(port: server.port)
+        _ = try connection.request("GET", "/items/7?secret=s3cr3t", headers: ["Authorization": "Bearer tok_abcdef"])
+        _ = try connection.request("GET", "/nope")
+        server.shutdown()
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["path"] as? String == "/items/7")
+        #expect(first["status"] as? Int == 200)
+        #expect(first["method"] as? String == "GET")
+        #expect(first["ms"] is Double)
+        let all = lines.joined()
+        #expect(!all.contains("s3cr3t") && !all.contains("tok_abcdef"))
+        #expect(lines[1].contains(#""status":404"#))
+    }
+}

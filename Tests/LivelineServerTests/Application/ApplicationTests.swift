@@ -1,0 +1,111 @@
+import Foundation
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+import Testing
+
+@Suite struct ApplicationTests {
+    @Test func healthzAnswersWithoutAuth() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try server.request("GET", "/healthz")
+        #expect(response.status == 200)
+        #expect(response.json?["status"] as? String == "ok")
+    }
+
+    @Test func everyErrorHasTheOneJSONShape() throws {
+        let server = try TestServer { $0.maxBodyBytes = 2048 }
+        defer { server.stop() }
+        let (_, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        let auth = ["Authorization": "Bearer \(bearer)"]
+        let connection = try server.connection()
+        let cases: [(TestResponse, Int, String)] = [
+            (try connection.request("GET", "/api/nothing-here", headers: auth), 404, "notFound"),
+            (try connection.request("PUT", "/api/apns/register", headers: auth, json: "{}"), 405, "methodNotAllowed"),
+            (try connection.request("POST", "/api/apns/register", headers: auth, json: "{not json"), 400, "badRequest"),
+            (try connection.request("POST", "/api/apns/register", headers: auth.merging(["Content-Type": "text/plain"]) { $1 }, json: "kind=alert"), 415, "unsupportedMediaType"),
+            (try server.connection().request("POST", "/api/apns/register", headers: auth, json: String(repeating: " ", count: 5000)), 413, "payloadTooLarge"),
+            (try server.connection().request("GET", "/api/me"), 401, "unauthorized"),
+        ]
+        for (response, status, code) in cases {
+            #expect(response.status == status)
+            #expect(response.errorCode == code)
+            #expect(response.errorMessage?.isEmpty == false)
+            #expect(response.headers["content-type"] == "application/json; charset=utf-8")
+        }
+    }
+
+    @Test func malformedInputNeverCausesA500() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        var generator = SeededGenerator(seed: 20261129)
+        var bodies = [
+            "", "null", "[]", "{}", "\"x\"", "1e999", "{\"kind\":", "{\"kind\":null,\"token\":null}",
+            String(repeating: "[", count: 5000), "{\"kind\":\"alert\",\"token\":\"\u{0}\u{1}\"}",
+            "{\"kind\":\"alert\",\"token\":\"" + String(repeating: "a", count: 5000) + "\"}",
+            "{\"kind\":\"web-push\",\"token\":\"{\\\"endpoint\\\":1}\"}", "{\"kind\":\"la-update\",\"token\":\"aabbccddeeff0011\",\"context_key\":\"\u{202E}x y\"}",
+            "\u{FEFF}{}", "{\"kind\":\"alert\",\"token\":\"aabbccddeeff0011\",\"device_id\":\"" + String(repeating: "d", count: 500) + "\"}",
+        ]
+        for _ in 0..<60 {
+            let length = Int.random(in: 1...300, using: &generator)
+            bodies.append(String(decoding: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }, as: UTF8.self))
+        }
+        let connection = try server.connection()
+        for route in server.app.routes {
+            let path = route.path(Dictionary(uniqueKeysWithValues: route.parameterNames.map { ($0, "%00../x") }))
+            for body in bodies {
+                let response = try connection.request(
+                    route.method.rawValue, path, headers: ["Authorization": "Bearer \(bearer)"], body: Array(body.utf8)
+                )
+                #expect(response.status < 500, "\(route) with \(body.prefix(40).debugDescription) → \(response.status)")
+            }
+        }
+        // None of it was stored.
+        #expect(try server.app.store.tokens.history(householdID: user.householdID).isEmpty)
+    }
+
+    @Test func aRestartKeepsDataAndAppliesNoMigrationTwice() throws {
+        let server = try TestServer()
+        let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        server.stop(keepData: true)
+        let again = try TestServer(folder: server.folder)
+        defer { again.stop() }
+        let me = try again.request("GET", "/api/me", token: bearer)
+        #expect(me.status == 200)
+        #expect((me.json?["user"] as? [String: Any])?["userId"] as? Int == user.id)
+        let versions = try again.app.store.database.read { try Migrator.appliedVersions($0) }
+        #expect(versions == Set(Migrator().migrations.map(\.version)))
+    }
+
+    @Test func aDatabaseFromANewerVersionIsRefusedClearly() throws {
+        let server = try TestServer()
+        try server.app.store.database.write { transaction in
+            _ = try transaction.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [9999, "future", 0])
+        }
+        server.stop(keepData: true)
+        defer { try? FileManager.default.removeItem(at: server.folder) }
+        do {
+            _ = try TestServer(folder: server.folder)
+            Issue.record("a newer database was opened")
+        } catch {
+            #expect(String(describing: error).contains("newer"))
+            #expect(String(describing: error).contains("9999"))
+        }
+    }
+}
+
+typealias TestResponse = LivelineTestSupport.TestHTTPConnection.Response
+
+/// A deterministic generator so a failing fuzz case can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import LivelineModel
+import Testing
+
+@Suite struct OpenAPIDocumentTests {
+    @Test func everyServedRouteIsDocumentedAndNothingElse() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try server.request("GET", "/openapi.json")
+        #expect(response.status == 200)
+        #expect(response.json?["openapi"] as? String == "3.1.0")
+        let paths = try #require(response.json?["paths"] as? [String: [String: Any]])
+        var documented: Set<String> = []
+        for (path, operations) in paths {
+            for method in operations.keys { documented.insert("\(method.uppercased()) \(path)") }
+        }
+        let served = Set(server.app.routes.map(\.description))
+        #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented))")
+        #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served))")
+        #expect(served == Set(Routes.all.map(\.description)))
+    }
+
+    @Test func schemaReferencesResolve() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let text = try server.request("GET", "/openapi.json").text
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let schemas = try #require((object["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let references = text.components(separatedBy: "#/components/schemas/").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(!references.isEmpty)
+        for name in references { #expect(schemas[String(name)] != nil, "missing schema \(name)") }
+    }
+}

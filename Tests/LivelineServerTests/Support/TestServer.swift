@@ -1,0 +1,50 @@
+import Foundation
+import LivelineCrypto
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+
+/// A real Liveline server for a test: a temporary data folder, SQLite, HTTP on a free port.
+final class TestServer {
+    let folder: URL
+    let app: Application
+
+    init(folder: URL? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-test-\(UUID().uuidString)")
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = self.folder
+        configuration.accessLog = "off"
+        configure(&configuration)
+        app = try buildApplication(configuration)
+        try app.start()
+    }
+
+    var port: Int { app.port }
+
+    /// Creates a user and returns it with its bearer token.
+    func addUser(household: String, name: String) throws -> (user: UserRecord, token: String) {
+        let token = SecureRandom.token(prefix: "ll_")
+        let user = try app.store.accounts.createUser(
+            household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de",
+            tokenHash: SHA256.hex(token), now: Date()
+        )
+        return (user, token)
+    }
+
+    func connection() throws -> TestHTTPConnection { try TestHTTPConnection(port: port) }
+
+    /// One request on a new connection, with `token` as bearer when given.
+    func request(_ method: String, _ path: String, token: String? = nil, json: String? = nil) throws -> TestHTTPConnection.Response {
+        var headers: [String: String] = [:]
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        return try connection().request(method, path, headers: headers, body: json.map { Array($0.utf8) })
+    }
+
+    /// Stops the server and deletes the data folder.
+    func stop(keepData: Bool = false) {
+        app.shutdown()
+        if !keepData { try? FileManager.default.removeItem(at: folder) }
+    }
+}

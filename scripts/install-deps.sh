@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages Liveline builds, tests and benchmarks with (only the missing
+# ones). Needs the Swift toolchain on PATH already.
+set -euo pipefail
+
+packages=(
+  libmicrohttpd-dev   # HTTP/1.1 server
+  libsqlite3-dev      # embedded storage
+  libssl-dev          # SHA-256, random, TLS, ES256
+  pkg-config
+)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(wrk nginx-light curl bc)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "swift is not on PATH: install the Swift 6 toolchain first (swift.org)" >&2; exit 1; }
