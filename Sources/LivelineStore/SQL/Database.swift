@@ -1,0 +1,23 @@
+/// A SQL database that Liveline's repositories run on: SQLite now, PostgreSQL later.
+///
+/// All access is closure-scoped and synchronous. `write` bodies run one at a time in a transaction
+/// that takes the write lock up front (SQLite `BEGIN IMMEDIATE`) and commits when the body returns,
+/// or rolls back when it throws. `read` bodies see one consistent snapshot and run concurrently
+/// with each other and with a writer (`engine.md`, "Storage": one writer, separate read
+/// connections for snapshots). Do not call `write` from inside a `write` body (it would wait for
+/// itself), and note that a `read` inside a `write` body does not see the uncommitted changes.
+public protocol Database: Sendable {
+    /// The SQL flavour, for the few statements that must differ (migration DDL).
+    var dialect: SQLDialect { get }
+
+    /// Where the data lives, for messages: a file path, or a PostgreSQL host and database name
+    /// (never a password).
+    var location: String { get }
+
+    /// Runs `body` in one read-only transaction: a consistent snapshot of committed data.
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
+    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+}

@@ -1,0 +1,44 @@
+/// A storage failure: a machine `code` to branch on and a message for a person.
+///
+/// Messages carry the database's own explanation and, where useful, the SQL text, but never the
+/// values bound to it: those may be push tokens or token hashes (`engine.md`, "Auth": tokens are
+/// redacted in logs).
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. Backends map their own codes onto these.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A UNIQUE, NOT NULL, CHECK or foreign key constraint refused the change.
+        public static let constraint = Code(rawValue: "constraint")
+        /// The database stayed locked by another connection or process past the busy timeout.
+        public static let busy = Code(rawValue: "busy")
+        /// The database was written by a newer Liveline than this build.
+        public static let schemaTooNew = Code(rawValue: "schemaTooNew")
+        /// The file could not be opened, read or written (permissions, disk full, read-only).
+        public static let io = Code(rawValue: "io")
+        /// A row that had to exist does not.
+        public static let notFound = Code(rawValue: "notFound")
+        /// The file is not a database or is damaged.
+        public static let corrupt = Code(rawValue: "corrupt")
+        /// The store was used wrongly: bad SQL, wrong parameter count, several statements at once.
+        public static let misuse = Code(rawValue: "misuse")
+        /// A result column is missing or holds another type than the one asked for.
+        public static let column = Code(rawValue: "column")
+        /// An argument cannot be stored as given (e.g. a push-to-start token without attributes type).
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// Any other database failure.
+        public static let database = Code(rawValue: "database")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

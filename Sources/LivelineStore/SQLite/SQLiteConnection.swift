@@ -1,0 +1,223 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection: owns its `sqlite3*` handle and the statements prepared on it.
+///
+/// Opened with `SQLITE_OPEN_NOMUTEX`, so it must only ever be used by one thread at a time;
+/// ``SQLiteDatabase`` confines it behind a `Mutex` (the writer) or a check-out pool (readers).
+/// It is `@unchecked Sendable` only so that those two can hand it from thread to thread (region
+/// checking cannot follow a connection into a `Mutex` body that also calls the caller's closure);
+/// nothing else holds one. Every SQLite return code is checked with ``check(_:_:)``. Related
+/// SQLite documentation: "Using SQLite In Multi-Threaded Applications", "Write-Ahead Logging".
+final class SQLiteConnection: @unchecked Sendable {
+    /// How long a statement waits for another connection or process (e.g. `liveline users add`
+    /// while the server runs) to release its lock before failing with `.busy`.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+
+    /// Statements kept prepared per connection; beyond this the cache is emptied (SQL built from
+    /// data would otherwise grow it without bound).
+    static let statementCacheLimit = 512
+
+    let path: String
+    private let handle: OpaquePointer
+    /// Prepared statements by their SQL text as the caller wrote it (with `$n`).
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (and for writers creates) the database file at `path`.
+    ///
+    /// A writer switches the file to WAL (`journal_mode` is persistent) with `synchronous=NORMAL`;
+    /// every connection gets `foreign_keys=ON` and the busy timeout.
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        var opened: OpaquePointer?
+        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let code = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            // > Whether or not an error occurs when it is opened, resources associated with the
+            // > database connection handle should be released by passing it to sqlite3_close().
+            sqlite3_close(opened)
+            throw StoreError(sqliteCode: code, "could not open the database at \(path): \(message)")
+        }
+        handle = opened
+        try check(sqlite3_extended_result_codes(handle, 1), "enable extended result codes")
+        try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), "set the busy timeout")
+        try executeScript("PRAGMA foreign_keys = ON")
+        if !readOnly {
+            let mode = try run("PRAGMA journal_mode = WAL", [], collect: true).rows.first?.values.first
+            guard mode == .text("wal") else {
+                throw StoreError(.io, "the database at \(path) could not be switched to WAL mode")
+            }
+            try executeScript("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit {
+        for statement in statements.values {
+            sqlite3_finalize(statement)
+        }
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` between `begin` and `COMMIT`; rolls back when `body` or the commit throws.
+    func transaction<T>(begin: String, _ body: (any SQLTransaction) throws -> T) throws -> T {
+        try run(begin, [], collect: false)
+        let transaction = SQLiteTransaction(connection: self)
+        defer { transaction.isOpen = false }
+        do {
+            let result = try body(transaction)
+            try run("COMMIT", [], collect: false)
+            return result
+        } catch {
+            // Some errors (SQLITE_FULL, IOERR, …) already rolled back; ROLLBACK would then fail.
+            if sqlite3_get_autocommit(handle) == 0 {
+                _ = try? run("ROLLBACK", [], collect: false)
+            }
+            throw error
+        }
+    }
+
+    // MARK: Statements
+
+    /// Runs one statement; collects its rows when `collect`, and counts the rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [SQLValue], collect: Bool) throws -> (rows: [Row], changes: Int) {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard parameters.count == expected else {
+            throw StoreError(.misuse, "\(Self.excerpt(sql)) takes \(expected) parameters but was given \(parameters.count)")
+        }
+        for (offset, value) in parameters.enumerated() {
+            try check(bind(value, at: Int32(offset + 1), in: statement), "bind parameter $\(offset + 1) of \(Self.excerpt(sql))")
+        }
+        var rows: [Row] = []
+        var columns: [String: Int]?
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw failure(code, "could not run \(Self.excerpt(sql))") }
+            guard collect else { continue }
+            let names = columns ?? Self.columnNames(of: statement)
+            columns = names
+            rows.append(Row(columns: names, values: Self.values(of: statement)))
+        }
+        let changes = sqlite3_stmt_readonly(statement) != 0 ? 0 : Int(sqlite3_changes64(handle))
+        return (rows, changes)
+    }
+
+    /// Runs `;`-separated statements without parameters or caching.
+    func executeScript(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), "could not run \(Self.excerpt(sql))")
+    }
+
+    /// The cached prepared statement for `sql`, preparing it on first use.
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        var rest = ""
+        let code = SQLitePlaceholders.rewrite(sql).withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            if let tail { rest = String(cString: tail) }
+            return code
+        }
+        guard code == SQLITE_OK else { throw failure(code, "could not prepare \(Self.excerpt(sql))") }
+        guard let statement else { throw StoreError(.misuse, "the SQL \(Self.excerpt(sql)) holds no statement") }
+        guard rest.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
+            sqlite3_finalize(statement)
+            throw StoreError(.misuse, "\(Self.excerpt(sql)) holds several statements; run one at a time or use executeScript")
+        }
+        if statements.count >= Self.statementCacheLimit {
+            for old in statements.values { sqlite3_finalize(old) }
+            statements.removeAll()
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ value: SQLValue, at index: Int32, in statement: OpaquePointer) -> Int32 {
+        switch value {
+        case .null:
+            return sqlite3_bind_null(statement, index)
+        case .integer(let number):
+            return sqlite3_bind_int64(statement, index, number)
+        case .real(let number):
+            return sqlite3_bind_double(statement, index, number)
+        case .text(var text):
+            // withUTF8 keeps embedded NULs; an empty buffer has no address, which SQLite would read as NULL.
+            return text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(statement, index, "", 0, Self.transient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text64(statement, index, $0, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let bytes):
+            return bytes.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress, !raw.isEmpty else { return sqlite3_bind_zeroblob(statement, index, 0) }
+                return sqlite3_bind_blob64(statement, index, base, UInt64(raw.count), Self.transient)
+            }
+        }
+    }
+
+    private static func columnNames(of statement: OpaquePointer) -> [String: Int] {
+        var names: [String: Int] = [:]
+        for index in 0..<Int(sqlite3_column_count(statement)) {
+            let name = String(cString: sqlite3_column_name(statement, Int32(index)))
+            if names[name] == nil { names[name] = index }
+        }
+        return names
+    }
+
+    private static func values(of statement: OpaquePointer) -> [SQLValue] {
+        (0..<sqlite3_column_count(statement)).map { index in
+            switch sqlite3_column_type(statement, index) {
+            case SQLITE_INTEGER:
+                return .integer(sqlite3_column_int64(statement, index))
+            case SQLITE_FLOAT:
+                return .real(sqlite3_column_double(statement, index))
+            case SQLITE3_TEXT:
+                let count = Int(sqlite3_column_bytes(statement, index))
+                guard let text = sqlite3_column_text(statement, index) else { return .text("") }
+                return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(statement, index))
+                guard let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }
+                return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+            default:
+                return .null
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    /// Throws the store error for `code` unless it is `SQLITE_OK`.
+    func check(_ code: Int32, _ context: @autoclosure () -> String) throws {
+        guard code == SQLITE_OK else { throw failure(code, context()) }
+    }
+
+    /// `code` with SQLite's message for this connection. Bound values never appear in it.
+    private func failure(_ code: Int32, _ context: String) -> StoreError {
+        StoreError(sqliteCode: code, "\(context): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// `sql` on one line and at most 200 characters, for messages.
+    static func excerpt(_ sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return "`" + (line.count > 200 ? line.prefix(200) + "…" : line) + "`"
+    }
+
+    /// `SQLITE_TRANSIENT`, which Swift does not import (a function-pointer cast macro): SQLite copies
+    /// the bound bytes before the call returns.
+    private static var transient: sqlite3_destructor_type {
+        unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Liveline's storage: one database and the repositories over it.
+///
+/// Open it with ``openSQLite(folder:)`` (the embedded default) or ``open(_:)`` for any
+/// ``Database``; both migrate the schema first (`engine.md`, "Storage": created and migrated on start).
+public struct Store: Sendable {
+    public let database: any Database
+    public let accounts: AccountRepository
+    public let tokens: PushTokenRepository
+
+    /// The repositories over `database`, as it is (no migration).
+    public init(database: any Database) {
+        self.database = database
+        accounts = AccountRepository(database: database)
+        tokens = PushTokenRepository(database: database)
+    }
+
+    /// Migrates `database` to this build's schema and returns the store over it.
+    ///
+    /// Throws `.schemaTooNew` for a database written by a newer Liveline.
+    public static func open(_ database: any Database, now: Date = Date()) throws -> Store {
+        try Migrator().migrate(database, now: now)
+        return Store(database: database)
+    }
+
+    /// Opens (creating when needed) `<folder>/liveline.sqlite` and migrates it.
+    ///
+    /// A missing folder is created readable by its owner only (0700): it holds token hashes and
+    /// push tokens.
+    public static func openSQLite(folder: URL, now: Date = Date()) throws -> Store {
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw StoreError(.io, "could not create the data folder \(folder.path): \(error.localizedDescription)")
+        }
+        return try open(SQLiteDatabase(folder: folder), now: now)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LivelineModel
+
+/// One row of the push token registry, active or ended (history).
+public struct PushTokenRecord: Sendable, Hashable {
+    public var id: Int
+    public var householdID: Int
+    public var userID: Int
+    public var deviceID: String
+    public var kind: PushTokenKind
+    public var environment: PushEnvironment
+    public var attributesType: String?
+    public var contextKey: String?
+    /// See ``TokenRegistration/slot``.
+    public var slot: String
+    public var token: String
+    public var status: PushTokenStatus
+    public var frequentPushesEnabled: Bool
+    public var firstRegisteredAt: Date
+    public var lastRegisteredAt: Date
+    public var endedAt: Date?
+    /// `replaced`, `moved` (registered again in another slot), `unregistered`, or the APNs reason
+    /// for `invalid`.
+    public var endReason: String?
+
+    public init(
+        id: Int, householdID: Int, userID: Int, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
+        attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
+        frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?
+    ) {
+        self.id = id
+        self.householdID = householdID
+        self.userID = userID
+        self.deviceID = deviceID
+        self.kind = kind
+        self.environment = environment
+        self.attributesType = attributesType
+        self.contextKey = contextKey
+        self.slot = slot
+        self.token = token
+        self.status = status
+        self.frequentPushesEnabled = frequentPushesEnabled
+        self.firstRegisteredAt = firstRegisteredAt
+        self.lastRegisteredAt = lastRegisteredAt
+        self.endedAt = endedAt
+        self.endReason = endReason
+    }
+
+    /// The columns ``init(row:)`` reads.
+    static let columns = """
+        id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
+        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason
+        """
+
+    init(row: Row) throws {
+        // Unknown values are reported by column, never with the token.
+        guard let kind = PushTokenKind(rawValue: try row.string("kind")) else {
+            throw StoreError(.column, "push_tokens.kind holds an unknown kind")
+        }
+        guard let environment = PushEnvironment(rawValue: try row.string("environment")) else {
+            throw StoreError(.column, "push_tokens.environment holds an unknown environment")
+        }
+        guard let status = PushTokenStatus(rawValue: try row.string("status")) else {
+            throw StoreError(.column, "push_tokens.status holds an unknown status")
+        }
+        self.init(
+            id: try row.int("id"), householdID: try row.int("household_id"), userID: try row.int("user_id"),
+            deviceID: try row.string("device_id"), kind: kind, environment: environment,
+            attributesType: try row.optionalString("attributes_type"), contextKey: try row.optionalString("context_key"),
+            slot: try row.string("slot"), token: try row.string("token"), status: status,
+            frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),
+            firstRegisteredAt: try row.date("first_registered_at"), lastRegisteredAt: try row.date("last_registered_at"),
+            endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason")
+        )
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import LivelineModel
+
+/// The push token registry: one active token per slot, ended tokens kept as history.
+///
+/// Rules from `engine.md`, "Push tokens": registration is idempotent and cheap (apps call it on
+/// every launch); a newer token for the same key replaces the old one, which stays as history;
+/// sandbox and production are separate namespaces; a token lives in exactly one active slot; an
+/// unregistered token is removed only from the caller's household. A missing token is the
+/// caller's to reject: ``TokenRegistration/token`` is not optional. Works on any ``Database``.
+public struct PushTokenRepository: Sendable {
+    public let database: any Database
+
+    /// How often ``register(_:now:)`` retries after a concurrent transaction took the same slot
+    /// (possible on PostgreSQL; SQLite serialises writers).
+    static let conflictRetries = 3
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// Stores a registration in one write transaction and says what changed.
+    ///
+    /// - Same slot, same token: only `last_registered_at` and `frequent_pushes_enabled` move → `.unchanged`.
+    /// - Same slot, another token: the old row ends as `replaced`, a new active row → `.replaced`.
+    /// - Empty slot: a new active row → `.created`.
+    ///
+    /// Any other active row with the same environment, kind and token (another slot or another
+    /// household) ends as `replaced` with reason `moved`. The partial unique index makes two
+    /// active rows in one slot impossible; an insert that loses a race is retried as an update.
+    @discardableResult
+    public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
+        let slot = try registration.slot
+        return try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
+                WHERE environment = $2 AND kind = $3 AND token = $4 AND status = 'active'
+                AND NOT (household_id = $5 AND slot = $6)
+                """,
+                [SQLValue(now), .text(registration.environment.rawValue), .text(registration.kind.rawValue),
+                 .text(registration.token), SQLValue(registration.householdID), .text(slot)]
+            )
+            var replacedOld = false
+            for _ in 0..<Self.conflictRetries {
+                if let current = try transaction.queryOne(
+                    """
+                    SELECT id, token FROM push_tokens
+                    WHERE household_id = $1 AND environment = $2 AND kind = $3 AND slot = $4 AND status = 'active'
+                    """,
+                    [SQLValue(registration.householdID), .text(registration.environment.rawValue),
+                     .text(registration.kind.rawValue), .text(slot)]
+                ) {
+                    let id = try current.int("id")
+                    if try current.string("token") == registration.token {
+                        try transaction.execute(
+                            "UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3 WHERE id = $1",
+                            [SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled)]
+                        )
+                        return replacedOld ? .replaced : .unchanged
+                    }
+                    try transaction.execute(
+                        """
+                        UPDATE push_tokens SET status = 'replaced', ended_at = $2, end_reason = 'replaced'
+                        WHERE id = $1 AND status = 'active'
+                        """,
+                        [SQLValue(id), SQLValue(now)]
+                    )
+                    replacedOld = true
+                }
+                if try insert(registration, slot: slot, now: now, in: transaction) {
+                    return replacedOld ? .replaced : .created
+                }
+            }
+            throw StoreError(.busy, "the \(registration.kind.rawValue) slot kept being taken by concurrent registrations")
+        }
+    }
+
+    /// Marks the household's active rows holding `token` as `deleted` and returns how many there
+    /// were; rows of other households are never touched.
+    @discardableResult
+    public func unregister(token: String, householdID: Int, now: Date) throws -> Int {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE push_tokens SET status = 'deleted', ended_at = $3, end_reason = 'unregistered'
+                WHERE household_id = $1 AND token = $2 AND status = 'active'
+                """,
+                [SQLValue(householdID), .text(token), SQLValue(now)]
+            )
+        }
+    }
+
+    /// Marks an active token `invalid` with APNs' `reason`; returns `false` when it was not active
+    /// or, with `registeredBefore`, when it was registered again at or after that time.
+    ///
+    /// For `410 Unregistered` pass APNs' `timestamp` as `registeredBefore`: the token is invalid
+    /// only if APNs saw it die after its last registration (`engine.md`, "Push tokens"; Related
+    /// APNs documentation: "Handling notification responses from APNs").
+    @discardableResult
+    public func markInvalid(id: Int, reason: String, now: Date, registeredBefore: Date? = nil) throws -> Bool {
+        // Two texts rather than `$4 IS NULL OR …`: PostgreSQL cannot type a parameter seen only in IS NULL.
+        var sql = "UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = $3 WHERE id = $1 AND status = 'active'"
+        var parameters = [SQLValue(id), SQLValue(now), .text(reason)]
+        if let registeredBefore {
+            sql += " AND last_registered_at < $4"
+            parameters.append(SQLValue(registeredBefore))
+        }
+        return try database.write { transaction in
+            try transaction.execute(sql, parameters) == 1
+        }
+    }
+
+    /// The user's active tokens, by device, kind and id.
+    public func activeTokens(userID: Int) throws -> [PushTokenRecord] {
+        try database.read { transaction in
+            try transaction.query(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE user_id = $1 AND status = 'active' ORDER BY device_id, kind, id
+                """,
+                [SQLValue(userID)]
+            ).map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// The household's active tokens, by user, device, kind and id.
+    public func activeTokens(householdID: Int) throws -> [PushTokenRecord] {
+        try database.read { transaction in
+            try transaction.query(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE household_id = $1 AND status = 'active' ORDER BY user_id, device_id, kind, id
+                """,
+                [SQLValue(householdID)]
+            ).map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// Every row of the household, active and ended, newest first.
+    public func history(householdID: Int) throws -> [PushTokenRecord] {
+        try database.read { transaction in
+            try transaction.query(
+                "SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE household_id = $1 ORDER BY id DESC",
+                [SQLValue(householdID)]
+            ).map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// The row with `id`, active or ended, or `nil`.
+    public func record(id: Int) throws -> PushTokenRecord? {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE id = $1", [SQLValue(id)])
+                .map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// Inserts an active row unless the slot is taken (by a concurrent transaction); `true` when inserted.
+    private func insert(_ registration: TokenRegistration, slot: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try !transaction.query(
+            """
+            INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot,
+                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11)
+            ON CONFLICT (household_id, environment, kind, slot) WHERE status = 'active' DO NOTHING
+            RETURNING id
+            """,
+            [SQLValue(registration.householdID), SQLValue(registration.userID), .text(registration.deviceID),
+             .text(registration.kind.rawValue), .text(registration.environment.rawValue),
+             SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
+             SQLValue(registration.frequentPushesEnabled), SQLValue(now)]
+        ).isEmpty
+    }
+}
