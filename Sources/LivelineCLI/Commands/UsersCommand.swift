@@ -51,9 +51,12 @@ enum UsersCommand: CLICommand {
 
         let configuration = try ServeCommand.configuration(args, context: context)
         let store = try Store.openSQLite(folder: configuration.dataDirectory)
+        // Without --locale a user speaks their household's language (a new household: de).
+        let householdLocale = try store.accounts.users().first { $0.householdName == household }
+            .flatMap { try store.accounts.household(id: $0.householdID) }?.locale
         let token = SecureRandom.token(prefix: "ll_")
         let user = try store.accounts.createUser(
-            household: household, name: name, avatarTint: tint.lowercased(), emoji: emoji, locale: locale,
+            household: household, name: name, avatarTint: tint.lowercased(), emoji: emoji, locale: locale ?? householdLocale ?? "de",
             tokenHash: SHA256.hex(token), now: Date()
         )
         let encoder = JSONEncoder()

@@ -13,8 +13,8 @@ struct AccountHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let members = try accounts.members(householdID: caller.householdID)
             return try .json(MeResponse(
-                user: Self.profile(caller.user), householdName: caller.user.householdName,
-                members: members.map(Self.profile)
+                user: caller.user.profile, householdName: caller.user.householdName,
+                members: members.map(\.profile)
             ))
         }
         router.add(Routes.user) { request in
@@ -26,14 +26,7 @@ struct AccountHandlers: Sendable {
             guard let user = try accounts.user(id: id), user.householdID == caller.householdID else {
                 throw HTTPError.notFound("no user \(id) in your household")
             }
-            return try .json(Self.profile(user))
+            return try .json(user.profile)
         }
-    }
-
-    static func profile(_ user: UserRecord) -> UserProfile {
-        UserProfile(
-            userID: user.id, householdID: user.householdID, name: user.name,
-            avatarTint: user.avatarTint, emoji: user.emoji, locale: user.locale
-        )
     }
 }

@@ -14,7 +14,7 @@ enum JSONValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByDi
     init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(elements) }
 
-    private struct Key: CodingKey {
+    private struct Name: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
@@ -36,8 +36,8 @@ enum JSONValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByDi
             var container = encoder.unkeyedContainer()
             for value in values { try container.encode(value) }
         case .object(let pairs):
-            var container = encoder.container(keyedBy: Key.self)
-            for (key, value) in pairs { try container.encode(value, forKey: Key(stringValue: key)) }
+            var container = encoder.container(keyedBy: Name.self)
+            for (key, value) in pairs { try container.encode(value, forKey: Name(stringValue: key)) }
         }
     }
 

@@ -11,26 +11,34 @@ struct RouterTests {
         return router
     }
 
-    @Test func resolvesLiteralAndParameterRoutes() throws {
-        let router = Self.router()
-        guard case .matched(let handler, let parameters) = router.resolve(method: "GET", path: "/a/42") else {
+    @Test func resolvesParameterRoutesToTheirHandler() throws {
+        guard case .matched(let handler, let parameters) = Self.router().resolve(method: "GET", path: "/a/42") else {
             Issue.record("GET /a/42 did not match")
             return
         }
         #expect(parameters == ["x": "42"])
         let response = try handler(HTTPRequest(method: "GET", path: "/a/42", parameters: parameters))
-        guard case .bytes(let bytes) = response.body else { return Issue.record("not bytes") }
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("not a byte body")
+            return
+        }
         #expect(bytes == Array("42".utf8))
-        guard case .matched = router.resolve(method: "GET", path: "/b") else { return Issue.record("GET /b") }
+    }
+
+    @Test func resolvesLiteralRoutes() {
+        var matched = false
+        if case .matched = Self.router().resolve(method: "GET", path: "/b") { matched = true }
+        #expect(matched)
     }
 
     @Test func reportsAllowedMethodsAndUnknownPaths() {
         let router = Self.router()
-        guard case .methodNotAllowed(let allowed) = router.resolve(method: "DELETE", path: "/a/1") else {
-            return Issue.record("DELETE /a/1 should be 405")
-        }
+        var allowed: [String] = []
+        if case .methodNotAllowed(let methods) = router.resolve(method: "DELETE", path: "/a/1") { allowed = methods }
         #expect(allowed.sorted() == ["GET", "POST"])
-        guard case .notFound = router.resolve(method: "GET", path: "/a/1/extra") else { return Issue.record("extra segment") }
-        guard case .notFound = router.resolve(method: "GET", path: "/c") else { return Issue.record("/c") }
+        var notFound = 0
+        if case .notFound = router.resolve(method: "GET", path: "/a/1/extra") { notFound += 1 }
+        if case .notFound = router.resolve(method: "GET", path: "/c") { notFound += 1 }
+        #expect(notFound == 2)
     }
 }

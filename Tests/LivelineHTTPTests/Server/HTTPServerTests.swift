@@ -205,7 +205,7 @@ import Testing
 
     @Test func accessLogHasOneJSONLinePerRequestWithoutQueryOrHeaders() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
         defer { try? FileManager.default.removeItem(at: file) }
         let handle = try FileHandle(forWritingTo: file)
         let server = try Self.startServer(log: LogSink(descriptor: handle.fileDescriptor))
