@@ -4,6 +4,7 @@ public enum Liveline {
     public static let commands: [any CLICommand.Type] = [
         ServeCommand.self,
         UsersCommand.self,
+        ContractsCommand.self,
     ]
 
     public static let usage = """

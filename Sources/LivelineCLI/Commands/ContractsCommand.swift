@@ -1,0 +1,94 @@
+import Foundation
+import LivelineModel
+
+/// `liveline contracts`: lists the Live Activity contracts, shows one, and checks a payload file
+/// the way the server checks every push before sending it (`contracts.md`, `apns.md` §1.5).
+enum ContractsCommand: CLICommand {
+    static let name = "contracts"
+    static let summary = "list, show and check Live Activity contracts and payload files"
+    static let help = """
+        Usage:
+          liveline contracts list
+          liveline contracts show TYPE
+          liveline contracts check FILE [--type TYPE] [--broadcast] [--now SECONDS]
+
+        list    prints the known ActivityAttributes type names, one a line.
+        show    prints a contract's keys with type and optionality, and an example start payload.
+        check   checks a push body (JSON) as the server does before sending and as a phone
+                decodes it, and explains every problem: key names and types, Dates (seconds
+                since 2001-01-01 in content-state, UNIX seconds in aps), size limits, and the
+                aps rules (start needs attributes-type, attributes and an alert with a title, …).
+
+        Options of check:
+          --type TYPE     the contract to check against; may be left out when the file is a
+                          start payload with "attributes-type"
+          --broadcast     check against the broadcast limit (5120 bytes) instead of 4096
+          --now SECONDS   check as of this UNIX time instead of the clock
+
+        Exit codes: 0 accepted (warnings allowed), 1 rejected, 2 usage error.
+
+        Examples:
+          liveline contracts show TripLiveActivityAttributes
+          liveline contracts check examples/payloads/trip-start.json
+          liveline contracts check update.json --type ShoppingActivityAttributes --broadcast
+        """
+
+    static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        let arguments = try Arguments(arguments, options: ["type", "now"], flags: ["broadcast"])
+        guard let subcommand = arguments.positionals.first else {
+            throw CLIError("missing subcommand: list, show TYPE or check FILE")
+        }
+        let operands = Array(arguments.positionals.dropFirst())
+        if subcommand != "check", arguments.value("type") != nil || arguments.value("now") != nil || arguments.flag("broadcast") {
+            throw CLIError("--type, --now and --broadcast belong to `contracts check`")
+        }
+        let now = try now(arguments)
+        switch subcommand {
+        case "list":
+            guard operands.isEmpty else { throw CLIError("`contracts list` takes no arguments") }
+            ContractRegistry.known.names.forEach(context.print)
+            return 0
+        case "show":
+            guard operands.count == 1 else { throw CLIError("`contracts show` takes one TYPE") }
+            try context.print(ContractDescription.text(of: contract(named: operands[0]), now: now))
+            return 0
+        case "check":
+            guard operands.count == 1 else { throw CLIError("`contracts check` takes one FILE") }
+            return try check(file: operands[0], arguments: arguments, now: now, context: context)
+        default:
+            throw CLIError("unknown subcommand '\(subcommand)'; expected list, show or check")
+        }
+    }
+
+    static func check(file: String, arguments: Arguments, now: Date, context: CLIContext) throws -> Int32 {
+        let contract = try arguments.value("type").map(contract(named:))
+        let json: Data
+        do {
+            json = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError("cannot read \(file): \((error as NSError).localizedDescription)")
+        }
+        let destination: PushDestination = arguments.flag("broadcast") ? .broadcast : .device
+        let report = PayloadCheck(destination: destination, now: now).check(json: json, contract: contract)
+        if contract == nil, !report.problems(.unknownContract).isEmpty {
+            throw CLIError("\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(ContractRegistry.known.names.joined(separator: ", "))")
+        }
+        context.print(ReportText.text(of: report, file: file, destination: destination))
+        return report.isAccepted ? 0 : 1
+    }
+
+    static func contract(named name: String) throws -> any LiveActivityContract.Type {
+        if let contract = ContractRegistry.known.contract(named: name) { return contract }
+        var message = "unknown contract type '\(name)'; known: \(ContractRegistry.known.names.joined(separator: ", "))"
+        if let suggestion = ContractRegistry.known.suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }
+        throw CLIError(message)
+    }
+
+    static func now(_ arguments: Arguments) throws -> Date {
+        guard let text = arguments.value("now") else { return Date() }
+        guard let seconds = Double(text), seconds >= 0 else {
+            throw CLIError("--now must be UNIX seconds, e.g. 1767574000, not '\(text)'")
+        }
+        return Date(timeIntervalSince1970: seconds)
+    }
+}

@@ -1,0 +1,6 @@
+/// Where the rider is on the trip (`contracts.md` §3).
+public enum TripPhase: String, Codable, Hashable, Sendable, CaseIterable {
+    case beforeDeparture
+    case inProgress
+    case arrived
+}

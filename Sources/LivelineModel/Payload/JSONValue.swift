@@ -1,0 +1,121 @@
+import Foundation
+
+/// Any JSON document, as a value: what the payload check reads a file of unknown provenance into,
+/// and what custom keys of an alert push hold.
+///
+/// Numbers compare by value (`7` equals `7.0`), so two documents compare as JSON, not as bytes.
+public enum JSONValue: Sendable, Codable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            self = .null
+        } else if let value = try? c.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? c.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? c.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? c.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? c.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let value): try c.encode(value)
+        case .int(let value): try c.encode(value)
+        case .double(let value): try c.encode(value)
+        case .string(let value): try c.encode(value)
+        case .array(let value): try c.encode(value)
+        case .object(let value): try c.encode(value)
+        }
+    }
+
+    /// Parses a JSON document with a default `JSONDecoder`.
+    public init(json: Data) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: json)
+    }
+
+    /// The value as compact JSON (no whitespace, slashes unescaped), as a sender would write it.
+    public var compactJSON: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // A JSONValue holds only encodable values; a non-finite Double is the one thing that fails.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    /// The number of bytes of `compactJSON`.
+    public var compactSize: Int { compactJSON.count }
+
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    /// A number as a Double, or nil.
+    public var numberValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    /// The text of a string value, or nil.
+    public var stringValue: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+
+    /// The JSON kind, as a person names it: "a string", "a number", "null", …
+    public var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "true or false"
+        case .int, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    public var description: String { String(decoding: compactJSON, as: UTF8.self) }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        case (.int, _), (.double, _):
+            if let a = lhs.numberValue, let b = rhs.numberValue { a == b } else { false }
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .int(let value): hasher.combine(Double(value))
+        case .double(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The check every Live Activity payload passes before it is sent: it decodes the body again the
+/// way the phone will, measures it against the APNs and ActivityKit limits, applies the `aps`
+/// envelope rules, and flags what a phone would silently drop or show wrongly.
+///
+/// It works on typed payloads (the server encodes from the contract types, then checks the bytes)
+/// and on raw JSON of unknown provenance (a file written by hand). It returns **every** problem
+/// with a key path, a code and a message. Rules and sources: `contracts.md` ("Contract rules the
+/// server enforces before any push"), `apns.md` §1.5, `device.md`.
+public struct PayloadCheck: Sendable {
+    /// ActivityKit's budget for static plus dynamic data: 4 KB combined. Related documentation:
+    /// "Displaying live data with Live Activities"; `ActivityAuthorizationError.attributesTooLarge`.
+    public static let activityDataLimit = 4096
+
+    public var destination: PushDestination
+    /// The time the check compares dates with (stale dates, plausibility): inject it in tests.
+    public var now: Date
+    /// Where `attributes-type` and type names are looked up.
+    public var registry: ContractRegistry
+
+    public init(destination: PushDestination = .device, now: Date, registry: ContractRegistry = .known) {
+        self.destination = destination
+        self.now = now
+        self.registry = registry
+    }
+
+    /// Encodes a typed payload and checks the bytes that would be sent.
+    public func check<Attributes: LiveActivityContract>(_ payload: LiveActivityPayload<Attributes>) -> PayloadCheckReport {
+        switch encodeAndCheck(payload) {
+        case .success(let result): result.report
+        case .failure(let rejection): rejection.report
+        }
+    }
+
+    /// The body to send, or `PayloadRejected` with every error: call this before every send.
+    public func encode<Attributes: LiveActivityContract>(_ payload: LiveActivityPayload<Attributes>) throws(PayloadRejected) -> Data {
+        try encodeAndCheck(payload).get().body
+    }
+
+    /// Checks raw JSON; the contract comes from `contract`, else from `attributes-type`.
+    public func check(json: Data, contract: (any LiveActivityContract.Type)? = nil) -> PayloadCheckReport {
+        var report = PayloadCheckReport(bodyBytes: json.count, bodyLimit: destination.bodyLimit)
+        checkLiveActivity(json, contract: contract, into: &report)
+        return report
+    }
+
+    /// Checks raw JSON; the contract is the registry's `typeName`, else `attributes-type`.
+    /// An unknown `typeName` is itself a problem.
+    public func check(json: Data, typeName: String?) -> PayloadCheckReport {
+        guard let typeName else { return check(json: json, contract: nil) }
+        guard let contract = registry.contract(named: typeName) else {
+            var report = PayloadCheckReport(bodyBytes: json.count, bodyLimit: destination.bodyLimit)
+            var problem = registry.unknownTypeProblem(typeName, keyPath: "")
+            problem.code = .unknownContract
+            report.problems.append(problem)
+            return report
+        }
+        return check(json: json, contract: contract)
+    }
+
+    private func encodeAndCheck<Attributes: LiveActivityContract>(
+        _ payload: LiveActivityPayload<Attributes>
+    ) -> Result<(body: Data, report: PayloadCheckReport), PayloadRejected> {
+        let body: Data
+        do {
+            body = try payload.encoded()
+        } catch {
+            var report = PayloadCheckReport(contractName: Attributes.typeName, event: payload.event.rawValue, bodyBytes: 0, bodyLimit: destination.bodyLimit)
+            report.problems.append(PayloadProblem(.encodingFailed, at: "", "could not be encoded: \(error)"))
+            return .failure(PayloadRejected(report: report))
+        }
+        let report = check(json: body, contract: Attributes.self)
+        return report.isAccepted ? .success((body, report)) : .failure(PayloadRejected(report: report))
+    }
+}

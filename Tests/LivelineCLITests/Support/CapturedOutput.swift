@@ -1,0 +1,25 @@
+import Foundation
+import LivelineCLI
+
+/// A `CLIContext` whose output lines are kept for the test to read.
+final class CapturedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out: [String] = []
+    private var err: [String] = []
+
+    var standardOutput: String { lock.withLock { out.joined(separator: "\n") } }
+    var standardError: String { lock.withLock { err.joined(separator: "\n") } }
+
+    var context: CLIContext {
+        CLIContext(
+            environment: [:],
+            standardOutput: { line in self.lock.withLock { self.out.append(line) } },
+            standardError: { line in self.lock.withLock { self.err.append(line) } }
+        )
+    }
+
+    /// Runs `liveline <arguments>` in-process; returns the exit code.
+    func run(_ arguments: [String]) -> Int32 {
+        Liveline.run(arguments, context: context)
+    }
+}
