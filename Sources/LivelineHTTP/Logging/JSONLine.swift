@@ -40,6 +40,12 @@ public struct JSONLine: Sendable {
 
     static func appendString(_ value: String, to out: inout String) {
         out += "\""
+        // Most values need no escaping: append them whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -10,7 +10,8 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Appends a field; the name is lower-cased.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name.lowercased(), value))
+        let hasUpper = name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        fields.append((hasUpper ? name.lowercased() : name, value))
     }
 
     /// The first value of `name`, compared case-insensitively.

@@ -50,7 +50,7 @@ public final class HTTPServer: Sendable {
                     thread_pool_size: UInt32(max(1, configuration.threads)),
                     connection_limit: UInt32(max(1, configuration.connectionLimit)),
                     connection_timeout_seconds: UInt32(max(0, configuration.connectionTimeoutSeconds)),
-                    connection_memory_limit: 0
+                    connection_memory_limit: 16 * 1024
                 )
                 let this = Unmanaged.passUnretained(self).toOpaque()
                 return cmhd_start(&options, accessHandler, this, completedHandler, this)

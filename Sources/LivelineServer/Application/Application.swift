@@ -52,7 +52,9 @@ public func buildApplication(
     AccountHandlers(auth: auth, accounts: store.accounts).addRoutes(to: &router)
     PushTokenHandlers(
         auth: auth, tokens: store.tokens,
-        rules: TokenRegistrationRules(defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: nil),
+        rules: TokenRegistrationRules(
+            defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(ContractRegistry.known.names)
+        ),
         clock: clock
     ).addRoutes(to: &router)
 

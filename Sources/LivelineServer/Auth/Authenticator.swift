@@ -10,6 +10,7 @@ import LivelineStore
 struct Authenticator: Sendable {
     let accounts: AccountRepository
     let adminKeyDigest: [UInt8]
+    let sessions = SessionCache()
 
     init(accounts: AccountRepository, adminKey: String) {
         self.accounts = accounts
@@ -18,11 +19,14 @@ struct Authenticator: Sendable {
 
     /// The user behind the request's bearer token, or a 401.
     func caller(of request: HTTPRequest) throws -> Caller {
-        let token = try Self.bearerToken(of: request)
-        guard let session = try accounts.session(tokenHash: SHA256.hex(token)) else {
+        let hash = SHA256.hex(try Self.bearerToken(of: request))
+        if let caller = sessions.caller(forTokenHash: hash) { return caller }
+        guard let session = try accounts.session(tokenHash: hash) else {
             throw HTTPError.unauthorized("the bearer token is not valid; create one with `liveline users add`")
         }
-        return Caller(user: session.user, sessionID: session.id)
+        let caller = Caller(user: session.user, sessionID: session.id)
+        sessions.store(caller, forTokenHash: hash)
+        return caller
     }
 
     /// Passes when the request carries the admin key as its bearer token, else a 401.
@@ -37,11 +41,19 @@ struct Authenticator: Sendable {
         guard let header = request.headers["authorization"] else {
             throw HTTPError.unauthorized("missing `Authorization: Bearer <token>` header")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+        // "Bearer" (any case), spaces, the token; parsed on UTF-8 bytes (this runs on every request).
+        let bytes = header.utf8
+        let scheme = bytes.prefix(6)
+        var rest = bytes.dropFirst(6)
+        guard scheme.count == 6, String(decoding: scheme, as: UTF8.self).lowercased() == "bearer", rest.first == UInt8(ascii: " ") else {
             throw HTTPError.unauthorized("the Authorization header must be `Bearer <token>`")
         }
-        return parts[1].trimmingCharacters(in: .whitespaces)
+        rest = rest.drop { $0 == UInt8(ascii: " ") }
+        while rest.last == UInt8(ascii: " ") { rest = rest.dropLast() }
+        guard !rest.isEmpty, !rest.contains(UInt8(ascii: " ")) else {
+            throw HTTPError.unauthorized("the Authorization header must be `Bearer <token>`")
+        }
+        return String(decoding: rest, as: UTF8.self)
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -9,6 +9,15 @@ struct PushTokenHandlers: Sendable {
     let tokens: PushTokenRepository
     let rules: TokenRegistrationRules
     let clock: @Sendable () -> Date
+    let listCache: TokenListCache
+
+    init(auth: Authenticator, tokens: PushTokenRepository, rules: TokenRegistrationRules, clock: @escaping @Sendable () -> Date) {
+        self.auth = auth
+        self.tokens = tokens
+        self.rules = rules
+        self.clock = clock
+        self.listCache = TokenListCache(changes: tokens.changes)
+    }
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.registerToken) { request in
@@ -38,18 +47,22 @@ struct PushTokenHandlers: Sendable {
         }
         router.add(Routes.listTokens) { request in
             let caller = try auth.caller(of: request)
-            let records = try tokens.activeTokens(userID: caller.userID)
-            var devices: [String: [DeviceTokensResponse.Token]] = [:]
-            for record in records {
-                devices[record.deviceID, default: []].append(DeviceTokensResponse.Token(
-                    kind: record.kind, environment: record.environment,
-                    tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
-                    attributesType: record.attributesType, contextKey: record.contextKey,
-                    frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
-                ))
-            }
-            let list = devices.keys.sorted().map { DeviceTokensResponse.Device(deviceID: $0, tokens: devices[$0]!) }
-            return try .json(DeviceTokensResponse(devices: list))
+            return try .jsonBytes(listCache.body(userID: caller.userID) { try list(userID: caller.userID) })
         }
+    }
+
+    /// The user's devices and their active tokens, redacted, as JSON.
+    private func list(userID: Int) throws -> [UInt8] {
+        var devices: [String: [DeviceTokensResponse.Token]] = [:]
+        for record in try tokens.activeTokens(userID: userID) {
+            devices[record.deviceID, default: []].append(DeviceTokensResponse.Token(
+                kind: record.kind, environment: record.environment,
+                tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
+                attributesType: record.attributesType, contextKey: record.contextKey,
+                frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
+            ))
+        }
+        let list = devices.keys.sorted().map { DeviceTokensResponse.Device(deviceID: $0, tokens: devices[$0]!) }
+        return try Array(APICoding.makeEncoder().encode(DeviceTokensResponse(devices: list)))
     }
 }

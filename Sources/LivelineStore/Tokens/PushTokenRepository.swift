@@ -10,13 +10,22 @@ import LivelineModel
 /// caller's to reject: ``TokenRegistration/token`` is not optional. Works on any ``Database``.
 public struct PushTokenRepository: Sendable {
     public let database: any Database
+    /// Goes up after every write to the registry (see ``ChangeCounter``).
+    public let changes: ChangeCounter
 
     /// How often ``register(_:now:)`` retries after a concurrent transaction took the same slot
     /// (possible on PostgreSQL; SQLite serialises writers).
     static let conflictRetries = 3
 
-    public init(database: any Database) {
+    public init(database: any Database, changes: ChangeCounter = ChangeCounter()) {
         self.database = database
+        self.changes = changes
+    }
+
+    /// A write transaction that bumps ``changes`` once it is over (committed or not).
+    private func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        defer { changes.bump() }
+        return try database.write(body)
     }
 
     /// Stores a registration in one write transaction and says what changed.
@@ -31,7 +40,7 @@ public struct PushTokenRepository: Sendable {
     @discardableResult
     public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
         let slot = try registration.slot
-        return try database.write { transaction in
+        return try write { transaction in
             try transaction.execute(
                 """
                 UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
@@ -80,7 +89,7 @@ public struct PushTokenRepository: Sendable {
     /// were; rows of other households are never touched.
     @discardableResult
     public func unregister(token: String, householdID: Int, now: Date) throws -> Int {
-        try database.write { transaction in
+        try write { transaction in
             try transaction.execute(
                 """
                 UPDATE push_tokens SET status = 'deleted', ended_at = $3, end_reason = 'unregistered'
@@ -106,7 +115,7 @@ public struct PushTokenRepository: Sendable {
             sql += " AND last_registered_at < $4"
             parameters.append(SQLValue(registeredBefore))
         }
-        return try database.write { transaction in
+        return try write { transaction in
             try transaction.execute(sql, parameters) == 1
         }
     }

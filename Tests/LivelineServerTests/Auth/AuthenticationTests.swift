@@ -53,3 +53,17 @@ import Testing
         #expect(!again.app.adminKeyGenerated)
     }
 }
+
+extension AuthenticationTests {
+    @Test func theSchemeIsCaseInsensitiveAndTheTokenOneWord() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (_, token) = try server.addUser(household: "Fisch", name: "Dennis")
+        for header in ["bearer \(token)", "BEARER  \(token) "] {
+            #expect(try server.connection().request("GET", "/api/me", headers: ["Authorization": header]).status == 200, "\(header)")
+        }
+        for header in ["Bearer \(token) extra", "Bearer", "Bearer\(token)", "Token \(token)"] {
+            #expect(try server.connection().request("GET", "/api/me", headers: ["Authorization": header]).status == 401, "\(header)")
+        }
+    }
+}

@@ -110,6 +110,7 @@ import Testing
             (#"{"kind":"alert","token":"\#(Self.tokenA)","frequent_pushes_enabled":"yes"}"#, "frequent_pushes_enabled"),
             (#"{"kind":"la-pushToStart","token":"\#(Self.tokenA)"}"#, "attributes_type"),
             (#"{"kind":"la-pushToStart","token":"\#(Self.tokenA)","attributes_type":"Not A Type"}"#, "attributes_type"),
+            (#"{"kind":"la-pushToStart","token":"\#(Self.tokenA)","attributes_type":"PizzaActivityAttributes"}"#, "attributes_type"),
             (#"{"kind":"la-update","token":"\#(Self.tokenA)"}"#, "context_key"),
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"p256dh":"AAAA","auth":"\#(Self.auth)"}}}"#, "token.keys.p256dh"),
             (#"{"kind":"web-push","token":{"endpoint":"ftp://p.example/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#, "token.endpoint"),
@@ -172,5 +173,26 @@ import Testing
         #expect(statuses.count == 160 && statuses.allSatisfy { $0 == 200 })
         #expect(try server.app.store.tokens.activeTokens(userID: user.id).count == 1)
         #expect(try server.app.store.tokens.history(householdID: user.householdID).count == 160)
+    }
+}
+
+extension PushTokenRegistryTests {
+    @Test func theListingFollowsEveryWrite() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (_, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        func prefixes() throws -> [String] {
+            let list = try server.request("GET", "/api/apns/register", token: bearer)
+            let devices = (list.json?["devices"] as? [[String: Any]]) ?? []
+            return devices.flatMap { ($0["tokens"] as? [[String: Any]]) ?? [] }.compactMap { $0["tokenPrefix"] as? String }
+        }
+        #expect(try prefixes().isEmpty)
+        _ = try register(server, bearer, #"{"kind":"alert","token":"\#(Self.tokenA)","device_id":"d"}"#)
+        #expect(try prefixes() == ["abababab…"])
+        #expect(try prefixes() == ["abababab…"])
+        _ = try register(server, bearer, #"{"kind":"alert","token":"\#(Self.tokenB)","device_id":"d"}"#)
+        #expect(try prefixes() == ["cdcdcdcd…"])
+        _ = try server.request("DELETE", "/api/apns/register", token: bearer, json: #"{"token":"\#(Self.tokenB)"}"#)
+        #expect(try prefixes().isEmpty)
     }
 }
