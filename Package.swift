@@ -43,6 +43,6 @@ let package = Package(
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "liveline"], swiftSettings: swiftSettings),
     ]
 )

@@ -225,3 +225,32 @@ import Testing
         #expect(lines[1].contains(#""status":404"#))
     }
 }
+
+extension HTTPServerTests {
+    @Test func anIdleOrStalledConnectionIsClosedAfterTheTimeout() throws {
+        var router = Router()
+        router.add(Self.echo) { _ in .jsonBytes([]) }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1, connectionTimeoutSeconds: 1),
+            router: router, accessLog: .discarding()
+        )
+        try server.start()
+        defer { server.shutdown() }
+        let stalled = try TestHTTPConnection(port: server.port, timeout: 5)
+        try stalled.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"a".utf8))
+        let started = Date()
+        #expect(stalled.isClosedByServer())
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 0.5 && waited < 4, "closed after \(waited) s")
+    }
+
+    @Test func startingOnABusyPortFailsClearly() throws {
+        let first = try Self.startServer()
+        defer { first.shutdown() }
+        let second = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: first.port),
+            router: Router(), accessLog: .discarding()
+        )
+        #expect(throws: HTTPServerError.self) { try second.start() }
+    }
+}
