@@ -33,8 +33,10 @@ enum ServeCommand: CLICommand {
 
         let application = try buildApplication(configuration)
         try application.start()
-        let shown = configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host
-        context.printError("liveline \(Application.version): listening on http://\(shown):\(application.port) (data: \(configuration.dataDirectory.path))")
+        let address = configuration.host == "0.0.0.0"
+            ? "http://0.0.0.0:\(application.port) (all interfaces; locally http://127.0.0.1:\(application.port))"
+            : "http://\(configuration.host):\(application.port)"
+        context.printError("liveline \(Application.version): listening on \(address), data in \(configuration.dataDirectory.path)")
         if application.adminKeyGenerated {
             context.printError("admin key for the /v1 API (shown once; kept in \(configuration.dataDirectory.appendingPathComponent("admin-key").path)):")
             context.printError("  \(application.adminKey)")
