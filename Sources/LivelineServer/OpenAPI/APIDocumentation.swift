@@ -15,36 +15,36 @@ enum APIDocumentation {
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
     ]
 
-    static let schemas: [(String, JSONValue)] = [
-        ("Error", object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])])),
-        ("Health", object(["status": string, "version": string])),
-        ("OpenAPIDocument", ["type": "object"]),
-        ("UserProfile", object([
+    static let schemas: [String: JSONValue] = [
+        "Error": object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])]),
+        "Health": object(["status": string, "version": string]),
+        "OpenAPIDocument": ["type": "object"],
+        "UserProfile": object([
             "userId": integer, "householdId": integer, "name": string, "avatarTint": string, "emoji": string,
             "locale": ["type": "string", "enum": ["de", "en"]],
-        ])),
-        ("Me", object(["user": ref("UserProfile"), "householdName": string, "members": ["type": "array", "items": ref("UserProfile")]])),
-        ("RegisterToken", object([
+        ]),
+        "Me": object(["user": ref("UserProfile"), "householdName": string, "members": ["type": "array", "items": ref("UserProfile")]]),
+        "RegisterToken": object([
             "kind": ["type": "string", "enum": .array(PushTokenKind.allCases.map { .string($0.rawValue) })],
             "token": ["description": "hex APNs token, or for web-push the subscription {endpoint, keys: {p256dh, auth}} as object or JSON string",
                       "oneOf": [string, ["type": "object"]]],
             "context_key": string, "attributes_type": string,
             "environment": ["type": "string", "enum": ["sandbox", "production"]],
             "device_id": string, "frequent_pushes_enabled": ["type": "boolean"],
-        ], required: ["kind", "token"])),
-        ("RegisterTokenResult", object([
+        ], required: ["kind", "token"]),
+        "RegisterTokenResult": object([
             "outcome": ["type": "string", "enum": ["created", "unchanged", "replaced"]],
             "kind": string, "environment": string, "deviceId": string, "tokenPrefix": string,
-        ])),
-        ("UnregisterTokenResult", object(["removed": integer])),
-        ("DeviceTokens", object(["devices": ["type": "array", "items": object([
+        ]),
+        "UnregisterTokenResult": object(["removed": integer]),
+        "DeviceTokens": object(["devices": ["type": "array", "items": object([
             "deviceId": string,
             "tokens": ["type": "array", "items": object([
                 "kind": string, "environment": string, "tokenPrefix": string, "attributesType": nullableString,
                 "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
                 "registeredAt": ["type": "string", "format": "date-time"],
             ])],
-        ])]])),
+        ])]]),
     ]
 
     static let string: JSONValue = ["type": "string"]
@@ -58,7 +58,7 @@ enum APIDocumentation {
         let names = required ?? properties.map(\.key)
         return [
             "type": "object",
-            "properties": .object(properties.map { ($0.key, $0.value) }),
+            "properties": .object(Dictionary(uniqueKeysWithValues: properties.map { ($0.key, $0.value) })),
             "required": .array(names.map { .string($0) }),
         ]
     }

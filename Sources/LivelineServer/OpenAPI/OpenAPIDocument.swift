@@ -3,16 +3,9 @@ import LivelineModel
 /// Builds the OpenAPI 3.1 document served at `/openapi.json` from `APIDocumentation`.
 enum OpenAPIDocument {
     static func build(version: String) -> JSONValue {
-        var paths: [(String, JSONValue)] = []
+        var paths: [String: [String: JSONValue]] = [:]
         for doc in APIDocumentation.routes {
-            let operation = Self.operation(doc)
-            let method = doc.route.method.rawValue.lowercased()
-            if let index = paths.firstIndex(where: { $0.0 == doc.route.template }), case .object(var ops) = paths[index].1 {
-                ops.append((method, operation))
-                paths[index].1 = .object(ops)
-            } else {
-                paths.append((doc.route.template, .object([(method, operation)])))
-            }
+            paths[doc.route.template, default: [:]][doc.route.method.rawValue.lowercased()] = Self.operation(doc)
         }
         return [
             "openapi": "3.1.0",
@@ -28,20 +21,20 @@ enum OpenAPIDocument {
                 ],
                 "schemas": .object(APIDocumentation.schemas),
             ],
-            "paths": .object(paths),
+            "paths": .object(paths.mapValues { .object($0) }),
         ]
     }
 
     static func operation(_ doc: RouteDocumentation) -> JSONValue {
-        var fields: [(String, JSONValue)] = [
-            ("operationId", .string(doc.route.method.rawValue.lowercased() + doc.route.template
-                .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined())),
-            ("summary", .string(doc.summary)),
+        var fields: [String: JSONValue] = [
+            "operationId": .string(doc.route.method.rawValue.lowercased() + doc.route.template
+                .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()),
+            "summary": .string(doc.summary),
         ]
         switch doc.auth {
-        case .none: fields.append(("security", []))
-        case .bearer: fields.append(("security", [["bearer": []]]))
-        case .admin: fields.append(("security", [["admin": []]]))
+        case .none: fields["security"] = []
+        case .bearer: fields["security"] = [["bearer": []]]
+        case .admin: fields["security"] = [["admin": []]]
         }
         var parameters: [JSONValue] = doc.route.parameterNames.map { name in
             ["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]]
@@ -49,26 +42,26 @@ enum OpenAPIDocument {
         parameters += doc.query.map { name, description in
             ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": ["type": "string"]]
         }
-        if !parameters.isEmpty { fields.append(("parameters", .array(parameters))) }
+        if !parameters.isEmpty { fields["parameters"] = .array(parameters) }
         if let body = doc.requestBody {
-            fields.append(("requestBody", [
+            fields["requestBody"] = [
                 "required": true,
                 "content": ["application/json": ["schema": APIDocumentation.ref(body)]],
-            ]))
+            ]
         }
-        var responses: [(String, JSONValue)] = [
-            ("200", ["description": "OK", "content": ["application/json": ["schema": APIDocumentation.ref(doc.response)]]]),
+        var responses: [String: JSONValue] = [
+            "200": ["description": "OK", "content": ["application/json": ["schema": APIDocumentation.ref(doc.response)]]],
         ]
         var errors = doc.errors
         if doc.auth != .none { errors.append(401) }
         if doc.requestBody != nil { errors += [413, 415] }
         for status in Set(errors).sorted() {
-            responses.append((String(status), [
+            responses[String(status)] = [
                 "description": .string(Self.reason(status)),
                 "content": ["application/json": ["schema": APIDocumentation.ref("Error")]],
-            ]))
+            ]
         }
-        fields.append(("responses", .object(responses)))
+        fields["responses"] = .object(responses)
         return .object(fields)
     }
 
