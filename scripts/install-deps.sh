@@ -7,6 +7,7 @@ packages=(
   libmicrohttpd-dev   # HTTP/1.1 server
   libsqlite3-dev      # embedded storage
   libssl-dev          # SHA-256, random, TLS, ES256
+  libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   pkg-config
 )
 if [ "${1:-}" = "--bench" ]; then

@@ -10,3 +10,10 @@
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+/* Wrappers for OpenSSL macros, which Swift cannot import. */
+static inline long copenssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline int copenssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) { return (int) SSL_CTX_set_min_proto_version(ctx, version); }
+static inline int copenssl_set_tlsext_host_name(SSL *ssl, const char *name) { return (int) SSL_set_tlsext_host_name(ssl, name); }
+static inline long copenssl_ctx_set_options(SSL_CTX *ctx, long options) { return (long) SSL_CTX_set_options(ctx, (uint64_t) options); }
+static const uint64_t COPENSSL_OP_NO_RENEGOTIATION = SSL_OP_NO_RENEGOTIATION;

@@ -1,0 +1,91 @@
+import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// TLS over a non-blocking socket, with OpenSSL's `SSL` object owned here.
+final class TLSTransport: Transport {
+    let fd: Int32
+    private let ssl: OpaquePointer
+    private var closed = false
+    private(set) var wantsWrite = false
+    private var handshakeDone = false
+
+    /// `serverName` makes it a client (SNI and certificate host check); nil makes it a server.
+    init(fd: Int32, context: TLSContext, serverName: String?) throws {
+        guard let ssl = SSL_new(context.raw) else { throw HTTP2Error("SSL_new failed: \(TLSContext.lastError())") }
+        self.fd = fd
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        if let serverName {
+            _ = copenssl_set_tlsext_host_name(ssl, serverName)
+            if SSL_set1_host(ssl, serverName) != 1 { throw HTTP2Error("bad TLS host name \(serverName)") }
+            SSL_set_connect_state(ssl)
+        } else {
+            SSL_set_accept_state(ssl)
+        }
+    }
+
+    func handshake() -> TransportProgress {
+        if handshakeDone { return .done }
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            handshakeDone = true
+            wantsWrite = false
+            return .done
+        }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ:
+            wantsWrite = false
+            return .wouldBlock
+        case SSL_ERROR_WANT_WRITE:
+            wantsWrite = true
+            return .wouldBlock
+        default:
+            let verify = SSL_get_verify_result(ssl)
+            let detail = verify == X509_V_OK ? TLSContext.lastError() : String(cString: X509_verify_cert_error_string(verify))
+            return .failed("TLS handshake failed: \(detail)")
+        }
+    }
+
+    var applicationProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+        if count > 0 { return Int(count) }
+        switch SSL_get_error(ssl, count) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return nil
+        case SSL_ERROR_ZERO_RETURN: return 0
+        case SSL_ERROR_SYSCALL where errno == 0 || errno == ECONNRESET: return 0
+        default: throw HTTP2Error("TLS read failed: \(TLSContext.lastError())")
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard bytes.count > 0 else { return 0 }
+        let count = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
+        if count > 0 { return Int(count) }
+        switch SSL_get_error(ssl, count) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
+        default: throw HTTP2Error("TLS write failed: \(TLSContext.lastError())")
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if handshakeDone { SSL_shutdown(ssl) }
+        Glibc.close(fd)
+    }
+
+    deinit {
+        close()
+        SSL_free(ssl)
+    }
+}
