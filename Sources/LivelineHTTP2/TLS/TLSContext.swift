@@ -27,8 +27,9 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// A client context that trusts `caFile` when given, else the system's certificates.
-    /// `verify: false` accepts any certificate (for tools pointed at a self-signed sandbox).
-    public static func client(caFile: String? = nil, verify: Bool = true) throws -> TLSContext {
+    /// `verify: false` accepts any certificate (for tools pointed at a self-signed sandbox);
+    /// `offerALPN: false` offers no protocol, as some APNs clients do.
+    public static func client(caFile: String? = nil, verify: Bool = true, offerALPN: Bool = true) throws -> TLSContext {
         let context = try TLSContext(method: TLS_client_method())
         if verify {
             if let caFile {
@@ -42,8 +43,10 @@ public final class TLSContext: @unchecked Sendable {
         } else {
             SSL_CTX_set_verify(context.raw, SSL_VERIFY_NONE, nil)
         }
-        let protocols: [UInt8] = [2] + Array("h2".utf8)
-        SSL_CTX_set_alpn_protos(context.raw, protocols, UInt32(protocols.count))
+        if offerALPN {
+            let protocols: [UInt8] = [2] + Array("h2".utf8)
+            SSL_CTX_set_alpn_protos(context.raw, protocols, UInt32(protocols.count))
+        }
         return context
     }
 

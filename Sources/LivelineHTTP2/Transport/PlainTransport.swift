@@ -6,11 +6,29 @@ import Glibc
 final class PlainTransport: Transport {
     let fd: Int32
     private var closed = false
+    private let connector: TCPConnector?
+    private(set) var wantsWrite = false
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) {
+        self.fd = fd
+        connector = nil
+    }
 
-    func handshake() -> TransportProgress { .done }
-    var wantsWrite: Bool { false }
+    /// A client transport over a connect in progress.
+    init(connector: TCPConnector) {
+        self.fd = connector.fd
+        self.connector = connector
+    }
+
+    func handshake() -> TransportProgress {
+        guard let connector else { return .done }
+        do {
+            wantsWrite = try !connector.poll()
+            return wantsWrite ? .wouldBlock : .done
+        } catch {
+            return .failed("\(error)")
+        }
+    }
     var applicationProtocol: String? { nil }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {

@@ -10,6 +10,13 @@ final class TLSTransport: Transport {
     private var closed = false
     private(set) var wantsWrite = false
     private var handshakeDone = false
+    private var connector: TCPConnector?
+
+    /// A client over a connect in progress, checking the certificate for `serverName`.
+    convenience init(connector: TCPConnector, context: TLSContext, serverName: String) throws {
+        try self.init(fd: connector.fd, context: context, serverName: serverName)
+        self.connector = connector
+    }
 
     /// `serverName` makes it a client (SNI and certificate host check); nil makes it a server.
     init(fd: Int32, context: TLSContext, serverName: String?) throws {
@@ -18,8 +25,10 @@ final class TLSTransport: Transport {
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
         if let serverName {
-            _ = copenssl_set_tlsext_host_name(ssl, serverName)
-            if SSL_set1_host(ssl, serverName) != 1 { throw HTTP2Error("bad TLS host name \(serverName)") }
+            if serverName.first?.isNumber == false { _ = copenssl_set_tlsext_host_name(ssl, serverName) }
+            let checked = serverName.first?.isNumber == true
+                ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName) : SSL_set1_host(ssl, serverName)
+            if checked != 1 { throw HTTP2Error("bad TLS host name \(serverName)") }
             SSL_set_connect_state(ssl)
         } else {
             SSL_set_accept_state(ssl)
@@ -28,6 +37,16 @@ final class TLSTransport: Transport {
 
     func handshake() -> TransportProgress {
         if handshakeDone { return .done }
+        if let connector {
+            do {
+                guard try connector.poll() else {
+                    wantsWrite = true
+                    return .wouldBlock
+                }
+            } catch {
+                return .failed("\(error)")
+            }
+        }
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true

@@ -74,6 +74,10 @@ enum DateRules {
 
     /// `2057-01-05T00:46:40Z`.
     static func iso(_ date: Date) -> String {
+        // ISO 8601 has no sensible text for dates beyond about ±10,000 years.
+        guard abs(date.timeIntervalSince1970) < 250_000_000_000 else {
+            return date.timeIntervalSince1970 > 0 ? "a date more than 10,000 years ahead" : "a date more than 10,000 years ago"
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
@@ -98,7 +102,9 @@ enum DateRules {
 
     /// "31 years from now", "12 years ago".
     static func describeDistance(from now: Date, to date: Date) -> String {
-        let years = Int((abs(date.timeIntervalSince(now)) / (365.25 * 86_400)).rounded())
-        return date > now ? "\(years) years from now" : "\(years) years ago"
+        // Any JSON number may arrive here (1e300 included): stay in Double and clamp before Int.
+        let years = (abs(date.timeIntervalSince(now)) / (365.25 * 86_400)).rounded()
+        let amount = years.isFinite && years < 10_000 ? String(Int(years)) : "more than 10,000"
+        return date > now ? "\(amount) years from now" : "\(amount) years ago"
     }
 }

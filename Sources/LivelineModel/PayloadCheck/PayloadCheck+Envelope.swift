@@ -66,8 +66,10 @@ extension PayloadCheck {
             let (date, problem) = DateRules.headerDate(value, at: "aps.timestamp")
             if let problem { problems.append(problem) }
             if let date, date.timeIntervalSince(now) > DateRules.futureTimestampLimit {
+                // device.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken.
                 problems.append(PayloadProblem(.timestampInFuture, at: "aps.timestamp",
-                    "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops an update that far in the future", severity: .warning))
+                    "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
+                    severity: event == .end ? .warning : .error))
             }
         } else {
             problems.append(PayloadProblem(.missingKey, at: "aps.timestamp", "is missing: set it to the current time in UNIX seconds; the phone keeps only the push with the newest timestamp"))

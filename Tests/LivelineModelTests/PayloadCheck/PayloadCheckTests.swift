@@ -293,3 +293,31 @@ struct PayloadCheckTests {
         #expect(attributes.map(\.keyPath) == ["week"])
     }
 }
+
+extension PayloadCheckTests {
+    @Test(arguments: [1e300, -1e300, 1e40, 1e17, -1e17, Double(Int64.max), 1.7976931348623157e308])
+    func extremeDateNumbersAreRefusedWithoutCrashing(_ value: Double) throws {
+        let json = try JSONEdit.editing(Self.trip, "content-state") { $0["nextStopTime"] = .double(value) }
+        let report = check.check(json: json)
+        #expect(!report.isAccepted)
+        let problem = try #require(report.problems(.implausibleDate).first)
+        #expect(problem.keyPath == "aps.content-state.nextStopTime")
+    }
+
+    @Test func aTimestampFarAheadRefusesAnUpdateButNotAnEnd() throws {
+        let ahead = Int(Date.exampleNow.timeIntervalSince1970) + 9 * 3600
+        let update = try JSONEdit.editingAPS(Self.shopping) { $0["timestamp"] = .int(ahead) }
+        let refused = check.check(json: update)
+        #expect(!refused.isAccepted)
+        #expect(refused.errors.map(\.code) == [.timestampInFuture])
+        let end = try JSONEdit.editingAPS(Self.shopping) {
+            $0["timestamp"] = .int(ahead)
+            $0["event"] = "end"
+            $0["attributes"] = nil
+            $0["attributes-type"] = nil
+        }
+        let accepted = check.check(json: end, typeName: "ShoppingActivityAttributes")
+        #expect(accepted.isAccepted, "\(accepted.errors)")
+        #expect(accepted.problems(.timestampInFuture).first?.severity == .warning)
+    }
+}
