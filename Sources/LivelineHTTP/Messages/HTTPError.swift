@@ -47,7 +47,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// The response carrying this error.
     public var response: HTTPResponse {
         let body = ErrorBody(code: code, message: message, field: field)
-        let bytes = (try? JSONEncoder().encode(body)).map { Array($0) } ?? Array(#"{"error":{"code":"internal","message":"?"}}"#.utf8)
+        let bytes = (try? APICoding.makeEncoder().encode(body)).map { Array($0) } ?? Array(#"{"error":{"code":"internal","message":"?"}}"#.utf8)
         var response = HTTPResponse.jsonBytes(bytes, status: status)
         for (name, value) in headers { response.headers.add(name, value) }
         return response

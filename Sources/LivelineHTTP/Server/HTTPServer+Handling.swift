@@ -15,6 +15,10 @@ extension HTTPServer {
             // announces itself as too large is refused here (the connection then closes).
             let state = RequestState(method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(state).toOpaque()
+            // In flight from its headers on, so a shutdown waits for a body still arriving.
+            state.inFlight = true
+            inFlight.add(1, ordering: .relaxed)
+            state.arrivedWhileDraining = draining.load(ordering: .relaxed)
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes {
                 state.tooLarge = true
@@ -25,9 +29,15 @@ extension HTTPServer {
         let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
-            if !state.tooLarge, let upload {
+            if state.tooLarge {
+                // A chunked body that keeps coming after the limit: stop reading at four times
+                // the limit by closing the connection.
+                state.discarded += count
+                if state.discarded > 4 * configuration.maxBodyBytes { return .NO }
+            } else if let upload {
                 if state.body.count + count > configuration.maxBodyBytes {
                     state.tooLarge = true
+                    state.discarded = state.body.count + count
                     state.body = []
                 } else {
                     upload.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
@@ -39,21 +49,20 @@ extension HTTPServer {
             return .YES
         }
         if state.status != 0 { return .YES }
-        state.inFlight = true
-        inFlight.add(1, ordering: .relaxed)
         let response = respond(to: state, connection: connection)
         return send(response, on: connection, state: state)
     }
 
     /// Decides the answer: the checks every request passes, then the route's handler.
     private func respond(to state: RequestState, connection: OpaquePointer) -> HTTPResponse {
-        if draining.load(ordering: .relaxed) {
+        if state.arrivedWhileDraining {
             var response = HTTPError.unavailable("the server is shutting down; retry shortly").response
             response.headers.add("Connection", "close")
             return response
         }
         if state.tooLarge { return payloadTooLarge.response }
-        switch router.resolve(method: state.method, path: state.path) {
+        // HEAD is GET without the body (libmicrohttpd leaves the body out).
+        switch router.resolve(method: state.method == "HEAD" ? "GET" : state.method, path: state.path) {
         case .notFound:
             return HTTPError.notFound("no route \(state.method) \(state.path)").response
         case .methodNotAllowed(let allowed):
@@ -108,6 +117,9 @@ extension HTTPServer {
             let key = ObjectIdentifier(stream)
             streams.withLock { $0[key] = stream }
             stream.onTermination { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: key) } }
+            // A stream opened while shutting down ends after what is queued (no suspended
+            // connection may outlive the daemon).
+            if draining.load(ordering: .relaxed) { stream.close() }
             handle = MHD_create_response_from_callback(
                 CMHD_SIZE_UNKNOWN, 4096, eventStreamReader, Unmanaged.passRetained(stream).toOpaque(), eventStreamFree
             )

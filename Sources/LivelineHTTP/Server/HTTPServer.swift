@@ -20,6 +20,7 @@ public final class HTTPServer: Sendable {
     let inFlight = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
     let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+    private let keepAlive = Mutex<TimerBox?>(nil)
 
     public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink) {
         self.configuration = configuration
@@ -40,6 +41,10 @@ public final class HTTPServer: Sendable {
             guard (0...65535).contains(configuration.port) else {
                 throw HTTPServerError("port \(configuration.port) is not a TCP port (0…65535)")
             }
+            var address = in_addr()
+            guard inet_pton(AF_INET, configuration.host, &address) == 1 else {
+                throw HTTPServerError("host must be an IPv4 address such as 127.0.0.1 or 0.0.0.0, not '\(configuration.host)'")
+            }
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
             let handle = configuration.host.withCString { host -> OpaquePointer? in
@@ -55,15 +60,32 @@ public final class HTTPServer: Sendable {
                 let this = Unmanaged.passUnretained(self).toOpaque()
                 return cmhd_start(&options, accessHandler, this, completedHandler, this)
             }
+            let startError = errno
             guard let handle else {
-                let reason = String(cString: strerror(errno))
+                let reason = String(cString: strerror(startError))
                 throw HTTPServerError(
                     "could not listen on \(configuration.host):\(configuration.port) (\(reason)); is the port in use or the address wrong?"
                 )
             }
             daemon = DaemonRef(raw: handle)
             boundPort.store(Int(cmhd_bound_port(handle)), ordering: .relaxed)
+            startKeepAlive()
         }
+    }
+
+    /// Sends a comment on every open event stream now and then, so a client that went away is
+    /// noticed (a suspended connection is not polled) and proxies keep the stream open.
+    private func startKeepAlive() {
+        let interval = configuration.eventStreamKeepAliveSeconds
+        guard interval > 0 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            for stream in self.streams.withLock({ Array($0.values) }) { stream.comment("keep-alive") }
+        }
+        timer.resume()
+        keepAlive.withLock { $0 = TimerBox(timer: timer) }
     }
 
     /// Stops accepting connections, closes event streams, waits up to `timeout` for in-flight
@@ -71,28 +93,46 @@ public final class HTTPServer: Sendable {
     public func shutdown(timeout: Duration = .seconds(10)) {
         guard let handle = daemon.withLock({ $0 }) else { return }
         draining.store(true, ordering: .relaxed)
+        keepAlive.withLock { $0?.timer.cancel() }
+        // With internal threads the listening socket may only be closed after MHD_stop_daemon.
         let listener = MHD_quiesce_daemon(handle.raw)
-        if listener >= 0 { close(listener) }
-        for stream in streams.withLock({ Array($0.values) }) { stream.close() }
         let deadline = ContinuousClock.now + timeout
-        while inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline {
+            // Streams may still be opened by handlers that passed the draining check: close
+            // each round, since MHD_stop_daemon must not find a suspended connection.
+            closeEventStreams()
+            if inFlight.load(ordering: .relaxed) == 0 { break }
             Thread.sleep(forTimeInterval: 0.005)
         }
+        closeEventStreams()
         daemon.withLock { daemon in
             if let current = daemon {
                 MHD_stop_daemon(current.raw)
                 daemon = nil
             }
         }
+        if listener >= 0 { close(listener) }
         accessLog.flush()
     }
 
     /// How many requests are being handled right now (open event streams included).
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
+    private func closeEventStreams() {
+        for stream in streams.withLock({ Array($0.values) }) { stream.close() }
+    }
+
     deinit {
+        keepAlive.withLock { $0?.timer.cancel() }
+        closeEventStreams()
         if let handle = daemon.withLock({ $0 }) { MHD_stop_daemon(handle.raw) }
     }
+}
+
+/// A dispatch timer kept by the server (cancelled once, under the server's lock).
+final class TimerBox: @unchecked Sendable {
+    let timer: any DispatchSourceTimer
+    init(timer: any DispatchSourceTimer) { self.timer = timer }
 }
 
 /// The daemon pointer, owned by the server.

@@ -12,10 +12,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionTimeoutSeconds: Int
     /// Most connections open at once.
     public var connectionLimit: Int
+    /// Seconds between keep-alive comments on open event streams (0: none).
+    public var eventStreamKeepAliveSeconds: Double
 
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 2, maxBodyBytes: Int = 1 << 20,
-        connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096
+        connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096, eventStreamKeepAliveSeconds: Double = 15
     ) {
         self.host = host
         self.port = port
@@ -23,5 +25,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionLimit = connectionLimit
+        self.eventStreamKeepAliveSeconds = eventStreamKeepAliveSeconds
     }
 }

@@ -9,6 +9,10 @@ final class RequestState {
     var body: [UInt8] = []
     /// More body than allowed arrived; the rest is discarded and the answer is 413.
     var tooLarge = false
+    /// Its headers came after shutdown began: it is answered 503 (one that began before is served).
+    var arrivedWhileDraining = false
+    /// Body bytes read and thrown away after the limit.
+    var discarded = 0
     var status = 0
     var bytes = 0
     /// Counted in the server's in-flight requests (the handler phase was reached).

@@ -4,7 +4,9 @@ import Synchronization
 /// A Server-Sent Events stream: a handler returns `HTTPResponse.events(stream)`, then any thread
 /// may `send` events until it calls `close()` or the client goes away (`isOpen` turns false).
 ///
-/// While nothing is queued the connection is suspended, so an idle stream costs no thread.
+/// While nothing is queued the connection is suspended, so an idle stream costs no thread. A
+/// suspended connection is not watched, so a client that left is noticed at the next write: the
+/// server sends a keep-alive comment on every stream now and then for that.
 public final class EventStream: Sendable {
     struct State {
         var pending: [UInt8] = []

@@ -27,7 +27,8 @@ public struct DecodingProblem: Error, Sendable, Hashable, CustomStringConvertibl
         case .dataCorrupted(let context):
             let path = Self.path(context.codingPath)
             let reason = context.debugDescription.isEmpty ? "is not valid" : context.debugDescription
-            self.init(keyPath: path, reason: path.isEmpty && context.underlyingError != nil ? "is not valid JSON" : reason)
+            // At the top, a corrupted document is JSON that does not parse (or is not UTF-8).
+            self.init(keyPath: path, reason: path.isEmpty ? "is not valid JSON (UTF-8)" : reason)
         @unknown default:
             self.init(keyPath: "", reason: "could not be decoded")
         }

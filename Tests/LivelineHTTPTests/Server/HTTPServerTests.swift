@@ -254,3 +254,102 @@ extension HTTPServerTests {
         #expect(throws: HTTPServerError.self) { try second.start() }
     }
 }
+
+extension HTTPServerTests {
+    @Test func anEventStreamOpenedDuringShutdownDoesNotOutliveTheServer() throws {
+        let entered = DispatchSemaphore(value: 0)
+        var router = Router()
+        router.add(Self.events) { _ in
+            entered.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            let stream = EventStream()
+            stream.send(data: "late")
+            return .events(stream)
+        }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2), router: router, accessLog: .discarding()
+        )
+        try server.start()
+        let port = server.port
+        let received = Mutex("")
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { done.signal() }
+            guard let connection = try? TestHTTPConnection(port: port), (try? connection.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))) != nil,
+                let head = try? connection.readHead(), head.status == 200 else { return }
+            var text = ""
+            while let chunk = try? connection.readChunk() { text += String(decoding: chunk, as: UTF8.self) }
+            received.withLock { $0 = text }
+        }
+        entered.wait()
+        server.shutdown(timeout: .seconds(3))  // would abort in MHD_stop_daemon with a suspended connection
+        done.wait()
+        #expect(received.withLock { $0 } == "data: late\n\n")
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func aBodyStillUploadingWhenShutdownStartsIsAnswered() throws {
+        let server = try Self.startServer()
+        let connection = try TestHTTPConnection(port: server.port)
+        let body = #"{"name":"milk","count":1}"#
+        try connection.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8))
+        Thread.sleep(forTimeInterval: 0.1)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.shutdown(timeout: .seconds(5))
+            stopped.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        try connection.send(Array(body.dropFirst(8).utf8))
+        let response = try connection.readResponse()
+        stopped.wait()
+        #expect(response.status == 200)
+        #expect(response.json?["count"] as? Int == 2)
+    }
+
+    @Test func aClientThatLeftAnIdleStreamIsNoticed() throws {
+        let opened = Mutex<EventStream?>(nil)
+        var router = Router()
+        router.add(Self.events) { _ in
+            let stream = EventStream()
+            opened.withLock { $0 = stream }
+            return .events(stream)
+        }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1, eventStreamKeepAliveSeconds: 0.1),
+            router: router, accessLog: .discarding()
+        )
+        try server.start()
+        defer { server.shutdown() }
+        do {
+            let connection = try TestHTTPConnection(port: server.port)
+            try connection.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(try connection.readHead().status == 200)
+        }  // the client closes its socket here
+        let stream = try #require(opened.withLock { $0 })
+        let deadline = Date().addingTimeInterval(3)
+        while stream.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!stream.isOpen)
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func headIsAnsweredLikeGetWithoutABody() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let connection = try TestHTTPConnection(port: server.port)
+        try connection.send(Array("HEAD /items/5 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let head = try connection.readHead()
+        #expect(head.status == 200)
+        #expect(Int(head.headers["content-length"] ?? "") ?? 0 > 0)
+        // The connection carries on with no body bytes in between.
+        #expect(try connection.request("GET", "/items/6").json?["id"] as? String == "6")
+    }
+
+    @Test func invalidUTF8IsNamedAsInvalidJSON() throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port).request("POST", "/echo", body: [0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])
+        #expect(response.status == 400)
+        #expect(response.errorMessage == "the body is not valid JSON (UTF-8)")
+    }
+}
