@@ -36,6 +36,12 @@ public struct Store: Sendable {
         } catch {
             throw StoreError(.io, "could not create the data folder \(folder.path): \(error.localizedDescription)")
         }
-        return try open(SQLiteDatabase(folder: folder), now: now)
+        let database = try SQLiteDatabase(folder: folder)
+        // The database holds token hashes and push tokens: owner only. SQLite gives its -wal and
+        // -shm files the main file's mode.
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database.path + suffix) {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: database.path + suffix)
+        }
+        return try open(database, now: now)
     }
 }

@@ -22,7 +22,8 @@ struct TokenRegistrationRules: Sendable {
         guard let raw = body.token, !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HTTPError.badRequest("token is required and may not be null or empty (a missing token never deletes one; use DELETE)", field: "token")
         }
-        var deviceID = try Self.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
+        // The store keys a web-push subscription by its endpoint; the device stays the caller's.
+        let deviceID = try Self.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
         let token: String
         var attributesType: String?
         var contextKey: String?
@@ -32,7 +33,6 @@ struct TokenRegistrationRules: Sendable {
         case .webPush:
             let subscription = try Self.webPushSubscription(raw)
             token = subscription.canonicalJSON
-            deviceID = subscription.endpoint
         }
         switch kind {
         case .pushToStart:

@@ -34,8 +34,10 @@ public struct PushTokenRepository: Sendable {
     /// - Same slot, another token: the old row ends as `replaced`, a new active row → `.replaced`.
     /// - Empty slot: a new active row → `.created`.
     ///
-    /// Any other active row with the same environment, kind and token (another slot or another
-    /// household) ends as `replaced` with reason `moved`. The partial unique index makes two
+    /// Any other active row of the same household with the same environment, kind and token (another
+    /// slot: the device id changed) ends as `replaced` with reason `moved`. Rows of other households
+    /// are never touched (`engine.md`: a user changes only their own household's data), so knowing
+    /// a token gives no way to end another household's registration. The partial unique index makes two
     /// active rows in one slot impossible; an insert that loses a race is retried as an update.
     @discardableResult
     public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
@@ -45,7 +47,7 @@ public struct PushTokenRepository: Sendable {
                 """
                 UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
                 WHERE environment = $2 AND kind = $3 AND token = $4 AND status = 'active'
-                AND NOT (household_id = $5 AND slot = $6)
+                AND household_id = $5 AND slot <> $6
                 """,
                 [SQLValue(now), .text(registration.environment.rawValue), .text(registration.kind.rawValue),
                  .text(registration.token), SQLValue(registration.householdID), .text(slot)]

@@ -7,7 +7,7 @@ struct ContractsCommandTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/payloads")
     /// 2026-06-18 08:00 UTC, so the examples' dates are checked against a fixed clock.
-    static let now = "1781769600"
+    static let now = "1781784000"
 
     /// Writes `text` to a fresh temporary file and returns its path.
     static func temporaryFile(_ text: String) throws -> String {

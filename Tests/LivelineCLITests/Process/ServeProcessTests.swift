@@ -26,10 +26,14 @@ import Testing
 
         var text = ""
         let deadline = Date().addingTimeInterval(20)
-        while !text.contains("\n"), Date() < deadline {
+        while !text.contains("listening on"), Date() < deadline {
+            text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        while !text.hasSuffix("\n"), Date() < deadline {
             text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
         }
         let match = try #require(text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "no port in: \(text)")
+        #expect(text.contains("admin key for the /v1 API"))
         let port = try #require(Int(match.1))
         #expect(port > 0 && port != 8080)
 

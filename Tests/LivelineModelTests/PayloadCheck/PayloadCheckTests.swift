@@ -160,7 +160,7 @@ struct PayloadCheckTests {
         #expect(refused.severity == .error)
         let update = try JSONEdit.editingAPS(Self.shopping) { $0["stale-date"] = past }
         #expect(check.check(json: update).problems(.staleDateInPast).first?.severity == .warning)
-        let future = try JSONEdit.editingAPS(Self.trip) { $0["stale-date"] = .int(1_781_773_200) }
+        let future = try JSONEdit.editingAPS(Self.trip) { $0["stale-date"] = .int(1_781_787_600) }  // 13:00, after exampleNow
         #expect(check.check(json: future).isAccepted)
     }
 

@@ -72,5 +72,5 @@ enum JSONEdit {
 
 extension Date {
     /// 2026-06-18 08:00:00 UTC: "now" for checks of the example payloads.
-    static let exampleNow = Date(timeIntervalSince1970: 1_781_769_600)
+    static let exampleNow = Date(timeIntervalSince1970: 1_781_784_000)  // 2026-06-18 12:00 UTC: within 8 h of every example's timestamp
 }

@@ -52,8 +52,13 @@ import Testing
             bodies.append(String(decoding: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }, as: UTF8.self))
         }
         let connection = try server.connection()
-        for route in server.app.routes {
-            let path = route.path(Dictionary(uniqueKeysWithValues: route.parameterNames.map { ($0, "%00../x") }))
+        // Each route with a garbage parameter and with a valid one (so its handler runs too).
+        let paths = server.app.routes.flatMap { route in
+            ["%00../x", String(user.id)].map { value in
+                (route, route.path(Dictionary(uniqueKeysWithValues: route.parameterNames.map { ($0, value) })))
+            }
+        }
+        for (route, path) in paths {
             for body in bodies {
                 let response = try connection.request(
                     route.method.rawValue, path, headers: ["Authorization": "Bearer \(bearer)"], body: Array(body.utf8)

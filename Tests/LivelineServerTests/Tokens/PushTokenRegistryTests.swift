@@ -89,7 +89,11 @@ import Testing
         #expect(list.status == 200)
         let devices = try #require(list.json?["devices"] as? [[String: Any]])
         #expect(devices.flatMap { ($0["tokens"] as? [[String: Any]]) ?? [] }.count == 4)
-        #expect(devices.contains { $0["deviceId"] as? String == "https://push.example/abc" })
+        // The subscription without a device_id belongs to the bearer token's device session.
+        #expect(devices.count == 2)
+        #expect(devices.first?["deviceId"] as? String == "d")
+        #expect((devices.last?["deviceId"] as? String)?.hasPrefix("session-") == true)
+        #expect(!list.text.contains("https://push.example/abc"))
         // Only redacted prefixes are ever shown.
         #expect(!list.text.contains(Self.tokenA) && !list.text.contains(Self.tokenB) && !list.text.contains(Self.auth))
         #expect(list.text.contains(String(Self.tokenA.prefix(8)) + "…"))
@@ -194,5 +198,38 @@ extension PushTokenRegistryTests {
         #expect(try prefixes() == ["cdcdcdcd…"])
         _ = try server.request("DELETE", "/api/apns/register", token: bearer, json: #"{"token":"\#(Self.tokenB)"}"#)
         #expect(try prefixes().isEmpty)
+    }
+}
+
+extension PushTokenRegistryTests {
+    @Test func anotherHouseholdRegisteringTheSameTokenDoesNotTouchOurs() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (ada, adaBearer) = try server.addUser(household: "Fisch", name: "Ada")
+        let (_, malloryBearer) = try server.addUser(household: "Nachbarn", name: "Mallory")
+        _ = try register(server, adaBearer, #"{"kind":"alert","token":"\#(Self.tokenA)","device_id":"phone"}"#)
+        let foreign = try register(server, malloryBearer, #"{"kind":"alert","token":"\#(Self.tokenA)","device_id":"phone"}"#)
+        #expect(foreign.status == 200)
+        #expect(try server.app.store.tokens.activeTokens(userID: ada.id).map(\.token) == [Self.tokenA])
+        #expect(try server.app.store.tokens.history(householdID: ada.householdID).count == 1)
+    }
+
+    @Test func aWebPushSubscriptionKeepsTheDeviceIdAndShowsOnlyTheHost() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        let endpoint = "https://push.example/send/very-secret-subscription-id"
+        func subscribe(_ auth: String) throws -> TestHTTPConnection.Response {
+            try register(server, bearer, #"{"kind":"web-push","device_id":"laptop","token":{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(auth)"}}}"#)
+        }
+        let first = try subscribe(Self.auth)
+        #expect(first.json?["deviceId"] as? String == "laptop")
+        #expect(first.json?["tokenPrefix"] as? String == "push.example…")
+        // New keys for the same endpoint replace the subscription.
+        let renewed = try subscribe(Base64URL.encode([UInt8](repeating: 3, count: 16)))
+        #expect(renewed.json?["outcome"] as? String == "replaced")
+        let list = try server.request("GET", "/api/apns/register", token: bearer)
+        #expect(!list.text.contains("very-secret-subscription-id") && !first.text.contains("very-secret-subscription-id"))
+        #expect(try server.app.store.tokens.activeTokens(userID: user.id).count == 1)
     }
 }
