@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev      # embedded storage
   libssl-dev          # SHA-256, random, TLS, ES256
   pkg-config
+  python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light curl bc)
