@@ -42,7 +42,7 @@ let package = Package(
         // MARK: Tests mirror the sources.
         .target(name: "LivelineTestSupport", path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),

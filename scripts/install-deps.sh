@@ -9,6 +9,7 @@ packages=(
   libssl-dev          # SHA-256, random, TLS, ES256
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   pkg-config
+  python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light curl bc)

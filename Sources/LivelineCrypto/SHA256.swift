@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// SHA-256 through OpenSSL's one-shot `EVP_Digest`.
 public enum SHA256 {

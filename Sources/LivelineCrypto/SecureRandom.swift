@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Cryptographically strong random bytes from OpenSSL's `RAND_bytes`.
 public enum SecureRandom {
