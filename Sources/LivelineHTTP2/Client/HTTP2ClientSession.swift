@@ -52,9 +52,20 @@ final class HTTP2ClientSession: HTTP2Session {
 
     /// Whether the handshake ever completed.
     private var opened = false
+    /// Why the connection closed, once it has.
+    private var closeReason: String?
 
     override func sessionOpened() {
         opened = true
+    }
+
+    /// Requests wait for the server's first SETTINGS, so the first burst already respects its
+    /// stream limit (instead of being refused and sent again).
+    private var settingsReceived = false
+
+    private func serverSettingsArrived() {
+        guard !settingsReceived else { return }
+        settingsReceived = true
         status.update { $0.open = true }
         let queued = waiting
         waiting = []
@@ -67,8 +78,13 @@ final class HTTP2ClientSession: HTTP2Session {
         case .handshaking:
             waiting.append((request, completion))
             return
+        case .open where !settingsReceived:
+            waiting.append((request, completion))
+            return
         case .closed:
-            completion(.failure(HTTP2ClientFailure(kind: .notProcessed, message: "the connection is closed", goAwayDebugData: goAwayDebugData)))
+            completion(.failure(HTTP2ClientFailure(
+                kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(closeReason ?? "closed")", goAwayDebugData: goAwayDebugData
+            )))
             return
         case .open:
             break
@@ -99,7 +115,9 @@ final class HTTP2ClientSession: HTTP2Session {
 
     /// Closes the connection if the handshake has not finished by now.
     func handshakeTimedOut(after seconds: Double) {
-        if state == .handshaking { close(reason: "timed out after \(seconds) s connecting to \(authority)") }
+        if state == .handshaking || (state == .open && !settingsReceived) {
+            close(reason: "timed out after \(seconds) s connecting to \(authority)")
+        }
     }
 
     /// Sends a PING; `done` gets whether its ACK came back before the connection closed.
@@ -127,11 +145,12 @@ final class HTTP2ClientSession: HTTP2Session {
 
     override func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         switch UInt32(frame.pointee.hd.type) {
-        case NGHTTP2_SETTINGS.rawValue:
+        case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
             if let session {
                 let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
                 status.update { $0.remoteMaxConcurrentStreams = limit }
             }
+            serverSettingsArrived()
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
             goAwayDebugData = goAway.opaque_data_len > 0 && goAway.opaque_data != nil
@@ -172,6 +191,7 @@ final class HTTP2ClientSession: HTTP2Session {
     }
 
     override func sessionClosed(reason: String) {
+        closeReason = reason
         status.update {
             $0.open = false
             $0.closed = true

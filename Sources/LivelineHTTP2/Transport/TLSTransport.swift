@@ -47,6 +47,9 @@ final class TLSTransport: Transport {
                 return .failed("\(error)")
             }
         }
+        // SSL_get_error reads this thread's error queue, which other connections on the same
+        // loop thread may have left entries in: clear it before every TLS operation.
+        ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true
@@ -76,6 +79,7 @@ final class TLSTransport: Transport {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        ERR_clear_error()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         if count > 0 { return Int(count) }
         switch SSL_get_error(ssl, count) {
@@ -88,6 +92,7 @@ final class TLSTransport: Transport {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         guard bytes.count > 0 else { return 0 }
+        ERR_clear_error()
         let count = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
         if count > 0 { return Int(count) }
         switch SSL_get_error(ssl, count) {
