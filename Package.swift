@@ -30,13 +30,19 @@ let package = Package(
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineSandbox",
+            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
             dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto"], swiftSettings: swiftSettings),
+        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
@@ -45,6 +51,16 @@ let package = Package(
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelinePushTests",
+            dependencies: ["LivelinePush", "LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineSandboxTests",
+            dependencies: ["LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelineTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "liveline"], swiftSettings: swiftSettings),

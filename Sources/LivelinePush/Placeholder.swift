@@ -1,0 +1,1 @@
+// The APNs provider client.
