@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
-            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore"],
+            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),

@@ -4,6 +4,8 @@ public enum Liveline {
     public static let commands: [any CLICommand.Type] = [
         ServeCommand.self,
         UsersCommand.self,
+        PushCommand.self,
+        DoctorCommand.self,
         ContractsCommand.self,
     ]
 

@@ -18,7 +18,7 @@ enum ServeCommand: CLICommand {
           --data DIR      data folder (database, generated admin key)           [LIVELINE_DATA_DIR, ./liveline-data]
 
         Environment:
-        \(ServerConfiguration.environmentHelp.map { "  " + $0.0.padding(toLength: 27, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n"))
+        \((ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp).map { "  " + $0.0.padding(toLength: 27, withPad: " ", startingAt: 0) + " " + $0.1 }.joined(separator: "\n"))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
         first start, printed once and kept in DIR/admin-key (mode 0600).

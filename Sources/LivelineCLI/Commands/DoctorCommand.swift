@@ -1,0 +1,105 @@
+import Foundation
+import LivelineCrypto
+import LivelineModel
+import LivelinePush
+import LivelineServer
+
+/// `liveline doctor`: checks the APNs configuration end to end, one clear line per check.
+enum DoctorCommand: CLICommand {
+    static let name = "doctor"
+    static let summary = "check the APNs key, team, bundle id, connection and auth, one line per check"
+    static let help = """
+        Usage: liveline doctor [APNs options]
+
+        Loads the configured .p8 key, signs a provider token with it, checks the key id, team id,
+        bundle id and Live Activity topic, connects to APNs over HTTP/2 and sends a Live Activity
+        push to a dummy device token: APNs answering BadDeviceToken proves the key, team and topic
+        are accepted (no device is involved). Exit code 0 when every check passes, 1 otherwise.
+
+        APNs options:
+        \(APNSOptions.help)
+        """
+
+    /// The token sent to: valid hex, never a real device's.
+    static let dummyToken = String(repeating: "0", count: 64)
+
+    static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        let args = try Arguments(arguments, options: APNSOptions.names)
+        guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
+        let config = try APNSOptions.configuration(args, context: context)
+        var failures = 0
+        func pass(_ text: String) { context.print("✔ \(text)") }
+        func fail(_ text: String) {
+            failures += 1
+            context.print("✘ \(text)")
+        }
+
+        guard let keyPath = config.keyPath else {
+            fail("no APNs key configured: set LIVELINE_APNS_KEY_PATH (or --key) to your .p8 file")
+            return 1
+        }
+        let key: ES256PrivateKey
+        do {
+            key = try ES256PrivateKey(contentsOf: URL(fileURLWithPath: keyPath))
+            pass("key \(keyPath) is a P-256 private key (ES256)")
+        } catch {
+            fail("key \(keyPath): \(error)")
+            return 1
+        }
+        guard let keyID = config.keyID, keyID.count == 10 else {
+            fail("key id: \(config.keyID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_KEY_ID or --key-id)")")
+            return 1
+        }
+        pass("key id \(keyID)")
+        guard let teamID = config.teamID, teamID.count == 10 else {
+            fail("team id: \(config.teamID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_TEAM_ID or --team-id)")")
+            return 1
+        }
+        pass("team id \(teamID)")
+        do {
+            try config.validate()
+            pass("bundle id \(config.bundleID); Live Activity topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID))")
+        } catch {
+            fail("\(error)")
+        }
+        do {
+            let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int(Date().timeIntervalSince1970), key: key)
+            guard token.verify(with: key.publicKey) else { throw CLIError("the signature does not verify") }
+            pass("signed a provider token (ES256, kid \(keyID), iss \(teamID))")
+        } catch {
+            fail("signing a provider token: \(error)")
+            return 1
+        }
+
+        let endpoint = config.apnsEnvironment.device
+        let client = try APNSClient(configuration: APNSClientConfiguration(
+            credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key), environment: config.apnsEnvironment,
+            maxConnectionsPerEndpoint: 1, connectionRetries: 1
+        ))
+        defer { client.shutdown() }
+        let result = PushCommand.wait {
+            await client.send(APNSNotification.liveActivity(
+                deviceToken: dummyToken, bundleID: config.bundleID,
+                payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
+            ))
+        }
+        if result.status == 0 {
+            fail("connecting to \(endpoint) (\(config.environment.rawValue)): \(result.transportError ?? "no answer")")
+            return 1
+        }
+        pass("connected to \(endpoint) over HTTP/2 with TLS")
+        switch result.reason {
+        case .badDeviceToken?:
+            pass("APNs accepted the provider token and topic (it answered \(result.summary) for the dummy device token, as expected)")
+        case .some(let reason) where [.invalidProviderToken, .expiredProviderToken, .missingProviderToken, .forbidden].contains(reason):
+            fail("APNs refused the provider token: \(result.summary) (check the key id, team id and that the key is enabled for APNs)")
+        case .badEnvironmentKeyIDInToken?:
+            fail("APNs says the key is for the other environment: \(result.summary) (check LIVELINE_APNS_ENVIRONMENT)")
+        case .topicDisallowed?, .badTopic?, .deviceTokenNotForTopic?:
+            fail("APNs refused the topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID)): \(result.summary) (check the bundle id and that the key's team owns it)")
+        default:
+            fail("unexpected answer for the dummy device token: \(result.summary); expected 400 BadDeviceToken")
+        }
+        return failures == 0 ? 0 : 1
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import LivelineCrypto
+import LivelineModel
+import LivelinePush
+
+/// How Liveline reaches APNs: Apple's servers when a key is configured (`LIVELINE_APNS_KEY_PATH`,
+/// key id, team id, bundle id, environment), else the APNs sandbox started in-process. `host`,
+/// `port` and `caFile` point the client at another server that speaks APNs (e.g. a
+/// `liveline sandbox` in another process).
+public struct APNSConfiguration: Sendable {
+    /// The `.p8` key file.
+    public var keyPath: String?
+    /// The key's 10-character id.
+    public var keyID: String?
+    /// The 10-character team id.
+    public var teamID: String?
+    /// The app's bundle id (topics are derived from it).
+    public var bundleID = "dev.liveline.demo"
+    /// Which APNs environment: `sandbox` (Apple's development) or `production`.
+    public var environment = PushEnvironment.sandbox
+    /// Overrides of the device endpoint (another APNs-speaking server).
+    public var host: String?
+    public var port: Int?
+    public var managementPort: Int?
+    /// The host of broadcast sends, where Apple's documents disagree (default: the device host).
+    public var broadcastHost: String?
+    /// A CA file to trust (a sandbox's self-signed certificate).
+    public var caFile: String?
+
+    public init() {}
+
+    /// The environment variables read, with what each sets (for `--help`).
+    public static let environmentHelp: [(String, String)] = [
+        ("LIVELINE_APNS_KEY_PATH", "the .p8 key file (unset: the in-process APNs sandbox is used)"),
+        ("LIVELINE_APNS_KEY_ID", "its key id"),
+        ("LIVELINE_APNS_TEAM_ID", "the team id"),
+        ("LIVELINE_APNS_BUNDLE_ID", "the app's bundle id (default dev.liveline.demo)"),
+        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production (default sandbox)"),
+        ("LIVELINE_APNS_HOST / _PORT / _MANAGEMENT_PORT", "another APNs-speaking server (e.g. `liveline sandbox`)"),
+        ("LIVELINE_APNS_CA_FILE", "a CA file to trust for it"),
+        ("LIVELINE_APNS_BROADCAST_HOST", "host for broadcast sends (default: the device host)"),
+    ]
+
+    /// Reads the `LIVELINE_APNS_*` variables. A malformed value is an error naming it.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> APNSConfiguration {
+        var config = APNSConfiguration()
+        func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        config.keyPath = text("LIVELINE_APNS_KEY_PATH")
+        config.keyID = text("LIVELINE_APNS_KEY_ID")
+        config.teamID = text("LIVELINE_APNS_TEAM_ID")
+        if let bundle = text("LIVELINE_APNS_BUNDLE_ID") { config.bundleID = bundle }
+        if let value = text("LIVELINE_APNS_ENVIRONMENT") {
+            guard let parsed = PushEnvironment(rawValue: value) else {
+                throw ConfigurationError("LIVELINE_APNS_ENVIRONMENT must be sandbox or production, not '\(value)'")
+            }
+            config.environment = parsed
+        }
+        config.host = text("LIVELINE_APNS_HOST")
+        if let port = text("LIVELINE_APNS_PORT") { config.port = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PORT", in: 1...65535) }
+        if let port = text("LIVELINE_APNS_MANAGEMENT_PORT") {
+            config.managementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_MANAGEMENT_PORT", in: 1...65535)
+        }
+        config.broadcastHost = text("LIVELINE_APNS_BROADCAST_HOST")
+        config.caFile = text("LIVELINE_APNS_CA_FILE")
+        return config
+    }
+
+    /// Whether a key is configured (else the embedded sandbox is used).
+    public var hasKey: Bool { keyPath != nil }
+
+    /// Checks the settings belong together and names what is missing.
+    public func validate() throws {
+        if hasKey {
+            guard keyID != nil else { throw ConfigurationError("LIVELINE_APNS_KEY_ID is needed with LIVELINE_APNS_KEY_PATH") }
+            guard teamID != nil else { throw ConfigurationError("LIVELINE_APNS_TEAM_ID is needed with LIVELINE_APNS_KEY_PATH") }
+        }
+        if let keyID, keyID.count != 10 {
+            throw ConfigurationError("the key id must be the 10 characters Apple shows with the key, not '\(keyID)'")
+        }
+        if let teamID, teamID.count != 10 {
+            throw ConfigurationError("the team id must be the 10 characters of your Apple team, not '\(teamID)'")
+        }
+        try Self.validateBundleID(bundleID)
+    }
+
+    /// A bundle id is reverse-DNS letters, digits, `-` and `.`, and never carries a topic suffix.
+    static func validateBundleID(_ bundleID: String) throws {
+        let allowed = bundleID.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-" }
+        guard allowed, bundleID.contains("."), !bundleID.hasPrefix("."), !bundleID.hasSuffix(".") else {
+            throw ConfigurationError("the bundle id must look like com.example.app, not '\(bundleID)'")
+        }
+        for suffix in [".push-type.", ".voip", ".complication", ".location-query", ".pushkit."] where bundleID.contains(suffix) {
+            throw ConfigurationError("'\(bundleID)' looks like a topic: give the bare bundle id (the \(suffix) suffix is added per push type)")
+        }
+    }
+
+    /// Apple's endpoints for the environment, with any overrides applied.
+    public var apnsEnvironment: APNSEnvironment {
+        var base = environment == .production ? APNSEnvironment.production : APNSEnvironment.development
+        if let host { base.device.host = host; base.management.host = host }
+        if let port { base.device.port = port }
+        if let managementPort { base.management.port = managementPort }
+        if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
+        base.broadcast = base.device
+        if let broadcastHost { base.broadcast.host = broadcastHost }
+        return base
+    }
+
+    /// The credentials from the configured key file.
+    public func credentials() throws -> APNSCredentials {
+        guard let keyPath, let keyID, let teamID else {
+            throw ConfigurationError("no APNs key configured: set LIVELINE_APNS_KEY_PATH, LIVELINE_APNS_KEY_ID and LIVELINE_APNS_TEAM_ID")
+        }
+        return try APNSCredentials(keyFile: URL(fileURLWithPath: keyPath), keyID: keyID, teamID: teamID)
+    }
+}
