@@ -18,7 +18,7 @@ enum ServeCommand: CLICommand {
           --data DIR      data folder (database, generated admin key)           [LIVELINE_DATA_DIR, ./liveline-data]
 
         Environment:
-        \((ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp).map { "  " + $0.0.padding(toLength: 27, withPad: " ", startingAt: 0) + " " + $0.1 }.joined(separator: "\n"))
+        \(table(ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
         first start, printed once and kept in DIR/admin-key (mode 0600).
@@ -57,6 +57,12 @@ enum ServeCommand: CLICommand {
         sources.forEach { $0.cancel() }
         context.printError("liveline: stopped")
         return 0
+    }
+
+    /// Two columns, the first as wide as its longest entry.
+    static func table(_ rows: [(String, String)]) -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
     /// The environment's configuration with `--data` applied (shared with `users`).

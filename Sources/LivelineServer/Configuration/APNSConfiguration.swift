@@ -35,7 +35,7 @@ public struct APNSConfiguration: Sendable {
         ("LIVELINE_APNS_KEY_ID", "its key id"),
         ("LIVELINE_APNS_TEAM_ID", "the team id"),
         ("LIVELINE_APNS_BUNDLE_ID", "the app's bundle id (default dev.liveline.demo)"),
-        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production (default sandbox)"),
+        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production (default sandbox); also of tokens registered without one"),
         ("LIVELINE_APNS_HOST / _PORT / _MANAGEMENT_PORT", "another APNs-speaking server (e.g. `liveline sandbox`)"),
         ("LIVELINE_APNS_CA_FILE", "a CA file to trust for it"),
         ("LIVELINE_APNS_BROADCAST_HOST", "host for broadcast sends (default: the device host)"),

@@ -34,7 +34,6 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
         ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout)"),
-        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production: environment of tokens registered without one (default sandbox)"),
     ]
 
     /// Reads the `LIVELINE_*` variables over the defaults. A malformed value is an error naming it.
