@@ -8,12 +8,33 @@ public struct Store: Sendable {
     public let database: any Database
     public let accounts: AccountRepository
     public let tokens: PushTokenRepository
+    public let contexts: ContextRepository
+    public let outbox: OutboxRepository
+    public let deliveries: DeliveryRepository
 
     /// The repositories over `database`, as it is (no migration).
     public init(database: any Database) {
         self.database = database
         accounts = AccountRepository(database: database)
         tokens = PushTokenRepository(database: database)
+        outbox = OutboxRepository(database: database)
+        contexts = ContextRepository(database: database, outbox: outbox)
+        deliveries = DeliveryRepository(database: database)
+    }
+
+    /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers
+    /// (``OutboxRepository/enqueued``).
+    ///
+    /// The way for a domain mutation to record a change: write the domain rows and call
+    /// ``ContextRepository/recordChange(key:now:note:in:)`` in `body` (`engine.md`, "The
+    /// transactional outbox and the dispatcher": one transaction). The bump comes after the
+    /// commit, so a woken dispatcher sees the rows; a body that enqueued nothing costs a
+    /// dispatcher one empty claim.
+    @discardableResult
+    public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        let result = try database.write(body)
+        outbox.notifyEnqueued()
+        return result
     }
 
     /// Migrates `database` to this build's schema and returns the store over it.

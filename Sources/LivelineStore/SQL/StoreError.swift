@@ -28,6 +28,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let column = Code(rawValue: "column")
         /// An argument cannot be stored as given (e.g. a push-to-start token without attributes type).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// A row with that key exists already (a context created twice).
+        public static let alreadyExists = Code(rawValue: "alreadyExists")
+        /// A context exists under that key with another activity type; its type never changes.
+        public static let activityTypeChanged = Code(rawValue: "activityTypeChanged")
+        /// The context has ended; its content no longer changes through the generic API.
+        public static let contextEnded = Code(rawValue: "contextEnded")
+        /// The change conflicts with how the row is owned or used (a household's context written
+        /// through the generic API).
+        public static let conflict = Code(rawValue: "conflict")
         /// Any other database failure.
         public static let database = Code(rawValue: "database")
     }

@@ -26,3 +26,27 @@ extension TokenRegistration {
         )
     }
 }
+
+extension Store {
+    /// A `/v1`-style context (no household) created at `time(seconds)`, at revision 0.
+    @discardableResult
+    func makeContext(_ key: String = "trip:1", type: String = "TransitActivityAttributes", at seconds: Int = 0) throws -> ContextRecord {
+        try write { transaction in
+            try contexts.create(
+                key: key, activityType: type, householdID: nil, attributes: #"{"line":"5"}"#, contentState: nil,
+                now: time(seconds), in: transaction
+            )
+        }
+    }
+
+    /// Records one change of `key` at `time(seconds)` in its own transaction; returns the new rev.
+    @discardableResult
+    func change(_ key: String = "trip:1", at seconds: Int, note: String? = nil) throws -> Int {
+        try write { transaction in try contexts.recordChange(key: key, now: time(seconds), note: note, in: transaction) }
+    }
+
+    /// The context's outbox rows of `kind` in `status`, oldest first.
+    func outboxRows(_ key: String = "trip:1", kind: OutboxKind = .sync, status: OutboxStatus) throws -> [OutboxRow] {
+        try outbox.rows(contextKey: key).filter { $0.kind == kind && $0.status == status }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// One stored context: a live thing on the server that one or more Live Activities show.
+///
+/// `engine.md`, "Contexts, revisions, snapshots": a key (`contracts.md`), an activity type, a
+/// lifecycle state, a start time, a hard deadline (start + 8 h, `device.md`), its broadcast
+/// channel if any, and a revision. JSON columns stay text: the store does not decode them.
+public struct ContextRecord: Sendable, Hashable {
+    /// The context key, e.g. `shopping:1:2026-01-05` (`contracts.md`).
+    public var key: String
+    /// The `ActivityAttributes` type name, e.g. `ShoppingActivityAttributes`.
+    public var activityType: String
+    /// The owning household; `nil` for contexts created through the server-to-server `/v1` API.
+    public var householdID: Int?
+    public var state: ContextState
+    /// The revision: 0 at creation, one more per recorded change; never down, never repeated.
+    public var rev: Int
+    /// JSON of the static attributes.
+    public var attributes: String
+    /// JSON of the content state for `/v1` contexts; `nil` for domain contexts, whose snapshot
+    /// builders read their own tables.
+    public var contentState: String?
+    /// JSON of an alert for the next push (a `/v1` hint), pending since revision ``hintRev``.
+    public var alert: String?
+    /// An APNs priority (5 or 10) asked for the next push (a `/v1` hint); `nil` lets the engine
+    /// decide by materiality.
+    public var priorityHint: Int?
+    /// The revision at which ``alert`` / ``priorityHint`` were set; see
+    /// ``ContextRepository/clearHints(key:sentRev:in:)``.
+    public var hintRev: Int?
+    /// `relevance-score`, sent only when present.
+    public var relevanceScore: Double?
+    /// The APNs broadcast channel id (base64), when the context has one.
+    public var channelID: String?
+    public var startedAt: Date
+    /// The hard deadline: ``startedAt`` + 8 h (``ContextRepository/lifetime``).
+    public var deadlineAt: Date
+    public var endedAt: Date?
+    /// The last `aps.timestamp` handed out for this context, UNIX seconds (0 before the first).
+    public var lastPushTimestamp: Int
+    public var updatedAt: Date
+
+    public init(
+        key: String, activityType: String, householdID: Int?, state: ContextState, rev: Int, attributes: String,
+        contentState: String?, alert: String?, priorityHint: Int?, hintRev: Int?, relevanceScore: Double?,
+        channelID: String?, startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date
+    ) {
+        self.key = key
+        self.activityType = activityType
+        self.householdID = householdID
+        self.state = state
+        self.rev = rev
+        self.attributes = attributes
+        self.contentState = contentState
+        self.alert = alert
+        self.priorityHint = priorityHint
+        self.hintRev = hintRev
+        self.relevanceScore = relevanceScore
+        self.channelID = channelID
+        self.startedAt = startedAt
+        self.deadlineAt = deadlineAt
+        self.endedAt = endedAt
+        self.lastPushTimestamp = lastPushTimestamp
+        self.updatedAt = updatedAt
+    }
+
+    /// The columns ``init(row:)`` reads.
+    static let columns = """
+        key, activity_type, household_id, state, rev, attributes, content_state, alert, priority_hint, hint_rev, \
+        relevance_score, channel_id, started_at, deadline_at, ended_at, last_push_timestamp, updated_at
+        """
+
+    init(row: Row) throws {
+        guard let state = ContextState(rawValue: try row.string("state")) else {
+            throw StoreError(.column, "contexts.state holds an unknown state")
+        }
+        self.init(
+            key: try row.string("key"), activityType: try row.string("activity_type"),
+            householdID: try row.optionalInt("household_id"), state: state, rev: try row.int("rev"),
+            attributes: try row.string("attributes"), contentState: try row.optionalString("content_state"),
+            alert: try row.optionalString("alert"), priorityHint: try row.optionalInt("priority_hint"),
+            hintRev: try row.optionalInt("hint_rev"), relevanceScore: try row.optionalDouble("relevance_score"),
+            channelID: try row.optionalString("channel_id"), startedAt: try row.date("started_at"),
+            deadlineAt: try row.date("deadline_at"), endedAt: try row.optionalDate("ended_at"),
+            lastPushTimestamp: try row.int("last_push_timestamp"), updatedAt: try row.date("updated_at")
+        )
+    }
+}

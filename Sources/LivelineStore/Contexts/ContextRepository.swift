@@ -1,0 +1,247 @@
+import Foundation
+
+/// Contexts and their revisions: the one place a change is recorded, and the reads the engine
+/// and the API need.
+///
+/// Rules from `engine.md`, "Contexts, revisions, snapshots":
+/// - `rev` goes up by one in the **same transaction** as every mutation that changes what the
+///   card shows (``recordChange(key:now:note:in:)``); it never goes down and never repeats (the
+///   increment happens in SQL on the locked row, so concurrent writers serialise on it).
+/// - That transaction also inserts the (coalesced) sync row of the outbox, so a committed change
+///   always has a due or leased sync row until a push rendered after it was completed; a crash
+///   after the commit loses nothing ("The transactional outbox and the dispatcher").
+/// - Pull-reconcile reads `rev` first, then the body, in one read transaction
+///   (``snapshotRead(key:sinceRev:in:)``).
+/// - `aps.timestamp` is strictly increasing per context, in seconds (``nextPushTimestamp(key:now:in:)``).
+///
+/// Methods taking a transaction run inside the caller's `write` (or `read`) and never commit;
+/// whoever commits a transaction that recorded a change wakes the dispatchers (``Store/write(_:)``
+/// does, or ``OutboxRepository/notifyEnqueued()``). Methods without one open their own
+/// transaction and wake the dispatchers themselves.
+public struct ContextRepository: Sendable {
+    /// A Live Activity lives at most 8 hours (`device.md`); the deadline is start + this.
+    public static let lifetime: TimeInterval = 8 * 60 * 60
+
+    public let database: any Database
+    /// Where ``recordChange(key:now:note:in:)`` enqueues its sync rows.
+    public let outbox: OutboxRepository
+
+    public init(database: any Database, outbox: OutboxRepository) {
+        self.database = database
+        self.outbox = outbox
+    }
+
+    // MARK: Writing, inside the caller's transaction
+
+    /// Creates an active context at revision 0 (nothing to push yet), started `now`, deadline
+    /// `now + 8 h`. Throws `.alreadyExists` when the key is taken.
+    ///
+    /// `householdID` is the owner, `nil` for `/v1` contexts; `attributes` and `contentState` are
+    /// JSON (`contentState` only for `/v1` contexts). A domain feature then records its first
+    /// change with ``recordChange(key:now:note:in:)`` in the same transaction.
+    @discardableResult
+    public func create(
+        key: String, activityType: String, householdID: Int?, attributes: String, contentState: String?, now: Date,
+        in transaction: any SQLTransaction
+    ) throws -> ContextRecord {
+        guard let row = try transaction.queryOne(
+            """
+            INSERT INTO contexts (key, activity_type, household_id, state, rev, attributes, content_state, started_at,
+                deadline_at, last_push_timestamp, updated_at)
+            VALUES ($1, $2, $3, 'active', 0, $4, $5, $6, $7, 0, $6)
+            ON CONFLICT (key) DO NOTHING
+            RETURNING \(ContextRecord.columns)
+            """,
+            [.text(key), .text(activityType), SQLValue(householdID), .text(attributes), SQLValue(contentState),
+             SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))]
+        ) else {
+            throw StoreError(.alreadyExists, "a context with the key \(key) exists already")
+        }
+        return try ContextRecord(row: row)
+    }
+
+    /// Records that the context changed: bumps `rev` by one, writes the revision row and makes sure
+    /// a due sync row exists (coalesced), all in the caller's transaction. Returns the new `rev`.
+    ///
+    /// Every mutation that changes what the card shows calls this inside its own write
+    /// transaction, after its domain writes; if the transaction rolls back, so do the revision and
+    /// the sync row. For an ended context the revision still goes up (pull-reconcile sees the
+    /// truth) but no sync row is added: after the end nothing more is sent to its activities
+    /// (`engine.md`, "Lifecycle"). Throws `.notFound` for an unknown key.
+    @discardableResult
+    public func recordChange(key: String, now: Date, note: String? = nil, in transaction: any SQLTransaction) throws -> Int {
+        try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, in: transaction)
+    }
+
+    /// Ends the context: state `ended`, `ended_at`, and a recorded change whose sync row carries
+    /// the final snapshot (the dispatcher sends it as the `end` event). Ending an ended context
+    /// changes nothing and says so. Throws `.notFound` for an unknown key.
+    @discardableResult
+    public func end(key: String, now: Date, note: String? = "ended", in transaction: any SQLTransaction) throws -> ContextEndResult {
+        let ended = try transaction.execute(
+            "UPDATE contexts SET state = 'ended', ended_at = $2 WHERE key = $1 AND state = 'active'",
+            [.text(key), SQLValue(now)]
+        )
+        guard ended == 1 else {
+            guard let rev = try revision(key: key, in: transaction) else {
+                throw StoreError(.notFound, "there is no context \(key)")
+            }
+            return ContextEndResult(rev: rev, alreadyEnded: true)
+        }
+        let rev = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, in: transaction)
+        return ContextEndResult(rev: rev, alreadyEnded: false)
+    }
+
+    /// The `aps.timestamp` for the next push of the context: `max(now in whole seconds, last + 1)`,
+    /// stored as the new last. Strictly increasing per context even within one second (`engine.md`:
+    /// "a second-resolution clock can tie, so bump it"); ahead of real time only by as many pushes
+    /// as were made in the same second. Throws `.notFound` for an unknown key.
+    ///
+    /// Take it in the same transaction as the snapshot read that the push carries (a write
+    /// transaction sees a consistent state), so a later timestamp never carries an older state.
+    public func nextPushTimestamp(key: String, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        let seconds = Int64((now.timeIntervalSince1970).rounded(.down))
+        guard let row = try transaction.queryOne(
+            """
+            UPDATE contexts SET last_push_timestamp =
+                CASE WHEN $2 > last_push_timestamp THEN $2 ELSE last_push_timestamp + 1 END
+            WHERE key = $1
+            RETURNING last_push_timestamp
+            """,
+            [.text(key), .integer(seconds)]
+        ) else {
+            throw StoreError(.notFound, "there is no context \(key)")
+        }
+        return try row.int("last_push_timestamp")
+    }
+
+    /// Sets (or with `nil` removes) the context's broadcast channel. Not a change of what the card
+    /// shows: `rev` stays. Throws `.notFound` for an unknown key.
+    public func setChannel(key: String, channelID: String?, now: Date, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            "UPDATE contexts SET channel_id = $2, updated_at = $3 WHERE key = $1", [.text(key), SQLValue(channelID), SQLValue(now)],
+            key: key, in: transaction
+        )
+    }
+
+    /// Sets (or with `nil` removes) the `relevance-score` sent with the context's updates; record a
+    /// change too when it should go out now. Throws `.notFound` for an unknown key.
+    public func setRelevanceScore(key: String, _ score: Double?, now: Date, in transaction: any SQLTransaction) throws {
+        let value: SQLValue = score.map { .real($0) } ?? .null
+        try updateOne(
+            "UPDATE contexts SET relevance_score = $2, updated_at = $3 WHERE key = $1", [.text(key), value, SQLValue(now)],
+            key: key, in: transaction
+        )
+    }
+
+    /// Clears the alert and priority hints once a push rendered at `sentRev` carried them; hints
+    /// set at a later revision stay for the next push. `false` when nothing was cleared.
+    @discardableResult
+    public func clearHints(key: String, sentRev: Int, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE contexts SET alert = NULL, priority_hint = NULL, hint_rev = NULL WHERE key = $1 AND hint_rev <= $2",
+            [.text(key), SQLValue(sentRev)]
+        ) == 1
+    }
+
+    // MARK: Writing, in its own transaction
+
+    /// `PUT /v1/contexts/{key}` (`engine.md`, "Generic API"): creates the context at revision 1,
+    /// or stores the new content state and bumps the revision, in one write transaction; then
+    /// wakes the dispatchers.
+    ///
+    /// Every call is a change (a repeated `PUT` pushes again). `attributes` replace the stored ones
+    /// (used by later starts; running activities keep theirs). `alert` and `priorityHint`, when
+    /// given, are hints for the next push, pending until ``clearHints(key:sentRev:in:)``;
+    /// `relevanceScore` is stored as given (`nil` removes it). Refused, with nothing changed:
+    /// another activity type for an existing key (`.activityTypeChanged`), an ended context
+    /// (`.contextEnded`), a context owned by a household (`.conflict`): each a 409 for the caller.
+    @discardableResult
+    public func upsert(
+        key: String, activityType: String, attributes: String, contentState: String, alert: String? = nil,
+        priorityHint: Int? = nil, relevanceScore: Double? = nil, now: Date
+    ) throws -> ContextUpsertResult {
+        let result = try database.write { transaction in
+            let created: Bool
+            if let existing = try context(key: key, in: transaction) {
+                guard existing.activityType == activityType else {
+                    throw StoreError(.activityTypeChanged, """
+                        the context \(key) has the activity type \(existing.activityType); it cannot become \(activityType)
+                        """)
+                }
+                guard existing.state == .active else {
+                    throw StoreError(.contextEnded, "the context \(key) has ended; its state no longer changes")
+                }
+                guard existing.householdID == nil else {
+                    throw StoreError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
+                }
+                created = false
+            } else {
+                try create(
+                    key: key, activityType: activityType, householdID: nil, attributes: attributes,
+                    contentState: contentState, now: now, in: transaction
+                )
+                created = true
+            }
+            let rev = try recordChange(key: key, now: now, note: created ? "created" : "updated", in: transaction)
+            let value: SQLValue = relevanceScore.map { .real($0) } ?? .null
+            try transaction.execute(
+                "UPDATE contexts SET attributes = $2, content_state = $3, relevance_score = $4 WHERE key = $1",
+                [.text(key), .text(attributes), .text(contentState), value]
+            )
+            if alert != nil || priorityHint != nil {
+                try transaction.execute(
+                    """
+                    UPDATE contexts SET alert = COALESCE($2, alert), priority_hint = COALESCE($3, priority_hint), hint_rev = $4
+                    WHERE key = $1
+                    """,
+                    [.text(key), SQLValue(alert), SQLValue(priorityHint), SQLValue(rev)]
+                )
+            }
+            return ContextUpsertResult(rev: rev, created: created)
+        }
+        outbox.notifyEnqueued()
+        return result
+    }
+
+    /// ``end(key:now:note:in:)`` in its own write transaction; then wakes the dispatchers.
+    @discardableResult
+    public func end(key: String, now: Date, note: String? = "ended") throws -> ContextEndResult {
+        let result = try database.write { transaction in try end(key: key, now: now, note: note, in: transaction) }
+        if !result.alreadyEnded { outbox.notifyEnqueued() }
+        return result
+    }
+
+    /// ``setChannel(key:channelID:now:in:)`` in its own write transaction.
+    public func setChannel(key: String, channelID: String?, now: Date) throws {
+        try database.write { transaction in try setChannel(key: key, channelID: channelID, now: now, in: transaction) }
+    }
+
+    // MARK: Private
+
+    private func bumpRevision(
+        key: String, now: Date, note: String?, syncWhenEnded: Bool, in transaction: any SQLTransaction
+    ) throws -> Int {
+        guard let row = try transaction.queryOne(
+            "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state",
+            [.text(key), SQLValue(now)]
+        ) else {
+            throw StoreError(.notFound, "there is no context \(key)")
+        }
+        let rev = try row.int("rev")
+        try transaction.execute(
+            "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
+            [.text(key), SQLValue(rev), SQLValue(now), SQLValue(note)]
+        )
+        if try row.string("state") == ContextState.active.rawValue || syncWhenEnded {
+            try outbox.enqueueSync(contextKey: key, now: now, in: transaction)
+        }
+        return rev
+    }
+
+    private func updateOne(_ sql: String, _ parameters: [SQLValue], key: String, in transaction: any SQLTransaction) throws {
+        guard try transaction.execute(sql, parameters) == 1 else {
+            throw StoreError(.notFound, "there is no context \(key)")
+        }
+    }
+}

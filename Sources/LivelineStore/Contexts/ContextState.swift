@@ -1,0 +1,5 @@
+/// The lifecycle state of a context (`engine.md`, "Contexts, revisions, snapshots").
+public enum ContextState: String, Sendable, Hashable, CaseIterable {
+    case active
+    case ended
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// One line of a context's timeline (`GET /v1/contexts/{key}/timeline`, issue 6): revisions,
+/// every delivery attempt, and dead letters, newest first.
+public enum TimelineEntry: Sendable, Hashable {
+    case revision(ContextRevision)
+    case delivery(DeliveryAttempt)
+    /// An outbox row of the context that went to the dead letters (at its `updatedAt`).
+    case deadLetter(OutboxRow)
+
+    /// When it happened.
+    public var date: Date {
+        switch self {
+        case .revision(let revision): revision.changedAt
+        case .delivery(let attempt): attempt.attemptedAt
+        case .deadLetter(let row): row.updatedAt
+        }
+    }
+
+    /// Orders entries of the same instant: a change comes before the attempts it caused, and
+    /// those before a dead letter they caused.
+    var rank: Int {
+        switch self {
+        case .revision: 0
+        case .delivery: 1
+        case .deadLetter: 2
+        }
+    }
+
+    /// The revision number or row id, the last tie-breaker.
+    var sequence: Int {
+        switch self {
+        case .revision(let revision): revision.rev
+        case .delivery(let attempt): attempt.id ?? 0
+        case .deadLetter(let row): row.id
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The delivery log: every attempt to hand a push to APNs (`engine.md`, "The transactional outbox
+/// and the dispatcher": records every attempt: `apns-id`, status, reason, priority, latency).
+public struct DeliveryRepository: Sendable {
+    public let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// Records one attempt in its own write transaction and returns its id.
+    @discardableResult
+    public func record(_ attempt: DeliveryAttempt) throws -> Int {
+        try database.write { transaction in try record(attempt, in: transaction) }
+    }
+
+    /// Records one attempt in the caller's transaction (e.g. together with the outbox outcome or a
+    /// token marked invalid) and returns its id. `attempt.id` is ignored.
+    @discardableResult
+    public func record(_ attempt: DeliveryAttempt, in transaction: any SQLTransaction) throws -> Int {
+        guard let row = try transaction.queryOne(
+            """
+            INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
+                latency_ms, attempted_at, note)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            RETURNING id
+            """,
+            [SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
+             .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
+             SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
+             SQLValue(attempt.attemptedAt), SQLValue(attempt.note)]
+        ) else {
+            throw StoreError(.database, "recording a delivery attempt returned no id")
+        }
+        return try row.int("id")
+    }
+
+    /// The context's attempts, newest first.
+    public func attempts(contextKey: String, limit: Int = 100) throws -> [DeliveryAttempt] {
+        try database.read { transaction in try attempts(contextKey: contextKey, limit: limit, in: transaction) }
+    }
+
+    /// The context's attempts, newest first, in the caller's transaction.
+    public func attempts(contextKey: String, limit: Int, in transaction: any SQLTransaction) throws -> [DeliveryAttempt] {
+        try transaction.query(
+            """
+            SELECT \(DeliveryAttempt.columns) FROM deliveries WHERE context_key = $1
+            ORDER BY attempted_at DESC, id DESC LIMIT $2
+            """,
+            [.text(contextKey), SQLValue(limit)]
+        ).map(DeliveryAttempt.init(row:))
+    }
+
+    /// Attempts by HTTP status and reason over the whole log, by status then reason (no reason first).
+    ///
+    /// It reads the whole table: fine for a scrape every few seconds on a log of some 100,000
+    /// rows; prune the log (``deleteAttempts(before:)``) or count in memory beyond that.
+    public func countsByStatusAndReason() throws -> [DeliveryCount] {
+        let counts = try database.read { transaction in
+            try transaction.query(
+                "SELECT status, reason, COUNT(*) AS n FROM deliveries GROUP BY status, reason"
+            ).map { row in
+                DeliveryCount(status: try row.int("status"), reason: try row.optionalString("reason"), count: try row.int("n"))
+            }
+        }
+        return counts.sorted(by: Self.statusThenReason)
+    }
+
+    private static func statusThenReason(_ left: DeliveryCount, _ right: DeliveryCount) -> Bool {
+        if left.status != right.status { return left.status < right.status }
+        switch (left.reason, right.reason) {
+        case (nil, nil), (.some, nil): return false
+        case (nil, .some): return true
+        case (.some(let a), .some(let b)): return a < b
+        }
+    }
+
+    /// Deletes attempts made before `cutoff` and returns how many.
+    @discardableResult
+    public func deleteAttempts(before cutoff: Date) throws -> Int {
+        try database.write { transaction in
+            try transaction.execute("DELETE FROM deliveries WHERE attempted_at < $1", [SQLValue(cutoff)])
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+
+/// The transactional outbox: sync and message rows written in the mutation's own transaction,
+/// claimed by dispatchers with a lease, completed, retried or dead-lettered.
+///
+/// Rules from `engine.md`, "The transactional outbox and the dispatcher":
+/// - A mutation writes its domain rows, bumps `rev` and inserts a sync row in **one** transaction
+///   (``ContextRepository/recordChange(key:now:note:in:)``), so a crash after commit loses
+///   nothing and a crash before commit changes nothing.
+/// - **Coalescing**: at most one *due* sync row per (context, target) (the partial unique index
+///   `outbox_sync_due`); more changes before the claim add nothing. A claimed row is `leased`, so
+///   a change committed while its push is in flight inserts a new due row and goes out as well.
+/// - **Crash safety**: once a change has committed, a due or leased sync row for its context exists
+///   until a dispatcher completes (or dead-letters) a row it claimed *after* that commit. A leased
+///   row whose dispatcher died comes back when its lease runs out (``claim(owner:now:lease:limit:)``).
+/// - Messages are rendered when enqueued and stored with an idempotency key: enqueuing the same
+///   key again adds nothing.
+/// - Delivery is at-least-once: a row may be sent again after a lease expired mid-send.
+///
+/// Waking dispatchers: ``enqueued`` is bumped by whoever commits. Methods here that take a
+/// transaction cannot know when (or whether) it commits, so the caller bumps: ``Store/write(_:)``
+/// does it after every committed write, or call ``notifyEnqueued()`` after your own
+/// `database.write`. Dispatchers should also poll with a timeout (another process's rows).
+public struct OutboxRepository: Sendable {
+    public let database: any Database
+    /// Bumped after a transaction that may have enqueued rows committed; dispatchers wait on it.
+    public let enqueued: ChangeSignal
+
+    public init(database: any Database, enqueued: ChangeSignal = ChangeSignal()) {
+        self.database = database
+        self.enqueued = enqueued
+    }
+
+    /// Wakes the dispatchers: call after committing a transaction that enqueued rows.
+    public func notifyEnqueued() {
+        enqueued.bump()
+    }
+
+    // MARK: Enqueuing, inside the caller's transaction
+
+    /// Makes sure a due sync row exists for `contextKey` and `target` (`nil`: the whole fan-out)
+    /// and returns its id.
+    ///
+    /// Coalesced: when a due row exists already, no row is added; its `due_at` moves to the earlier
+    /// of the two, so a fresh change is not held back by a retry's backoff. Used by
+    /// ``ContextRepository/recordChange(key:now:note:in:)`` and for the retry of one target.
+    @discardableResult
+    public func enqueueSync(
+        contextKey: String, target: OutboxTarget? = nil, now: Date, dueAt: Date? = nil, in transaction: any SQLTransaction
+    ) throws -> Int {
+        // The conflict target names the partial unique index `outbox_sync_due` (same text on
+        // SQLite ≥ 3.35 and PostgreSQL, which infers the index from columns and predicate).
+        guard let row = try transaction.queryOne(
+            """
+            INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
+            VALUES ('sync', $1, $2, 'due', 0, $3, $4, $4)
+            ON CONFLICT (context_key, COALESCE(target, '')) WHERE kind = 'sync' AND status = 'due'
+            DO UPDATE SET due_at = CASE WHEN excluded.due_at < outbox.due_at THEN excluded.due_at ELSE outbox.due_at END,
+                updated_at = excluded.updated_at
+            RETURNING id
+            """,
+            [.text(contextKey), SQLValue(target?.rawValue), SQLValue(dueAt ?? now), SQLValue(now)]
+        ) else {
+            throw StoreError(.database, "enqueuing a sync row returned no id")
+        }
+        return try row.int("id")
+    }
+
+    /// Enqueues a rendered message once per `idempotencyKey`; `false` (and nothing written) when
+    /// a row with that key exists already, whatever its status.
+    ///
+    /// `headers` is the push headers as JSON, `payload` the body exactly as it will be sent
+    /// (`engine.md`: messages are rendered when enqueued; keys such as `start:{contextKey}:{deviceToken}`,
+    /// `notify:{dedupeKey}:{token}`).
+    @discardableResult
+    public func enqueueMessage(
+        idempotencyKey: String, contextKey: String?, target: OutboxTarget?, headers: String?, payload: [UInt8],
+        now: Date, dueAt: Date? = nil, in transaction: any SQLTransaction
+    ) throws -> Bool {
+        try !transaction.query(
+            """
+            INSERT INTO outbox (kind, context_key, target, idempotency_key, payload, headers, status, attempts, due_at,
+                created_at, updated_at)
+            VALUES ('message', $1, $2, $3, $4, $5, 'due', 0, $6, $7, $7)
+            ON CONFLICT (idempotency_key) DO NOTHING
+            RETURNING id
+            """,
+            [SQLValue(contextKey), SQLValue(target?.rawValue), .text(idempotencyKey), .blob(payload), SQLValue(headers),
+             SQLValue(dueAt ?? now), SQLValue(now)]
+        ).isEmpty
+    }
+
+    // MARK: Dispatching
+
+    /// Claims up to `limit` rows whose time has come, oldest `due_at` first, leased to `owner`
+    /// until `now + lease`, in one write transaction.
+    ///
+    /// First, rows whose lease ran out (`lease_until < now`: their dispatcher died or hung) are
+    /// taken back, each with one more attempt: a sync row for which a due row of the same
+    /// (context, target) exists is marked `done` as superseded (the due row sends the newer state),
+    /// any other row becomes due again. Two claimers never get the same row: SQLite runs write
+    /// transactions one at a time, across processes too (`BEGIN IMMEDIATE`); PostgreSQL uses
+    /// `FOR UPDATE SKIP LOCKED` (``claimStatement(_:)``). `owner` must be unique per dispatcher
+    /// (e.g. host, process id and a random part): ownership checks rely on it.
+    public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int) throws -> [OutboxRow] {
+        guard limit > 0 else { return [] }
+        return try database.write { transaction in
+            try reclaimExpiredLeases(now: now, in: transaction)
+            let rows = try transaction.query(
+                Self.claimStatement(database.dialect),
+                [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
+            ).map(OutboxRow.init(row:))
+            // RETURNING gives no order.
+            return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+        }
+    }
+
+    /// The one statement that differs for several server processes: PostgreSQL must lock the
+    /// chosen rows and skip those another claimer holds (`engine.md`, "Storage": outbox rows claimed
+    /// with `FOR UPDATE SKIP LOCKED`). SQLite has one writer at a time, so the plain subquery is safe.
+    static func claimStatement(_ dialect: SQLDialect) -> String {
+        let lock = switch dialect {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE SKIP LOCKED"
+        }
+        return """
+            UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
+            WHERE status = 'due' AND id IN (
+                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4\(lock)
+            )
+            RETURNING \(OutboxRow.columns)
+            """
+    }
+
+    /// Takes back rows whose lease ran out, one statement per row, newest first: the supersede
+    /// check must see the rows already made due (two expired sync rows of one context and target
+    /// would otherwise both become due, which the unique index forbids).
+    private func reclaimExpiredLeases(now: Date, in transaction: any SQLTransaction) throws {
+        let expired = try transaction.query(
+            "SELECT id FROM outbox WHERE status = 'leased' AND lease_until < $1 ORDER BY id DESC",
+            [SQLValue(now)]
+        )
+        for row in expired {
+            try transaction.execute(
+                """
+                UPDATE outbox SET
+                    status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
+                    last_error = CASE WHEN \(Self.dueSyncExists)
+                        THEN 'lease of ' || COALESCE(lease_owner, '?') || ' expired; superseded by a newer due row'
+                        ELSE 'lease of ' || COALESCE(lease_owner, '?') || ' expired' END,
+                    attempts = attempts + 1, lease_until = NULL, updated_at = $2
+                WHERE id = $1 AND status = 'leased' AND lease_until < $2
+                """,
+                [SQLValue(try row.int("id")), SQLValue(now)]
+            )
+        }
+    }
+
+    /// True in an `UPDATE outbox` when the row is a sync row and another, due sync row exists for
+    /// the same context and target.
+    private static let dueSyncExists = """
+        outbox.kind = 'sync' AND EXISTS (
+            SELECT 1 FROM outbox AS other WHERE other.kind = 'sync' AND other.status = 'due'
+            AND other.context_key = outbox.context_key AND COALESCE(other.target, '') = COALESCE(outbox.target, '')
+        )
+        """
+
+    /// Marks a row `done` after its push was accepted; `false` when `owner` no longer holds it
+    /// (its lease expired and another dispatcher took it back).
+    @discardableResult
+    public func complete(id: Int, owner: String, now: Date) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
+                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+                """,
+                [SQLValue(id), .text(owner), SQLValue(now)]
+            ) == 1
+        }
+    }
+
+    /// Gives a row back for another try at `at` with one more attempt and `error`; `false` when
+    /// `owner` no longer holds it.
+    ///
+    /// A sync row for which a due row of the same context and target exists is marked `done`
+    /// instead: that row sends the newer state (and the unique index allows only one due row).
+    @discardableResult
+    public func retry(id: Int, owner: String, at: Date, error: String, now: Date) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE outbox SET
+                    status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
+                    attempts = attempts + 1, due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
+                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+                """,
+                [SQLValue(id), .text(owner), SQLValue(at), .text(error), SQLValue(now)]
+            ) == 1
+        }
+    }
+
+    /// Moves a row that can never be sent to the dead letters with `reason` (`engine.md`:
+    /// "visible in the dashboard"); `false` when `owner` no longer holds it.
+    @discardableResult
+    public func deadLetter(id: Int, owner: String, reason: String, now: Date) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE outbox SET status = 'dead', last_error = $3, lease_until = NULL, updated_at = $4
+                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+                """,
+                [SQLValue(id), .text(owner), .text(reason), SQLValue(now)]
+            ) == 1
+        }
+    }
+
+    // MARK: Reading
+
+    /// Counts of due, leased and dead rows and the age of the oldest row whose time has come.
+    public func depth(now: Date) throws -> OutboxDepth {
+        try database.read { transaction in
+            var counts: [String: Int] = [:]
+            for row in try transaction.query(
+                "SELECT status, COUNT(*) AS n FROM outbox WHERE status IN ('due', 'leased', 'dead') GROUP BY status"
+            ) {
+                counts[try row.string("status")] = try row.int("n")
+            }
+            let oldest = try transaction.queryOne(
+                "SELECT MIN(due_at) AS oldest FROM outbox WHERE status = 'due' AND due_at <= $1", [SQLValue(now)]
+            )?.optionalInt64("oldest")
+            return OutboxDepth(
+                due: counts["due"] ?? 0, leased: counts["leased"] ?? 0, dead: counts["dead"] ?? 0,
+                oldestDueAge: oldest.map { max(0, now.timeIntervalSince(SQLValue.date(milliseconds: $0))) }
+            )
+        }
+    }
+
+    /// Dead letters, newest first: of one context, or of all when `contextKey` is `nil`.
+    public func deadLetters(contextKey: String? = nil, limit: Int = 100) throws -> [OutboxRow] {
+        try database.read { transaction in
+            if let contextKey {
+                try deadLetters(contextKey: contextKey, limit: limit, in: transaction)
+            } else {
+                try transaction.query(
+                    "SELECT \(OutboxRow.columns) FROM outbox WHERE status = 'dead' ORDER BY updated_at DESC, id DESC LIMIT $1",
+                    [SQLValue(limit)]
+                ).map(OutboxRow.init(row:))
+            }
+        }
+    }
+
+    /// The context's dead letters, newest first, in the caller's transaction.
+    public func deadLetters(contextKey: String, limit: Int, in transaction: any SQLTransaction) throws -> [OutboxRow] {
+        try transaction.query(
+            """
+            SELECT \(OutboxRow.columns) FROM outbox WHERE context_key = $1 AND status = 'dead'
+            ORDER BY updated_at DESC, id DESC LIMIT $2
+            """,
+            [.text(contextKey), SQLValue(limit)]
+        ).map(OutboxRow.init(row:))
+    }
+
+    /// The row with `id`, or `nil`.
+    public func row(id: Int) throws -> OutboxRow? {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT \(OutboxRow.columns) FROM outbox WHERE id = $1", [SQLValue(id)])
+                .map(OutboxRow.init(row:))
+        }
+    }
+
+    /// Every row of a context, oldest first (diagnosis, dashboard).
+    public func rows(contextKey: String) throws -> [OutboxRow] {
+        try database.read { transaction in
+            try transaction.query(
+                "SELECT \(OutboxRow.columns) FROM outbox WHERE context_key = $1 ORDER BY id", [.text(contextKey)]
+            ).map(OutboxRow.init(row:))
+        }
+    }
+
+    /// Deletes `done` rows last touched before `cutoff` and returns how many. Message rows go too,
+    /// so their idempotency keys can be used again afterwards: keep `cutoff` well in the past.
+    @discardableResult
+    public func purgeDone(before cutoff: Date) throws -> Int {
+        try database.write { transaction in
+            try transaction.execute("DELETE FROM outbox WHERE status = 'done' AND updated_at < $1", [SQLValue(cutoff)])
+        }
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import Testing
+import LivelineStore
+
+/// The rules of `engine.md`, "Contexts, revisions, snapshots" and "Lifecycle", on every backend.
+struct ContextRepositoryTests {
+    struct DomainFailure: Error {}
+
+    @Test(arguments: DatabaseFactory.all)
+    func aCreatedContextStartsAtRevisionZeroWithAnEightHourDeadline(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let created = try store.makeContext("trip:1", at: 10)
+            #expect(created.rev == 0)
+            #expect(created.state == .active)
+            #expect(created.householdID == nil)
+            #expect(created.attributes == #"{"line":"5"}"#)
+            #expect(created.startedAt == time(10))
+            #expect(created.deadlineAt == time(10 + 8 * 3600))
+            #expect(created.lastPushTimestamp == 0)
+            #expect(try store.contexts.context(key: "trip:1") == created)
+            #expect(try store.contexts.revision(key: "trip:1") == 0)
+            #expect(try store.outbox.rows(contextKey: "trip:1").isEmpty)
+            #expect(try store.contexts.context(key: "trip:2") == nil)
+            #expect { try store.makeContext("trip:1") } throws: { ($0 as? StoreError)?.code == .alreadyExists }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func everyRecordedChangeRaisesTheRevisionByOneAndWritesItsRevisionRow(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            #expect(try store.change(at: 1, note: "first") == 1)
+            #expect(try store.change(at: 2) == 2)
+            // Two changes in one transaction are two revisions (and still one due sync row).
+            let both = try store.write { transaction in
+                [try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction),
+                 try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction)]
+            }
+            #expect(both == [3, 4])
+            #expect(try store.contexts.revision(key: "trip:1") == 4)
+            let revisions = try store.contexts.revisions(key: "trip:1")
+            #expect(revisions.map(\.rev) == [4, 3, 2, 1])
+            #expect(revisions.last == ContextRevision(contextKey: "trip:1", rev: 1, changedAt: time(1), note: "first"))
+            #expect(try store.outboxRows(status: .due).count == 1)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func aDomainWriteThatThrowsRollsTheRevisionAndTheSyncRowBack(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.change(at: 1)
+            let due = try store.outboxRows(status: .due)
+            _ = try store.outbox.claim(owner: "d1", now: time(1), lease: 60, limit: 10)
+            #expect(throws: DomainFailure.self) {
+                try store.write { transaction in
+                    // The domain's own row, then the change, then the domain fails.
+                    try transaction.execute("INSERT INTO households (name, locale, created_at) VALUES ('Doomed', 'de', 0)")
+                    try store.contexts.recordChange(key: "trip:1", now: time(2), in: transaction)
+                    throw DomainFailure()
+                }
+            }
+            #expect(try store.contexts.revision(key: "trip:1") == 1)
+            #expect(try store.contexts.revisions(key: "trip:1").map(\.rev) == [1])
+            #expect(try store.outboxRows(status: .due).isEmpty)
+            #expect(try store.outboxRows(status: .leased).map(\.id) == due.map(\.id))
+            #expect(try store.database.read { try $0.query("SELECT id FROM households WHERE name = 'Doomed'") }.isEmpty)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func recordingAChangeOfAnUnknownContextFails(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            #expect { try store.change("nope", at: 1) } throws: { ($0 as? StoreError)?.code == .notFound }
+            let rows = try store.outbox.rows(contextKey: "nope")
+            #expect(rows.isEmpty)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func sinceRevAnswersUnchangedOnlyForTheCurrentRevision(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.change(at: 1)
+            try store.change(at: 2)
+            #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: 2)
+                == .unchanged(key: "trip:1", activityType: "TransitActivityAttributes", state: .active, rev: 2))
+            let current = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: 1) == .changed(current))
+            #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: nil) == .changed(current))
+            // A client ahead of the server (another database) gets the truth too.
+            #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: 9)?.rev == 2)
+            #expect(try store.contexts.snapshotRead(key: "trip:9", sinceRev: 0) == nil)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func pushTimestampsStrictlyIncreaseEvenWithinOneSecond(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.makeContext("trip:2")
+            let base = Int(time(100).timeIntervalSince1970)
+            func next(_ date: Date, key: String = "trip:1") throws -> Int {
+                try store.database.write { try store.contexts.nextPushTimestamp(key: key, now: date, in: $0) }
+            }
+            let sameSecond = try (0..<3).map { _ in try next(time(100).addingTimeInterval(0.4)) }
+            #expect(sameSecond == [base, base + 1, base + 2])
+            // A clock behind the last timestamp (or going back) still moves it forward by one.
+            #expect(try next(time(90)) == base + 3)
+            // Real time overtaking it is used as is.
+            #expect(try next(time(200)) == base + 100)
+            // Per context.
+            #expect(try next(time(100), key: "trip:2") == base)
+            #expect(try store.contexts.context(key: "trip:1")?.lastPushTimestamp == base + 100)
+            #expect { try next(time(1), key: "trip:9") } throws: { ($0 as? StoreError)?.code == .notFound }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func endingSendsAFinalSyncOnceAndLaterChangesAreNotPushed(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.change(at: 1)
+            _ = try store.outbox.claim(owner: "d1", now: time(1), lease: 60, limit: 10)
+            let ended = try store.contexts.end(key: "trip:1", now: time(2))
+            #expect(ended == ContextEndResult(rev: 2, alreadyEnded: false))
+            let record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.state == .ended)
+            #expect(record.endedAt == time(2))
+            #expect(try store.contexts.revisions(key: "trip:1").first?.note == "ended")
+            let final = try store.outboxRows(status: .due)
+            #expect(final.count == 1)
+
+            #expect(try store.contexts.end(key: "trip:1", now: time(3)) == ContextEndResult(rev: 2, alreadyEnded: true))
+            #expect(try store.contexts.context(key: "trip:1")?.endedAt == time(2))
+
+            // The final sync goes out; a later change raises rev for pull-reconcile but pushes nothing.
+            let claimed = try store.outbox.claim(owner: "d1", now: time(4), lease: 60, limit: 10)
+            #expect(claimed.map(\.id) == final.map(\.id))
+            #expect(try store.outbox.complete(id: final[0].id, owner: "d1", now: time(4)))
+            #expect(try store.change(at: 5) == 3)
+            #expect(try store.outboxRows(status: .due).isEmpty)
+            #expect(try store.contexts.contexts(state: .ended).map(\.key) == ["trip:1"])
+            #expect(try store.contexts.contexts(state: .active).isEmpty)
+            #expect { try store.contexts.end(key: "trip:9", now: time(6)) } throws: { ($0 as? StoreError)?.code == .notFound }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func upsertCreatesAtRevisionOneThenUpdatesTheContentState(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let created = try store.contexts.upsert(
+                key: "trip:1", activityType: "TransitActivityAttributes", attributes: #"{"line":"5"}"#,
+                contentState: #"{"phase":"boarding"}"#, relevanceScore: 50, now: time(1)
+            )
+            #expect(created == ContextUpsertResult(rev: 1, created: true))
+            let updated = try store.contexts.upsert(
+                key: "trip:1", activityType: "TransitActivityAttributes", attributes: #"{"line":"5"}"#,
+                contentState: #"{"phase":"riding"}"#, now: time(2)
+            )
+            #expect(updated == ContextUpsertResult(rev: 2, created: false))
+            let record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.contentState == #"{"phase":"riding"}"#)
+            #expect(record.relevanceScore == nil)
+            #expect(record.startedAt == time(1))
+            #expect(try store.contexts.revisions(key: "trip:1").map(\.note) == ["updated", "created"])
+            #expect(try store.outboxRows(status: .due).count == 1)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func upsertRefusesATypeChangeAnEndedContextAndAHouseholdsContext(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.contexts.upsert(key: "trip:1", activityType: "TransitActivityAttributes", attributes: "{}", contentState: "{}", now: time(1))
+            #expect {
+                try store.contexts.upsert(key: "trip:1", activityType: "ShoppingActivityAttributes", attributes: "{}", contentState: "{}", now: time(2))
+            } throws: { ($0 as? StoreError)?.code == .activityTypeChanged }
+            #expect(try store.contexts.revision(key: "trip:1") == 1)
+
+            try store.contexts.end(key: "trip:1", now: time(3))
+            #expect {
+                try store.contexts.upsert(key: "trip:1", activityType: "TransitActivityAttributes", attributes: "{}", contentState: "{}", now: time(4))
+            } throws: { ($0 as? StoreError)?.code == .contextEnded }
+            #expect(try store.contexts.revision(key: "trip:1") == 2)
+
+            let ada = try store.makeUser("Ada")
+            try store.write { transaction in
+                try store.contexts.create(
+                    key: "shopping:\(ada.householdID):2026-01-05", activityType: "ShoppingActivityAttributes",
+                    householdID: ada.householdID, attributes: "{}", contentState: nil, now: time(5), in: transaction
+                )
+            }
+            #expect {
+                try store.contexts.upsert(
+                    key: "shopping:\(ada.householdID):2026-01-05", activityType: "ShoppingActivityAttributes",
+                    attributes: "{}", contentState: "{}", now: time(6)
+                )
+            } throws: { ($0 as? StoreError)?.code == .conflict }
+            #expect(try store.contexts.context(key: "shopping:\(ada.householdID):2026-01-05")?.householdID == ada.householdID)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func hintsStayUntilAPushRenderedAtTheirRevisionCarriedThem(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.contexts.upsert(key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", now: time(1))
+            try store.contexts.upsert(
+                key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", alert: #"{"title":"Delay"}"#,
+                priorityHint: 10, now: time(2)
+            )
+            // A later update without hints keeps the pending ones.
+            try store.contexts.upsert(key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", now: time(3))
+            var record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == #"{"title":"Delay"}"#)
+            #expect(record.priorityHint == 10)
+            #expect(record.hintRev == 2)
+            #expect(try !store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 1, in: $0) })
+            #expect(try store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 3, in: $0) })
+            record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == nil)
+            #expect(record.priorityHint == nil)
+            #expect(record.hintRev == nil)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func channelAndRelevanceScoreChangeWithoutARevision(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.contexts.setChannel(key: "trip:1", channelID: "dHJpcA==", now: time(1))
+            try store.write { try store.contexts.setRelevanceScore(key: "trip:1", 0.5, now: time(1), in: $0) }
+            let record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.channelID == "dHJpcA==")
+            #expect(record.relevanceScore == 0.5)
+            #expect(record.rev == 0)
+            #expect(try store.outbox.rows(contextKey: "trip:1").isEmpty)
+            #expect { try store.contexts.setChannel(key: "trip:9", channelID: nil, now: time(1)) } throws: {
+                ($0 as? StoreError)?.code == .notFound
+            }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func contextsPastTheirDeadlineAreListedForTheLifecycle(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext("trip:1", at: 0)
+            try store.makeContext("trip:2", at: 60)
+            try store.makeContext("trip:3", at: 0)
+            try store.contexts.end(key: "trip:3", now: time(10))
+            let hours8 = 8 * 3600
+            #expect(try store.contexts.contextsPastDeadline(now: time(hours8 - 1)).isEmpty)
+            #expect(try store.contexts.contextsPastDeadline(now: time(hours8)).map(\.key) == ["trip:1"])
+            #expect(try store.contexts.contextsPastDeadline(now: time(hours8 + 60)).map(\.key) == ["trip:1", "trip:2"])
+            #expect(try store.contexts.contexts().map(\.key) == ["trip:1", "trip:2", "trip:3"])
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func theTimelineMergesRevisionsAttemptsAndDeadLettersNewestFirst(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.change(at: 1, note: "first")
+            let row = try #require(try store.outbox.claim(owner: "d1", now: time(1), lease: 60, limit: 1).first)
+            let attempt = DeliveryAttempt(
+                outboxID: row.id, contextKey: "trip:1", rev: 1, targetKind: .token, target: "7", apnsID: "A-1",
+                status: 200, reason: nil, priority: 10, latencyMilliseconds: 12.5, attemptedAt: time(2)
+            )
+            let firstID = try store.deliveries.record(attempt)
+            #expect(try store.outbox.complete(id: row.id, owner: "d1", now: time(2)))
+            try store.change(at: 3, note: "second")
+            let second = try #require(try store.outbox.claim(owner: "d1", now: time(3), lease: 60, limit: 1).first)
+            var tooLarge = attempt
+            tooLarge.outboxID = second.id
+            tooLarge.rev = 2
+            tooLarge.status = 413
+            tooLarge.reason = "PayloadTooLarge"
+            tooLarge.attemptedAt = time(3)
+            tooLarge.note = "dead letter: PayloadTooLarge"
+            let secondID = try store.deliveries.record(tooLarge)
+            #expect(try store.outbox.deadLetter(id: second.id, owner: "d1", reason: "PayloadTooLarge", now: time(4)))
+            // Another context's history stays out.
+            try store.makeContext("trip:2")
+            try store.change("trip:2", at: 5)
+
+            let timeline = try store.contexts.timeline(key: "trip:1")
+            #expect(timeline.count == 5)
+            guard case .deadLetter(let dead) = timeline[0] else { Issue.record("\(timeline[0])"); return }
+            #expect(dead.id == second.id)
+            #expect(dead.lastError == "PayloadTooLarge")
+            guard case .delivery(let latest) = timeline[1] else { Issue.record("\(timeline[1])"); return }
+            #expect(latest.id == secondID)
+            #expect(timeline[2] == .revision(ContextRevision(contextKey: "trip:1", rev: 2, changedAt: time(3), note: "second")))
+            guard case .delivery(let first) = timeline[3] else { Issue.record("\(timeline[3])"); return }
+            #expect(first.id == firstID)
+            #expect(first.apnsID == "A-1")
+            #expect(timeline[4] == .revision(ContextRevision(contextKey: "trip:1", rev: 1, changedAt: time(1), note: "first")))
+            #expect(timeline.map(\.date) == [time(4), time(3), time(3), time(2), time(1)])
+            #expect(try store.contexts.timeline(key: "trip:1", limit: 2).count == 2)
+        }
+    }
+}

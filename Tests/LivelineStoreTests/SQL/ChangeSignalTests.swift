@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import LivelineStore
+
+/// Waking dispatchers when rows were enqueued.
+struct ChangeSignalTests {
+    @Test func aWaiterWakesUpOnABump() async {
+        let signal = ChangeSignal()
+        let seen = signal.value
+        async let woken = signal.wait(past: seen, timeout: .seconds(30))
+        try? await Task.sleep(for: .milliseconds(20))
+        signal.bump()
+        #expect(await woken == seen + 1)
+    }
+
+    @Test func aBumpBeforeWaitingIsNotMissed() async {
+        let signal = ChangeSignal()
+        let seen = signal.value
+        signal.bump()
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(await signal.wait(past: seen, timeout: .seconds(30)) == seen + 1)
+        #expect(clock.now - started < .seconds(5))
+    }
+
+    @Test func aWaiterGivesUpAfterItsTimeout() async {
+        let signal = ChangeSignal()
+        #expect(await signal.wait(past: signal.value, timeout: .milliseconds(30)) == 0)
+    }
+
+    @Test func aCancelledWaiterReturns() async {
+        let signal = ChangeSignal()
+        let task = Task { await signal.wait(past: 0, timeout: .seconds(30)) }
+        try? await Task.sleep(for: .milliseconds(20))
+        task.cancel()
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(await task.value == 0)
+        #expect(clock.now - started < .seconds(5))
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func committedWritesWakeTheDispatchers(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let before = store.outbox.enqueued.value
+            try store.makeContext()
+            try store.change(at: 1)
+            #expect(store.outbox.enqueued.value == before + 2)
+            try store.contexts.upsert(key: "trip:2", activityType: "T", attributes: "{}", contentState: "{}", now: time(2))
+            #expect(store.outbox.enqueued.value == before + 3)
+            try store.contexts.end(key: "trip:2", now: time(3))
+            try store.contexts.end(key: "trip:2", now: time(4))
+            #expect(store.outbox.enqueued.value == before + 4)
+        }
+    }
+}
