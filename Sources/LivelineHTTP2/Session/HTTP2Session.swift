@@ -167,10 +167,12 @@ class HTTP2Session: EventLoop.Handler {
         sessionClosed(reason: reason)
     }
 
-    /// Submits a GOAWAY and closes once it is written.
-    func goAway(errorCode: UInt32, debugData: [UInt8] = []) {
+    /// Submits a GOAWAY and closes once it is written. `lastStreamID` is the last stream the
+    /// peer may consider processed (default: the last one handed to us); streams above it are
+    /// "not processed", so a client may safely send them again elsewhere (RFC 9113 §6.8).
+    func goAway(errorCode: UInt32, debugData: [UInt8] = [], lastStreamID: Int32? = nil) {
         guard state == .open, let session else { return }
-        let last = nghttp2_session_get_last_proc_stream_id(session)
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
         _ = debugData.withUnsafeBufferPointer {
             nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, $0.baseAddress, $0.count)
         }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What APNs remembers about one connection: the key and team of its first authenticated push,
+/// the token in use, and how many streams it has carried.
+///
+/// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md`
+/// §1.4): one connection serves one team; a token of another key than the first push's is
+/// `403 UnrelatedKeyIdInToken`; switching to a new token more than once per 20 minutes on one
+/// connection is `429 TooManyProviderTokenUpdates` (the connection keeps its current token).
+struct ConnectionBinding: Sendable {
+    var keyID: String?
+    var teamID: String?
+    /// The token text in use and when it was adopted.
+    var token: String?
+    var tokenAdoptedAt = Date.distantPast
+    /// Streams received so far (for the GOAWAY and drop faults).
+    var streams = 0
+    /// A GOAWAY was sent or the connection dropped: later requests are not processed.
+    var ended = false
+
+    /// The shortest spacing of token updates on one connection.
+    static let tokenUpdateInterval: TimeInterval = 20 * 60
+
+    /// Applies the connection rules to a valid, unexpired `token`; binds the connection on its
+    /// first one.
+    mutating func admit(token: String, keyID: String, teamID: String, now: Date) throws(APNsRejection) {
+        guard let boundKey = self.keyID else {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.token = token
+            tokenAdoptedAt = now
+            return
+        }
+        guard keyID == boundKey else { throw .forbidden(.unrelatedKeyIdInToken) }
+        guard token != self.token else { return }
+        guard now.timeIntervalSince(tokenAdoptedAt) >= Self.tokenUpdateInterval else {
+            throw APNsRejection(429, .tooManyProviderTokenUpdates)
+        }
+        self.token = token
+        tokenAdoptedAt = now
+    }
+}
