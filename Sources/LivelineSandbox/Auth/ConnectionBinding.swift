@@ -7,11 +7,15 @@ import Foundation
 /// §1.4): one connection serves one team; a token of another key than the first push's is
 /// `403 UnrelatedKeyIdInToken`; switching to a new token more than once per 20 minutes on one
 /// connection is `429 TooManyProviderTokenUpdates` (the connection keeps its current token).
+///
+/// A "new token" is one with other claims (`iat`): ES256 signatures are randomized, so two
+/// signings of the same claims (e.g. by two threads of one provider) differ in text but are the
+/// same token as far as the update rule goes.
 struct ConnectionBinding: Sendable {
     var keyID: String?
     var teamID: String?
-    /// The token text in use and when it was adopted.
-    var token: String?
+    /// The `iat` of the token in use, and when it was adopted.
+    var tokenIssuedAt: Int?
     var tokenAdoptedAt = Date.distantPast
     /// Streams received so far (for the GOAWAY and drop faults).
     var streams = 0
@@ -23,20 +27,20 @@ struct ConnectionBinding: Sendable {
 
     /// Applies the connection rules to a valid, unexpired `token`; binds the connection on its
     /// first one.
-    mutating func admit(token: String, keyID: String, teamID: String, now: Date) throws(APNsRejection) {
+    mutating func admit(issuedAt: Int, keyID: String, teamID: String, now: Date) throws(APNsRejection) {
         guard let boundKey = self.keyID else {
             self.keyID = keyID
             self.teamID = teamID
-            self.token = token
+            tokenIssuedAt = issuedAt
             tokenAdoptedAt = now
             return
         }
         guard keyID == boundKey else { throw .forbidden(.unrelatedKeyIdInToken) }
-        guard token != self.token else { return }
+        guard issuedAt != tokenIssuedAt else { return }
         guard now.timeIntervalSince(tokenAdoptedAt) >= Self.tokenUpdateInterval else {
             throw APNsRejection(429, .tooManyProviderTokenUpdates)
         }
-        self.token = token
+        tokenIssuedAt = issuedAt
         tokenAdoptedAt = now
     }
 }

@@ -146,7 +146,7 @@ final class SandboxCore: Sendable {
         }
         try state.withLock { state throws(APNsRejection) in
             var binding = state.connections[connection, default: ConnectionBinding()]
-            try binding.admit(token: compact, keyID: token.keyID, teamID: token.teamID, now: now)
+            try binding.admit(issuedAt: token.issuedAt, keyID: token.keyID, teamID: token.teamID, now: now)
             state.connections[connection] = binding
         }
     }

@@ -11,7 +11,7 @@ enum SandboxRoute: Sendable, Hashable {
     /// `/1/apps/<bundleID>/channels` under a method decided by the caller.
     case channels(bundleID: String)
     case allChannels(bundleID: String)
-    case notFound
+    case notFound(SandboxPort)
 
     init(path: String, port: SandboxPort) {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
@@ -20,7 +20,7 @@ enum SandboxRoute: Sendable, Hashable {
             switch parts.count {
             case 2: self = .device(token: "")
             case 3: self = .device(token: String(parts[2]))
-            default: self = .notFound
+            default: self = .notFound(port)
             }
         } else if parts.count == 4, parts[0] == "4", parts[1] == "broadcasts", parts[2] == "apps", !parts[3].isEmpty {
             self = .broadcast(bundleID: String(parts[3]))
@@ -28,18 +28,22 @@ enum SandboxRoute: Sendable, Hashable {
             switch parts[3] {
             case "channels": self = .channels(bundleID: String(parts[2]))
             case "all-channels": self = .allChannels(bundleID: String(parts[2]))
-            default: self = .notFound
+            default: self = .notFound(port)
             }
         } else {
-            self = .notFound
+            self = .notFound(port)
         }
     }
 
     /// The header that names the request in the answer: `apns-id` for device pushes,
     /// `apns-request-id` for broadcast and channel requests.
     var idHeaderName: String {
-        if case .device = self { return "apns-id" }
-        if case .notFound = self { return "apns-id" }
-        return "apns-request-id"
+        switch self {
+        case .device: return "apns-id"
+        case .broadcast, .channels, .allChannels: return "apns-request-id"
+        // An unknown path on the device port is taken for a device push, on the management port
+        // for a channel request.
+        case .notFound(let port): return port == .device ? "apns-id" : "apns-request-id"
+        }
     }
 }
