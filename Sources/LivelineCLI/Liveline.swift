@@ -5,6 +5,7 @@ public enum Liveline {
         ServeCommand.self,
         UsersCommand.self,
         ContractsCommand.self,
+        SandboxCommand.self,
     ]
 
     public static let usage = """
