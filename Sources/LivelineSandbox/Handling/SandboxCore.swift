@@ -61,8 +61,7 @@ final class SandboxCore: Sendable {
             }
             return (.proceed, latency)
         }
-        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let route = SandboxRoute(path: path, port: port)
+        let route = SandboxRoute(path: request.path, port: port)
         let idName = route.idHeaderName
         let id = route.idHeaderName == "apns-id"
             ? (request.header("apns-id") ?? WireFormats.newID())
@@ -136,9 +135,10 @@ final class SandboxCore: Sendable {
         guard let authorization = headers["authorization"], !authorization.isEmpty else {
             throw .forbidden(.missingProviderToken)
         }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .forbidden(.invalidProviderToken) }
-        let compact = parts[1].trimmingCharacters(in: .whitespaces)
+        guard let token = WireFormats.suffix(of: authorization, afterCaseInsensitivePrefix: "bearer ") else {
+            throw .forbidden(.invalidProviderToken)
+        }
+        let compact = String(token)
         guard !compact.isEmpty else { throw .forbidden(.missingProviderToken) }
         guard case .valid(let token) = verifier.check(compact) else { throw .forbidden(.invalidProviderToken) }
         guard now.timeIntervalSince1970 - Double(token.issuedAt) <= Self.tokenLifetime else {

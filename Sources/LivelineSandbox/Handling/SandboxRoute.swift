@@ -13,26 +13,37 @@ enum SandboxRoute: Sendable, Hashable {
     case allChannels(bundleID: String)
     case notFound(SandboxPort)
 
+    /// Reads `path` (a query string is ignored).
     init(path: String, port: SandboxPort) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let parts = Array(segments)
-        if parts.first == "3", parts.count >= 2, parts[1] == "device", port == .device {
-            switch parts.count {
-            case 2: self = .device(token: "")
-            case 3: self = .device(token: String(parts[2]))
-            default: self = .notFound(port)
+        var rest = Substring(path)
+        if let query = rest.utf8.firstIndex(of: UInt8(ascii: "?")) { rest = rest[..<query] }
+        if port == .device, let token = Self.remainder(of: rest, after: "/3/device") {
+            // "/3/device" and "/3/device/" name no token; a further "/" is another path.
+            if token.isEmpty || token == "/" {
+                self = .device(token: "")
+            } else if token.first == "/", !token.utf8.dropFirst().contains(UInt8(ascii: "/")) {
+                self = .device(token: String(token.dropFirst()))
+            } else {
+                self = .notFound(port)
             }
-        } else if parts.count == 4, parts[0] == "4", parts[1] == "broadcasts", parts[2] == "apps", !parts[3].isEmpty {
-            self = .broadcast(bundleID: String(parts[3]))
-        } else if port == .management, parts.count == 4, parts[0] == "1", parts[1] == "apps", !parts[2].isEmpty {
-            switch parts[3] {
-            case "channels": self = .channels(bundleID: String(parts[2]))
-            case "all-channels": self = .allChannels(bundleID: String(parts[2]))
+        } else if let bundle = Self.remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.utf8.contains(UInt8(ascii: "/")) {
+            self = .broadcast(bundleID: String(bundle))
+        } else if port == .management, let app = Self.remainder(of: rest, after: "/1/apps/"),
+            let slash = app.utf8.firstIndex(of: UInt8(ascii: "/")), slash != app.startIndex {
+            let bundle = String(app[..<slash])
+            switch app[app.index(after: slash)...] {
+            case "channels": self = .channels(bundleID: bundle)
+            case "all-channels": self = .allChannels(bundleID: bundle)
             default: self = .notFound(port)
             }
         } else {
             self = .notFound(port)
         }
+    }
+
+    /// What follows `prefix` in `path`, or nil.
+    private static func remainder(of path: Substring, after prefix: String) -> Substring? {
+        path.utf8.starts(with: prefix.utf8) ? path.dropFirst(prefix.utf8.count) : nil
     }
 
     /// The header that names the request in the answer: `apns-id` for device pushes,
