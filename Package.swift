@@ -59,6 +59,7 @@ let package = Package(
         .testTarget(
             name: "LivelineSandboxTests",
             dependencies: ["LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelineTestSupport"],
+            exclude: ["Peers/aioapns_peer.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),

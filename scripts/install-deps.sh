@@ -9,10 +9,12 @@ packages=(
   libssl-dev          # SHA-256, random, TLS, ES256
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   pkg-config
-  python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs)
+  python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs, aioapns the sandbox)
+  curl                # tests only: curl --http2 against the APNs sandbox
+  nghttp2-client      # tests only: h2load against the APNs sandbox
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wrk nginx-light curl bc)
+  packages+=(wrk nginx-light bc nghttp2-server)   # nghttpd: the reference of scripts/bench-sandbox.sh
 fi
 
 missing=()

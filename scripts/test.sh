@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/test-venv.sh   # .venv with PyJWT: the independent peer of the ES256/JWT tests
+scripts/test-venv.sh   # .venv with PyJWT and aioapns: independent peers of the JWT and sandbox tests
 swift build --build-tests
 swift test --skip-build "$@"

@@ -81,7 +81,7 @@ final class HTTP2ClientSession: HTTP2Session {
         case .open where !settingsReceived:
             waiting.append((request, completion))
             return
-        case .closed:
+        case .closed, .lingering:
             completion(.failure(HTTP2ClientFailure(
                 kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(closeReason ?? "closed")", goAwayDebugData: goAwayDebugData
             )))

@@ -3,7 +3,8 @@ public struct HTTP2Response: Sendable {
     /// What to do with the connection once the response is queued.
     public enum Then: Sendable, Hashable {
         case keepOpen
-        /// Send GOAWAY (with an HTTP/2 error code and debug data, e.g. `{"reason":"Shutdown"}`), then close.
+        /// Send GOAWAY (with an HTTP/2 error code and debug data, e.g. `{"reason":"Shutdown"}`) whose
+        /// last-stream-id is this response's stream, then close.
         case goAway(errorCode: UInt32, debugData: [UInt8])
         /// Close the TCP connection at once, like a dropped connection.
         case drop

@@ -139,7 +139,9 @@ final class HTTP2ServerConnection: HTTP2Session {
         }
         if result != 0 { bodies[streamID] = nil }
         if case .goAway(let code, let debugData) = response.then {
-            goAway(errorCode: code, debugData: debugData)
+            // The stream answered is the last one processed: streams the client opened after it
+            // (already received, not yet answered) are "not processed" and safe to retry.
+            goAway(errorCode: code, debugData: debugData, lastStreamID: streamID)
         } else {
             flush()
         }

@@ -6,7 +6,10 @@ import Foundation
 /// it and receive nghttp2's callbacks as method calls. Confined to its loop's thread.
 class HTTP2Session: EventLoop.Handler {
     enum State {
-        case handshaking, open, closed
+        /// After a GOAWAY: everything is written and the sending side shut; reading on until the
+        /// peer closes (or a timeout), so that data still arriving does not make the kernel answer
+        /// with a reset that would destroy the GOAWAY and the last responses at the peer.
+        case handshaking, open, lingering, closed
     }
 
     let loop: EventLoop
@@ -50,6 +53,10 @@ class HTTP2Session: EventLoop.Handler {
     }
 
     func ready(readable: Bool, writable: Bool, hangup: Bool) {
+        if state == .lingering {
+            drainLingering()
+            return
+        }
         advance()
         if hangup && state != .closed { close(reason: "the peer closed the connection") }
     }
@@ -57,7 +64,7 @@ class HTTP2Session: EventLoop.Handler {
     /// Moves the connection forward: handshake, then read everything available, then write.
     func advance() {
         switch state {
-        case .closed:
+        case .closed, .lingering:
             return
         case .handshaking:
             switch transport.handshake() {
@@ -146,7 +153,37 @@ class HTTP2Session: EventLoop.Handler {
         }
         setWatchingWrites(false)
         if closeAfterFlush || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0) {
-            close(reason: closeAfterFlush ? "closed after GOAWAY" : "the session ended")
+            linger(reason: closeAfterFlush ? "closed after GOAWAY" : "the session ended")
+        }
+    }
+
+    /// Shuts the sending side once all is written, then waits (at most `lingerSeconds`) for the
+    /// peer to close before closing.
+    private func linger(reason: String) {
+        guard state == .open else { return }
+        state = .lingering
+        setWatchingWrites(false)
+        transport.shutdownWrites()
+        loop.schedule(after: Self.lingerSeconds) { [weak self] in self?.close(reason: reason) }
+        drainLingering(reason: reason)
+    }
+
+    static let lingerSeconds = 2.0
+
+    /// Reads and discards what the peer still sends; closes at its end of stream.
+    private func drainLingering(reason: String = "closed after GOAWAY") {
+        while state == .lingering {
+            let count: Int?
+            do {
+                count = try readBuffer.withUnsafeMutableBytes { try transport.read(into: $0) }
+            } catch {
+                count = 0
+            }
+            guard let count else { return }  // would block: wait for more
+            if count == 0 {
+                close(reason: reason)
+                return
+            }
         }
     }
 
@@ -167,10 +204,12 @@ class HTTP2Session: EventLoop.Handler {
         sessionClosed(reason: reason)
     }
 
-    /// Submits a GOAWAY and closes once it is written.
-    func goAway(errorCode: UInt32, debugData: [UInt8] = []) {
+    /// Submits a GOAWAY and closes once it is written. `lastStreamID` is the last stream the
+    /// peer may consider processed (default: the last one handed to us); streams above it are
+    /// "not processed", so a client may safely send them again elsewhere (RFC 9113 §6.8).
+    func goAway(errorCode: UInt32, debugData: [UInt8] = [], lastStreamID: Int32? = nil) {
         guard state == .open, let session else { return }
-        let last = nghttp2_session_get_last_proc_stream_id(session)
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
         _ = debugData.withUnsafeBufferPointer {
             nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, $0.baseAddress, $0.count)
         }

@@ -45,6 +45,11 @@ final class PlainTransport: Transport {
         throw HTTP2Error.system("send")
     }
 
+    func shutdownWrites() {
+        guard !closed else { return }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     func close() {
         guard !closed else { return }
         closed = true

@@ -12,6 +12,14 @@ final class TLSTransport: Transport {
     private var handshakeDone = false
     private var connector: TCPConnector?
 
+    /// OpenSSL's socket BIO writes with `write(2)`, not `send(…, MSG_NOSIGNAL)` like
+    /// `PlainTransport`, so a write to a connection the peer has just reset raises SIGPIPE, whose
+    /// default action kills the process. It is ignored once, process-wide (the write then fails
+    /// with EPIPE and the connection closes as it should).
+    private static let ignoreBrokenPipes: Void = {
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
     /// A client over a connect in progress, checking the certificate for `serverName`.
     convenience init(connector: TCPConnector, context: TLSContext, serverName: String) throws {
         try self.init(fd: connector.fd, context: context, serverName: serverName)
@@ -20,6 +28,7 @@ final class TLSTransport: Transport {
 
     /// `serverName` makes it a client (SNI and certificate host check); nil makes it a server.
     init(fd: Int32, context: TLSContext, serverName: String?) throws {
+        _ = Self.ignoreBrokenPipes
         guard let ssl = SSL_new(context.raw) else { throw HTTP2Error("SSL_new failed: \(TLSContext.lastError())") }
         self.fd = fd
         self.ssl = ssl
@@ -99,6 +108,13 @@ final class TLSTransport: Transport {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
         default: throw HTTP2Error("TLS write failed: \(TLSContext.lastError())")
         }
+    }
+
+    func shutdownWrites() {
+        guard !closed else { return }
+        ERR_clear_error()
+        if handshakeDone { SSL_shutdown(ssl) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
     func close() {

@@ -16,6 +16,8 @@ protocol Transport: AnyObject {
     var wantsWrite: Bool { get }
     /// The negotiated ALPN protocol, if any.
     var applicationProtocol: String? { get }
+    /// Ends the sending direction (TLS close_notify, then a TCP FIN) while reads go on.
+    func shutdownWrites()
     func close()
 }
 

@@ -1,0 +1,96 @@
+import Foundation
+import LivelineHTTP2
+
+extension SandboxCore {
+    /// `POST /3/device/<token>`, after authentication.
+    ///
+    /// Related APNs documentation: "Sending notification requests to APNs" and "Handling
+    /// notification responses from APNs" (`spec/apns.md` §1.2, §1.3, §1.5, §1.6). Checked in this
+    /// order, each failure with Apple's status and reason:
+    /// - the token: none → `400 MissingDeviceToken`; not hex → `400 BadDeviceToken`;
+    /// - `apns-id` not a UUID → `400 BadMessageId`;
+    /// - `apns-push-type` not one Apple lists → `400 InvalidPushType` (none: the type the topic implies);
+    /// - `apns-topic`: none → `400 MissingTopic`; malformed → `400 BadTopic`; not the bundle ID plus
+    ///   the push type's suffix (e.g. `<bundle>.push-type.liveactivity`), or an app the sandbox does
+    ///   not know → `400 TopicDisallowed` (what APNs answers a VoIP push to the bare bundle ID);
+    /// - `apns-priority` not 1, 5 or 10, 10 on `background`, or not 5/10 on `liveactivity` → `400 BadPriority`;
+    /// - `apns-expiration` not a non-negative integer → `400 BadExpirationDate`;
+    /// - `apns-collapse-id` over 64 bytes → `400 BadCollapseId`;
+    /// - the body: empty → `400 PayloadEmpty`; over 4096 bytes (5120 for VoIP) → `413 PayloadTooLarge`;
+    /// - the token's record: unknown → `400 BadDeviceToken` (unless `acceptAnyToken`); registered
+    ///   for another app → `400 DeviceTokenNotForTopic`; unregistered or expired → `410 Unregistered`
+    ///   / `410 ExpiredToken` with the `timestamp` (ms) it stopped being valid.
+    func devicePush(_ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date) throws(APNsRejection) -> HTTP2Response {
+        guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
+        guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
+        let token = rawToken.lowercased()
+        if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageId) }
+
+        guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }
+        let pushType: APNsPushType
+        if let sent = headers["apns-push-type"] {
+            pushType = APNsPushType(sent.lowercased())
+            guard pushType.isKnown else { throw .badRequest(.invalidPushType) }
+        } else {
+            pushType = APNsPushType.implied(byTopic: topic)
+        }
+        guard WireFormats.isTopic(topic) else { throw .badRequest(.badTopic) }
+        var bundleID: String?
+        if let suffix = pushType.topicSuffix {
+            guard topic.hasSuffix(suffix), topic.count > suffix.count else { throw .badRequest(.topicDisallowed) }
+            let bundle = String(topic.dropLast(suffix.count))
+            // A bare-bundle type (alert, background) must not carry another type's suffix.
+            if suffix.isEmpty, APNsPushType.implied(byTopic: topic) != .alert { throw .badRequest(.topicDisallowed) }
+            bundleID = bundle
+        }
+
+        let priority: Int
+        if let sent = headers["apns-priority"] {
+            guard let value = Int(sent), [1, 5, 10].contains(value) else { throw .badRequest(.badPriority) }
+            priority = value
+        } else {
+            priority = pushType == .background ? 5 : 10
+        }
+        if pushType == .liveactivity && priority == 1 { throw .badRequest(.badPriority) }
+        if pushType == .background && priority == 10 { throw .badRequest(.badPriority) }
+
+        let expiration = try Self.expiration(headers)
+        let collapseID = headers["apns-collapse-id"]
+        if let collapseID, collapseID.utf8.count > 64 { throw .badRequest(.badCollapseId) }
+        guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
+        guard request.body.count <= pushType.maxPayloadBytes else { throw APNsRejection(413, .payloadTooLarge) }
+
+        try state.withLock { state throws(APNsRejection) in
+            if let bundleID, !state.bundles.contains(bundleID) { throw .badRequest(.topicDisallowed) }
+            if let device = state.devices[token] {
+                if let bundleID, device.bundleID != bundleID { throw .badRequest(.deviceTokenNotForTopic) }
+                switch device.status {
+                case .active: break
+                case .unregistered(let date): throw APNsRejection(410, .unregistered, timestamp: date)
+                case .expired(let date): throw APNsRejection(410, .expiredToken, timestamp: date)
+                }
+            } else if !acceptAnyToken {
+                throw .badRequest(.badDeviceToken)
+            }
+            if let fault = state.drawFault() { throw fault }
+            state.record(AcceptedPush(
+                apnsID: apnsID, pushType: pushType.rawValue, topic: topic, priority: priority, expiration: expiration,
+                collapseID: collapseID, payload: request.body, receivedAt: now, token: token, channelID: nil,
+                connectionID: request.connectionID
+            ))
+        }
+        return success(idName: "apns-id", id: apnsID)
+    }
+
+    /// `apns-expiration`: seconds since 1970, 0 for "once, no storage".
+    ///
+    /// Related APNs documentation (`spec/apns.md` §1.2): anything but a non-negative integer is
+    /// `400 BadExpirationDate`.
+    static func expiration(_ headers: RequestHeaders) throws(APNsRejection) -> Int? {
+        guard let sent = headers["apns-expiration"] else { return nil }
+        guard !sent.isEmpty, sent.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(sent) else {
+            throw .badRequest(.badExpirationDate)
+        }
+        return value
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import LivelineHTTP2
+import Synchronization
+
+/// The sandbox's behaviour, shared by its ports: routing, the APNs rules, faults and the record
+/// of accepted pushes. Thread-safe: the state sits behind one lock, and ES256 verification (the
+/// only slow step) happens outside it.
+final class SandboxCore: Sendable {
+    let environment: SandboxEnvironment
+    let acceptAnyToken: Bool
+    let channelQuota: Int
+    let defaultBundleID: String
+    let verifier = ProviderTokenVerifier()
+    let state: Mutex<SandboxState>
+
+    /// A provider token whose `iat` is older than this is `403 ExpiredProviderToken`.
+    ///
+    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md` §1.4).
+    static let tokenLifetime: TimeInterval = 60 * 60
+
+    init(configuration: SandboxConfiguration) {
+        environment = configuration.environment
+        acceptAnyToken = configuration.acceptAnyToken
+        channelQuota = configuration.channelQuota
+        defaultBundleID = configuration.bundleID
+        var initial = SandboxState(clock: configuration.clock)
+        initial.bundles.insert(configuration.bundleID)
+        state = Mutex(initial)
+    }
+
+    var now: Date { state.withLock { $0.clock }() }
+
+    /// What a stream's arrival means for its connection under the current faults.
+    enum StreamFate {
+        case proceed
+        /// This stream is the N-th: answer 503 `Shutdown` and send GOAWAY.
+        case goAway
+        /// Close the connection without answering.
+        case drop
+        /// The connection already got its GOAWAY: the answer is never read, nothing is processed.
+        case ended
+    }
+
+    /// Answers `request` that arrived on `port`; the answer is to be sent after `delay`.
+    func answer(_ request: HTTP2Request, on port: SandboxPort) -> (response: HTTP2Response, delay: Duration?) {
+        let connection = ConnectionKey(port: port, id: request.connectionID)
+        let (fate, delay) = state.withLock { state -> (StreamFate, Duration?) in
+            let latency = state.faults.latency
+            guard port == .device else { return (.proceed, latency) }
+            var binding = state.connections[connection, default: ConnectionBinding()]
+            defer { state.connections[connection] = binding }
+            if binding.ended { return (.ended, latency) }
+            binding.streams += 1
+            if let limit = state.faults.dropConnectionAfterStreams, binding.streams >= limit {
+                binding.ended = true
+                return (.drop, latency)
+            }
+            if let limit = state.faults.goAwayAfterStreams, binding.streams >= limit {
+                binding.ended = true
+                return (.goAway, latency)
+            }
+            return (.proceed, latency)
+        }
+        let route = SandboxRoute(path: request.path, port: port)
+        let idName = route.idHeaderName
+        let id = route.idHeaderName == "apns-id"
+            ? (request.header("apns-id") ?? WireFormats.newID())
+            : (request.header("apns-request-id").flatMap { WireFormats.isUUID($0) ? $0 : nil } ?? WireFormats.newID())
+        switch fate {
+        case .proceed:
+            break
+        case .drop:
+            return (HTTP2Response(status: 500, then: .drop), nil)
+        case .goAway, .ended:
+            let shutdown = APNsRejection(503, .shutdown)
+            let then: HTTP2Response.Then = fate == .goAway ? .goAway(errorCode: 0, debugData: shutdown.body) : .keepOpen
+            return (HTTP2Response(status: 503, headers: [(idName, id)], body: shutdown.body, then: then), fate == .goAway ? delay : nil)
+        }
+        do throws(APNsRejection) {
+            let response = try respond(to: request, route: route, connection: connection, id: id)
+            return (response, delay)
+        } catch {
+            return (HTTP2Response(status: error.status, headers: [(idName, id)], body: error.body), delay)
+        }
+    }
+
+    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNsRejection) -> HTTP2Response {
+        let allowedMethods: Set<String>
+        switch route {
+        case .notFound: throw APNsRejection(404, .badPath)
+        case .device, .broadcast: allowedMethods = ["POST"]
+        case .channels: allowedMethods = ["POST", "GET", "DELETE"]
+        case .allChannels: allowedMethods = ["GET"]
+        }
+        guard allowedMethods.contains(request.method) else { throw APNsRejection(405, .methodNotAllowed) }
+        let headers = RequestHeaders(request.headers)
+        guard !headers.hasDuplicates else { throw .badRequest(.duplicateHeaders) }
+        let now = self.now
+        try authenticate(headers, connection: connection, now: now)
+        switch route {
+        case .notFound:
+            throw APNsRejection(404, .badPath)
+        case .device(let token):
+            return try devicePush(request, token: token, headers: headers, apnsID: id, now: now)
+        case .broadcast(let bundleID):
+            return try broadcast(request, bundleID: bundleID, headers: headers, requestID: id, now: now)
+        case .channels(let bundleID):
+            switch request.method {
+            case "POST": return try createChannel(request, bundleID: bundleID, requestID: id, now: now)
+            case "DELETE": return try deleteChannel(bundleID: bundleID, headers: headers, requestID: id)
+            default: return try readChannel(bundleID: bundleID, headers: headers, requestID: id)
+            }
+        case .allChannels(let bundleID):
+            return try listChannels(bundleID: bundleID, requestID: id)
+        }
+    }
+
+    /// A 200 (HEADERS with END_STREAM, no DATA) naming the request, with `apns-unique-id` in
+    /// development.
+    ///
+    /// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.2, §1.6).
+    func success(idName: String, id: String) -> HTTP2Response {
+        var headers = [(name: idName, value: id)]
+        if environment == .development { headers.append(("apns-unique-id", WireFormats.newID())) }
+        return HTTP2Response(status: 200, headers: headers)
+    }
+
+    /// The provider-token rules of every request.
+    ///
+    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md`
+    /// §1.4): `403 MissingProviderToken` without one, `403 InvalidProviderToken` for a token that
+    /// does not verify, `403 ExpiredProviderToken` when `iat` is more than an hour old, then the
+    /// connection rules of `ConnectionBinding`.
+    func authenticate(_ headers: RequestHeaders, connection: ConnectionKey, now: Date) throws(APNsRejection) {
+        guard let authorization = headers["authorization"], !authorization.isEmpty else {
+            throw .forbidden(.missingProviderToken)
+        }
+        guard let token = WireFormats.suffix(of: authorization, afterCaseInsensitivePrefix: "bearer ") else {
+            throw .forbidden(.invalidProviderToken)
+        }
+        let compact = String(token)
+        guard !compact.isEmpty else { throw .forbidden(.missingProviderToken) }
+        guard case .valid(let token) = verifier.check(compact) else { throw .forbidden(.invalidProviderToken) }
+        guard now.timeIntervalSince1970 - Double(token.issuedAt) <= Self.tokenLifetime else {
+            throw .forbidden(.expiredProviderToken)
+        }
+        try state.withLock { state throws(APNsRejection) in
+            var binding = state.connections[connection, default: ConnectionBinding()]
+            try binding.admit(issuedAt: token.issuedAt, keyID: token.keyID, teamID: token.teamID, now: now)
+            state.connections[connection] = binding
+        }
+    }
+
+    /// Forgets accepted pushes, devices, apps but `bundleID`, channels, faults and cached tokens.
+    func reset(bundleID: String) {
+        state.withLock { state in
+            state.bundles = [bundleID]
+            state.devices = [:]
+            state.channels = [:]
+            state.channelOrder = [:]
+            state.acceptedByToken = [:]
+            state.acceptedByChannel = [:]
+            state.acceptedCount = 0
+            state.faults = .none
+            state.faultDraws = 0
+        }
+        verifier.clearCache()
+    }
+
+    /// Forgets a connection's binding.
+    func connectionClosed(_ connection: ConnectionKey) {
+        _ = state.withLock { $0.connections.removeValue(forKey: connection) }
+    }
+}

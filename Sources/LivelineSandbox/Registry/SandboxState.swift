@@ -1,0 +1,45 @@
+import Foundation
+
+/// Everything the sandbox remembers, behind one lock in `SandboxCore`.
+struct SandboxState: Sendable {
+    var clock: @Sendable () -> Date
+    /// Apps whose topics are allowed.
+    var bundles: Set<String> = []
+    /// By lower-case hex token.
+    var devices: [String: DeviceRecord] = [:]
+    /// By channel ID.
+    var channels: [String: ChannelRecord] = [:]
+    /// Channel IDs per app, in creation order.
+    var channelOrder: [String: [String]] = [:]
+    /// Every channel ID ever issued (never reissued, even after `reset()`).
+    var issuedChannelIDs: Set<String> = []
+    var acceptedByToken: [String: [AcceptedPush]] = [:]
+    var acceptedByChannel: [String: [AcceptedPush]] = [:]
+    var acceptedCount = 0
+    var connections: [ConnectionKey: ConnectionBinding] = [:]
+    var faults = SandboxFaults.none
+    /// Share-fault draws made since `faults` was set.
+    var faultDraws: UInt64 = 0
+
+    init(clock: @escaping @Sendable () -> Date) {
+        self.clock = clock
+    }
+
+    mutating func record(_ push: AcceptedPush) {
+        if let token = push.token { acceptedByToken[token, default: []].append(push) }
+        if let channel = push.channelID { acceptedByChannel[channel, default: []].append(push) }
+        acceptedCount += 1
+    }
+
+    /// The share fault for the next push that would be accepted, if any.
+    mutating func drawFault() -> APNsRejection? {
+        let shares = faults.internalErrorShare + faults.unavailableShare + faults.tooManyRequestsShare
+        guard shares > 0 else { return nil }
+        let draw = FaultDice.draw(seed: faults.seed, index: faultDraws)
+        faultDraws += 1
+        if draw < faults.internalErrorShare { return APNsRejection(500, .internalServerError) }
+        if draw < faults.internalErrorShare + faults.unavailableShare { return APNsRejection(503, .serviceUnavailable) }
+        if draw < shares { return APNsRejection(429, .tooManyRequests) }
+        return nil
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+/// Checks of the text formats APNs takes in paths and headers.
+enum WireFormats {
+    /// `8-4-4-4-12` hex digits. Apple documents the canonical lower-case form; upper-case hex is
+    /// accepted too (Swift's `UUID().uuidString` is upper-case and APNs takes it).
+    ///
+    /// Related APNs documentation: "Sending notification requests to APNs" (`spec/apns.md` §1.2),
+    /// `apns-id`; a malformed one is `400 BadMessageId`.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !isHex(byte) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A device token: hex digits, an even number of them. Apple says to assume no length.
+    ///
+    /// Related APNs documentation (`spec/apns.md` §1.1, §1.2): the path carries the token as hex.
+    static func isDeviceToken(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count % 2 == 0 && bytes.count <= 1024 && bytes.allSatisfy(isHex)
+    }
+
+    /// A channel ID: standard base64 with padding of 1 to 64 bytes.
+    ///
+    /// Related APNs documentation (`spec/apns.md` §1.8): `400 BadChannelId` when the ID is badly
+    /// encoded or too long.
+    static func isChannelID(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count % 4 == 0, text.utf8.count <= 88,
+            let data = Data(base64Encoded: text), !data.isEmpty
+        else { return false }
+        return true
+    }
+
+    /// A topic: dot-separated labels of letters, digits, `-` and `_`.
+    static func isTopic(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 255 else { return false }
+        var previous = UInt8(ascii: ".")
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                if previous == byte { return false }
+            } else if !(isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) {
+                return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: ".")
+    }
+
+    /// A new `apns-id`: a random-looking (version 4) lower-case UUID, never the same twice in a
+    /// process.
+    ///
+    /// Not Foundation's `UUID()`, which opens `/dev/urandom` for every call on Linux (a third of
+    /// the sandbox's time per push), nor `getrandom` per call (still a tenth): these IDs need to
+    /// be unique, not secret. SplitMix64 is a bijection, so distinct counter values give
+    /// distinct IDs; the seed is random per process.
+    static func newID() -> String {
+        let index = idCounter.add(2, ordering: .relaxed).oldValue
+        var high = FaultDice.mix(idSeed &+ index)
+        var low = FaultDice.mix(idSeed &+ index &+ 1)
+        high = (high & ~0xF000) | 0x4000  // version 4
+        low = (low & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var index = 0
+            for word in [high, low] {
+                for nibble in 0..<16 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        buffer[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    let digit = UInt8((word >> UInt64(60 - 4 * nibble)) & 0xF)
+                    buffer[index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                    index += 1
+                }
+            }
+            return index
+        }
+    }
+
+    private static let idCounter = Atomic<UInt64>(0)
+    private static let idSeed: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+
+    /// The text of `value` after a case-insensitive `prefix`, without surrounding spaces; nil
+    /// when `value` does not start with `prefix`.
+    static func suffix(of value: String, afterCaseInsensitivePrefix prefix: String) -> Substring? {
+        var rest = value.utf8[...]
+        for expected in prefix.utf8 {
+            guard let byte = rest.first, byte | 0x20 == expected | 0x20 else { return nil }
+            rest = rest.dropFirst()
+        }
+        while rest.first == UInt8(ascii: " ") { rest = rest.dropFirst() }
+        while rest.last == UInt8(ascii: " ") { rest = rest.dropLast() }
+        return Substring(rest)
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+    }
+}

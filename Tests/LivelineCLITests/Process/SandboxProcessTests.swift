@@ -1,0 +1,46 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+
+/// `liveline sandbox` as a real child process: it prints what a client needs, its control port
+/// answers, and SIGTERM stops it gracefully.
+@Suite struct SandboxProcessTests {
+    @Test func sandboxPrintsItsPortsCAAndKeyAndStopsOnSIGTERM() throws {
+        let executable = ServeProcessTests.executable
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build liveline first: \(executable.path)")
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-sandbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", data.path, "--bundle-id", "com.example.cli"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("device tokens:"), Date() < deadline {
+            text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        func value(_ key: String) -> String? {
+            text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
+                .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
+        }
+        let control = try #require(value("control port").flatMap(Int.init), "\(text)")
+        #expect(value("device port").flatMap(Int.init) != nil && value("management port").flatMap(Int.init) != nil)
+        #expect(value("CA file") == data.appendingPathComponent("cert.pem").path)
+        #expect(value("key file (.p8)") == data.appendingPathComponent("AuthKey_LLKEY00001.p8").path)
+        #expect(value("key ID") == "LLKEY00001" && value("team ID") == "LLTEAM0001" && value("bundle ID") == "com.example.cli")
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("AuthKey_LLKEY00001.p8").path))
+
+        let info = try TestHTTPConnection(port: control).request("GET", "/sandbox")
+        #expect(info.status == 200 && info.json?["bundleID"] as? String == "com.example.cli")
+
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("stopped"))
+    }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# APNs sandbox benchmark (not a test): h2load against `liveline sandbox` (--accept-any-token, a
+# valid provider token in `authorization`, Live Activity headers, a small JSON body) and against
+# nghttpd (Debian's C HTTP/2 server) serving a small file at the same path, with the same h2load
+# parameters, TLS and certificate, in the same run. Prints requests/s of each and the ratio.
+#
+#   scripts/bench-sandbox.sh                       # 200,000 requests, 4 connections × 100 streams, 2 rounds
+#   REQUESTS=100000 CONNECTIONS=8 STREAMS=50 ROUNDS=1 scripts/bench-sandbox.sh
+#   SCRATCH=.build-sandbox scripts/bench-sandbox.sh   # another SwiftPM scratch path
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REQUESTS=${REQUESTS:-200000}
+CONNECTIONS=${CONNECTIONS:-4}
+STREAMS=${STREAMS:-100}
+ROUNDS=${ROUNDS:-2}
+SCRATCH=${SCRATCH:-.build}
+
+scripts/install-deps.sh --bench
+swift build -c release --scratch-path "$SCRATCH" --product liveline >&2
+bin="$SCRATCH/release/liveline"
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+"$bin" sandbox --port 0 --management-port 0 --control-port 0 --accept-any-token --data "$work/sandbox" 2>"$work/sandbox.err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "control port:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^ *device port: *\([0-9]*\).*/\1/p' "$work/sandbox.err")
+control=$(sed -n 's/^ *control port: *\([0-9]*\).*/\1/p' "$work/sandbox.err")
+[ -n "$port" ] && [ -n "$control" ] || { cat "$work/sandbox.err" >&2; exit 1; }
+jwt=$(curl -sf -X POST "http://127.0.0.1:$control/token" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+token=$(printf 'ab%.0s' $(seq 32))
+path="/3/device/$token"
+printf '%s' '{"aps":{"timestamp":1767000000,"event":"update","content-state":{"score":"2:1"}}}' >"$work/payload.json"
+
+# nghttpd with the sandbox's certificate, serving a small file at the same path.
+nghttpd_port=$(free_port)
+mkdir -p "$work/www/3/device"
+printf '%s' '{"ok":true}' >"$work/www$path"
+nghttpd --workers "$(nproc)" -d "$work/www" "$nghttpd_port" "$work/sandbox/key.pem" "$work/sandbox/cert.pem" >"$work/nghttpd.log" 2>&1 &
+pids+=($!)
+sleep 0.5
+
+rate() { # port
+  h2load -n "$REQUESTS" -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$work/payload.json" \
+    -H "authorization: bearer $jwt" -H 'apns-push-type: liveactivity' \
+    -H 'apns-topic: dev.liveline.demo.push-type.liveactivity' -H 'apns-priority: 10' \
+    "https://127.0.0.1:$1$path" >"$work/h2load.out" 2>&1
+  grep -q "status codes: $REQUESTS 2xx" "$work/h2load.out" || { echo "not all requests got a 2xx:" >&2; cat "$work/h2load.out" >&2; exit 1; }
+  awk '/^finished in/ {print $4}' "$work/h2load.out"
+}
+best() { printf '%s\n' "$@" | sort -g | tail -1; }
+
+nghttpd_runs=(); sandbox_runs=()
+for round in $(seq "$ROUNDS"); do
+  nghttpd_runs+=("$(rate "$nghttpd_port")")
+  sandbox_runs+=("$(rate "$port")")
+  echo "round $round: nghttpd ${nghttpd_runs[-1]}  sandbox ${sandbox_runs[-1]} req/s" >&2
+done
+accepted=$(curl -sf "http://127.0.0.1:$control/sandbox" | python3 -c 'import json,sys; print(json.load(sys.stdin)["acceptedCount"])')
+nghttpd_best=$(best "${nghttpd_runs[@]}"); sandbox_best=$(best "${sandbox_runs[@]}")
+
+echo "APNs sandbox benchmark: h2load -n $REQUESTS -c $CONNECTIONS -m $STREAMS -t 1, TLS 1.3, POST $(wc -c <"$work/payload.json") B, best of $ROUNDS rounds, $(nproc) cores shared by h2load and the server"
+printf '%-58s %12s %9s\n' "target" "requests/s" "× nghttpd"
+printf '%-58s %12.0f %9s\n' "nghttpd $(nghttpd --version | awk '{print $NF}') ($(nproc) workers, ${#path}-char path, 11-byte file)" "$nghttpd_best" "1.00"
+printf '%-58s %12.0f %9.2f\n' "liveline sandbox (JWT checked, pushes recorded, 200 no DATA)" "$sandbox_best" "$(echo "$sandbox_best / $nghttpd_best" | bc -l)"
+echo "pushes the sandbox accepted and recorded: $accepted"
