@@ -45,6 +45,10 @@ let package = Package(
         .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
 
+        // MARK: Benchmarks (not part of the product).
+        .target(name: "LivelineBench", dependencies: ["LivelinePush", "LivelineSandbox", "LivelineCrypto"], swiftSettings: swiftSettings),
+        .executableTarget(name: "liveline-bench", dependencies: ["LivelineBench"], swiftSettings: swiftSettings),
+
         // MARK: Tests mirror the sources.
         .target(name: "LivelineTestSupport", path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),

@@ -22,6 +22,17 @@ class HTTP2Session: EventLoop.Handler {
     private var outputOffset = 0
     private var watchingWrites = false
     private var readBuffer = [UInt8](repeating: 0, count: 32 * 1024)
+    /// A close asked for while nghttp2 was calling us; done when it returns.
+    private var pendingClose: String?
+
+    /// Performs a close asked for during callbacks; true when the connection is now closed.
+    private func closeIfRequested() -> Bool {
+        guard let reason = pendingClose else { return false }
+        pendingClose = nil
+        close(reason: reason)
+        return true
+    }
+
     /// Close once everything queued has been written (after a GOAWAY).
     var closeAfterFlush = false
 
@@ -108,6 +119,7 @@ class HTTP2Session: EventLoop.Handler {
             inCallbacks = true
             let consumed = readBuffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
             inCallbacks = false
+            if closeIfRequested() { return }
             if consumed < 0 {
                 // nghttp2 has queued a GOAWAY for protocol errors; send it, then close.
                 closeAfterFlush = true
@@ -128,7 +140,16 @@ class HTTP2Session: EventLoop.Handler {
                 // Gather up to 64 KiB of frames before one write.
                 while output.count < 64 * 1024 {
                     var data: UnsafePointer<UInt8>?
+                    // mem_send calls back too (stream closed, body reads): same care as mem_recv.
+                    inCallbacks = true
                     let length = nghttp2_session_mem_send(session, &data)
+                    inCallbacks = false
+                    if let reason = pendingClose {
+                        // What nghttp2 returned belongs to the session about to be deleted.
+                        pendingClose = nil
+                        close(reason: reason)
+                        return
+                    }
                     if length < 0 {
                         close(reason: "nghttp2: \(String(cString: nghttp2_strerror(Int32(length))))")
                         return
@@ -196,6 +217,13 @@ class HTTP2Session: EventLoop.Handler {
     /// Closes the connection now (what is not written is lost).
     func close(reason: String) {
         guard state != .closed else { return }
+        // Called from inside nghttp2 (a callback completing a request whose owner then closes the
+        // connection): deleting the session now would pull it from under nghttp2. Close once
+        // nghttp2 has returned.
+        if inCallbacks {
+            if pendingClose == nil { pendingClose = reason }
+            return
+        }
         state = .closed
         loop.unregister(transport.fd)
         transport.close()

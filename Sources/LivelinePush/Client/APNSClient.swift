@@ -172,7 +172,9 @@ public final class APNSClient: Sendable {
                         perform(request, on: pool, attempt: attempt + 1, rotated: true, started: started, completion: completion)
                         return
                     }
-                    if case .retry(newConnection: true) = outcome, attempt <= retries {
+                    // `Shutdown` (and an unrelated key) mean: not taken here, go elsewhere now. A burst
+                    // can meet several in a row, so this too gets more tries than a lost request.
+                    if case .retry(newConnection: true) = outcome, attempt <= retries * 5 {
                         connection.retire()
                         perform(request, on: pool, attempt: attempt + 1, rotated: rotated, started: started, completion: completion)
                         return
@@ -185,10 +187,14 @@ public final class APNSClient: Sendable {
                     ))
                 case .failure(let failure):
                     connection.retire()
-                    if attempt <= retries {
+                    // A request the server never processed (refused stream, above a GOAWAY's last
+                    // stream) is free to send again and may meet several GOAWAYs in a burst: it
+                    // gets more tries than one lost in flight.
+                    let limit = failure.kind == .notProcessed ? retries * 5 : retries
+                    if attempt <= limit {
                         // The same request again (same apns-id) on another connection: APNs either
                         // never saw it or the device ignores the duplicate's older timestamp.
-                        let backoff = Double(attempt - 1) * 0.05
+                        let backoff = min(0.5, Double(attempt - 1) * 0.02)
                         DispatchQueue.global().asyncAfter(deadline: .now() + backoff) { [self] in
                             perform(request, on: pool, attempt: attempt + 1, rotated: rotated, started: started, completion: completion)
                         }
