@@ -11,7 +11,7 @@ let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let window = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
 let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
 let done = DispatchSemaphore(value: 0)
-Task {
+Task.detached {
     do {
         _ = try await PushBenchmark.run(count: count, window: window, repositoryRoot: root) { print($0) }
     } catch {
