@@ -67,7 +67,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "liveline"], swiftSettings: swiftSettings),
     ]
 )

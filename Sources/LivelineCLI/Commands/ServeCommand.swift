@@ -42,6 +42,7 @@ enum ServeCommand: CLICommand {
             ? "http://0.0.0.0:\(application.port) (all interfaces; locally http://127.0.0.1:\(application.port))"
             : "http://\(configuration.host):\(application.port)"
         context.printError("liveline \(Application.version): listening on \(address), data in \(configuration.dataDirectory.path)")
+        context.printError("pushes go to the \(application.apnsDescription)")
 
         let stop = DispatchSemaphore(value: 0)
         let sources = [SIGINT, SIGTERM].map { number in

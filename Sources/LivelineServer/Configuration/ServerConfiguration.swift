@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var accessLog = "stdout"
     /// APNs environment assumed for tokens registered without one (`LIVELINE_APNS_ENVIRONMENT`).
     public var defaultPushEnvironment = PushEnvironment.sandbox
+    /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
+    public var apns = APNSConfiguration()
 
     public init() {}
 
@@ -66,6 +68,8 @@ public struct ServerConfiguration: Sendable {
             }
             config.defaultPushEnvironment = value
         }
+        config.apns = try APNSConfiguration.fromEnvironment(environment)
+        try config.apns.validate()
         return config
     }
 

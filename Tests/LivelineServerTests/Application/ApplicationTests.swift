@@ -2,6 +2,7 @@ import Foundation
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelinePush
 import Testing
 
 @Suite struct ApplicationTests {
@@ -112,5 +113,39 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+extension ApplicationTests {
+    @Test func withoutAnAPNsKeyPushesGoToTheInProcessSandbox() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let sandbox = try #require(server.app.sandbox)
+        let token = String(repeating: "5e", count: 32)
+        sandbox.registerDevice(token: token)
+        let result = await server.app.apns.send(.liveActivity(
+            deviceToken: token, bundleID: sandbox.bundleID, payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
+        ))
+        #expect(result.outcome == .delivered)
+        #expect(sandbox.accepted(token: token).count == 1)
+        #expect(server.app.apnsDescription.contains("in-process APNs sandbox"))
+        #expect(FileManager.default.fileExists(atPath: server.folder.appendingPathComponent("apns-sandbox").path))
+    }
+
+    @Test func anIncompleteAPNsKeyConfigurationIsRefusedByName() {
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_KEY_PATH": "/tmp/AuthKey.p8"])
+        }
+        do {
+            _ = try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_KEY_PATH": "/tmp/AuthKey.p8", "LIVELINE_APNS_KEY_ID": "ABC"])
+        } catch {
+            #expect(String(describing: error).contains("LIVELINE_APNS_TEAM_ID"))
+        }
+        do {
+            _ = try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_BUNDLE_ID": "dev.liveline.demo.push-type.liveactivity"])
+            Issue.record("a topic was taken as a bundle id")
+        } catch {
+            #expect(String(describing: error).contains("looks like a topic"))
+        }
     }
 }
