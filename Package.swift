@@ -68,6 +68,6 @@ let package = Package(
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineServerTests", dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "liveline"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "liveline"], swiftSettings: swiftSettings),
     ]
 )

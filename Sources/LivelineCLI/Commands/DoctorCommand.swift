@@ -77,11 +77,11 @@ enum DoctorCommand: CLICommand {
             maxConnectionsPerEndpoint: 1, connectionRetries: 1
         ))
         defer { client.shutdown() }
-        let result = PushCommand.wait {
-            await client.send(APNSNotification.liveActivity(
+        let result = PushCommand.wait { done in
+            client.send(APNSNotification.liveActivity(
                 deviceToken: dummyToken, bundleID: config.bundleID,
                 payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
-            ))
+            ), completion: done)
         }
         if result.status == 0 {
             fail("connecting to \(endpoint) (\(config.environment.rawValue)): \(result.transportError ?? "no answer")")

@@ -81,18 +81,19 @@ enum PushCommand: CLICommand {
             credentials: try config.credentials(), environment: config.apnsEnvironment, maxConnectionsPerEndpoint: 1
         ))
         defer { client.shutdown() }
-        let result = Self.wait {
+        let result = Self.wait { done in
             if let channel {
-                return await client.broadcast(APNSBroadcast(
+                client.broadcast(APNSBroadcast(
                     bundleID: config.bundleID, channelID: channel, priority: priority, expiration: expiration ?? .immediately, payload: body
-                ))
+                ), completion: done)
+                return
             }
             var notification = APNSNotification(
                 deviceToken: token!.lowercased(), pushType: pushType, topic: pushType.topic(bundleID: config.bundleID),
                 priority: priority, expiration: expiration, collapseID: collapseID, payload: body
             )
             if let apnsID { notification.apnsID = apnsID }
-            return await client.send(notification)
+            client.send(notification, completion: done)
         }
         let endpoint = channel == nil ? config.apnsEnvironment.device : config.apnsEnvironment.broadcast
         context.print("sent to \(endpoint) (\(pushType.rawValue), priority \(priority.rawValue))")
@@ -116,20 +117,22 @@ enum PushCommand: CLICommand {
         return try JSONSerialization.data(withJSONObject: object)
     }
 
-    /// Runs async work from the synchronous command line and waits for its result.
-    static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    /// Starts `work` and waits for the answer it hands to `done` (on the client's I/O thread).
+    /// Blocking on a semaphore, not on a Swift task: a task would need a thread of the
+    /// cooperative pool, which this caller may be occupying.
+    static func wait<T: Sendable>(_ work: (_ done: @escaping @Sendable (T) -> Void) -> Void) -> T {
         let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await work()
-            done.signal()
+        let finished = DispatchSemaphore(value: 0)
+        work { value in
+            box.value = value
+            finished.signal()
         }
-        done.wait()
+        finished.wait()
         return box.value!
     }
 }
 
-/// Hands a value from a task to the waiting thread (written once, read after the semaphore).
+/// Hands a value to the waiting thread (written once, read after the semaphore).
 final class ResultBox<T>: @unchecked Sendable {
     var value: T?
 }

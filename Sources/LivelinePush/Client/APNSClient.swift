@@ -81,12 +81,17 @@ public final class APNSClient: Sendable {
 
     // MARK: Broadcast and channels
 
-    /// Sends a broadcast push to a channel.
-    public func broadcast(_ broadcast: APNSBroadcast) async -> APNSResult {
+    /// Sends a broadcast push to a channel; `completion` gets APNs' answer.
+    public func broadcast(_ broadcast: APNSBroadcast, completion: @escaping @Sendable (APNSResult) -> Void) {
         let request = HTTP2ClientRequest(
             method: "POST", path: "/4/broadcasts/apps/\(broadcast.bundleID)", headers: broadcast.headers, body: broadcast.payload
         )
-        return await perform(request, on: broadcastPool)
+        perform(request, on: broadcastPool, attempt: 1, rotated: false, started: .now, completion: completion)
+    }
+
+    /// Sends a broadcast push to a channel and waits for APNs' answer.
+    public func broadcast(_ broadcast: APNSBroadcast) async -> APNSResult {
+        await withCheckedContinuation { continuation in self.broadcast(broadcast) { continuation.resume(returning: $0) } }
     }
 
     /// Creates a channel; its id is `channelID` of the result (201).

@@ -10,9 +10,12 @@ final class CapturedOutput: @unchecked Sendable {
     var standardOutput: String { lock.withLock { out.joined(separator: "\n") } }
     var standardError: String { lock.withLock { err.joined(separator: "\n") } }
 
+    /// The environment commands see.
+    var environment: [String: String] = [:]
+
     var context: CLIContext {
         CLIContext(
-            environment: [:],
+            environment: environment,
             standardOutput: { line in self.lock.withLock { self.out.append(line) } },
             standardError: { line in self.lock.withLock { self.err.append(line) } }
         )
