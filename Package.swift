@@ -36,10 +36,11 @@ let package = Package(
             dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
-            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox"],
+            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
@@ -64,6 +65,11 @@ let package = Package(
             name: "LivelineSandboxTests",
             dependencies: ["LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelineTestSupport"],
             exclude: ["Peers/aioapns_peer.py"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineEngineTests",
+            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),

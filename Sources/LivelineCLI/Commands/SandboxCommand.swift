@@ -58,21 +58,13 @@ enum SandboxCommand: CLICommand {
             configuration.environment = value
         }
 
+        let signals = ShutdownSignal()
         let sandbox = try APNsSandbox.start(configuration)
         context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken))
 
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        stop.wait()
+        signals.wait()
         context.printError("liveline sandbox: shutting down (GOAWAY to every connection)")
         sandbox.stop()
-        sources.forEach { $0.cancel() }
         context.printError("liveline sandbox: stopped")
         return 0
     }

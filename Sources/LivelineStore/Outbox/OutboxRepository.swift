@@ -66,6 +66,26 @@ public struct OutboxRepository: Sendable {
         return try row.int("id")
     }
 
+    /// Records that one target of a context's fan-out can never be sent (a permanent APNs
+    /// answer): a dead sync row for that target, with the reason, so it shows as a dead letter
+    /// in the timeline like a row that failed on its own.
+    @discardableResult
+    public func recordDeadTarget(
+        contextKey: String, target: OutboxTarget, reason: String, now: Date, in transaction: any SQLTransaction
+    ) throws -> Int {
+        guard let row = try transaction.queryOne(
+            """
+            INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at, last_error)
+            VALUES ('sync', $1, $2, 'dead', 1, $3, $3, $3, $4)
+            RETURNING id
+            """,
+            [.text(contextKey), .text(target.rawValue), SQLValue(now), .text(reason)]
+        ) else {
+            throw StoreError(.database, "recording a dead target returned no id")
+        }
+        return try row.int("id")
+    }
+
     /// Enqueues a rendered message once per `idempotencyKey`; `false` (and nothing written) when
     /// a row with that key exists already, whatever its status.
     ///

@@ -135,6 +135,34 @@ public struct PushTokenRepository: Sendable {
         }
     }
 
+    /// The active `la-update` tokens registered for a context in one environment: the targets of
+    /// "update by context" (`engine.md`, fan-out). With `householdID`, only that household's
+    /// tokens — a context of a household never reaches another household's device, whatever key
+    /// someone registered; contexts without an owner (the `/v1` API) reach every token
+    /// registered with their key.
+    public func updateTokens(
+        contextKey: String, environment: PushEnvironment, householdID: Int?, in transaction: any SQLTransaction
+    ) throws -> [PushTokenRecord] {
+        if let householdID {
+            return try transaction.query(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND household_id = $3 AND status = 'active'
+                ORDER BY id
+                """,
+                [.text(contextKey), .text(environment.rawValue), SQLValue(householdID)]
+            ).map(PushTokenRecord.init(row:))
+        }
+        return try transaction.query(
+            """
+            SELECT \(PushTokenRecord.columns) FROM push_tokens
+            WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND status = 'active'
+            ORDER BY id
+            """,
+            [.text(contextKey), .text(environment.rawValue)]
+        ).map(PushTokenRecord.init(row:))
+    }
+
     /// The household's active tokens, by user, device, kind and id.
     public func activeTokens(householdID: Int) throws -> [PushTokenRecord] {
         try database.read { transaction in

@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// Counters the dispatcher keeps for `/metrics`: pushes by status and reason, dead letters, and
+/// a histogram of dispatch latency (from a row being due to APNs' answer).
+public final class EngineMetrics: Sendable {
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+
+    public struct Snapshot: Sendable {
+        public var pushes: [String: Int]  // "status|reason" → count
+        public var deadLetters: Int
+        public var latencyCounts: [Int]  // per bucket, cumulative in the Prometheus text
+        public var latencySum: Double
+        public var latencyCount: Int
+    }
+
+    private let state = Mutex(Snapshot(pushes: [:], deadLetters: 0, latencyCounts: Array(repeating: 0, count: EngineMetrics.latencyBuckets.count + 1), latencySum: 0, latencyCount: 0))
+
+    public init() {}
+
+    func push(status: Int, reason: String?) {
+        state.withLock { $0.pushes["\(status)|\(reason ?? "")", default: 0] += 1 }
+    }
+
+    func deadLetter() { state.withLock { $0.deadLetters += 1 } }
+
+    func dispatchLatency(_ seconds: Double) {
+        let index = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
+        state.withLock {
+            $0.latencyCounts[index] += 1
+            $0.latencySum += seconds
+            $0.latencyCount += 1
+        }
+    }
+
+    public var snapshot: Snapshot { state.withLock { $0 } }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import LivelineModel
+import LivelineStore
+
+/// Renders a context's push at send time (`engine.md`: sync rows are rendered from the current
+/// state, so ten quick changes become one push): the full content state from one write
+/// transaction that also takes the next strictly increasing `aps.timestamp`, the targets (the
+/// context's `la-update` tokens and its channel), and the `aps` envelope.
+struct SyncRenderer: Sendable {
+    let store: Store
+    let configuration: EngineConfiguration
+    let sources: [String: any SnapshotSource]
+    let registry: ContractRegistry
+
+    /// The push for `row`, or nil when its context no longer exists.
+    func render(_ row: OutboxRow, now: Date) throws -> RenderedSync? {
+        guard let key = row.contextKey else { return nil }
+        return try store.write { transaction -> RenderedSync? in
+            guard let context = try store.contexts.context(key: key, in: transaction) else { return nil }
+            let source: any SnapshotSource = context.contentState != nil ? StoredSnapshotSource() : (sources[context.activityType] ?? StoredSnapshotSource())
+            var state = try source.contentState(of: context, in: transaction)
+            let ended = context.state == .ended
+            // The contract's own `rev` and `ended` keys carry the engine's truth.
+            if let contract = registry.contract(named: context.activityType), case .object(var fields) = state {
+                let keys = Set(contract.schema.contentState.map(\.key))
+                if keys.contains("rev") { fields["rev"] = .int(context.rev) }
+                if keys.contains("ended") { fields["ended"] = ended ? .bool(true) : .null }
+                state = .object(fields)
+            }
+            let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
+            var aps: [String: JSONValue] = [
+                "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
+            ]
+            if ended {
+                aps["dismissal-date"] = .int(Int(now.addingTimeInterval(configuration.dismissAfter).timeIntervalSince1970))
+            } else if let staleAfter = configuration.staleAfter {
+                aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
+            }
+            if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
+            let payload = Array(JSONValue.object(["aps": .object(aps)]).compactJSON)
+
+            var tokens: [PushTokenRecord] = []
+            var channel: String?
+            switch row.target {
+            case nil:
+                tokens = try store.tokens.updateTokens(
+                    contextKey: key, environment: configuration.environment, householdID: context.householdID, in: transaction
+                )
+                channel = context.channelID
+            case .token(let id)?:
+                tokens = try store.tokens.updateTokens(
+                    contextKey: key, environment: configuration.environment, householdID: context.householdID, in: transaction
+                ).filter { $0.id == id }
+            case .channel(let id)?:
+                channel = context.channelID == id ? id : nil
+            }
+            return RenderedSync(
+                contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
+                payload: payload, tokens: tokens, channelID: channel
+            )
+        }
+    }
+}
