@@ -1,0 +1,152 @@
+import Foundation
+import LivelineEngine
+import LivelineModel
+import LivelinePush
+import LivelineSandbox
+import LivelineStore
+import Testing
+
+/// The dispatcher through the real path: SQLite file → outbox → APNs client → sandbox over HTTP/2 + TLS.
+@Suite struct DispatcherTests {
+    final class Harness: Sendable {
+        let folder: URL
+        let store: Store
+        let sandbox: APNsSandbox
+        let client: APNSClient
+        let engine: Engine
+        let householdID: Int
+        let userID: Int
+
+        init(retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 20)) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")
+            store = try Store.openSQLite(folder: folder.appendingPathComponent("data"))
+            sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+            client = try APNSClient(configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+            ))
+            engine = Engine(store: store, sender: client, configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry))
+            let user = try store.accounts.createUser(household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
+            householdID = user.householdID
+            userID = user.id
+        }
+
+        /// A device token registered with the sandbox and, as `la-update` for `contextKey`, with the store.
+        func device(_ index: Int, contextKey: String) throws -> String {
+            let token = String(format: "%064x", 0xabc000 + index)
+            sandbox.registerDevice(token: token)
+            try store.tokens.register(TokenRegistration(
+                householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
+                token: token, contextKey: contextKey
+            ), now: Date())
+            return token
+        }
+
+        /// A `/v1`-style change of a trip context's delay.
+        func put(_ key: String, delay: Int) throws {
+            let state = #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
+            try store.contexts.upsert(
+                key: key, activityType: "TripLiveActivityAttributes", attributes: #"{"tripId":"t","line":"5","destination":"B"}"#,
+                contentState: state, now: Date()
+            )
+        }
+
+        func payloads(_ token: String) -> [[String: Any]] {
+            sandbox.accepted(token: token).compactMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+        }
+
+        func stop() {
+            client.shutdown()
+            sandbox.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static func delay(in payload: [String: Any]) -> Int? {
+        ((payload["aps"] as? [String: Any])?["content-state"] as? [String: Any])?["delay"] as? Int
+    }
+
+    @Test func aChangeReachesEveryRegisteredTokenAsAFullSnapshot() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        let tokens = try (0..<3).map { try harness.device($0, contextKey: "trip:1") }
+        let other = try harness.device(9, contextKey: "trip:2")
+        try harness.put("trip:1", delay: 4)
+        await harness.engine.dispatcher.drain()
+        for token in tokens {
+            let payloads = harness.payloads(token)
+            #expect(payloads.count == 1)
+            let aps = try #require(payloads.first?["aps"] as? [String: Any])
+            #expect(aps["event"] as? String == "update")
+            #expect(aps["stale-date"] is Int)
+            #expect(Self.delay(in: payloads[0]) == 4)
+            #expect(harness.sandbox.accepted(token: token).first?.topic == "dev.liveline.demo.push-type.liveactivity")
+        }
+        #expect(harness.payloads(other).isEmpty)
+        let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1")
+        #expect(attempts.count == 3 && attempts.allSatisfy { $0.status == 200 && $0.rev == 1 })
+        #expect(try harness.store.outbox.depth(now: Date()).due == 0)
+    }
+
+    @Test func rapidChangesCoalesceAndTheLastStateArrives() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        let token = try harness.device(0, contextKey: "trip:1")
+        for delay in 1...100 { try harness.put("trip:1", delay: delay) }
+        await harness.engine.dispatcher.drain()
+        let payloads = harness.payloads(token)
+        #expect(payloads.count < 10)
+        #expect(payloads.last.flatMap(Self.delay(in:)) == 100)
+        // Timestamps strictly increase, so a phone always keeps the newest.
+        let stamps = payloads.compactMap { ($0["aps"] as? [String: Any])?["timestamp"] as? Int }
+        #expect(stamps == stamps.sorted() && Set(stamps).count == stamps.count)
+    }
+
+    @Test func anUnregisteredTokenIsMarkedInvalidAndNeverRetried() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        let token = try harness.device(0, contextKey: "trip:1")
+        harness.sandbox.markUnregistered(token: token, at: Date().addingTimeInterval(60))
+        try harness.put("trip:1", delay: 1)
+        await harness.engine.dispatcher.drain()
+        #expect(try harness.store.tokens.activeTokens(userID: harness.userID).isEmpty)
+        try harness.put("trip:1", delay: 2)
+        await harness.engine.dispatcher.drain()
+        let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1")
+        #expect(attempts.count == 1 && attempts.first?.status == 410)
+    }
+
+    @Test func serverErrorsAreRetriedWithBackoffUntilAccepted() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        let token = try harness.device(0, contextKey: "trip:1")
+        harness.sandbox.setFaults(SandboxFaults(seed: 11, internalErrorShare: 0.5, tooManyRequestsShare: 0.3))
+        try harness.put("trip:1", delay: 7)
+        let deadline = Date().addingTimeInterval(10)
+        while harness.sandbox.accepted(token: token).isEmpty && Date() < deadline {
+            await harness.engine.dispatcher.drain()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(harness.payloads(token).last.flatMap(Self.delay(in:)) == 7)
+        let statuses = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
+        #expect(statuses.contains(200))
+        #expect(statuses.contains { $0 == 500 || $0 == 429 })
+    }
+
+    @Test func aPayloadThePhoneWouldDropIsADeadLetterInTheTimeline() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        _ = try harness.device(0, contextKey: "trip:1")
+        try harness.store.contexts.upsert(
+            key: "trip:1", activityType: "TripLiveActivityAttributes", attributes: #"{"tripId":"t","line":"5","destination":"B"}"#,
+            contentState: #"{"currentStop":"A"}"#, now: Date()
+        )
+        await harness.engine.dispatcher.drain()
+        #expect(harness.sandbox.acceptedCount == 0)
+        let dead = try harness.store.outbox.deadLetters(contextKey: "trip:1")
+        #expect(dead.count == 1)
+        #expect(dead.first?.lastError?.contains("missingKey") == true)
+        let timeline = try harness.store.contexts.timeline(key: "trip:1")
+        #expect(timeline.contains { if case .deadLetter = $0 { true } else { false } })
+    }
+}
