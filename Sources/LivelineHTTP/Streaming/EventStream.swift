@@ -114,9 +114,6 @@ public final class EventStream: Sendable {
         }
         actions.forEach { $0() }
     }
-
-    /// For shutdown: wakes a suspended connection so the daemon can finish it.
-    func closeForShutdown() { close() }
 }
 
 extension EventStream.State {

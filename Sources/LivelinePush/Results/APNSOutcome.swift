@@ -43,13 +43,6 @@ public enum APNSOutcome: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var isRetryable: Bool {
-        switch self {
-        case .retry, .rotateToken: true
-        default: false
-        }
-    }
-
     public var description: String {
         switch self {
         case .delivered: "delivered"
