@@ -11,13 +11,22 @@ import Synchronization
 /// attempt, and follows APNs' answer: dead tokens are marked invalid (410 only when APNs'
 /// timestamp is later than the registration), retryable failures come back as one-target rows
 /// with backoff, permanent ones become dead letters with their reason. Delivery is at least once.
+///
+/// It runs on a thread of its own, not on the cooperative pool: a batch is rendered, every push
+/// of it sent at once, the thread waits for APNs' answers, and records them in one transaction.
+/// So ``stop(timeout:)`` can wait for it from anywhere, a task included.
 public final class Dispatcher: Sendable {
     let store: Store
     let sender: any PushSender
     let renderer: SyncRenderer
     let configuration: EngineConfiguration
     public let metrics: EngineMetrics
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    private struct Running {
+        var stopping = false
+        var finished: DispatchSemaphore?
+    }
+    private let running = Mutex(Running())
 
     init(store: Store, sender: any PushSender, renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics) {
         self.store = store
@@ -27,31 +36,49 @@ public final class Dispatcher: Sendable {
         self.metrics = metrics
     }
 
-    /// Starts sending in the background: woken by every enqueue, else every `idlePoll`.
+    /// Starts sending on a thread of its own: woken by every enqueue, else every `idlePoll`.
     public func start() {
-        loop.withLock { task in
-            guard task == nil else { return }
-            task = Task.detached { [self] in
-                while !Task.isCancelled {
-                    let seen = store.outbox.enqueued.value
-                    if await runOnce() == 0 {
-                        _ = await store.outbox.enqueued.wait(past: seen, timeout: configuration.idlePoll)
-                    }
+        let finished = DispatchSemaphore(value: 0)
+        let started = running.withLock { running -> Bool in
+            guard running.finished == nil else { return false }
+            running = Running(stopping: false, finished: finished)
+            return true
+        }
+        guard started else { return }
+        let thread = Thread { [self] in
+            while !isStopping {
+                let seen = store.outbox.enqueued.value
+                if runOnce() == 0 && !isStopping {
+                    store.outbox.enqueued.waitBlocking(past: seen, timeout: configuration.idlePoll)
                 }
             }
+            finished.signal()
         }
+        thread.name = "liveline-dispatcher"
+        thread.start()
     }
 
-    /// Stops sending (rows in flight finish; leased rows not finished come back after their lease).
-    public func stop() async {
-        let task = loop.withLock { task -> Task<Void, Never>? in defer { task = nil }; return task }
-        task?.cancel()
-        await task?.value
-    }
-
-    /// Claims one batch and sends it; returns how many rows it handled.
+    /// Stops sending: the batch in flight finishes (its answers are recorded), then the thread
+    /// ends. Returns false when that took longer than `timeout` (rows still leased come back to
+    /// any dispatcher when their lease ends). Safe to call from any thread or task.
     @discardableResult
-    public func runOnce() async -> Int {
+    public func stop(timeout: Duration = .seconds(10)) -> Bool {
+        guard let finished = running.withLock({ running -> DispatchSemaphore? in
+            running.stopping = true
+            defer { running.finished = nil }
+            return running.finished
+        }) else { return true }
+        store.outbox.enqueued.bump()  // wakes the thread if it sleeps
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        return finished.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+    }
+
+    private var isStopping: Bool { running.withLock { $0.stopping } }
+
+    /// Claims one batch, sends it and records the answers; returns how many rows it handled.
+    /// Blocks the calling thread until APNs answered every push of the batch.
+    @discardableResult
+    public func runOnce() -> Int {
         let rows: [OutboxRow]
         do {
             rows = try store.outbox.claim(
@@ -60,15 +87,26 @@ public final class Dispatcher: Sendable {
         } catch {
             return 0
         }
-        await withTaskGroup(of: Void.self) { group in
-            for row in rows { group.addTask { await self.process(row) } }
+        guard !rows.isEmpty else { return 0 }
+        let now = configuration.clock()
+        var sending: [(row: OutboxRow, rendered: RenderedSync, answers: Answers)] = []
+        let group = DispatchGroup()
+        for row in rows {
+            guard let rendered = prepare(row, now: now) else { continue }
+            let answers = Answers()
+            send(rendered, into: answers, group: group)
+            sending.append((row, rendered, answers))
+        }
+        group.wait()
+        for (row, rendered, answers) in sending {
+            record(row, rendered: rendered, outcomes: answers.outcomes)
         }
         return rows.count
     }
 
-    /// Sends batches until nothing is due (for tests and tools).
-    public func drain(maxBatches: Int = 10_000) async {
-        for _ in 0..<maxBatches where await runOnce() > 0 {}
+    /// Runs batches until nothing is due (for tests and tools).
+    public func drain(maxBatches: Int = 10_000) {
+        for _ in 0..<maxBatches where runOnce() > 0 {}
     }
 
     // MARK: One row
@@ -79,32 +117,67 @@ public final class Dispatcher: Sendable {
         let result: APNSResult
     }
 
-    func process(_ row: OutboxRow) async {
-        let now = configuration.clock()
+    /// The answers to one row's pushes, filled from the client's I/O thread.
+    final class Answers: Sendable {
+        private let collected = Mutex<[Outcome]>([])
+        func add(_ outcome: Outcome) { collected.withLock { $0.append(outcome) } }
+        var outcomes: [Outcome] { collected.withLock { $0 } }
+    }
+
+    /// Renders and checks the row's push; nil (and the row finished) when there is nothing to send.
+    private func prepare(_ row: OutboxRow, now: Date) -> RenderedSync? {
         guard row.kind == .sync else {
             finish(row, deadReason: "message rows are not sent by this version of the engine", now: now)
-            return
+            return nil
         }
         let rendered: RenderedSync?
         do {
             rendered = try renderer.render(row, now: now)
         } catch {
             finish(row, deadReason: "rendering failed: \(error)", now: now)
-            return
+            return nil
         }
         guard let rendered else {
             finish(row, now: now)  // the context is gone: nothing to send
-            return
+            return nil
         }
         let destination: PushDestination = rendered.tokens.isEmpty && rendered.channelID != nil ? .broadcast : .device
         let report = PayloadCheck(destination: destination, now: now).check(json: Data(rendered.payload), typeName: rendered.contractName)
         guard report.isAccepted else {
             let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")
             finish(row, deadReason: "payload check refused rev \(rendered.rev): \(problems)", now: now)
-            return
+            return nil
         }
+        if rendered.tokens.isEmpty && rendered.channelID == nil {
+            finish(row, now: now)  // nobody to send to yet; a later change or registration brings it
+            return nil
+        }
+        return rendered
+    }
 
-        let outcomes = await send(rendered)
+    /// Sends the rendered push to its channel and every token at once.
+    private func send(_ rendered: RenderedSync, into answers: Answers, group: DispatchGroup) {
+        if let channel = rendered.channelID {
+            group.enter()
+            sender.broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channel, payload: rendered.payload)) { result in
+                answers.add(Outcome(target: .channel(channel), token: nil, result: result))
+                group.leave()
+            }
+        }
+        for token in rendered.tokens {
+            group.enter()
+            let notification = APNSNotification.liveActivity(
+                deviceToken: token.token, bundleID: configuration.bundleID, payload: rendered.payload, priority: rendered.priority
+            )
+            sender.send(notification) { result in
+                answers.add(Outcome(target: .token(token.id), token: token, result: result))
+                group.leave()
+            }
+        }
+    }
+
+    /// Records the answers to one row's pushes and follows them.
+    private func record(_ row: OutboxRow, rendered: RenderedSync, outcomes: [Outcome]) {
         let answeredAt = configuration.clock()
         metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt)))
         var retryThisRow = false
@@ -139,6 +212,9 @@ public final class Dispatcher: Sendable {
                         }
                     }
                 }
+                if rendered.carriesHints, outcomes.contains(where: { $0.result.outcome == .delivered }) {
+                    try store.contexts.clearHints(key: rendered.contextKey, sentRev: rendered.rev, in: transaction)
+                }
             }
         } catch {
             retryThisRow = true
@@ -167,29 +243,6 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Sends the rendered push to its channel and every token at once.
-    private func send(_ rendered: RenderedSync) async -> [Outcome] {
-        await withTaskGroup(of: Outcome.self) { group in
-            if let channel = rendered.channelID {
-                group.addTask {
-                    let result = await self.sender.broadcast(APNSBroadcast(bundleID: self.configuration.bundleID, channelID: channel, payload: rendered.payload))
-                    return Outcome(target: .channel(channel), token: nil, result: result)
-                }
-            }
-            for token in rendered.tokens {
-                group.addTask {
-                    let result = await self.sender.send(.liveActivity(
-                        deviceToken: token.token, bundleID: self.configuration.bundleID, payload: rendered.payload
-                    ))
-                    return Outcome(target: .token(token.id), token: token, result: result)
-                }
-            }
-            var outcomes: [Outcome] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
-        }
-    }
-
     private func attempt(_ outcome: Outcome, rendered: RenderedSync, row: OutboxRow, at date: Date) -> DeliveryAttempt {
         let (kind, target): (DeliveryTargetKind, String) = switch outcome.target {
         case .token(let id): (.token, String(id))
@@ -199,7 +252,7 @@ public final class Dispatcher: Sendable {
         return DeliveryAttempt(
             id: nil, outboxID: row.id, contextKey: rendered.contextKey, rev: rendered.rev, targetKind: kind, target: target,
             apnsID: outcome.result.apnsID ?? outcome.result.requestID, status: outcome.result.status,
-            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: APNSPriority.immediate.rawValue,
+            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: rendered.priority.rawValue,
             latencyMilliseconds: Double(latency.seconds) * 1000 + Double(latency.attoseconds) / 1e15, attemptedAt: date,
             note: "\(rendered.event) rev \(rendered.rev)"
         )

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelinePush
 import LivelineStore
 
 /// Renders a context's push at send time (`engine.md`: sync rows are rendered from the current
@@ -12,21 +13,29 @@ struct SyncRenderer: Sendable {
     let sources: [String: any SnapshotSource]
     let registry: ContractRegistry
 
+    /// The context's full content state as of `transaction`: from its snapshot source (or as
+    /// stored, for `/v1` contexts), with the contract's own `rev` and `ended` keys set to the
+    /// engine's truth.
+    func contentState(of context: ContextRecord, in transaction: any SQLTransaction) throws -> JSONValue {
+        let source: any SnapshotSource = context.contentState != nil
+            ? StoredSnapshotSource() : (sources[context.activityType] ?? StoredSnapshotSource())
+        var state = try source.contentState(of: context, in: transaction)
+        if let contract = registry.contract(named: context.activityType), case .object(var fields) = state {
+            let keys = Set(contract.schema.contentState.map(\.key))
+            if keys.contains("rev") { fields["rev"] = .int(context.rev) }
+            if keys.contains("ended") { fields["ended"] = context.state == .ended ? .bool(true) : .null }
+            state = .object(fields)
+        }
+        return state
+    }
+
     /// The push for `row`, or nil when its context no longer exists.
     func render(_ row: OutboxRow, now: Date) throws -> RenderedSync? {
         guard let key = row.contextKey else { return nil }
         return try store.write { transaction -> RenderedSync? in
             guard let context = try store.contexts.context(key: key, in: transaction) else { return nil }
-            let source: any SnapshotSource = context.contentState != nil ? StoredSnapshotSource() : (sources[context.activityType] ?? StoredSnapshotSource())
-            var state = try source.contentState(of: context, in: transaction)
+            let state = try contentState(of: context, in: transaction)
             let ended = context.state == .ended
-            // The contract's own `rev` and `ended` keys carry the engine's truth.
-            if let contract = registry.contract(named: context.activityType), case .object(var fields) = state {
-                let keys = Set(contract.schema.contentState.map(\.key))
-                if keys.contains("rev") { fields["rev"] = .int(context.rev) }
-                if keys.contains("ended") { fields["ended"] = ended ? .bool(true) : .null }
-                state = .object(fields)
-            }
             let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
             var aps: [String: JSONValue] = [
                 "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
@@ -37,6 +46,13 @@ struct SyncRenderer: Sendable {
                 aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
             }
             if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
+            // A `/v1` hint: the alert goes with the next push after it was set.
+            var carriesHints = context.priorityHint != nil
+            if let alert = context.alert, let value = try? JSONValue(json: Data(alert.utf8)) {
+                aps["alert"] = value
+                carriesHints = true
+            }
+            let priority = context.priorityHint.map(APNSPriority.init(rawValue:)) ?? .immediate
             let payload = Array(JSONValue.object(["aps": .object(aps)]).compactJSON)
 
             var tokens: [PushTokenRecord] = []
@@ -56,7 +72,7 @@ struct SyncRenderer: Sendable {
             }
             return RenderedSync(
                 contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
-                payload: payload, tokens: tokens, channelID: channel
+                payload: payload, priority: priority, carriesHints: carriesHints, tokens: tokens, channelID: channel
             )
         }
     }

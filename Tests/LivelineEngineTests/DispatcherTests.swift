@@ -72,7 +72,7 @@ import Testing
         let tokens = try (0..<3).map { try harness.device($0, contextKey: "trip:1") }
         let other = try harness.device(9, contextKey: "trip:2")
         try harness.put("trip:1", delay: 4)
-        await harness.engine.dispatcher.drain()
+        harness.engine.dispatcher.drain()
         for token in tokens {
             let payloads = harness.payloads(token)
             #expect(payloads.count == 1)
@@ -93,7 +93,7 @@ import Testing
         defer { harness.stop() }
         let token = try harness.device(0, contextKey: "trip:1")
         for delay in 1...100 { try harness.put("trip:1", delay: delay) }
-        await harness.engine.dispatcher.drain()
+        harness.engine.dispatcher.drain()
         let payloads = harness.payloads(token)
         #expect(payloads.count < 10)
         #expect(payloads.last.flatMap(Self.delay(in:)) == 100)
@@ -108,10 +108,10 @@ import Testing
         let token = try harness.device(0, contextKey: "trip:1")
         harness.sandbox.markUnregistered(token: token, at: Date().addingTimeInterval(60))
         try harness.put("trip:1", delay: 1)
-        await harness.engine.dispatcher.drain()
+        harness.engine.dispatcher.drain()
         #expect(try harness.store.tokens.activeTokens(userID: harness.userID).isEmpty)
         try harness.put("trip:1", delay: 2)
-        await harness.engine.dispatcher.drain()
+        harness.engine.dispatcher.drain()
         let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1")
         #expect(attempts.count == 1 && attempts.first?.status == 410)
     }
@@ -124,7 +124,7 @@ import Testing
         try harness.put("trip:1", delay: 7)
         let deadline = Date().addingTimeInterval(10)
         while harness.sandbox.accepted(token: token).isEmpty && Date() < deadline {
-            await harness.engine.dispatcher.drain()
+            harness.engine.dispatcher.drain()
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(harness.payloads(token).last.flatMap(Self.delay(in:)) == 7)
@@ -141,7 +141,7 @@ import Testing
             key: "trip:1", activityType: "TripLiveActivityAttributes", attributes: #"{"tripId":"t","line":"5","destination":"B"}"#,
             contentState: #"{"currentStop":"A"}"#, now: Date()
         )
-        await harness.engine.dispatcher.drain()
+        harness.engine.dispatcher.drain()
         #expect(harness.sandbox.acceptedCount == 0)
         let dead = try harness.store.outbox.deadLetters(contextKey: "trip:1")
         #expect(dead.count == 1)

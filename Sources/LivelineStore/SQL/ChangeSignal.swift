@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A ``ChangeCounter`` that can also be awaited: a sleeping task wakes up when it is bumped.
@@ -13,6 +14,7 @@ public final class ChangeSignal: Sendable {
         var value: UInt64 = 0
         var nextWaiter: UInt64 = 0
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var blockedThreads: [UInt64: DispatchSemaphore] = [:]
     }
 
     private let state = Mutex(State())
@@ -26,11 +28,32 @@ public final class ChangeSignal: Sendable {
     public func bump() {
         let waiters = state.withLock { state in
             state.value &+= 1
-            let waiting = Array(state.waiters.values)
+            let waiting = (Array(state.waiters.values), Array(state.blockedThreads.values))
             state.waiters.removeAll()
+            state.blockedThreads.removeAll()
             return waiting
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters.0 { waiter.resume() }
+        for thread in waiters.1 { thread.signal() }
+    }
+
+    /// Blocks the calling thread until ``value`` differs from `seen`, or after `timeout`; returns
+    /// the value then. For threads of their own (the dispatcher), never for a task.
+    @discardableResult
+    public func waitBlocking(past seen: UInt64, timeout: Duration) -> UInt64 {
+        let semaphore = DispatchSemaphore(value: 0)
+        let id: UInt64? = state.withLock { state in
+            guard state.value == seen else { return nil }
+            state.nextWaiter &+= 1
+            state.blockedThreads[state.nextWaiter] = semaphore
+            return state.nextWaiter
+        }
+        guard let id else { return value }
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        if semaphore.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
+            state.withLock { _ = $0.blockedThreads.removeValue(forKey: id) }
+        }
+        return value
     }
 
     /// Returns once ``value`` differs from `seen`, or after `timeout`, or when the task is
