@@ -4,6 +4,8 @@ public enum Routes {
     // MARK: Operation (no auth)
     public static let healthz = Route(.get, "/healthz")
     public static let openAPI = Route(.get, "/openapi.json")
+    /// Prometheus text format (admin key).
+    public static let metrics = Route(.get, "/metrics")
 
     // MARK: App API (bearer token of a user)
     public static let me = Route(.get, "/api/me")
@@ -12,10 +14,17 @@ public enum Routes {
     public static let unregisterToken = Route(.delete, "/api/apns/register")
     public static let listTokens = Route(.get, "/api/apns/register")
 
+    // MARK: Generic API for other backends (admin key)
+    public static let putContext = Route(.put, "/v1/contexts/{key}")
+    public static let getContext = Route(.get, "/v1/contexts/{key}")
+    public static let endContext = Route(.post, "/v1/contexts/{key}/end")
+    public static let contextTimeline = Route(.get, "/v1/contexts/{key}/timeline")
+
     /// All routes, in documentation order.
     public static let all: [Route] = [
-        healthz, openAPI,
+        healthz, openAPI, metrics,
         me, user,
         registerToken, unregisterToken, listTokens,
+        putContext, getContext, endContext, contextTimeline,
     ]
 }

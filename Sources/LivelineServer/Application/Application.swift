@@ -1,11 +1,12 @@
 import Foundation
+import LivelineEngine
 import LivelineHTTP
 import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineStore
 
-/// A running Liveline server: storage, the HTTP API, and (in later parts) the push machinery.
+/// A running Liveline server: storage, the HTTP API, and the engine that pushes every change.
 /// Built by `buildApplication(_:)`; tests build one on port 0 against a temporary data folder.
 public final class Application: Sendable {
     public static let version = "0.1.0"
@@ -20,11 +21,13 @@ public final class Application: Sendable {
     public let apns: APNSClient
     /// The APNs sandbox started in-process when no APNs key is configured (the embedded default).
     public let sandbox: APNsSandbox?
+    /// Contexts, the outbox and the dispatcher.
+    public let engine: Engine
     let http: HTTPServer
 
     init(
         configuration: ServerConfiguration, store: Store, adminKey: String, adminKeyGenerated: Bool, apns: APNSClient,
-        sandbox: APNsSandbox?, http: HTTPServer
+        sandbox: APNsSandbox?, engine: Engine, http: HTTPServer
     ) {
         self.configuration = configuration
         self.store = store
@@ -32,6 +35,7 @@ public final class Application: Sendable {
         self.adminKeyGenerated = adminKeyGenerated
         self.apns = apns
         self.sandbox = sandbox
+        self.engine = engine
         self.http = http
     }
 
@@ -50,12 +54,19 @@ public final class Application: Sendable {
     /// The routes served.
     public var routes: [Route] { http.routes }
 
-    /// Starts listening.
-    public func start() throws { try http.start() }
+    /// Starts listening, and sending (unless the configuration turned the dispatcher off). What
+    /// a previous run committed and did not send goes out now.
+    public func start() throws {
+        try http.start()
+        if configuration.dispatcherEnabled { engine.start() }
+    }
 
-    /// Stops accepting requests, lets in-flight ones finish, then stops.
+    /// Stops accepting requests and lets in-flight ones finish, lets the dispatcher record the
+    /// answers of the pushes in flight, then stops. Nothing committed is lost either way: what
+    /// was not sent stays in the outbox for the next start.
     public func shutdown(timeout: Duration = .seconds(10)) {
         http.shutdown(timeout: timeout)
+        engine.stop(timeout: timeout)
         apns.shutdown()
         sandbox?.stop()
     }
@@ -70,6 +81,11 @@ public func buildApplication(
     let store = try Store.openSQLite(folder: configuration.dataDirectory)
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
     let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
+    let (apns, sandbox) = try makeAPNS(configuration)
+    let engine = Engine(
+        store: store, sender: apns,
+        configuration: EngineConfiguration(bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, clock: clock)
+    )
 
     var router = Router()
     try OperationHandlers(version: Application.version).addRoutes(to: &router)
@@ -81,6 +97,8 @@ public func buildApplication(
         ),
         clock: clock
     ).addRoutes(to: &router)
+    ContextHandlers(auth: auth, engine: engine, registry: .known, clock: clock).addRoutes(to: &router)
+    MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
 
     let accessLog: LogSink = switch configuration.accessLog {
     case "stderr": LogSink(descriptor: 2)
@@ -94,9 +112,9 @@ public func buildApplication(
         ),
         router: router, accessLog: accessLog
     )
-    let (apns, sandbox) = try makeAPNS(configuration)
     return Application(
-        configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, apns: apns, sandbox: sandbox, http: http
+        configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, apns: apns, sandbox: sandbox,
+        engine: engine, http: http
     )
 }
 

@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var accessLog = "stdout"
     /// APNs environment assumed for tokens registered without one (`LIVELINE_APNS_ENVIRONMENT`).
     public var defaultPushEnvironment = PushEnvironment.sandbox
+    /// Whether this instance sends what the outbox holds (`LIVELINE_DISPATCHER`, `on`/`off`). With
+    /// `off` it only takes changes; another instance sharing the database sends them.
+    public var dispatcherEnabled = true
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
 
@@ -36,6 +39,7 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
         ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout)"),
+        ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
     ]
 
     /// Reads the `LIVELINE_*` variables over the defaults. A malformed value is an error naming it.
@@ -61,6 +65,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_ACCESS_LOG must be stdout, stderr or off, not '\(text)'")
             }
             config.accessLog = text
+        }
+        if let text = environment["LIVELINE_DISPATCHER"] {
+            guard ["on", "off"].contains(text) else {
+                throw ConfigurationError("LIVELINE_DISPATCHER must be on or off, not '\(text)'")
+            }
+            config.dispatcherEnabled = text == "on"
         }
         if let text = environment["LIVELINE_APNS_ENVIRONMENT"] {
             guard let value = PushEnvironment(rawValue: text) else {

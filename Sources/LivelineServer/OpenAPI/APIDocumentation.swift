@@ -5,6 +5,10 @@ enum APIDocumentation {
     static let routes: [RouteDocumentation] = [
         .init(Routes.healthz, "Liveness: answers while the server runs", auth: .none, response: "Health"),
         .init(Routes.openAPI, "This OpenAPI 3.1 document", auth: .none, response: "OpenAPIDocument"),
+        .init(
+            Routes.metrics, "Prometheus metrics: pushes by status and reason, outbox depth and age, dispatch latency, dead letters",
+            auth: .admin, response: "PrometheusText", responseType: "text/plain"
+        ),
         .init(Routes.me, "The caller's user and the members of their household", auth: .bearer, response: "Me"),
         .init(Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404]),
         .init(
@@ -13,6 +17,20 @@ enum APIDocumentation {
         ),
         .init(Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken", response: "UnregisterTokenResult", errors: [400]),
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
+        .init(
+            Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
+            auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true
+        ),
+        .init(
+            Routes.getContext, "A context's truth; with since_rev equal to the current revision only {key, type, state, rev, unchanged: true}",
+            auth: .admin, response: "ContextSnapshot", errors: [400, 404],
+            query: [("since_rev", "the revision the caller has (a whole number)")]
+        ),
+        .init(Routes.endContext, "End a context: its activities get the final state and are dismissed", auth: .admin, response: "EndContextResult", errors: [400, 404]),
+        .init(
+            Routes.contextTimeline, "A context's revisions, delivery attempts and dead letters, newest first",
+            auth: .admin, response: "ContextTimeline", errors: [400, 404], query: [("limit", "at most this many entries (1–1000, default 200)")]
+        ),
     ]
 
     static let schemas: [String: JSONValue] = [
@@ -37,6 +55,28 @@ enum APIDocumentation {
             "kind": string, "environment": string, "deviceId": string, "tokenPrefix": string,
         ]),
         "UnregisterTokenResult": object(["removed": integer]),
+        "PrometheusText": ["type": "string", "description": "Prometheus text exposition format 0.0.4"],
+        "PutContext": object([
+            "type": ["type": "string", "description": "the contract name, e.g. TripLiveActivityAttributes",
+                     "enum": .array(ContractRegistry.known.names.map { .string($0) })],
+            "attributes": ["type": "object", "description": "static attributes (default {})"],
+            "contentState": ["type": "object", "description": "the full content state; must decode into the contract"],
+            "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
+            "priority": ["type": "integer", "enum": [5, 10]],
+            "relevanceScore": ["type": "number", "minimum": 0],
+        ], required: ["type", "contentState"]),
+        "PutContextResult": object(["key": string, "rev": integer, "created": boolean]),
+        "EndContextResult": object(["key": string, "rev": integer, "alreadyEnded": boolean]),
+        "ContextSnapshot": object([
+            "key": string, "type": string, "state": ["type": "string", "enum": ["active", "ended"]], "rev": integer,
+            "unchanged": boolean, "attributes": ["type": "object"], "contentState": ["type": "object"],
+            "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime,
+        ], required: ["key", "type", "state", "rev", "unchanged"]),
+        "ContextTimeline": object(["key": string, "entries": ["type": "array", "items": object([
+            "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter"]], "at": dateTime, "rev": integer, "note": string,
+            "targetKind": ["type": "string", "enum": ["token", "channel"]], "target": string, "status": integer, "reason": string,
+            "apnsId": string, "priority": integer, "latencyMs": ["type": "number"], "attempts": integer,
+        ], required: ["kind", "at"])]]),
         "DeviceTokens": object(["devices": ["type": "array", "items": object([
             "deviceId": string,
             "tokens": ["type": "array", "items": object([
@@ -49,6 +89,8 @@ enum APIDocumentation {
 
     static let string: JSONValue = ["type": "string"]
     static let integer: JSONValue = ["type": "integer"]
+    static let boolean: JSONValue = ["type": "boolean"]
+    static let dateTime: JSONValue = ["type": "string", "format": "date-time"]
     static let nullableString: JSONValue = ["type": ["string", "null"]]
 
     static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }

@@ -49,9 +49,9 @@ enum OpenAPIDocument {
                 "content": ["application/json": ["schema": APIDocumentation.ref(body)]],
             ]
         }
-        var responses: [String: JSONValue] = [
-            "200": ["description": "OK", "content": ["application/json": ["schema": APIDocumentation.ref(doc.response)]]],
-        ]
+        let content: JSONValue = .object([doc.responseType: ["schema": APIDocumentation.ref(doc.response)]])
+        var responses: [String: JSONValue] = ["200": ["description": "OK", "content": content]]
+        if doc.mayCreate { responses["201"] = ["description": "Created", "content": content] }
         var errors = doc.errors
         if doc.auth != .none { errors.append(401) }
         if doc.requestBody != nil { errors += [413, 415] }

@@ -19,10 +19,14 @@ struct RouteDocumentation: Sendable {
     let errors: [Int]
     /// Query parameters: name and description.
     let query: [(String, String)]
+    /// The media type of the 2xx response.
+    let responseType: String
+    /// True when the route answers 201 (created) as well as 200.
+    let mayCreate: Bool
 
     init(
         _ route: Route, _ summary: String, auth: Auth, request: String? = nil, response: String,
-        errors: [Int] = [], query: [(String, String)] = []
+        errors: [Int] = [], query: [(String, String)] = [], responseType: String = "application/json", mayCreate: Bool = false
     ) {
         self.route = route
         self.summary = summary
@@ -31,5 +35,7 @@ struct RouteDocumentation: Sendable {
         self.response = response
         self.errors = errors
         self.query = query
+        self.responseType = responseType
+        self.mayCreate = mayCreate
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Answer of `GET /v1/contexts/{key}/timeline`: the context's revisions, every delivery attempt
+/// and its dead letters, newest first.
+public struct ContextTimelineResponse: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public enum Kind: String, Codable, Sendable, Hashable {
+            /// A change: the revision went up.
+            case revision
+            /// One push to one target, and APNs' answer.
+            case delivery
+            /// Something that will never be sent, with the reason.
+            case deadLetter
+        }
+
+        public var kind: Kind
+        public var at: Date
+        /// The revision changed to, or the revision the push carried.
+        public var rev: Int?
+        /// What changed, or which event a push was (`update rev 3`).
+        public var note: String?
+        /// `token` or `channel` (deliveries and dead letters aimed at one target).
+        public var targetKind: String?
+        /// The token's registry id (never the token) or the channel id.
+        public var target: String?
+        /// APNs' HTTP status; 0 when no answer came (connection failure).
+        public var status: Int?
+        /// APNs' reason, or the transport error, or why a row is a dead letter.
+        public var reason: String?
+        public var apnsId: String?
+        public var priority: Int?
+        public var latencyMs: Double?
+        /// Sending attempts a dead-letter row had.
+        public var attempts: Int?
+
+        public init(
+            kind: Kind, at: Date, rev: Int? = nil, note: String? = nil, targetKind: String? = nil, target: String? = nil,
+            status: Int? = nil, reason: String? = nil, apnsId: String? = nil, priority: Int? = nil, latencyMs: Double? = nil,
+            attempts: Int? = nil
+        ) {
+            self.kind = kind
+            self.at = at
+            self.rev = rev
+            self.note = note
+            self.targetKind = targetKind
+            self.target = target
+            self.status = status
+            self.reason = reason
+            self.apnsId = apnsId
+            self.priority = priority
+            self.latencyMs = latencyMs
+            self.attempts = attempts
+        }
+    }
+
+    public var key: String
+    public var entries: [Entry]
+
+    public init(key: String, entries: [Entry]) {
+        self.key = key
+        self.entries = entries
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// `GET /metrics` in the Prometheus text format (`engine.md`, "Configuration and operation"),
+/// behind the admin key: APNs answers by status and reason, outbox depth and the age of the
+/// oldest due row, the dispatch latency histogram and dead letters.
+///
+/// Counters count since this process started; the outbox gauges read the database, so they are
+/// the same on every instance that shares it.
+struct MetricsHandler: Sendable {
+    let auth: Authenticator
+    let engine: Engine
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.metrics) { request in
+            try auth.requireAdmin(request)
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            return HTTPResponse(status: 200, headers: headers, body: .bytes(Array(try text().utf8)))
+        }
+    }
+
+    func text() throws -> String {
+        let metrics = engine.metrics.snapshot
+        let depth = try engine.store.outbox.depth(now: clock())
+        var out = PrometheusText()
+
+        out.family("liveline_pushes_total", type: "counter", help: "APNs answers to the engine's pushes, by HTTP status and reason (status 0: no answer).")
+        for key in metrics.pushes.keys.sorted() {
+            let parts = key.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+            out.sample("liveline_pushes_total", ["status": String(parts[0]), "reason": parts.count > 1 ? String(parts[1]) : ""], metrics.pushes[key]!)
+        }
+
+        out.family("liveline_outbox_rows", type: "gauge", help: "Outbox rows by state: due (waiting), leased (being sent), dead (never sent, see the timeline).")
+        out.sample("liveline_outbox_rows", ["state": "due"], depth.due)
+        out.sample("liveline_outbox_rows", ["state": "leased"], depth.leased)
+        out.sample("liveline_outbox_rows", ["state": "dead"], depth.dead)
+
+        out.family("liveline_outbox_oldest_due_age_seconds", type: "gauge", help: "How long the oldest due outbox row has waited (0 when none waits).")
+        out.sample("liveline_outbox_oldest_due_age_seconds", [:], depth.oldestDueAge ?? 0)
+
+        out.family("liveline_dead_letters_total", type: "counter", help: "Outbox rows and fan-out targets given up on by this process.")
+        out.sample("liveline_dead_letters_total", [:], metrics.deadLetters)
+
+        out.family("liveline_dispatch_latency_seconds", type: "histogram", help: "From an outbox row being due to APNs' answers to its pushes.")
+        var cumulative = 0
+        for (index, bound) in EngineMetrics.latencyBuckets.enumerated() {
+            cumulative += metrics.latencyCounts[index]
+            out.sample("liveline_dispatch_latency_seconds_bucket", ["le": PrometheusText.number(bound)], cumulative)
+        }
+        out.sample("liveline_dispatch_latency_seconds_bucket", ["le": "+Inf"], metrics.latencyCount)
+        out.sample("liveline_dispatch_latency_seconds_sum", [:], metrics.latencySum)
+        out.sample("liveline_dispatch_latency_seconds_count", [:], metrics.latencyCount)
+        return out.text
+    }
+}
+
+/// Writes the Prometheus text exposition format (version 0.0.4).
+struct PrometheusText {
+    private(set) var text = ""
+
+    mutating func family(_ name: String, type: String, help: String) {
+        text += "# HELP \(name) \(help.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n"))\n"
+        text += "# TYPE \(name) \(type)\n"
+    }
+
+    mutating func sample(_ name: String, _ labels: [String: String], _ value: Int) {
+        sample(name, labels, rendered: String(value))
+    }
+
+    mutating func sample(_ name: String, _ labels: [String: String], _ value: Double) {
+        sample(name, labels, rendered: Self.number(value))
+    }
+
+    private mutating func sample(_ name: String, _ labels: [String: String], rendered value: String) {
+        text += name
+        if !labels.isEmpty {
+            text += "{" + labels.keys.sorted().map { "\($0)=\"\(Self.escape(labels[$0]!))\"" }.joined(separator: ",") + "}"
+        }
+        text += " \(value)\n"
+    }
+
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
