@@ -228,11 +228,12 @@ public final class Dispatcher: Sendable {
             )
         }
         if retryThisRow {
-            let attempts = row.attempts + 1
-            if attempts >= configuration.retryPolicy.maximumAttempts {
-                finish(row, deadReason: "gave up after \(attempts) attempts: \(outcomes.first?.result.summary ?? "no answer")", now: answeredAt)
+            // Sends so far: this row's, and for a one-target row the fan-out send before it.
+            let sends = row.attempts + 1 + (row.target != nil ? 1 : 0)
+            if sends >= configuration.retryPolicy.maximumAttempts {
+                finish(row, deadReason: "gave up after \(sends) attempts: \(outcomes.first?.result.summary ?? "no answer")", now: answeredAt)
             } else {
-                let delay = configuration.retryPolicy.delay(beforeRetry: attempts)
+                let delay = configuration.retryPolicy.delay(beforeRetry: sends)
                 _ = try? store.outbox.retry(
                     id: row.id, owner: configuration.dispatcherID, at: answeredAt.addingTimeInterval(Self.seconds(delay)),
                     error: outcomes.first?.result.summary ?? "no answer", now: answeredAt

@@ -37,6 +37,9 @@ struct SyncRenderer: Sendable {
             let state = try contentState(of: context, in: transaction)
             let ended = context.state == .ended
             let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
+            if row.target == nil && configuration.minimumPushInterval > 0 {
+                try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
+            }
             var aps: [String: JSONValue] = [
                 "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
             ]

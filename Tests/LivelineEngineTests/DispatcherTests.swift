@@ -25,7 +25,7 @@ import Testing
                 credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
                 environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
             ))
-            engine = Engine(store: store, sender: client, configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry))
+            engine = Engine(store: store, sender: client, configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0))
             let user = try store.accounts.createUser(household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID
             userID = user.id

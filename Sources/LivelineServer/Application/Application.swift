@@ -84,7 +84,10 @@ public func buildApplication(
     let (apns, sandbox) = try makeAPNS(configuration)
     let engine = Engine(
         store: store, sender: apns,
-        configuration: EngineConfiguration(bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, clock: clock)
+        configuration: EngineConfiguration(
+            bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, retryPolicy: configuration.pushRetry,
+            minimumPushInterval: configuration.minimumPushInterval, clock: clock
+        )
     )
 
     var router = Router()

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelinePush
 
 /// Everything `liveline serve` can be told, with the embedded defaults: port 8080, data in
 /// `./liveline-data`, SQLite, the APNs sandbox. Each setting comes from a command-line option,
@@ -25,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     /// Whether this instance sends what the outbox holds (`LIVELINE_DISPATCHER`, `on`/`off`). With
     /// `off` it only takes changes; another instance sharing the database sends them.
     public var dispatcherEnabled = true
+    /// Backoff for pushes APNs asked to retry (5xx, 429, no answer) and how many sends before a
+    /// target becomes a dead letter (`LIVELINE_PUSH_RETRY_DELAY_MS`, `LIVELINE_PUSH_MAX_ATTEMPTS`).
+    public var pushRetry = RetryPolicy()
+    /// Least time between two pushes of one context (`LIVELINE_PUSH_MIN_INTERVAL_MS`, default 1 s;
+    /// 0 sends every change at once): changes meanwhile go out together.
+    public var minimumPushInterval: TimeInterval = 1
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
 
@@ -39,6 +46,9 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
         ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout)"),
+        ("LIVELINE_PUSH_RETRY_DELAY_MS", "first backoff before resending a push APNs asked to retry (default 1000; doubles, ±20 % jitter)"),
+        ("LIVELINE_PUSH_MAX_ATTEMPTS", "sends of one push before it becomes a dead letter (default 8)"),
+        ("LIVELINE_PUSH_MIN_INTERVAL_MS", "least time between two pushes of one context; changes meanwhile go together (default 1000)"),
         ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
     ]
 
@@ -65,6 +75,15 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_ACCESS_LOG must be stdout, stderr or off, not '\(text)'")
             }
             config.accessLog = text
+        }
+        if let text = environment["LIVELINE_PUSH_RETRY_DELAY_MS"] {
+            config.pushRetry.initialDelay = .milliseconds(try integer(text, name: "LIVELINE_PUSH_RETRY_DELAY_MS", in: 1...600_000))
+        }
+        if let text = environment["LIVELINE_PUSH_MAX_ATTEMPTS"] {
+            config.pushRetry.maximumAttempts = try integer(text, name: "LIVELINE_PUSH_MAX_ATTEMPTS", in: 1...100)
+        }
+        if let text = environment["LIVELINE_PUSH_MIN_INTERVAL_MS"] {
+            config.minimumPushInterval = Double(try integer(text, name: "LIVELINE_PUSH_MIN_INTERVAL_MS", in: 0...3_600_000)) / 1000
         }
         if let text = environment["LIVELINE_DISPATCHER"] {
             guard ["on", "off"].contains(text) else {

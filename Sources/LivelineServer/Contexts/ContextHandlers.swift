@@ -83,8 +83,32 @@ struct ContextHandlers: Sendable {
         let attributesJSON = attributes.compactJSON
         try Self.refuse(registry.checkAttributes(json: attributesJSON, typeName: body.type, now: now), in: "attributes")
         let stateJSON = body.contentState.compactJSON
-        try Self.refuse(registry.checkContentState(json: stateJSON, typeName: body.type, now: now), in: "contentState")
-        let alert = try body.alert.map { String(decoding: try APICoding.makeEncoder().encode($0), as: UTF8.self) }
+        // The engine sets the contract's `rev` itself when it renders; the caller need not send one.
+        var state = body.contentState
+        if let contract = registry.contract(named: body.type), contract.schema.contentState.contains(where: { $0.key == "rev" }),
+            case .object(var fields) = state, fields["rev"] == nil {
+            fields["rev"] = .int(0)
+            state = .object(fields)
+        }
+        try Self.refuse(registry.checkContentState(json: state.compactJSON, typeName: body.type, now: now), in: "contentState")
+        let alertJSON = try body.alert.map { try JSONValue(json: try APICoding.makeEncoder().encode($0)) }
+        // The whole push as the dispatcher will render it must pass too (size, dates, alert).
+        var aps: [String: JSONValue] = [
+            "timestamp": .int(Int(now.timeIntervalSince1970)), "event": "update", "content-state": state,
+            "stale-date": .int(Int(now.timeIntervalSince1970) + 15 * 60),
+        ]
+        if let alertJSON { aps["alert"] = alertJSON }
+        if let score = body.relevanceScore { aps["relevance-score"] = .double(score) }
+        let report = PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": .object(aps)]).compactJSON, typeName: body.type)
+        try Self.refuse(report.errors.map { problem in
+            var problem = problem
+            for (prefix, field) in [("aps.content-state", "contentState"), ("aps.alert", "alert"), ("aps.relevance-score", "relevanceScore")]
+            where problem.keyPath.hasPrefix(prefix) {
+                problem.keyPath = field + problem.keyPath.dropFirst(prefix.count)
+            }
+            return problem
+        }, in: "")
+        let alert = alertJSON.map { String(decoding: $0.compactJSON, as: UTF8.self) }
         return StoredBody(
             attributes: String(decoding: attributesJSON, as: UTF8.self), contentState: String(decoding: stateJSON, as: UTF8.self),
             alert: alert
@@ -95,7 +119,8 @@ struct ContextHandlers: Sendable {
     static func refuse(_ problems: [PayloadProblem], in section: String) throws {
         let errors = problems.filter { $0.severity == .error }
         guard let first = errors.first else { return }
-        let field = first.keyPath.isEmpty ? section : "\(section).\(first.keyPath)"
+        let field = section.isEmpty ? (first.keyPath.isEmpty ? "body" : first.keyPath)
+            : first.keyPath.isEmpty ? section : "\(section).\(first.keyPath)"
         var message = "\(field): \(first.message)"
         if errors.count > 1 { message += " (and \(errors.count - 1) more: \(errors.dropFirst().prefix(3).map { $0.keyPath }.joined(separator: ", ")))" }
         throw HTTPError.contractViolation(message, field: field)

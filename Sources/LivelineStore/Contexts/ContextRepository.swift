@@ -115,6 +115,14 @@ public struct ContextRepository: Sendable {
         return try row.int("last_push_timestamp")
     }
 
+    /// Holds the context's next whole-fan-out push back until `date` (push spacing): a change
+    /// recorded before then enqueues its sync row due at `date`, and changes meanwhile coalesce
+    /// into that row. The dispatcher calls it when it renders a push. Throws `.notFound` for an
+    /// unknown key.
+    public func holdNextPush(key: String, until date: Date, in transaction: any SQLTransaction) throws {
+        try updateOne("UPDATE contexts SET next_push_at = $2 WHERE key = $1", [.text(key), SQLValue(date)], key: key, in: transaction)
+    }
+
     /// Sets (or with `nil` removes) the context's broadcast channel. Not a change of what the card
     /// shows: `rev` stays. Throws `.notFound` for an unknown key.
     public func setChannel(key: String, channelID: String?, now: Date, in transaction: any SQLTransaction) throws {
@@ -223,18 +231,19 @@ public struct ContextRepository: Sendable {
         key: String, now: Date, note: String?, syncWhenEnded: Bool, in transaction: any SQLTransaction
     ) throws -> Int {
         guard let row = try transaction.queryOne(
-            "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state",
+            "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state, next_push_at",
             [.text(key), SQLValue(now)]
         ) else {
             throw StoreError(.notFound, "there is no context \(key)")
         }
         let rev = try row.int("rev")
+        let nextPushAt = SQLValue.date(milliseconds: try row.int64("next_push_at"))
         try transaction.execute(
             "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
             [.text(key), SQLValue(rev), SQLValue(now), SQLValue(note)]
         )
         if try row.string("state") == ContextState.active.rawValue || syncWhenEnded {
-            try outbox.enqueueSync(contextKey: key, now: now, in: transaction)
+            try outbox.enqueueSync(contextKey: key, now: now, dueAt: max(now, nextPushAt), in: transaction)
         }
         return rev
     }

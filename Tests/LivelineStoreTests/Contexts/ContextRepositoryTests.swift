@@ -26,6 +26,26 @@ struct ContextRepositoryTests {
     }
 
     @Test(arguments: DatabaseFactory.all)
+    func aHeldPushMakesLaterChangesDueThenAndCoalesceIntoOneRow(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.write { try store.contexts.holdNextPush(key: "trip:1", until: time(5), in: $0) }
+            #expect(try store.change(at: 1) == 1)
+            #expect(try store.change(at: 2) == 2)
+            let rows = try store.outbox.rows(contextKey: "trip:1")
+            #expect(rows.count == 1 && rows.first?.dueAt == time(5))
+            #expect(try store.outbox.claim(owner: "d", now: time(4), lease: 30, limit: 10).isEmpty, "held back until 5")
+            #expect(try store.outbox.claim(owner: "d", now: time(5), lease: 30, limit: 10).count == 1)
+            // Once the hold has passed, a change is due at once.
+            #expect(try store.change(at: 9) == 3)
+            #expect(try store.outbox.rows(contextKey: "trip:1").filter { $0.status == .due }.map(\.dueAt) == [time(9)])
+            #expect { try store.write { try store.contexts.holdNextPush(key: "nope", until: time(1), in: $0) } } throws: {
+                ($0 as? StoreError)?.code == .notFound
+            }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
     func everyRecordedChangeRaisesTheRevisionByOneAndWritesItsRevisionRow(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             try store.makeContext()
