@@ -6,7 +6,7 @@ import Testing
 /// answers, and SIGTERM stops it gracefully.
 @Suite struct SandboxProcessTests {
     @Test func sandboxPrintsItsPortsCAAndKeyAndStopsOnSIGTERM() throws {
-        let executable = ServeProcessTests.executable
+        let executable = ServeProcess.executable
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build liveline first: \(executable.path)")
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-sandbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }

@@ -1,0 +1,88 @@
+import Foundation
+import LivelineCrypto
+import LivelineSandbox
+import LivelineStore
+import LivelineTestSupport
+import Testing
+
+/// Nothing committed is lost on a crash (`engine.md`, "The transactional outbox"): a server
+/// process is killed with SIGKILL after its changes committed and before their pushes went out;
+/// after a restart on the same data folder every committed change reaches the APNs sandbox.
+@Suite struct CrashRecoveryTests {
+    static let adminKey = "crash-test-admin-key-0123456789"
+
+    static func trip(delay: Int) -> String {
+        #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t","line":"S5","destination":"F"},"contentState":{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}}"#
+    }
+
+    @Test func everyChangeCommittedBeforeASIGKILLReachesTheSandboxAfterARestart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("data")
+        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let environment = [
+            "LIVELINE_ADMIN_KEY": Self.adminKey,
+            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
+            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
+            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+        ]
+        // A user of the app, made in the data folder before the server starts.
+        let bearer = SecureRandom.token(prefix: "ll_")
+        _ = try Store.openSQLite(folder: data).accounts.createUser(
+            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
+        )
+
+        // The first life: APNs answers slowly, so pushes are in flight when the process dies.
+        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(3)))
+        let first = try ServeProcess(data: data, environment: environment)
+        let keys = (0..<4).map { "trip:crash-\($0)" }
+        var tokens: [String: [String]] = [:]
+        for (index, key) in keys.enumerated() {
+            for phone in 0..<2 {
+                let token = String(format: "%064x", 0xc0ffee00 + index * 16 + phone)
+                sandbox.registerDevice(token: token)
+                let registered = try TestHTTPConnection(port: first.port).request(
+                    "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"], json: """
+                    {"kind":"la-update","token":"\(token)","device_id":"phone-\(index)-\(phone)","context_key":"\(key)","attributes_type":"TripLiveActivityAttributes"}
+                    """
+                )
+                #expect(registered.status == 200, "\(registered.text)")
+                tokens[key, default: []].append(token)
+            }
+        }
+        let changes = 5
+        for delay in 1...changes {
+            for key in keys {
+                let put = try TestHTTPConnection(port: first.port).request(
+                    "PUT", "/v1/contexts/\(key)", headers: ["Authorization": "Bearer \(Self.adminKey)"], json: Self.trip(delay: delay)
+                )
+                #expect(put.status == 200 || put.status == 201, "\(put.text)")
+            }
+        }
+        first.kill(SIGKILL)
+        #expect(first.process.terminationReason == .uncaughtSignal)
+
+        let lastDelay = { (token: String) -> Int? in
+            sandbox.accepted(token: token).compactMap { push -> Int? in
+                let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return ((json?["aps"] as? [String: Any])?["content-state"] as? [String: Any])?["delay"] as? Int
+            }.last
+        }
+        let allTokens = tokens.values.flatMap { $0 }
+        #expect(allTokens.allSatisfy { lastDelay($0) != changes }, "the last changes had not gone out before the kill")
+
+        // The second life, on the same data folder: everything committed goes out.
+        sandbox.setFaults(SandboxFaults(seed: 1))
+        let second = try ServeProcess(data: data, environment: environment)
+        defer { second.kill(SIGTERM) }
+        let arrived = await eventually(timeout: 20) { allTokens.allSatisfy { lastDelay($0) == changes } }
+        #expect(arrived, "last delays: \(allTokens.map { lastDelay($0) ?? -1 })")
+        for key in keys {
+            let read = try TestHTTPConnection(port: second.port).request(
+                "GET", "/v1/contexts/\(key)", headers: ["Authorization": "Bearer \(Self.adminKey)"]
+            )
+            #expect(read.json?["rev"] as? Int == changes)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// `liveline serve` as a real child process on a free port, for tests that need a separate
+/// process (signals, crashes).
+final class ServeProcess {
+    /// The `liveline` executable built next to the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveline")
+    }
+
+    let process = Process()
+    let errors = Pipe()
+    /// What the process wrote to standard error up to the ready line.
+    private(set) var startText = ""
+    private(set) var port = 0
+
+    /// Starts `liveline serve --port 0` on 127.0.0.1 with `data` and `environment` (access log
+    /// off), and waits for its ready line.
+    init(data: URL, environment: [String: String] = [:]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path]
+        process.environment = ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !startText.contains("pushes go to"), Date() < deadline, process.isRunning {
+            startText += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        while !startText.hasSuffix("\n"), Date() < deadline, process.isRunning {
+            startText += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        let match = try #require(startText.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "no port in: \(startText)")
+        port = try #require(Int(match.1))
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    func kill(_ signal: Int32) {
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+    }
+
+    /// The rest of standard error, after the process ended.
+    func remainingOutput() -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
