@@ -1,22 +1,39 @@
 import Foundation
 import LivelineBench
 
-// liveline-bench push [N] [WINDOW]: see PushBenchmark. Not part of the product.
+// liveline-bench: benchmarks, not part of the product. See the README's "Benchmarks".
+let usage = """
+    usage: liveline-bench push [COUNT (100000)] [WINDOW (100)]     APNSClient vs aioapns vs h2load
+           liveline-bench fanout [TOKENS (10000)] [ROUNDS (5)]     one PUT → every la-update token accepted
+           liveline-bench upsert [SECONDS (5)]                     committed upserts/s in-process (storage ceiling)
+
+    """
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "push" else {
-    FileHandle.standardError.write(Data("usage: liveline-bench push [COUNT (default 100000)] [WINDOW (default 100)]\n".utf8))
-    exit(2)
-}
-let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
-let window = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
-let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-let done = DispatchSemaphore(value: 0)
-Task.detached {
-    do {
-        _ = try await PushBenchmark.run(count: count, window: window, repositoryRoot: root) { print($0) }
-    } catch {
-        print("benchmark failed: \(error)")
+func number(_ index: Int, _ fallback: Int) -> Int { arguments.count > index ? Int(arguments[index]) ?? fallback : fallback }
+let output: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+do {
+    switch arguments.first {
+    case "push":
+        let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                _ = try await PushBenchmark.run(count: number(1, 100_000), window: number(2, 100), repositoryRoot: root, output: output)
+            } catch {
+                print("benchmark failed: \(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+    case "fanout":
+        try EngineBenchmark.fanout(tokens: number(1, 10_000), rounds: number(2, 5), output: output)
+    case "upsert":
+        try EngineBenchmark.upsert(seconds: Double(number(1, 5)), contexts: 1000, output: output)
+    default:
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(2)
     }
-    done.signal()
+} catch {
+    print("benchmark failed: \(error)")
+    exit(1)
 }
-done.wait()

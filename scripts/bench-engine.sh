@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Engine benchmark (not a test), issue 6's figures, in one run on this machine:
+#  1. fan-out: one PUT /v1/contexts/{key} → the APNs sandbox accepted the snapshot on every one
+#     of 10,000 registered la-update tokens (goal < 1 s), next to the same pushes sent straight
+#     through the APNs client (the ceiling);
+#  2. committed mutations per second through PUT /v1/contexts/… with SQLite (wrk, a changing
+#     trip state over 1,000 contexts, the dispatcher running), next to the storage ceiling (the
+#     same upsert in-process, no HTTP) and wrk's GET /healthz on the same server (the HTTP ceiling).
+#
+#   scripts/bench-engine.sh                     # 10,000 tokens × 5 rounds; wrk 10 s, 16 connections
+#   TOKENS=2000 ROUNDS=3 DURATION=5 CONNECTIONS=8 scripts/bench-engine.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOKENS=${TOKENS:-10000}
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-16}
+
+scripts/install-deps.sh --bench
+swift build -c release --product liveline >&2
+swift build -c release --product liveline-bench >&2
+bin=.build/release/liveline
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "== fan-out: one change → $TOKENS la-update tokens"
+.build/release/liveline-bench fanout "$TOKENS" "$ROUNDS"
+
+echo "== PUT /v1/contexts/… with SQLite"
+.build/release/liveline-bench upsert 5
+admin_key=bench-admin-key-0123456789abcdef
+LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key "$bin" serve --host 127.0.0.1 --port 0 --data "$work/data" 2>"$work/liveline.err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "pushes go to" "$work/liveline.err" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/liveline.err")
+[ -n "$port" ] || { cat "$work/liveline.err" >&2; exit 1; }
+
+put=$(ADMIN_KEY=$admin_key CONTEXTS=1000 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/peers/put_contexts.lua "http://127.0.0.1:$port")
+put_rate=$(echo "$put" | awk '/Requests\/sec/ {print $2}')
+failed=$(echo "$put" | awk '/non-2xx/ {print $2}')
+latency=$(echo "$put" | awk '/Latency/ {print $2}')
+health_rate=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$port/healthz" | awk '/Requests\/sec/ {print $2}')
+revs=$(curl -sf -H "Authorization: Bearer $admin_key" "http://127.0.0.1:$port/v1/contexts/trip:bench-1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rev"])')
+printf 'PUT /v1/contexts: %s committed mutations/s (%s connections, mean latency %s, non-2xx %s; trip:bench-1 is at rev %s)\n' \
+  "$put_rate" "$CONNECTIONS" "$latency" "$failed" "$revs"
+printf 'GET /healthz on the same server: %s requests/s; PUT / healthz = %s\n' "$health_rate" \
+  "$(python3 -c "print(f'{$put_rate / $health_rate:.2f}×')")"
+curl -sf -H "Authorization: Bearer $admin_key" "http://127.0.0.1:$port/metrics" | grep -E '^liveline_outbox_rows|^liveline_dispatch_latency_seconds_count' || true

@@ -1,0 +1,35 @@
+-- wrk script: PUT /v1/contexts/trip:bench-N with a full trip content state, N cycling over
+-- CONTEXTS keys, the admin key from the ADMIN_KEY environment variable. Counts non-2xx answers.
+local contexts = tonumber(os.getenv("CONTEXTS") or "1000")
+local key = os.getenv("ADMIN_KEY")
+counter = 0
+failures = 0
+local threads = {}
+
+function setup(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  counter = id * 7919
+end
+
+function request()
+  counter = counter + 1
+  local body = '{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t","line":"S5","destination":"Flughafen"},' ..
+    '"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":240,' ..
+    '"delay":' .. (counter % 30) .. ',"occupancy":"low","phase":"inProgress","progress":0.5}}'
+  return wrk.format("PUT", "/v1/contexts/trip:bench-" .. (counter % contexts),
+    {["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json"}, body)
+end
+
+function response(status, headers, body)
+  if status ~= 200 and status ~= 201 then failures = failures + 1 end
+end
+
+function done(summary, latency, requests)
+  local failed = 0
+  for _, thread in ipairs(threads) do failed = failed + thread:get("failures") end
+  io.write(string.format("non-2xx: %d\n", failed))
+end
