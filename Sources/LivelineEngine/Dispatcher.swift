@@ -7,20 +7,23 @@ import Synchronization
 /// Sends what the outbox holds (`engine.md`, "The transactional outbox and the dispatcher"):
 /// claims due rows with a lease (several dispatchers never send one row at the same moment),
 /// renders each context's push at send time, checks it against the contract, fans it out to the
-/// context's broadcast channel and every `la-update` token registered with its key, records every
-/// attempt, and follows APNs' answer: dead tokens are marked invalid (410 only when APNs'
-/// timestamp is later than the registration), retryable failures come back as one-target rows
-/// with backoff, permanent ones become dead letters with their reason. Delivery is at least once.
+/// context's broadcast channel and every `la-update` token registered with its key at the
+/// priority the budget allows, sends message rows (starts, alerts, channel deletions) as they were
+/// rendered, records every attempt, and follows APNs' answer: dead tokens are marked invalid (410
+/// only when APNs' timestamp is later than the registration), retryable failures come back with
+/// backoff, permanent ones become dead letters with their reason. Delivery is at least once.
 ///
 /// It runs on a thread of its own, not on the cooperative pool: a batch is rendered, every push
-/// of it sent at once, the thread waits for APNs' answers, and records them in one transaction.
-/// So ``stop(timeout:)`` can wait for it from anywhere, a task included.
+/// of it sent at once, the thread waits for APNs' answers, and records them. So
+/// ``stop(timeout:)`` can wait for it from anywhere, a task included. Between batches it runs the
+/// engine's periodic work (deadlines, unanswered starts).
 public final class Dispatcher: Sendable {
     let store: Store
     let sender: any PushSender
     let renderer: SyncRenderer
     let configuration: EngineConfiguration
     public let metrics: EngineMetrics
+    let periodic: @Sendable () -> Void
 
     private struct Running {
         var stopping = false
@@ -28,12 +31,16 @@ public final class Dispatcher: Sendable {
     }
     private let running = Mutex(Running())
 
-    init(store: Store, sender: any PushSender, renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics) {
+    init(
+        store: Store, sender: any PushSender, renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics,
+        periodic: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.sender = sender
         self.renderer = renderer
         self.configuration = configuration
         self.metrics = metrics
+        self.periodic = periodic
     }
 
     /// Starts sending on a thread of its own: woken by every enqueue, else every `idlePoll`.
@@ -47,6 +54,7 @@ public final class Dispatcher: Sendable {
         guard started else { return }
         let thread = Thread { [self] in
             while !isStopping {
+                periodic()
                 let seen = store.outbox.enqueued.value
                 if runOnce() == 0 && !isStopping {
                     store.outbox.enqueued.waitBlocking(past: seen, timeout: configuration.idlePoll)
@@ -89,17 +97,17 @@ public final class Dispatcher: Sendable {
         }
         guard !rows.isEmpty else { return 0 }
         let now = configuration.clock()
-        var sending: [(row: OutboxRow, rendered: RenderedSync, answers: Answers)] = []
+        var sending: [(prepared: PreparedRow, answers: Answers)] = []
         let group = DispatchGroup()
         for row in rows {
-            guard let rendered = prepare(row, now: now) else { continue }
+            guard let prepared = prepare(row, now: now) else { continue }
             let answers = Answers()
-            send(rendered, into: answers, group: group)
-            sending.append((row, rendered, answers))
+            for send in prepared.sends { perform(send, into: answers, group: group) }
+            sending.append((prepared, answers))
         }
         group.wait()
-        for (row, rendered, answers) in sending {
-            record(row, rendered: rendered, outcomes: answers.outcomes)
+        for (prepared, answers) in sending {
+            record(prepared, outcomes: answers.outcomes)
         }
         return rows.count
     }
@@ -109,128 +117,244 @@ public final class Dispatcher: Sendable {
         for _ in 0..<maxBatches where runOnce() > 0 {}
     }
 
-    // MARK: One row
+    // MARK: Preparing
 
-    struct Outcome: Sendable {
+    /// One request to APNs and what it is for.
+    struct PreparedSend: Sendable {
+        enum Request: Sendable {
+            case device(APNSNotification)
+            case broadcast(APNSBroadcast)
+            case deleteChannel(String)
+        }
+
         let target: OutboxTarget
         let token: PushTokenRecord?
+        let request: Request
+        let priority: Int
+        let note: String
+    }
+
+    /// A claimed row with the requests it makes.
+    struct PreparedRow: Sendable {
+        let row: OutboxRow
+        let rev: Int?
+        let sends: [PreparedSend]
+        let sync: RenderedSync?
+        let message: OutboxMessage?
+    }
+
+    struct Outcome: Sendable {
+        let send: PreparedSend
         let result: APNSResult
     }
 
-    /// The answers to one row's pushes, filled from the client's I/O thread.
+    /// The answers to one row's requests, filled from the client's I/O thread.
     final class Answers: Sendable {
         private let collected = Mutex<[Outcome]>([])
         func add(_ outcome: Outcome) { collected.withLock { $0.append(outcome) } }
         var outcomes: [Outcome] { collected.withLock { $0 } }
     }
 
-    /// Renders and checks the row's push; nil (and the row finished) when there is nothing to send.
-    private func prepare(_ row: OutboxRow, now: Date) -> RenderedSync? {
-        guard row.kind == .sync else {
-            finish(row, deadReason: "message rows are not sent by this version of the engine", now: now)
-            return nil
+    /// What `row` sends; nil (and the row finished or postponed) when it sends nothing now.
+    private func prepare(_ row: OutboxRow, now: Date) -> PreparedRow? {
+        switch row.kind {
+        case .sync: return prepareSync(row, now: now)
+        case .message: return prepareMessage(row, now: now)
         }
-        let rendered: RenderedSync?
+    }
+
+    private func prepareSync(_ row: OutboxRow, now: Date) -> PreparedRow? {
+        let outcome: RenderOutcome
         do {
-            rendered = try renderer.render(row, now: now)
+            outcome = try renderer.render(row, now: now)
         } catch {
             finish(row, deadReason: "rendering failed: \(error)", now: now)
             return nil
         }
-        guard let rendered else {
+        let rendered: RenderedSync
+        switch outcome {
+        case .nothing:
             finish(row, now: now)  // the context is gone: nothing to send
             return nil
+        case .postpone(let until, let reason):
+            _ = try? store.outbox.postpone(id: row.id, owner: configuration.dispatcherID, until: until, reason: reason, now: now)
+            return nil
+        case .send(let sync):
+            rendered = sync
         }
-        let destination: PushDestination = rendered.tokens.isEmpty && rendered.channelID != nil ? .broadcast : .device
-        let report = PayloadCheck(destination: destination, now: now).check(json: Data(rendered.payload), typeName: rendered.contractName)
+        let broadcastOnly = rendered.pushes.allSatisfy { $0.token == nil }
+        let report = PayloadCheck(destination: broadcastOnly && !rendered.pushes.isEmpty ? .broadcast : .device, now: now)
+            .check(json: Data(rendered.payload), typeName: rendered.contractName)
         guard report.isAccepted else {
             let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")
             finish(row, deadReason: "payload check refused rev \(rendered.rev): \(problems)", now: now)
             return nil
         }
-        if rendered.tokens.isEmpty && rendered.channelID == nil {
-            finish(row, now: now)  // nobody to send to yet; a later change or registration brings it
+        if rendered.pushes.isEmpty {
+            // Nobody to send to yet; a later change or registration brings it. The end still retires the channel.
+            record(PreparedRow(row: row, rev: rendered.rev, sends: [], sync: rendered, message: nil), outcomes: [])
             return nil
         }
-        return rendered
-    }
-
-    /// Sends the rendered push to its channel and every token at once.
-    private func send(_ rendered: RenderedSync, into answers: Answers, group: DispatchGroup) {
-        if let channel = rendered.channelID {
-            group.enter()
-            sender.broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channel, payload: rendered.payload)) { result in
-                answers.add(Outcome(target: .channel(channel), token: nil, result: result))
-                group.leave()
+        let sends = rendered.pushes.map { push -> PreparedSend in
+            let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
+            switch push.target {
+            case .channel(let channelID):
+                return PreparedSend(
+                    target: push.target, token: nil,
+                    request: .broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload)),
+                    priority: push.priority.rawValue, note: note
+                )
+            case .token:
+                return PreparedSend(
+                    target: push.target, token: push.token,
+                    request: .device(.liveActivity(
+                        deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
+                    )),
+                    priority: push.priority.rawValue, note: note
+                )
             }
         }
-        for token in rendered.tokens {
-            group.enter()
-            let notification = APNSNotification.liveActivity(
-                deviceToken: token.token, bundleID: configuration.bundleID, payload: rendered.payload, priority: rendered.priority
+        return PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil)
+    }
+
+    private func prepareMessage(_ row: OutboxRow, now: Date) -> PreparedRow? {
+        guard let message = OutboxMessage.decode(row.headers) else {
+            finish(row, deadReason: "the message row has no readable headers", now: now)
+            return nil
+        }
+        switch message.kind {
+        case .channelDelete:
+            guard let channelID = message.channelID else {
+                finish(row, deadReason: "a channel deletion without a channel id", now: now)
+                return nil
+            }
+            let send = PreparedSend(target: .channel(channelID), token: nil, request: .deleteChannel(channelID), priority: 10, note: message.note)
+            return PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message)
+        case .start, .alert:
+            guard let tokenID = message.tokenID, let token = try? store.tokens.record(id: tokenID), token.status == .active else {
+                if message.kind == .start, let startID = message.startID {
+                    try? store.starts.finish(id: startID, accepted: false, reason: "the push-to-start token is no longer active", now: now)
+                }
+                finish(row, deadReason: "the token is no longer active: \(message.note)", now: now)
+                return nil
+            }
+            let pushType = message.pushType.flatMap(APNSPushType.init(rawValue:)) ?? .alert
+            let notification = APNSNotification(
+                deviceToken: token.token, pushType: pushType, topic: pushType.topic(bundleID: configuration.bundleID),
+                priority: APNSPriority(rawValue: message.priority ?? 10), expiration: message.expiration.map(APNSExpiration.init(seconds:)),
+                collapseID: message.collapseID, payload: row.payload ?? []
             )
-            sender.send(notification) { result in
-                answers.add(Outcome(target: .token(token.id), token: token, result: result))
-                group.leave()
-            }
+            let send = PreparedSend(
+                target: .token(tokenID), token: token, request: .device(notification), priority: message.priority ?? 10, note: message.note
+            )
+            return PreparedRow(row: row, rev: message.rev, sends: [send], sync: nil, message: message)
         }
     }
 
-    /// Records the answers to one row's pushes and follows them.
-    private func record(_ row: OutboxRow, rendered: RenderedSync, outcomes: [Outcome]) {
+    /// Hands one request to APNs; its answer lands in `answers`.
+    private func perform(_ send: PreparedSend, into answers: Answers, group: DispatchGroup) {
+        group.enter()
+        let done: @Sendable (APNSResult) -> Void = { result in
+            answers.add(Outcome(send: send, result: result))
+            group.leave()
+        }
+        switch send.request {
+        case .device(let notification): sender.send(notification, completion: done)
+        case .broadcast(let broadcast): sender.broadcast(broadcast, completion: done)
+        case .deleteChannel(let channelID): sender.deleteChannel(bundleID: configuration.bundleID, channelID: channelID, completion: done)
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records the answers to one row's requests and follows them.
+    private func record(_ prepared: PreparedRow, outcomes: [Outcome]) {
+        let row = prepared.row
         let answeredAt = configuration.clock()
-        metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt)))
+        if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         var retryThisRow = false
         var deadReason: String?
+        var channelGone: String?
         do {
             try store.write { transaction in
                 for outcome in outcomes {
                     metrics.push(status: outcome.result.status, reason: outcome.result.reason?.rawValue)
-                    try store.deliveries.record(attempt(outcome, rendered: rendered, row: row, at: answeredAt), in: transaction)
+                    try store.deliveries.record(attempt(outcome, row: row, rev: prepared.rev, at: answeredAt), in: transaction)
                     switch outcome.result.outcome {
                     case .delivered, .tokenDead:
                         break
                     case .retry, .rotateToken:
-                        if row.target != nil {
+                        if row.target != nil || row.kind == .message {
                             retryThisRow = true
-                        } else {
+                        } else if let contextKey = row.contextKey {
                             let delay = configuration.retryPolicy.delay(beforeRetry: 1)
                             try store.outbox.enqueueSync(
-                                contextKey: rendered.contextKey, target: outcome.target, now: answeredAt,
+                                contextKey: contextKey, target: outcome.send.target, now: answeredAt,
                                 dueAt: answeredAt.addingTimeInterval(Self.seconds(delay)), in: transaction
                             )
                         }
                     case .permanent:
-                        let reason = "APNs answered \(outcome.result.summary) for rev \(rendered.rev); not retried"
-                        if row.target != nil {
+                        if case .deleteChannel(let channelID) = outcome.send.request,
+                            outcome.result.status == 404 || ["BadChannelId", "ChannelNotRegistered"].contains(outcome.result.reason?.rawValue ?? "") {
+                            channelGone = channelID  // not there: nothing left to delete
+                            continue
+                        }
+                        let reason = "APNs answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
+                        if row.target != nil || row.kind == .message {
                             deadReason = reason
-                        } else {
+                        } else if let contextKey = row.contextKey {
                             metrics.deadLetter()
                             try store.outbox.recordDeadTarget(
-                                contextKey: rendered.contextKey, target: outcome.target, reason: reason, now: answeredAt, in: transaction
+                                contextKey: contextKey, target: outcome.send.target, reason: reason, now: answeredAt, in: transaction
                             )
                         }
                     }
+                    if case .deleteChannel(let channelID) = outcome.send.request, outcome.result.outcome == .delivered {
+                        channelGone = channelID
+                    }
                 }
-                if rendered.carriesHints, outcomes.contains(where: { $0.result.outcome == .delivered }) {
-                    try store.contexts.clearHints(key: rendered.contextKey, sentRev: rendered.rev, in: transaction)
+                if let sync = prepared.sync {
+                    if sync.carriesHints, outcomes.contains(where: { $0.result.outcome == .delivered }) {
+                        try store.contexts.clearHints(key: sync.contextKey, sentRev: sync.rev, in: transaction)
+                    }
+                    if let channelID = sync.channelToRetire {
+                        // The end went out (or had nobody to reach): the context's channel goes.
+                        try store.contexts.setChannel(key: sync.contextKey, channelID: nil, now: answeredAt, in: transaction)
+                        try store.outbox.enqueueMessage(
+                            idempotencyKey: "channel-delete:\(channelID)", contextKey: sync.contextKey, target: .channel(channelID),
+                            headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete the channel of ended \(sync.contextKey)").json,
+                            payload: [], now: answeredAt, in: transaction
+                        )
+                    }
                 }
             }
         } catch {
             retryThisRow = true
         }
+        if let channelGone { _ = try? store.channels.markDeleted(channelID: channelGone, now: answeredAt) }
         for outcome in outcomes {
-            guard case .tokenDead(let since) = outcome.result.outcome, let token = outcome.token else { continue }
+            guard case .tokenDead(let since) = outcome.result.outcome, let token = outcome.send.token else { continue }
             // 410: only when APNs learnt it after the app last registered the token (engine.md).
             _ = try? store.tokens.markInvalid(
                 id: token.id, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", now: answeredAt,
                 registeredBefore: since
             )
         }
+        if let message = prepared.message, message.kind == .start, let startID = message.startID, let outcome = outcomes.first {
+            switch outcome.result.outcome {
+            case .delivered: try? store.starts.finish(id: startID, accepted: true, reason: nil, now: answeredAt)
+            case .tokenDead, .permanent: try? store.starts.finish(id: startID, accepted: false, reason: outcome.result.summary, now: answeredAt)
+            case .retry, .rotateToken: break
+            }
+            metrics.start(outcome: outcome.result.outcome == .delivered ? "sent" : "failed")
+        }
         if retryThisRow {
-            // Sends so far: this row's, and for a one-target row the fan-out send before it.
-            let sends = row.attempts + 1 + (row.target != nil ? 1 : 0)
+            // Sends so far: this row's, and for a one-target sync row the fan-out send before it.
+            let sends = row.attempts + 1 + (row.kind == .sync && row.target != nil ? 1 : 0)
             if sends >= configuration.retryPolicy.maximumAttempts {
+                if let message = prepared.message, message.kind == .start, let startID = message.startID {
+                    try? store.starts.finish(id: startID, accepted: false, reason: "gave up after \(sends) attempts", now: answeredAt)
+                }
                 finish(row, deadReason: "gave up after \(sends) attempts: \(outcomes.first?.result.summary ?? "no answer")", now: answeredAt)
             } else {
                 let delay = configuration.retryPolicy.delay(beforeRetry: sends)
@@ -244,18 +368,18 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func attempt(_ outcome: Outcome, rendered: RenderedSync, row: OutboxRow, at date: Date) -> DeliveryAttempt {
-        let (kind, target): (DeliveryTargetKind, String) = switch outcome.target {
+    private func attempt(_ outcome: Outcome, row: OutboxRow, rev: Int?, at date: Date) -> DeliveryAttempt {
+        let (kind, target): (DeliveryTargetKind, String) = switch outcome.send.target {
         case .token(let id): (.token, String(id))
         case .channel(let id): (.channel, id)
         }
         let latency = outcome.result.latency.components
         return DeliveryAttempt(
-            id: nil, outboxID: row.id, contextKey: rendered.contextKey, rev: rendered.rev, targetKind: kind, target: target,
+            id: nil, outboxID: row.id, contextKey: row.contextKey, rev: rev, targetKind: kind, target: target,
             apnsID: outcome.result.apnsID ?? outcome.result.requestID, status: outcome.result.status,
-            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: rendered.priority.rawValue,
+            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: outcome.send.priority,
             latencyMilliseconds: Double(latency.seconds) * 1000 + Double(latency.attoseconds) / 1e15, attemptedAt: date,
-            note: "\(rendered.event) rev \(rendered.rev)"
+            note: outcome.send.note
         )
     }
 

@@ -3,15 +3,20 @@ import LivelineModel
 import LivelineStore
 
 /// The generic engine every feature uses: a change commits, the context's revision goes up, and
-/// the dispatcher brings the current full snapshot to every channel and token, at least once.
-/// Features register a `SnapshotSource` per activity type; contexts of the `/v1` API keep their
-/// state as given.
+/// the dispatcher brings the current full snapshot to every channel and token, at least once,
+/// at the priority the budget allows. Features register a `SnapshotSource` per activity type;
+/// contexts of the `/v1` API keep their state as given. Besides: push-to-start, the lifecycle
+/// (deadlines, dismissals, receipts, unanswered starts), broadcast channels and notify.
 public final class Engine: Sendable {
     public let store: Store
     public let configuration: EngineConfiguration
     public let dispatcher: Dispatcher
+    public let metrics: EngineMetrics
     let renderer: SyncRenderer
-    public var metrics: EngineMetrics { dispatcher.metrics }
+    let channels: ChannelManager
+    let lifecycle: LifecycleSweeper
+    let starter: Starter
+    let notifier: Notifier
 
     public init(
         store: Store, sender: any PushSender, configuration: EngineConfiguration, sources: [String: any SnapshotSource] = [:],
@@ -19,11 +24,21 @@ public final class Engine: Sendable {
     ) {
         self.store = store
         self.configuration = configuration
+        let metrics = EngineMetrics()
+        self.metrics = metrics
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
-        dispatcher = Dispatcher(store: store, sender: sender, renderer: renderer, configuration: configuration, metrics: EngineMetrics())
+        channels = ChannelManager(store: store, sender: sender, configuration: configuration)
+        let lifecycle = LifecycleSweeper(store: store, configuration: configuration, channels: channels, metrics: metrics)
+        self.lifecycle = lifecycle
+        starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
+        notifier = Notifier(store: store, channels: [AlertPushChannel(store: store, configuration: configuration)])
+        dispatcher = Dispatcher(
+            store: store, sender: sender, renderer: renderer, configuration: configuration, metrics: metrics,
+            periodic: { lifecycle.runIfDue() }
+        )
     }
 
-    /// Starts the dispatcher's thread.
+    /// Starts the dispatcher's thread (it also runs the lifecycle's periodic work).
     public func start() { dispatcher.start() }
 
     /// Stops the dispatcher after the batch in flight; false when that took longer than `timeout`.
@@ -46,6 +61,46 @@ public final class Engine: Sendable {
             }
         }
     }
+
+    /// Starts the context's activity by push-to-start on the devices of `userIDs` and on
+    /// `deviceIDs` (`engine.md`, "Lifecycle"): one start per device however often it is asked,
+    /// within each device's start budget, not for users who dismissed it (unless
+    /// `includeDismissed`). With `useChannel` the context gets a broadcast channel first (if it
+    /// has none) and the start carries `input-push-channel`. Throws `.notFound`, `.contextEnded`,
+    /// or an `EngineError` when the start payload would be dropped by the phone.
+    public func startActivities(
+        contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool = false,
+        useChannel: Bool = false
+    ) throws -> StartResult {
+        try starter.start(
+            contextKey: contextKey, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, includeDismissed: includeDismissed,
+            useChannel: useChannel, now: configuration.clock()
+        )
+    }
+
+    /// An inbox record for the user and an alert push to each of their devices, once per dedupe key.
+    public func notify(userID: Int, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) throws -> NotifyResult {
+        try notifier.notify(userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, now: configuration.clock())
+    }
+
+    /// Sets `resolved = 1` on the user's record with `dedupeKey`; false when there is none.
+    @discardableResult
+    public func resolve(userID: Int, dedupeKey: String) throws -> Bool {
+        try store.notifications.resolve(userID: userID, dedupeKey: dedupeKey)
+    }
+
+    /// The user dismissed the context's activity (`POST /api/la/dismissed`): no new start for
+    /// them unless asked, and their update tokens for it are ended (the activity is gone).
+    /// Returns how many tokens ended.
+    @discardableResult
+    public func dismissed(contextKey: String, userID: Int) throws -> Int {
+        let now = configuration.clock()
+        try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now)
+        return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
+    }
+
+    /// The lifecycle's periodic work now, whatever its interval (tests, tools).
+    public func sweepLifecycle() { lifecycle.sweep(now: configuration.clock()) }
 }
 
 /// The engine's answer to a pull: the revision alone, or the context with its content state.

@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import LivelinePush
 
-/// How the engine sends.
+/// How the engine sends: where, how often, at which priority, and the lifecycle's clocks.
 public struct EngineConfiguration: Sendable {
     /// The app's bundle id (topics are derived from it).
     public var bundleID: String
@@ -17,21 +17,51 @@ public struct EngineConfiguration: Sendable {
     /// Backoff for pushes APNs asked to retry; after `maximumAttempts` a target is a dead letter.
     public var retryPolicy: RetryPolicy
     /// Least time between two pushes of one context to all its targets: changes within it go out
-    /// together in the next push (`engine.md`: non-material changes "may be debounced"; spares
-    /// the phone's budget). 0 sends every change at once.
+    /// together in the next push. 0 sends every change at once.
     public var minimumPushInterval: TimeInterval
-    /// `stale-date` = now + this on every update (`engine.md`, "Lifecycle"); nil sends none.
+    /// A change that is not material waits until this long after the context's last push, so
+    /// quiet changes go out together, at priority 5 (`engine.md`, "Budgets and priority").
+    public var quietChangeDebounce: TimeInterval
+    /// Priority-10 pushes per activity (one token, or the channel) per hour (`engine.md`: default 12).
+    public var priorityBudget: Int
+    /// The same for a device that reported `frequent_pushes_enabled`.
+    public var frequentPriorityBudget: Int
+    /// Per activity type, a priority budget other than `priorityBudget`.
+    public var priorityBudgetByType: [String: Int]
+    /// `stale-date` = now + this on every update (moved forward each time), per activity type;
+    /// `staleAfter` for other types, nil sends none.
     public var staleAfter: TimeInterval?
-    /// `dismissal-date` = now + this on end (never more than 4 hours).
+    public var staleAfterByType: [String: TimeInterval]
+    /// `dismissal-date` = now + this on end (never more than 4 hours), per activity type;
+    /// `dismissAfter` for other types.
     public var dismissAfter: TimeInterval
+    public var dismissAfterByType: [String: TimeInterval]
+    /// Push-to-start: at most `startBudget` starts per device within `startBudgetWindow`.
+    public var startBudget: Int
+    public var startBudgetWindow: TimeInterval
+    /// A start accepted by APNs whose device sent no `la-update` token within this marks the start
+    /// token suspect.
+    public var startAnswerTimeout: TimeInterval
+    /// The engine ends a context this long before its 8-hour deadline.
+    public var deadlineMargin: TimeInterval
+    /// How often the dispatcher looks for deadlines and unanswered starts.
+    public var lifecycleInterval: TimeInterval
+    /// Storage policy of the channels the engine creates (most recent message stored by default).
+    public var channelStoragePolicy: APNSChannelStoragePolicy
     /// How long the dispatcher sleeps when nothing wakes it.
     public var idlePoll: Duration
     public var clock: @Sendable () -> Date
 
     public init(
         bundleID: String, environment: PushEnvironment = .sandbox, dispatcherID: String = "dispatcher-\(UUID().uuidString.prefix(8))",
-        lease: TimeInterval = 30, batchSize: Int = 64, retryPolicy: RetryPolicy = RetryPolicy(), minimumPushInterval: TimeInterval = 1, staleAfter: TimeInterval? = 15 * 60,
-        dismissAfter: TimeInterval = 15 * 60, idlePoll: Duration = .milliseconds(250), clock: @escaping @Sendable () -> Date = { Date() }
+        lease: TimeInterval = 30, batchSize: Int = 64, retryPolicy: RetryPolicy = RetryPolicy(), minimumPushInterval: TimeInterval = 1,
+        quietChangeDebounce: TimeInterval = 30, priorityBudget: Int = 12, frequentPriorityBudget: Int = 36,
+        priorityBudgetByType: [String: Int] = [:], staleAfter: TimeInterval? = 15 * 60,
+        staleAfterByType: [String: TimeInterval] = EngineConfiguration.defaultStaleAfter, dismissAfter: TimeInterval = 15 * 60,
+        dismissAfterByType: [String: TimeInterval] = EngineConfiguration.defaultDismissAfter, startBudget: Int = 8,
+        startBudgetWindow: TimeInterval = 3600, startAnswerTimeout: TimeInterval = 5 * 60, deadlineMargin: TimeInterval = 10 * 60,
+        lifecycleInterval: TimeInterval = 1, channelStoragePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored,
+        idlePoll: Duration = .milliseconds(250), clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -40,9 +70,43 @@ public struct EngineConfiguration: Sendable {
         self.batchSize = batchSize
         self.retryPolicy = retryPolicy
         self.minimumPushInterval = max(0, minimumPushInterval)
+        self.quietChangeDebounce = max(0, quietChangeDebounce)
+        self.priorityBudget = priorityBudget
+        self.frequentPriorityBudget = frequentPriorityBudget
+        self.priorityBudgetByType = priorityBudgetByType
         self.staleAfter = staleAfter
+        self.staleAfterByType = staleAfterByType
         self.dismissAfter = min(dismissAfter, 4 * 3600)
+        self.dismissAfterByType = dismissAfterByType.mapValues { min($0, 4 * 3600) }
+        self.startBudget = startBudget
+        self.startBudgetWindow = startBudgetWindow
+        self.startAnswerTimeout = startAnswerTimeout
+        self.deadlineMargin = deadlineMargin
+        self.lifecycleInterval = lifecycleInterval
+        self.channelStoragePolicy = channelStoragePolicy
         self.idlePoll = idlePoll
         self.clock = clock
+    }
+
+    /// Freshness windows of the built-in contracts: a trip's real-time data ages fast, a
+    /// shopping list slowly.
+    public static let defaultStaleAfter: [String: TimeInterval] = [
+        TripLiveActivityAttributes.typeName: 10 * 60,
+        CookSuggestActivityAttributes.typeName: 30 * 60,
+        ShoppingActivityAttributes.typeName: 60 * 60,
+    ]
+
+    /// How long an ended card stays (`engine.md`, "Lifecycle"): shopping 15 min, a decided
+    /// cook-suggest session about 2 min, an arrived trip 30 s.
+    public static let defaultDismissAfter: [String: TimeInterval] = [
+        ShoppingActivityAttributes.typeName: 15 * 60,
+        CookSuggestActivityAttributes.typeName: 2 * 60,
+        TripLiveActivityAttributes.typeName: 30,
+    ]
+
+    func staleAfter(type: String) -> TimeInterval? { staleAfterByType[type] ?? staleAfter }
+    func dismissAfter(type: String) -> TimeInterval { dismissAfterByType[type] ?? dismissAfter }
+    func priorityBudget(type: String, frequent: Bool) -> Int {
+        frequent ? max(frequentPriorityBudget, priorityBudgetByType[type] ?? 0) : priorityBudgetByType[type] ?? priorityBudget
     }
 }

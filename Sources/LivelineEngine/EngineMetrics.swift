@@ -13,6 +13,7 @@ public final class EngineMetrics: Sendable {
         public var latencyCounts: [Int]  // per bucket, cumulative in the Prometheus text
         public var latencySum: Double
         public var latencyCount: Int
+        public var starts: [String: Int] = [:]  // outcome → count
     }
 
     private let state = Mutex(Snapshot(pushes: [:], deadLetters: 0, latencyCounts: Array(repeating: 0, count: EngineMetrics.latencyBuckets.count + 1), latencySum: 0, latencyCount: 0))
@@ -24,6 +25,8 @@ public final class EngineMetrics: Sendable {
     }
 
     func deadLetter() { state.withLock { $0.deadLetters += 1 } }
+
+    func start(outcome: String) { state.withLock { $0.starts[outcome, default: 0] += 1 } }
 
     func dispatchLatency(_ seconds: Double) {
         let index = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count

@@ -1,5 +1,16 @@
+import Foundation
 import LivelinePush
 import LivelineStore
+
+/// One push the dispatcher is about to make for a context, at the priority the budget allows.
+struct PlannedPush: Sendable {
+    let target: OutboxTarget
+    /// The token, for device pushes.
+    let token: PushTokenRecord?
+    let priority: APNSPriority
+    /// Why this priority (shown in the timeline).
+    let why: String
+}
 
 /// A context's push as the dispatcher sends it: rendered at send time from the current state.
 struct RenderedSync: Sendable {
@@ -8,9 +19,18 @@ struct RenderedSync: Sendable {
     let event: String
     let contractName: String
     let payload: [UInt8]
-    let priority: APNSPriority
-    /// True when the payload carries the context's pending alert hint (cleared once delivered).
+    /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).
     let carriesHints: Bool
-    let tokens: [PushTokenRecord]
-    let channelID: String?
+    let pushes: [PlannedPush]
+    /// The channel to delete once this final (`end`) push went out, when no other context uses it.
+    let channelToRetire: String?
+}
+
+/// What the renderer decided for a sync row.
+enum RenderOutcome: Sendable {
+    case send(RenderedSync)
+    /// A quiet change waits for its debounce: the row is due again at `until`.
+    case postpone(until: Date, reason: String)
+    /// Nothing to send (the context is gone).
+    case nothing
 }

@@ -6,7 +6,9 @@ import LivelineStore
 /// Renders a context's push at send time (`engine.md`: sync rows are rendered from the current
 /// state, so ten quick changes become one push): the full content state from one write
 /// transaction that also takes the next strictly increasing `aps.timestamp`, the targets (the
-/// context's `la-update` tokens and its channel), and the `aps` envelope.
+/// context's `la-update` tokens and its channel), the `aps` envelope, and each target's priority
+/// (`engine.md`, "Budgets and priority"): material changes at 10 while the activity's hourly
+/// ledger allows, quiet ones at 5 and debounced.
 struct SyncRenderer: Sendable {
     let store: Store
     let configuration: EngineConfiguration
@@ -29,33 +31,55 @@ struct SyncRenderer: Sendable {
         return state
     }
 
-    /// The push for `row`, or nil when its context no longer exists.
-    func render(_ row: OutboxRow, now: Date) throws -> RenderedSync? {
-        guard let key = row.contextKey else { return nil }
-        return try store.write { transaction -> RenderedSync? in
-            guard let context = try store.contexts.context(key: key, in: transaction) else { return nil }
+    /// What to do with sync `row` now.
+    func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
+        guard let key = row.contextKey else { return .nothing }
+        return try store.write { transaction -> RenderOutcome in
+            guard let context = try store.contexts.context(key: key, in: transaction) else { return .nothing }
             let state = try contentState(of: context, in: transaction)
+            let stateJSON = state.compactJSON
             let ended = context.state == .ended
+            let fanOut = row.target == nil
+
+            // Why this change matters, if it does.
+            let material: String? = if ended {
+                "the end"
+            } else if context.alert != nil {
+                "an alert"
+            } else if context.priorityHint == 10 {
+                "asked for priority 10"
+            } else if context.priorityHint == 5 {
+                nil
+            } else {
+                registry.materialChange(typeName: context.activityType, old: context.lastSentState.map { Data($0.utf8) }, new: stateJSON)
+            }
+            if fanOut, material == nil, let lastSent = context.lastSentAt, now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
+                let until = lastSent.addingTimeInterval(configuration.quietChangeDebounce)
+                try store.contexts.holdNextPush(key: key, until: until, in: transaction)
+                return .postpone(until: until, reason: "quiet change (not material): waits for the \(Int(configuration.quietChangeDebounce)) s debounce")
+            }
+
             let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
-            if row.target == nil && configuration.minimumPushInterval > 0 {
-                try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
+            if fanOut {
+                if configuration.minimumPushInterval > 0 {
+                    try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
+                }
+                try store.contexts.recordSent(key: key, contentState: String(decoding: stateJSON, as: UTF8.self), now: now, in: transaction)
             }
             var aps: [String: JSONValue] = [
                 "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
             ]
             if ended {
-                aps["dismissal-date"] = .int(Int(now.addingTimeInterval(configuration.dismissAfter).timeIntervalSince1970))
-            } else if let staleAfter = configuration.staleAfter {
+                aps["dismissal-date"] = .int(Int(now.addingTimeInterval(configuration.dismissAfter(type: context.activityType)).timeIntervalSince1970))
+            } else if let staleAfter = configuration.staleAfter(type: context.activityType) {
                 aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
             }
             if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
-            // A `/v1` hint: the alert goes with the next push after it was set.
             var carriesHints = context.priorityHint != nil
             if let alert = context.alert, let value = try? JSONValue(json: Data(alert.utf8)) {
                 aps["alert"] = value
                 carriesHints = true
             }
-            let priority = context.priorityHint.map(APNSPriority.init(rawValue:)) ?? .immediate
             let payload = Array(JSONValue.object(["aps": .object(aps)]).compactJSON)
 
             var tokens: [PushTokenRecord] = []
@@ -73,10 +97,37 @@ struct SyncRenderer: Sendable {
             case .channel(let id)?:
                 channel = context.channelID == id ? id : nil
             }
-            return RenderedSync(
+
+            let ledger = try store.deliveries.priorityLedger(contextKey: key, since: now.addingTimeInterval(-3600), in: transaction)
+            func plan(_ target: OutboxTarget, token: PushTokenRecord?) -> PlannedPush {
+                let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
+                let ledgerKey = switch target {
+                case .token(let id): "token:\(id)"
+                case .channel(let id): "channel:\(id)"
+                }
+                let used = ledger[ledgerKey] ?? 0
+                guard let material else {
+                    let why = context.priorityHint == 5 ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed"
+                    return PlannedPush(target: target, token: token, priority: .considerPower, why: why)
+                }
+                if used < limit || context.alert != nil {
+                    return PlannedPush(target: target, token: token, priority: .immediate, why: "material: \(material); priority-10 push \(used + 1) of \(limit) this hour")
+                }
+                return PlannedPush(target: target, token: token, priority: .considerPower, why: "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)")
+            }
+            var pushes = tokens.map { plan(.token($0.id), token: $0) }
+            if let channel { pushes.insert(plan(.channel(channel), token: nil), at: 0) }
+
+            // After the final push, the context's own channel is deleted (unless another context uses it).
+            var retire: String?
+            if ended, fanOut, let channelID = context.channelID,
+                try store.channels.active(ownerKind: .context, owner: key, in: transaction)?.channelID == channelID {
+                retire = channelID
+            }
+            return .send(RenderedSync(
                 contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
-                payload: payload, priority: priority, carriesHints: carriesHints, tokens: tokens, channelID: channel
-            )
+                payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire
+            ))
         }
     }
 }

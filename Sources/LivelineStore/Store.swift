@@ -11,6 +11,10 @@ public struct Store: Sendable {
     public let contexts: ContextRepository
     public let outbox: OutboxRepository
     public let deliveries: DeliveryRepository
+    public let starts: StartRepository
+    public let reports: ActivityReportRepository
+    public let channels: ChannelRepository
+    public let notifications: NotificationRepository
 
     /// The repositories over `database`, as it is (no migration).
     public init(database: any Database) {
@@ -20,6 +24,10 @@ public struct Store: Sendable {
         outbox = OutboxRepository(database: database)
         contexts = ContextRepository(database: database, outbox: outbox)
         deliveries = DeliveryRepository(database: database)
+        starts = StartRepository(database: database)
+        reports = ActivityReportRepository(database: database)
+        channels = ChannelRepository(database: database)
+        notifications = NotificationRepository(database: database)
     }
 
     /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers

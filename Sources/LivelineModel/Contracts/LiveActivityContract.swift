@@ -23,4 +23,7 @@ public protocol LiveActivityContract: Codable, Hashable, Sendable {
     static var example: Self { get }
     /// Example content state (the values of `contracts.md`).
     static var exampleContentState: ContentState { get }
+    /// Why the change from `old` to `new` is *material* (it goes at priority 10 while the budget
+    /// lasts), or nil when it is not. Default: every change (`LiveActivityContract+Materiality`).
+    static func materialChange(from old: ContentState, to new: ContentState) -> String?
 }

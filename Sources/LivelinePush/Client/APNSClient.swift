@@ -95,13 +95,22 @@ public final class APNSClient: Sendable {
     }
 
     /// Creates a channel; its id is `channelID` of the result (201).
-    public func createChannel(bundleID: String, storagePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored) async -> APNSResult {
+    public func createChannel(
+        bundleID: String, storagePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored,
+        completion: @escaping @Sendable (APNSResult) -> Void
+    ) {
         let body = #"{"message-storage-policy":\#(storagePolicy.rawValue),"push-type":"LiveActivity"}"#
         let request = HTTP2ClientRequest(
             method: "POST", path: "/1/apps/\(bundleID)/channels",
             headers: [("apns-request-id", UUID().uuidString.lowercased())], body: Array(body.utf8)
         )
-        return await perform(request, on: managementPool)
+        perform(request, on: managementPool, attempt: 1, rotated: false, started: .now, completion: completion)
+    }
+
+    public func createChannel(bundleID: String, storagePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored) async -> APNSResult {
+        await withCheckedContinuation { continuation in
+            createChannel(bundleID: bundleID, storagePolicy: storagePolicy) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Reads a channel's configuration (200, the JSON in `body`).
@@ -110,16 +119,30 @@ public final class APNSClient: Sendable {
     }
 
     /// Deletes a channel (204).
+    public func deleteChannel(bundleID: String, channelID: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+        let request = HTTP2ClientRequest(method: "DELETE", path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", channelID)])
+        perform(request, on: managementPool, attempt: 1, rotated: false, started: .now, completion: completion)
+    }
+
     public func deleteChannel(bundleID: String, channelID: String) async -> APNSResult {
-        await perform(HTTP2ClientRequest(method: "DELETE", path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", channelID)]), on: managementPool)
+        await withCheckedContinuation { continuation in
+            deleteChannel(bundleID: bundleID, channelID: channelID) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Lists the app's channels; nil channels when the answer was not a 200 with a list.
+    public func listChannels(bundleID: String, completion: @escaping @Sendable (_ channels: [String]?, _ result: APNSResult) -> Void) {
+        perform(HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/all-channels"), on: managementPool, attempt: 1, rotated: false, started: .now) { result in
+            struct List: Decodable { var channels: [String] }
+            let list = result.status == 200 ? try? JSONDecoder().decode(List.self, from: Data(result.body)) : nil
+            completion(list?.channels, result)
+        }
+    }
+
     public func listChannels(bundleID: String) async -> (channels: [String]?, result: APNSResult) {
-        let result = await perform(HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/all-channels"), on: managementPool)
-        struct List: Decodable { var channels: [String] }
-        let list = result.status == 200 ? try? JSONDecoder().decode(List.self, from: Data(result.body)) : nil
-        return (list?.channels, result)
+        await withCheckedContinuation { continuation in
+            listChannels(bundleID: bundleID) { channels, result in continuation.resume(returning: (channels, result)) }
+        }
     }
 
     /// Closes every connection; requests in flight fail.

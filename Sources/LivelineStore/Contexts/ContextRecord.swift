@@ -39,11 +39,16 @@ public struct ContextRecord: Sendable, Hashable {
     /// The last `aps.timestamp` handed out for this context, UNIX seconds (0 before the first).
     public var lastPushTimestamp: Int
     public var updatedAt: Date
+    /// JSON of the content state of the last whole-fan-out push, and when it was rendered:
+    /// materiality and debouncing are judged against them.
+    public var lastSentState: String?
+    public var lastSentAt: Date?
 
     public init(
         key: String, activityType: String, householdID: Int?, state: ContextState, rev: Int, attributes: String,
         contentState: String?, alert: String?, priorityHint: Int?, hintRev: Int?, relevanceScore: Double?,
-        channelID: String?, startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date
+        channelID: String?, startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date,
+        lastSentState: String? = nil, lastSentAt: Date? = nil
     ) {
         self.key = key
         self.activityType = activityType
@@ -62,12 +67,14 @@ public struct ContextRecord: Sendable, Hashable {
         self.endedAt = endedAt
         self.lastPushTimestamp = lastPushTimestamp
         self.updatedAt = updatedAt
+        self.lastSentState = lastSentState
+        self.lastSentAt = lastSentAt
     }
 
     /// The columns ``init(row:)`` reads.
     static let columns = """
         key, activity_type, household_id, state, rev, attributes, content_state, alert, priority_hint, hint_rev, \
-        relevance_score, channel_id, started_at, deadline_at, ended_at, last_push_timestamp, updated_at
+        relevance_score, channel_id, started_at, deadline_at, ended_at, last_push_timestamp, updated_at, last_sent_state, last_sent_at
         """
 
     init(row: Row) throws {
@@ -82,7 +89,8 @@ public struct ContextRecord: Sendable, Hashable {
             hintRev: try row.optionalInt("hint_rev"), relevanceScore: try row.optionalDouble("relevance_score"),
             channelID: try row.optionalString("channel_id"), startedAt: try row.date("started_at"),
             deadlineAt: try row.date("deadline_at"), endedAt: try row.optionalDate("ended_at"),
-            lastPushTimestamp: try row.int("last_push_timestamp"), updatedAt: try row.date("updated_at")
+            lastPushTimestamp: try row.int("last_push_timestamp"), updatedAt: try row.date("updated_at"),
+            lastSentState: try row.optionalString("last_sent_state"), lastSentAt: try row.optionalDate("last_sent_at")
         )
     }
 }

@@ -123,6 +123,15 @@ public struct ContextRepository: Sendable {
         try updateOne("UPDATE contexts SET next_push_at = $2 WHERE key = $1", [.text(key), SQLValue(date)], key: key, in: transaction)
     }
 
+    /// Records the content state a whole-fan-out push carries, rendered `now` (see
+    /// ``ContextRecord/lastSentState``). Throws `.notFound` for an unknown key.
+    public func recordSent(key: String, contentState: String, now: Date, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            "UPDATE contexts SET last_sent_state = $2, last_sent_at = $3 WHERE key = $1", [.text(key), .text(contentState), SQLValue(now)],
+            key: key, in: transaction
+        )
+    }
+
     /// Sets (or with `nil` removes) the context's broadcast channel. Not a change of what the card
     /// shows: `rev` stays. Throws `.notFound` for an unknown key.
     public func setChannel(key: String, channelID: String?, now: Date, in transaction: any SQLTransaction) throws {

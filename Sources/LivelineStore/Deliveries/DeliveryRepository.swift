@@ -36,6 +36,24 @@ public struct DeliveryRepository: Sendable {
         return try row.int("id")
     }
 
+    /// The per-activity ledger of the budget (`engine.md`, "Budgets and priority"): how many
+    /// priority-10 pushes of the context APNs accepted since `since`, per target
+    /// (`"token:<id>"`, `"channel:<id>"`).
+    public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [String: Int] {
+        var ledger: [String: Int] = [:]
+        for row in try transaction.query(
+            """
+            SELECT target_kind, target, COUNT(*) AS n FROM deliveries
+            WHERE context_key = $1 AND attempted_at >= $2 AND priority = 10 AND status = 200
+            GROUP BY target_kind, target
+            """,
+            [.text(contextKey), SQLValue(since)]
+        ) {
+            ledger["\(try row.string("target_kind")):\(try row.string("target"))"] = try row.int("n")
+        }
+        return ledger
+    }
+
     /// The context's attempts, newest first.
     public func attempts(contextKey: String, limit: Int = 100) throws -> [DeliveryAttempt] {
         try database.read { transaction in try attempts(contextKey: contextKey, limit: limit, in: transaction) }

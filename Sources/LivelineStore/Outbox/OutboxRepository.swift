@@ -220,6 +220,25 @@ public struct OutboxRepository: Sendable {
         }
     }
 
+    /// Gives a row back to be sent at `until`, without counting an attempt (a non-material change
+    /// waits for its debounce); `false` when `owner` no longer holds it. A sync row for which a due
+    /// row of the same context and target exists is marked `done` instead (that row sends the newer
+    /// state; the unique index allows only one due row).
+    @discardableResult
+    public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                UPDATE outbox SET
+                    status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
+                    due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
+                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+                """,
+                [SQLValue(id), .text(owner), SQLValue(until), .text(reason), SQLValue(now)]
+            ) == 1
+        }
+    }
+
     /// Moves a row that can never be sent to the dead letters with `reason` (`engine.md`:
     /// "visible in the dashboard"); `false` when `owner` no longer holds it.
     @discardableResult

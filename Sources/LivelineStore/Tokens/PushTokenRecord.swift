@@ -22,11 +22,15 @@ public struct PushTokenRecord: Sendable, Hashable {
     /// `replaced`, `moved` (registered again in another slot), `unregistered`, or the APNs reason
     /// for `invalid`.
     public var endReason: String?
+    /// Set on a push-to-start token whose accepted start was not followed by an `la-update`
+    /// token in time (`painpoints.md` §2): APNs may answer 200 to a token the phone dropped.
+    public var suspectAt: Date?
 
     public init(
         id: Int, householdID: Int, userID: Int, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
-        frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?
+        frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
+        suspectAt: Date? = nil
     ) {
         self.id = id
         self.householdID = householdID
@@ -44,12 +48,13 @@ public struct PushTokenRecord: Sendable, Hashable {
         self.lastRegisteredAt = lastRegisteredAt
         self.endedAt = endedAt
         self.endReason = endReason
+        self.suspectAt = suspectAt
     }
 
     /// The columns ``init(row:)`` reads.
     static let columns = """
         id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
-        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason
+        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at
         """
 
     init(row: Row) throws {
@@ -70,7 +75,8 @@ public struct PushTokenRecord: Sendable, Hashable {
             slot: try row.string("slot"), token: try row.string("token"), status: status,
             frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),
             firstRegisteredAt: try row.date("first_registered_at"), lastRegisteredAt: try row.date("last_registered_at"),
-            endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason")
+            endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason"),
+            suspectAt: try row.optionalDate("suspect_at")
         )
     }
 }

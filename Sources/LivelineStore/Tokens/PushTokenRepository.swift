@@ -39,10 +39,32 @@ public struct PushTokenRepository: Sendable {
     /// are never touched (`engine.md`: a user changes only their own household's data), so knowing
     /// a token gives no way to end another household's registration. The partial unique index makes two
     /// active rows in one slot impossible; an insert that loses a race is retried as an update.
+    ///
+    /// An `la-update` token for a context also records that the device's push-to-start (if any)
+    /// was answered (`la_starts.update_token_at`) and clears the suspicion of that device's
+    /// push-to-start tokens: the start reached the phone.
     @discardableResult
     public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
         let slot = try registration.slot
         return try write { transaction in
+            if registration.kind == .update, let contextKey = registration.contextKey {
+                let answered = try transaction.execute(
+                    """
+                    UPDATE la_starts SET update_token_at = $3, suspect_at = NULL, updated_at = $3
+                    WHERE context_key = $1 AND device_id = $2 AND update_token_at IS NULL
+                    """,
+                    [.text(contextKey), .text(registration.deviceID), SQLValue(now)]
+                )
+                if answered > 0 {
+                    try transaction.execute(
+                        """
+                        UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
+                        WHERE household_id = $1 AND device_id = $2 AND kind = 'la-pushToStart' AND suspect_at IS NOT NULL
+                        """,
+                        [SQLValue(registration.householdID), .text(registration.deviceID)]
+                    )
+                }
+            }
             try transaction.execute(
                 """
                 UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
@@ -161,6 +183,80 @@ public struct PushTokenRepository: Sendable {
             """,
             [.text(contextKey), .text(environment.rawValue)]
         ).map(PushTokenRecord.init(row:))
+    }
+
+    /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.
+    public func activeToken(
+        householdID: Int, environment: PushEnvironment, kind: PushTokenKind, slot: String
+    ) throws -> PushTokenRecord? {
+        try database.read { transaction in
+            try transaction.queryOne(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE household_id = $1 AND environment = $2 AND kind = $3 AND slot = $4 AND status = 'active'
+                """,
+                [SQLValue(householdID), .text(environment.rawValue), .text(kind.rawValue), .text(slot)]
+            ).map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// The active push-to-start tokens for `attributesType` in one environment of the given users
+    /// (and, with `deviceIDs`, only of those devices), by user, device and id: the targets of a start.
+    public func startTokens(
+        attributesType: String, environment: PushEnvironment, userIDs: [Int], deviceIDs: [String]?, in transaction: any SQLTransaction
+    ) throws -> [PushTokenRecord] {
+        guard !userIDs.isEmpty || !(deviceIDs ?? []).isEmpty else { return [] }
+        let rows = try transaction.query(
+            """
+            SELECT \(PushTokenRecord.columns) FROM push_tokens
+            WHERE kind = 'la-pushToStart' AND attributes_type = $1 AND environment = $2 AND status = 'active'
+            ORDER BY user_id, device_id, id
+            """,
+            [.text(attributesType), .text(environment.rawValue)]
+        ).map(PushTokenRecord.init(row:))
+        let users = Set(userIDs)
+        let devices = deviceIDs.map(Set.init)
+        return rows.filter { users.contains($0.userID) || (devices?.contains($0.deviceID) ?? false) }
+    }
+
+    /// The active tokens of one kind of the given user in one environment, by device and id.
+    public func activeTokens(userID: Int, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> [PushTokenRecord] {
+        try transaction.query(
+            """
+            SELECT \(PushTokenRecord.columns) FROM push_tokens
+            WHERE user_id = $1 AND kind = $2 AND environment = $3 AND status = 'active' ORDER BY device_id, id
+            """,
+            [SQLValue(userID), .text(kind.rawValue), .text(environment.rawValue)]
+        ).map(PushTokenRecord.init(row:))
+    }
+
+    /// Marks a push-to-start token suspect (its start went unanswered), unless it is already.
+    @discardableResult
+    public func markSuspect(id: Int, reason: String, now: Date) throws -> Bool {
+        try write { transaction in try transaction.execute(
+            "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
+            [SQLValue(id), SQLValue(now), .text(reason)]
+        ) == 1 }
+    }
+
+    /// How many active tokens are suspect.
+    public func suspectCount() throws -> Int {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT COUNT(*) AS n FROM push_tokens WHERE status = 'active' AND suspect_at IS NOT NULL")?.int("n") ?? 0
+        }
+    }
+
+    /// Ends the user's active `la-update` tokens for `contextKey` (the user dismissed the activity:
+    /// its token is of no use any more); returns how many.
+    @discardableResult
+    public func endUpdateTokens(contextKey: String, userID: Int, reason: String, now: Date) throws -> Int {
+        try write { transaction in try transaction.execute(
+            """
+            UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
+            WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
+            """,
+            [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
+        ) }
     }
 
     /// The household's active tokens, by user, device, kind and id.

@@ -1,0 +1,105 @@
+import Foundation
+import LivelineModel
+import LivelinePush
+import LivelineStore
+import Synchronization
+
+/// Broadcast channels (`engine.md`, "Broadcast channels"; `painpoints.md` §14): created through
+/// the channel management API when a context first needs one, recorded as rows, deleted after
+/// the context's end (by the dispatcher), and reconciled against APNs' `all-channels` when the
+/// engine starts: channels APNs has and no row knows are orphans and get deleted; rows whose
+/// channel APNs no longer has are marked deleted.
+final class ChannelManager: Sendable {
+    let store: Store
+    let sender: any PushSender
+    let configuration: EngineConfiguration
+    /// Creation is serialised in this process, so concurrent starts create one channel.
+    private let creating = Mutex(())
+
+    init(store: Store, sender: any PushSender, configuration: EngineConfiguration) {
+        self.store = store
+        self.sender = sender
+        self.configuration = configuration
+    }
+
+    /// The context's channel, created now when it has none. Without one (APNs refused, e.g. the
+    /// app's channel quota is reached) the reason comes back and the context keeps going by its
+    /// tokens (`engine.md`: fall back to token fan-out).
+    func ensureChannel(contextKey: String, now: Date) throws -> (channelID: String?, fallback: String?) {
+        try creating.withLock { _ in
+            guard let context = try store.contexts.context(key: contextKey) else {
+                throw StoreError(.notFound, "there is no context \(contextKey)")
+            }
+            if let channelID = context.channelID { return (channelID, nil) }
+            let result = Self.wait { done in
+                sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy, completion: done)
+            }
+            guard let result, result.status == 201, let channelID = result.channelID else {
+                let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
+                return (nil, "no channel (\(why)); updates go to each device's token")
+            }
+            try store.write { transaction in
+                try store.channels.insert(
+                    channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
+                    storagePolicy: configuration.channelStoragePolicy.rawValue, environment: configuration.environment.rawValue,
+                    now: now, in: transaction
+                )
+                try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
+            }
+            return (channelID, nil)
+        }
+    }
+
+    /// Compares APNs' channels of the app with the rows: deletes orphans, marks vanished rows
+    /// deleted. Returns false when APNs could not be asked (it is tried again on the next start).
+    @discardableResult
+    func reconcile(now: Date) -> Bool {
+        let listed = Self.wait { (done: @escaping @Sendable ((channels: [String]?, result: APNSResult)) -> Void) in
+            sender.listChannels(bundleID: configuration.bundleID) { channels, result in done((channels, result)) }
+        }
+        guard let channels = listed?.channels else { return false }
+        let known = Set(channels)
+        do {
+            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue }
+            let recorded = Set(rows.map(\.channelID))
+            for row in rows where !known.contains(row.channelID) {
+                try store.channels.markDeleted(channelID: row.channelID, now: now)
+                if row.ownerKind == .context {
+                    try store.write { transaction in
+                        if try store.contexts.context(key: row.owner, in: transaction)?.channelID == row.channelID {
+                            try store.contexts.setChannel(key: row.owner, channelID: nil, now: now, in: transaction)
+                        }
+                    }
+                }
+            }
+            let orphans = known.subtracting(recorded).sorted()
+            if !orphans.isEmpty {
+                try store.write { transaction in
+                    for channelID in orphans where try store.channels.channel(id: channelID)?.isActive != true {
+                        try store.outbox.enqueueMessage(
+                            idempotencyKey: "channel-delete:\(channelID):\(Int(now.timeIntervalSince1970 * 1000))", contextKey: nil,
+                            target: .channel(channelID),
+                            headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete an orphan channel (no row knows it)").json,
+                            payload: [], now: now, in: transaction
+                        )
+                    }
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Runs a callback-style call and waits for its answer, at most `timeout`.
+    static func wait<T: Sendable>(timeout: TimeInterval = 15, _ call: (@escaping @Sendable (T) -> Void) -> Void) -> T? {
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = Mutex<T?>(nil)
+        call { value in
+            box.withLock { $0 = value }
+            semaphore.signal()
+        }
+        guard semaphore.wait(timeout: .now() + timeout) == .success else { return nil }
+        return box.withLock { $0 }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LivelineStore
+import Synchronization
+
+/// The engine's periodic work, run by the dispatcher's thread between batches (`engine.md`,
+/// "Lifecycle"): channels reconciled once after the start, contexts ended before their 8-hour
+/// deadline, and push-to-start tokens whose start went unanswered marked suspect.
+final class LifecycleSweeper: Sendable {
+    let store: Store
+    let configuration: EngineConfiguration
+    let channels: ChannelManager
+    let metrics: EngineMetrics
+    private struct State {
+        var lastRun: Date?
+        var reconciled = false
+    }
+    private let state = Mutex(State())
+
+    init(store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics) {
+        self.store = store
+        self.configuration = configuration
+        self.channels = channels
+        self.metrics = metrics
+    }
+
+    /// Runs the sweep when `lifecycleInterval` has passed since the last one.
+    func runIfDue() {
+        let now = configuration.clock()
+        let due = state.withLock { state -> Bool in
+            if let last = state.lastRun, now.timeIntervalSince(last) < configuration.lifecycleInterval, now >= last { return false }
+            state.lastRun = now
+            return true
+        }
+        guard due else { return }
+        sweep(now: now)
+    }
+
+    /// One sweep at `now`.
+    func sweep(now: Date) {
+        if !state.withLock({ $0.reconciled }), channels.reconcile(now: now) {
+            state.withLock { $0.reconciled = true }
+        }
+        endContextsNearTheirDeadline(now: now)
+        markUnansweredStarts(now: now)
+    }
+
+    /// Ends, with their final state, the active contexts whose deadline is within `deadlineMargin`:
+    /// the phone ends an activity after 8 hours by itself, and a card ended by the phone
+    /// would keep its last state (`painpoints.md` §8).
+    func endContextsNearTheirDeadline(now: Date) {
+        guard let contexts = try? store.contexts.contextsPastDeadline(now: now.addingTimeInterval(configuration.deadlineMargin)) else { return }
+        let formatter = ISO8601DateFormatter()
+        for context in contexts {
+            _ = try? store.contexts.end(
+                key: context.key, now: now,
+                note: "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
+            )
+        }
+    }
+
+    /// Starts APNs accepted but whose device sent no `la-update` token in time: the start and its
+    /// push-to-start token are marked suspect (`painpoints.md` §1–2), visible in the timeline
+    /// and `/metrics`; nothing is started again by itself.
+    func markUnansweredStarts(now: Date) {
+        guard let starts = try? store.starts.unanswered(sentBefore: now.addingTimeInterval(-configuration.startAnswerTimeout)) else { return }
+        for start in starts {
+            guard (try? store.starts.markSuspect(id: start.id, now: now)) == true else { continue }
+            metrics.start(outcome: "suspect")
+            _ = try? store.tokens.markSuspect(
+                id: start.tokenID,
+                reason: "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s",
+                now: now
+            )
+        }
+    }
+}

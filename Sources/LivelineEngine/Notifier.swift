@@ -1,0 +1,78 @@
+import Foundation
+import LivelineModel
+import LivelinePush
+import LivelineStore
+
+/// What one `notify` call did.
+public struct NotifyResult: Sendable, Hashable {
+    /// False when the user had a record with this dedupe key already: nothing changed, nothing sent.
+    public var created: Bool
+    public var notification: NotificationRecord?
+    /// Pushes queued, by channel (`alert`; `web-push` once that channel exists).
+    public var queued: [String: Int]
+}
+
+/// One way a notification reaches a user besides the inbox: each enqueues its messages in the
+/// inbox record's transaction, so a record never exists without its pushes queued, nor the other
+/// way round. The alert push is the first; web push (RFC 8030/8291/8292) is the next one
+/// (`engine.md`, "Notify").
+protocol NotificationChannel: Sendable {
+    /// The channel's name in ``NotifyResult/queued``.
+    var name: String { get }
+    /// Enqueues the record's pushes; returns how many.
+    func enqueue(_ notification: NotificationRecord, now: Date, in transaction: any SQLTransaction) throws -> Int
+}
+
+/// The alert push to each of the user's `alert` tokens, the deep link in the top-level `link`
+/// key beside `aps`.
+struct AlertPushChannel: NotificationChannel {
+    let store: Store
+    let configuration: EngineConfiguration
+    var name: String { "alert" }
+
+    func enqueue(_ notification: NotificationRecord, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        let alert = AlertPushPayload(
+            title: .plain(notification.title), body: notification.body.map(AlertText.plain), sound: "default",
+            threadID: "notify", link: notification.link
+        )
+        let report = PayloadCheck(destination: .device, now: now).check(alert)
+        guard report.isAccepted else {
+            throw EngineError("the alert push would be refused: " + report.errors.prefix(3).map { "\($0.keyPath): \($0.message)" }.joined(separator: "; "))
+        }
+        let payload = Array(try alert.encoded())
+        var count = 0
+        for token in try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: configuration.environment, in: transaction) {
+            let message = OutboxMessage(
+                kind: .alert, tokenID: token.id, pushType: APNSPushType.alert.rawValue, priority: 10,
+                note: "notification \(notification.id) (\(notification.dedupeKey)) to device \(token.deviceID)"
+            )
+            if try store.outbox.enqueueMessage(
+                idempotencyKey: "notify:\(notification.userID):\(notification.dedupeKey):\(token.id)", contextKey: nil, target: .token(token.id),
+                headers: message.json, payload: payload, now: now, in: transaction
+            ) {
+                count += 1
+            }
+        }
+        return count
+    }
+}
+
+/// `notify(user, title, body, link, icon, dedupeKey)` (`engine.md`, "Notify"): an inbox record
+/// and its pushes in one transaction, idempotent by dedupe key per user.
+struct Notifier: Sendable {
+    let store: Store
+    let channels: [any NotificationChannel]
+
+    func notify(userID: Int, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, now: Date) throws -> NotifyResult {
+        try store.write { transaction in
+            guard let record = try store.notifications.create(
+                userID: userID, title: title, body: body, icon: icon, link: link, dedupeKey: dedupeKey, now: now, in: transaction
+            ) else {
+                return NotifyResult(created: false, notification: nil, queued: [:])
+            }
+            var queued: [String: Int] = [:]
+            for channel in channels { queued[channel.name] = try channel.enqueue(record, now: now, in: transaction) }
+            return NotifyResult(created: true, notification: record, queued: queued)
+        }
+    }
+}

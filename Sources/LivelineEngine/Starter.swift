@@ -1,0 +1,148 @@
+import Foundation
+import LivelineModel
+import LivelinePush
+import LivelineStore
+
+/// What a start request did on one device (or for one user without a start token).
+public struct StartOutcome: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// A start push is on its way.
+        case queued
+        /// The device has (or is getting) this context's activity: nothing sent.
+        case alreadyStarted
+        /// The device's start budget is used up: nothing sent.
+        case overBudget
+        /// The user dismissed this context's activity: nothing sent unless asked to include them.
+        case dismissed
+        /// No push-to-start token for the context's type: nothing to send to.
+        case noStartToken
+    }
+
+    public var deviceID: String?
+    public var userID: Int?
+    public var kind: Kind
+    public var reason: String?
+}
+
+/// The result of a start request.
+public struct StartResult: Sendable, Hashable {
+    /// The channel the activities follow (`input-push-channel`), when the context has one.
+    public var channelID: String?
+    /// Why a channel was asked for and none is used.
+    public var channelFallback: String?
+    public var outcomes: [StartOutcome]
+}
+
+/// Push-to-start (`engine.md`, "Lifecycle"; `painpoints.md` §1, §6): one start per context and
+/// device, whatever the number of calls; a start budget per device; never a start in place of
+/// an update; dismissals honoured.
+struct Starter: Sendable {
+    let store: Store
+    let renderer: SyncRenderer
+    let channels: ChannelManager
+    let configuration: EngineConfiguration
+
+    func start(
+        contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
+        now: Date
+    ) throws -> StartResult {
+        guard let context = try store.contexts.context(key: contextKey) else {
+            throw StoreError(.notFound, "there is no context \(contextKey)")
+        }
+        guard context.state == .active else {
+            throw StoreError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
+        }
+        var channelID = context.channelID
+        var fallback: String?
+        if useChannel && channelID == nil {
+            (channelID, fallback) = try channels.ensureChannel(contextKey: contextKey, now: now)
+        }
+        let result = try store.write { transaction -> StartResult in
+            guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {
+                throw StoreError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
+            }
+            let payload = try startPayload(context, channelID: context.channelID, alert: alert, now: now, in: transaction)
+            var tokens = try store.tokens.startTokens(
+                attributesType: context.activityType, environment: configuration.environment, userIDs: userIDs, deviceIDs: deviceIDs,
+                in: transaction
+            )
+            if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
+            let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
+            var outcomes: [StartOutcome] = []
+            for token in tokens {
+                if dismissed.contains(token.userID) && !includeDismissed {
+                    outcomes.append(StartOutcome(
+                        deviceID: token.deviceID, userID: token.userID, kind: .dismissed,
+                        reason: "the user dismissed this activity; start again with includeDismissed when they ask for it"
+                    ))
+                    continue
+                }
+                let reservation = try store.starts.reserve(
+                    contextKey: contextKey, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, now: now,
+                    budget: (configuration.startBudget, configuration.startBudgetWindow), in: transaction
+                )
+                switch reservation {
+                case .alreadyStarted(let status):
+                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted, reason: "start \(status.rawValue) already"))
+                case .overBudget(let reason):
+                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .overBudget, reason: reason))
+                case .reserved(let startID):
+                    let message = OutboxMessage(
+                        kind: .start, tokenID: token.id, pushType: APNSPushType.liveActivity.rawValue, priority: 10,
+                        expiration: Int(now.timeIntervalSince1970) + 600, collapseID: String("start:\(contextKey)".utf8.prefix(64)) ?? "start",
+                        startID: startID, rev: context.rev, note: "start rev \(context.rev) on device \(token.deviceID)"
+                    )
+                    try store.outbox.enqueueMessage(
+                        idempotencyKey: "start:\(contextKey):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
+                        contextKey: contextKey, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction
+                    )
+                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
+                }
+            }
+            let reached = Set(tokens.map(\.userID))
+            for userID in userIDs where !reached.contains(userID) {
+                outcomes.append(StartOutcome(
+                    deviceID: nil, userID: userID, kind: .noStartToken,
+                    reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                ))
+            }
+            let reachedDevices = Set(tokens.map(\.deviceID))
+            for deviceID in deviceIDs where !reachedDevices.contains(deviceID) {
+                outcomes.append(StartOutcome(
+                    deviceID: deviceID, userID: nil, kind: .noStartToken,
+                    reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                ))
+            }
+            return StartResult(channelID: context.channelID, channelFallback: nil, outcomes: outcomes)
+        }
+        return StartResult(channelID: result.channelID ?? channelID, channelFallback: fallback, outcomes: result.outcomes)
+    }
+
+    /// The start push (`apns.md`): `event: start`, the attributes type and attributes, the first
+    /// content state, an alert with a title, and `input-push-token: 1` — or `input-push-channel`
+    /// when the context has a channel, so updates reach it without a per-activity token.
+    private func startPayload(
+        _ context: ContextRecord, channelID: String?, alert: LiveActivityAlert, now: Date, in transaction: any SQLTransaction
+    ) throws -> [UInt8] {
+        let state = try renderer.contentState(of: context, in: transaction)
+        let attributes = try JSONValue(json: Data(context.attributes.utf8))
+        let alertJSON = try JSONValue(json: JSONEncoder().encode(alert))
+        var aps: [String: JSONValue] = [
+            "timestamp": .int(try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction)),
+            "event": "start", "content-state": state, "attributes-type": .string(context.activityType), "attributes": attributes,
+            "alert": alertJSON,
+        ]
+        if let channelID { aps["input-push-channel"] = .string(channelID) } else { aps["input-push-token"] = 1 }
+        if let staleAfter = configuration.staleAfter(type: context.activityType) {
+            aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
+        }
+        if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
+        let payload = JSONValue.object(["aps": .object(aps)]).compactJSON
+        let report = PayloadCheck(destination: .device, now: now).check(json: payload, typeName: context.activityType)
+        guard report.isAccepted else {
+            let problems = report.errors.prefix(3).map { "\($0.keyPath): \($0.message)" }.joined(separator: "; ")
+            throw EngineError("the start of \(context.key) would be dropped by the phone: \(problems)")
+        }
+        return Array(payload)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Broadcast channels as first-class rows (`engine.md`, "Broadcast channels"): the APNs channel
+/// id, what it is for, its owner (a context or a household), storage policy and environment, and
+/// when it was created and deleted.
+public struct ChannelRepository: Sendable {
+    public let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// Records a channel APNs created.
+    @discardableResult
+    public func insert(
+        channelID: String, purpose: String, ownerKind: ChannelRecord.OwnerKind, owner: String, storagePolicy: Int, environment: String,
+        now: Date, in transaction: any SQLTransaction
+    ) throws -> ChannelRecord {
+        guard let row = try transaction.queryOne(
+            """
+            INSERT INTO channels (channel_id, purpose, owner_kind, owner, storage_policy, environment, status, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, 'active', $7)
+            RETURNING \(ChannelRecord.columns)
+            """,
+            [.text(channelID), .text(purpose), .text(ownerKind.rawValue), .text(owner), SQLValue(storagePolicy), .text(environment), SQLValue(now)]
+        ) else {
+            throw StoreError(.database, "recording a channel returned no row")
+        }
+        return try ChannelRecord(row: row)
+    }
+
+    /// The owner's active channel, or `nil`.
+    public func active(ownerKind: ChannelRecord.OwnerKind, owner: String, in transaction: any SQLTransaction) throws -> ChannelRecord? {
+        try transaction.queryOne(
+            "SELECT \(ChannelRecord.columns) FROM channels WHERE owner_kind = $1 AND owner = $2 AND status = 'active' ORDER BY id DESC",
+            [.text(ownerKind.rawValue), .text(owner)]
+        ).map(ChannelRecord.init(row:))
+    }
+
+    public func active(ownerKind: ChannelRecord.OwnerKind, owner: String) throws -> ChannelRecord? {
+        try database.read { transaction in try active(ownerKind: ownerKind, owner: owner, in: transaction) }
+    }
+
+    /// Every active channel, oldest first.
+    public func allActive() throws -> [ChannelRecord] {
+        try database.read { transaction in
+            try transaction.query("SELECT \(ChannelRecord.columns) FROM channels WHERE status = 'active' ORDER BY id").map(ChannelRecord.init(row:))
+        }
+    }
+
+    /// Marks the channel deleted (APNs deleted it, or it no longer exists there).
+    @discardableResult
+    public func markDeleted(channelID: String, now: Date) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute(
+                "UPDATE channels SET status = 'deleted', deleted_at = $2 WHERE channel_id = $1 AND status = 'active'",
+                [.text(channelID), SQLValue(now)]
+            ) == 1
+        }
+    }
+
+    /// The row of `channelID`, active or deleted.
+    public func channel(id channelID: String) throws -> ChannelRecord? {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT \(ChannelRecord.columns) FROM channels WHERE channel_id = $1", [.text(channelID)])
+                .map(ChannelRecord.init(row:))
+        }
+    }
+}
+
+/// One broadcast channel.
+public struct ChannelRecord: Sendable, Hashable {
+    public enum OwnerKind: String, Sendable, Hashable {
+        case context
+        case household
+    }
+
+    public var id: Int
+    /// APNs' channel id (base64).
+    public var channelID: String
+    public var purpose: String
+    public var ownerKind: OwnerKind
+    /// The context key or the household id.
+    public var owner: String
+    /// 1: APNs keeps the most recent message for late joiners; 0: none (then `apns-expiration: 0`).
+    public var storagePolicy: Int
+    public var environment: String
+    public var isActive: Bool
+    public var createdAt: Date
+    public var deletedAt: Date?
+
+    static let columns = "id, channel_id, purpose, owner_kind, owner, storage_policy, environment, status, created_at, deleted_at"
+
+    init(row: Row) throws {
+        guard let ownerKind = OwnerKind(rawValue: try row.string("owner_kind")) else {
+            throw StoreError(.column, "channels.owner_kind holds an unknown kind")
+        }
+        id = try row.int("id")
+        channelID = try row.string("channel_id")
+        purpose = try row.string("purpose")
+        self.ownerKind = ownerKind
+        owner = try row.string("owner")
+        storagePolicy = try row.int("storage_policy")
+        environment = try row.string("environment")
+        isActive = try row.string("status") == "active"
+        createdAt = try row.date("created_at")
+        deletedAt = try row.optionalDate("deleted_at")
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What the app reports about its activities (`engine.md`, "Lifecycle"): a user dismissed a
+/// context's activity (`la_dismissals`: no new start for them unless asked), and the revision a
+/// device rendered (`la_receipts`: the timeline shows sent against acknowledged).
+public struct ActivityReportRepository: Sendable {
+    public let database: any Database
+
+    public init(database: any Database) {
+        self.database = database
+    }
+
+    /// Records that `userID` dismissed the context's activity (the first time counts).
+    public func dismiss(contextKey: String, userID: Int, now: Date) throws {
+        try database.write { transaction in
+            try transaction.execute(
+                "INSERT INTO la_dismissals (context_key, user_id, dismissed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                [.text(contextKey), SQLValue(userID), SQLValue(now)]
+            )
+        }
+    }
+
+    /// The users who dismissed the context's activity.
+    public func dismissedUsers(contextKey: String, in transaction: any SQLTransaction) throws -> Set<Int> {
+        Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { try $0.int("user_id") })
+    }
+
+    /// Records that a device rendered revision `rev`; a lower revision than the one recorded is
+    /// kept out (receipts may arrive out of order). Returns the revision recorded for the device.
+    @discardableResult
+    public func recordReceipt(contextKey: String, deviceID: String, userID: Int, rev: Int, now: Date) throws -> Int {
+        try database.write { transaction in
+            try transaction.queryOne(
+                """
+                INSERT INTO la_receipts (context_key, device_id, user_id, rev, received_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (context_key, device_id) DO UPDATE SET
+                    user_id = excluded.user_id, rev = excluded.rev, received_at = excluded.received_at
+                    WHERE excluded.rev > la_receipts.rev
+                RETURNING rev
+                """,
+                [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(rev), SQLValue(now)]
+            )?.int("rev") ?? (try transaction.queryOne(
+                "SELECT rev FROM la_receipts WHERE context_key = $1 AND device_id = $2", [.text(contextKey), .text(deviceID)]
+            )?.int("rev") ?? rev)
+        }
+    }
+
+    /// The newest receipt of every device for the context, by device.
+    public func receipts(contextKey: String, in transaction: any SQLTransaction) throws -> [Receipt] {
+        try transaction.query(
+            "SELECT device_id, user_id, rev, received_at FROM la_receipts WHERE context_key = $1 ORDER BY device_id", [.text(contextKey)]
+        ).map { row in
+            Receipt(deviceID: try row.string("device_id"), userID: try row.int("user_id"), rev: try row.int("rev"), receivedAt: try row.date("received_at"))
+        }
+    }
+
+    public func receipts(contextKey: String) throws -> [Receipt] {
+        try database.read { transaction in try receipts(contextKey: contextKey, in: transaction) }
+    }
+}
+
+/// The newest revision one device reported rendering.
+public struct Receipt: Sendable, Hashable {
+    public var deviceID: String
+    public var userID: Int
+    public var rev: Int
+    public var receivedAt: Date
+}
