@@ -132,6 +132,7 @@ public final class Dispatcher: Sendable {
         let request: Request
         let priority: Int
         let note: String
+        var budgetLimited = false
     }
 
     /// A claimed row with the requests it makes.
@@ -202,7 +203,7 @@ public final class Dispatcher: Sendable {
                 return PreparedSend(
                     target: push.target, token: nil,
                     request: .broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload)),
-                    priority: push.priority.rawValue, note: note
+                    priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited
                 )
             case .token:
                 return PreparedSend(
@@ -210,7 +211,7 @@ public final class Dispatcher: Sendable {
                     request: .device(.liveActivity(
                         deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
                     )),
-                    priority: push.priority.rawValue, note: note
+                    priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited
                 )
             }
         }
@@ -279,6 +280,7 @@ public final class Dispatcher: Sendable {
             try store.write { transaction in
                 for outcome in outcomes {
                     metrics.push(status: outcome.result.status, reason: outcome.result.reason?.rawValue)
+                    if outcome.send.budgetLimited { metrics.budgetLimited() }
                     try store.deliveries.record(attempt(outcome, row: row, rev: prepared.rev, at: answeredAt), in: transaction)
                     switch outcome.result.outcome {
                     case .delivered, .tokenDead:

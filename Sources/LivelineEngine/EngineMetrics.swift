@@ -14,6 +14,7 @@ public final class EngineMetrics: Sendable {
         public var latencySum: Double
         public var latencyCount: Int
         public var starts: [String: Int] = [:]  // outcome → count
+        public var budgetLimited = 0
     }
 
     private let state = Mutex(Snapshot(pushes: [:], deadLetters: 0, latencyCounts: Array(repeating: 0, count: EngineMetrics.latencyBuckets.count + 1), latencySum: 0, latencyCount: 0))
@@ -25,6 +26,8 @@ public final class EngineMetrics: Sendable {
     }
 
     func deadLetter() { state.withLock { $0.deadLetters += 1 } }
+
+    func budgetLimited() { state.withLock { $0.budgetLimited += 1 } }
 
     func start(outcome: String) { state.withLock { $0.starts[outcome, default: 0] += 1 } }
 

@@ -10,6 +10,8 @@ struct PlannedPush: Sendable {
     let priority: APNSPriority
     /// Why this priority (shown in the timeline).
     let why: String
+    /// A material change sent at 5 because the activity's hourly budget was used.
+    var budgetLimited = false
 }
 
 /// A context's push as the dispatcher sends it: rendered at send time from the current state.

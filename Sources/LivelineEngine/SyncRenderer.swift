@@ -113,7 +113,10 @@ struct SyncRenderer: Sendable {
                 if used < limit || context.alert != nil {
                     return PlannedPush(target: target, token: token, priority: .immediate, why: "material: \(material); priority-10 push \(used + 1) of \(limit) this hour")
                 }
-                return PlannedPush(target: target, token: token, priority: .considerPower, why: "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)")
+                return PlannedPush(
+                    target: target, token: token, priority: .considerPower,
+                    why: "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)", budgetLimited: true
+                )
             }
             var pushes = tokens.map { plan(.token($0.id), token: $0) }
             if let channel { pushes.insert(plan(.channel(channel), token: nil), at: 0) }

@@ -11,6 +11,11 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
             case delivery
             /// Something that will never be sent, with the reason.
             case deadLetter
+            /// A push-to-start on one device: `status` in `note` (queued, sent, failed, skipped;
+            /// suspect when no update token followed), why in `reason`.
+            case start
+            /// The newest revision a device reported rendering (`rev`), beside what was sent.
+            case receipt
         }
 
         public var kind: Kind
@@ -19,9 +24,9 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
         public var rev: Int?
         /// What changed, or which event a push was (`update rev 3`).
         public var note: String?
-        /// `token` or `channel` (deliveries and dead letters aimed at one target).
+        /// `token` or `channel` (deliveries and dead letters aimed at one target), `device` (starts, receipts).
         public var targetKind: String?
-        /// The token's registry id (never the token) or the channel id.
+        /// The token's registry id (never the token), the channel id, or the device id.
         public var target: String?
         /// APNs' HTTP status; 0 when no answer came (connection failure).
         public var status: Int?
@@ -54,10 +59,16 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
     }
 
     public var key: String
+    /// The newest revision APNs accepted a push of (to any target); nil before the first.
+    public var sentRev: Int?
+    /// The newest revision each device reported rendering, by device id.
+    public var acknowledged: [String: Int]
     public var entries: [Entry]
 
-    public init(key: String, entries: [Entry]) {
+    public init(key: String, sentRev: Int? = nil, acknowledged: [String: Int] = [:], entries: [Entry]) {
         self.key = key
+        self.sentRev = sentRev
+        self.acknowledged = acknowledged
         self.entries = entries
     }
 }

@@ -13,18 +13,26 @@ public enum Routes {
     public static let registerToken = Route(.post, "/api/apns/register")
     public static let unregisterToken = Route(.delete, "/api/apns/register")
     public static let listTokens = Route(.get, "/api/apns/register")
+    public static let activityDismissed = Route(.post, "/api/la/dismissed")
+    public static let activityReceipt = Route(.post, "/api/la/receipts")
+    public static let notifications = Route(.get, "/api/notifications")
+    public static let readNotification = Route(.post, "/api/notifications/{id}/read")
 
     // MARK: Generic API for other backends (admin key)
     public static let putContext = Route(.put, "/v1/contexts/{key}")
     public static let getContext = Route(.get, "/v1/contexts/{key}")
     public static let endContext = Route(.post, "/v1/contexts/{key}/end")
     public static let contextTimeline = Route(.get, "/v1/contexts/{key}/timeline")
+    public static let startContext = Route(.post, "/v1/contexts/{key}/start")
+    public static let notify = Route(.post, "/v1/notify")
+    public static let resolveNotification = Route(.post, "/v1/notify/resolve")
 
     /// All routes, in documentation order.
     public static let all: [Route] = [
         healthz, openAPI, metrics,
         me, user,
         registerToken, unregisterToken, listTokens,
-        putContext, getContext, endContext, contextTimeline,
+        activityDismissed, activityReceipt, notifications, readNotification,
+        putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification,
     ]
 }

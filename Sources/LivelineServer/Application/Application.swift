@@ -101,6 +101,8 @@ public func buildApplication(
         clock: clock
     ).addRoutes(to: &router)
     ContextHandlers(auth: auth, engine: engine, registry: .known, clock: clock).addRoutes(to: &router)
+    ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
+    NotificationHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
 
     let accessLog: LogSink = switch configuration.accessLog {

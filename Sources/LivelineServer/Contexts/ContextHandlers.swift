@@ -54,7 +54,40 @@ struct ContextHandlers: Sendable {
                 throw HTTPError.notFound("there is no context \(key)")
             }
             let entries = try engine.store.contexts.timeline(key: key, limit: limit).map(Self.entry)
-            return try .json(ContextTimelineResponse(key: key, entries: entries))
+            let acknowledged = Dictionary(
+                try engine.store.reports.receipts(contextKey: key).map { ($0.deviceID, $0.rev) }, uniquingKeysWith: max
+            )
+            return try .json(ContextTimelineResponse(
+                key: key, sentRev: try engine.store.deliveries.lastDeliveredRev(contextKey: key), acknowledged: acknowledged, entries: entries
+            ))
+        }
+        router.add(Routes.startContext) { request in
+            try auth.requireAdmin(request)
+            let key = try Self.key(of: request)
+            let body = try request.decode(StartContextRequest.self)
+            let userIDs = body.userIds ?? []
+            let deviceIDs = body.deviceIds ?? []
+            guard !userIDs.isEmpty || !deviceIDs.isEmpty else {
+                throw HTTPError.badRequest("name whom to start it for: userIds and/or deviceIds", field: "userIds")
+            }
+            guard userIDs.count + deviceIDs.count <= 1000 else {
+                throw HTTPError.badRequest("at most 1000 users and devices per call", field: "userIds")
+            }
+            let result: StartResult
+            do {
+                result = try Self.mapping {
+                    try engine.startActivities(
+                        contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,
+                        includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false
+                    )
+                }
+            } catch let error as EngineError {
+                throw HTTPError.contractViolation(error.message, field: "alert")
+            }
+            return try .json(StartContextResponse(
+                key: key, channelId: result.channelID, channelFallback: result.channelFallback,
+                starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID, reason: $0.reason) }
+            ))
         }
     }
 
@@ -210,6 +243,14 @@ struct ContextHandlers: Sendable {
                 kind: .deadLetter, at: row.updatedAt, note: "\(row.kind.rawValue) row \(row.id)", targetKind: target?.0,
                 target: target?.1, reason: row.lastError, attempts: row.attempts
             )
+        case .start(let start):
+            let status = start.suspectAt != nil ? "suspect (no update token followed)"
+                : start.updateTokenAt != nil ? "\(start.status.rawValue), update token received" : start.status.rawValue
+            return .init(
+                kind: .start, at: start.updatedAt, note: "start \(status)", targetKind: "device", target: start.deviceID, reason: start.reason
+            )
+        case .receipt(let receipt):
+            return .init(kind: .receipt, at: receipt.receivedAt, rev: receipt.rev, note: "rendered rev \(receipt.rev)", targetKind: "device", target: receipt.deviceID)
         }
     }
 }

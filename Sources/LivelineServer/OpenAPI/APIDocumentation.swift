@@ -18,6 +18,16 @@ enum APIDocumentation {
         .init(Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken", response: "UnregisterTokenResult", errors: [400]),
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
         .init(
+            Routes.activityDismissed, "The user swiped the context's activity away: no new start for them unless asked; their update tokens for it end",
+            auth: .bearer, request: "DismissedReport", response: "DismissedResult", errors: [400, 404]
+        ),
+        .init(
+            Routes.activityReceipt, "The device rendered this revision (the timeline shows sent against acknowledged)",
+            auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404]
+        ),
+        .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications"),
+        .init(Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
+        .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
             auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true
         ),
@@ -31,6 +41,15 @@ enum APIDocumentation {
             Routes.contextTimeline, "A context's revisions, delivery attempts and dead letters, newest first",
             auth: .admin, response: "ContextTimeline", errors: [400, 404], query: [("limit", "at most this many entries (1–1000, default 200)")]
         ),
+        .init(
+            Routes.startContext, "Start the context's Live Activity by push-to-start: one start per device, within its start budget",
+            auth: .admin, request: "StartContext", response: "StartContextResult", errors: [400, 404, 409, 422]
+        ),
+        .init(
+            Routes.notify, "An inbox record and an alert push to each of the user's devices, once per dedupeKey (201 when new)",
+            auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
+        ),
+        .init(Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve", response: "ResolveResult", errors: [400, 404]),
     ]
 
     static let schemas: [String: JSONValue] = [
@@ -72,11 +91,42 @@ enum APIDocumentation {
             "unchanged": boolean, "attributes": ["type": "object"], "contentState": ["type": "object"],
             "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime,
         ], required: ["key", "type", "state", "rev", "unchanged"]),
-        "ContextTimeline": object(["key": string, "entries": ["type": "array", "items": object([
-            "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter"]], "at": dateTime, "rev": integer, "note": string,
-            "targetKind": ["type": "string", "enum": ["token", "channel"]], "target": string, "status": integer, "reason": string,
-            "apnsId": string, "priority": integer, "latencyMs": ["type": "number"], "attempts": integer,
-        ], required: ["kind", "at"])]]),
+        "ContextTimeline": object([
+            "key": string, "sentRev": integer, "acknowledged": ["type": "object", "additionalProperties": integer],
+            "entries": ["type": "array", "items": object([
+                "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter", "start", "receipt"]], "at": dateTime, "rev": integer,
+                "note": string, "targetKind": ["type": "string", "enum": ["token", "channel", "device"]], "target": string,
+                "status": integer, "reason": string, "apnsId": string, "priority": integer, "latencyMs": ["type": "number"],
+                "attempts": integer,
+            ], required: ["kind", "at"])],
+        ], required: ["key", "acknowledged", "entries"]),
+        "StartContext": object([
+            "userIds": ["type": "array", "items": integer], "deviceIds": ["type": "array", "items": string],
+            "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
+            "includeDismissed": boolean, "useChannel": boolean,
+        ], required: ["alert"]),
+        "StartContextResult": object([
+            "key": string, "channelId": string, "channelFallback": string,
+            "starts": ["type": "array", "items": object([
+                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "noStartToken"]],
+                "deviceId": string, "userId": integer, "reason": string,
+            ], required: ["outcome"])],
+        ], required: ["key", "starts"]),
+        "DismissedReport": object(["context_key": string]),
+        "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
+        "ReceiptReport": object(["context_key": string, "rev": integer, "device_id": string], required: ["context_key", "rev"]),
+        "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
+        "Notify": object([
+            "userId": integer, "title": string, "body": string, "link": string, "icon": string, "dedupeKey": string,
+        ], required: ["userId", "title", "dedupeKey"]),
+        "NotifyResult": object(["created": boolean, "id": integer, "queued": ["type": "object", "additionalProperties": integer]], required: ["created", "queued"]),
+        "Resolve": object(["userId": integer, "dedupeKey": string]),
+        "ResolveResult": object(["resolved": boolean]),
+        "Notifications": object(["notifications": ["type": "array", "items": object([
+            "id": integer, "title": string, "body": string, "icon": string, "link": string, "dedupeKey": string,
+            "resolved": boolean, "read": boolean, "createdAt": dateTime,
+        ], required: ["id", "title", "dedupeKey", "resolved", "read", "createdAt"])]]),
+        "NotificationRead": object(["id": integer, "read": boolean]),
         "DeviceTokens": object(["devices": ["type": "array", "items": object([
             "deviceId": string,
             "tokens": ["type": "array", "items": object([

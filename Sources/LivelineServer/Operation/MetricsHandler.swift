@@ -6,7 +6,8 @@ import LivelineStore
 
 /// `GET /metrics` in the Prometheus text format (`engine.md`, "Configuration and operation"),
 /// behind the admin key: APNs answers by status and reason, outbox depth and the age of the
-/// oldest due row, the dispatch latency histogram and dead letters.
+/// oldest due row, the dispatch latency histogram, dead letters, budget pressure, starts and
+/// suspect push-to-start tokens.
 ///
 /// Counters count since this process started; the outbox gauges read the database, so they are
 /// the same on every instance that shares it.
@@ -45,6 +46,17 @@ struct MetricsHandler: Sendable {
 
         out.family("liveline_dead_letters_total", type: "counter", help: "Outbox rows and fan-out targets given up on by this process.")
         out.sample("liveline_dead_letters_total", [:], metrics.deadLetters)
+
+        out.family("liveline_budget_limited_pushes_total", type: "counter", help: "Material changes sent at priority 5 because the activity's hourly priority-10 budget was used.")
+        out.sample("liveline_budget_limited_pushes_total", [:], metrics.budgetLimited)
+
+        out.family("liveline_starts_total", type: "counter", help: "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed).")
+        for outcome in ["sent", "failed", "suspect"] {
+            out.sample("liveline_starts_total", ["outcome": outcome], metrics.starts[outcome] ?? 0)
+        }
+
+        out.family("liveline_suspect_start_tokens", type: "gauge", help: "Active push-to-start tokens whose last start went unanswered.")
+        out.sample("liveline_suspect_start_tokens", [:], try engine.store.tokens.suspectCount())
 
         out.family("liveline_dispatch_latency_seconds", type: "histogram", help: "From an outbox row being due to APNs' answers to its pushes.")
         var cumulative = 0

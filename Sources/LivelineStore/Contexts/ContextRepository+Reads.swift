@@ -85,7 +85,8 @@ extension ContextRepository {
     }
 
     /// The context's timeline, newest first, at most `limit` entries: its revisions, every delivery
-    /// attempt and its dead letters, read in one read transaction (issue 6, `GET
+    /// attempt, its dead letters, its starts per device and the newest receipt per device, read in
+    /// one read transaction (issue 6, `GET
     /// /v1/contexts/{key}/timeline`). At the same instant a revision sorts below the attempts it
     /// caused.
     public func timeline(key: String, limit: Int = 200) throws -> [TimelineEntry] {
@@ -100,7 +101,9 @@ extension ContextRepository {
             let attempts = try DeliveryRepository(database: database)
                 .attempts(contextKey: key, limit: limit, in: transaction).map(TimelineEntry.delivery)
             let dead = try outbox.deadLetters(contextKey: key, limit: limit, in: transaction).map(TimelineEntry.deadLetter)
-            let merged = (revisions + attempts + dead).sorted { left, right in
+            let starts = try StartRepository(database: database).starts(contextKey: key, in: transaction).map(TimelineEntry.start)
+            let receipts = try ActivityReportRepository(database: database).receipts(contextKey: key, in: transaction).map(TimelineEntry.receipt)
+            let merged = (revisions + attempts + dead + starts + receipts).sorted { left, right in
                 (left.date, left.rank, left.sequence) > (right.date, right.rank, right.sequence)
             }
             return Array(merged.prefix(limit))

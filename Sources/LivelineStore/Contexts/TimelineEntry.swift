@@ -7,6 +7,10 @@ public enum TimelineEntry: Sendable, Hashable {
     case delivery(DeliveryAttempt)
     /// An outbox row of the context that went to the dead letters (at its `updatedAt`).
     case deadLetter(OutboxRow)
+    /// A push-to-start on one device, as it stands (at its `updatedAt`).
+    case start(StartRecord)
+    /// The newest revision a device reported rendering.
+    case receipt(Receipt)
 
     /// When it happened.
     public var date: Date {
@@ -14,6 +18,8 @@ public enum TimelineEntry: Sendable, Hashable {
         case .revision(let revision): revision.changedAt
         case .delivery(let attempt): attempt.attemptedAt
         case .deadLetter(let row): row.updatedAt
+        case .start(let start): start.updatedAt
+        case .receipt(let receipt): receipt.receivedAt
         }
     }
 
@@ -24,6 +30,8 @@ public enum TimelineEntry: Sendable, Hashable {
         case .revision: 0
         case .delivery: 1
         case .deadLetter: 2
+        case .start: 1
+        case .receipt: 3
         }
     }
 
@@ -33,6 +41,8 @@ public enum TimelineEntry: Sendable, Hashable {
         case .revision(let revision): revision.rev
         case .delivery(let attempt): attempt.id ?? 0
         case .deadLetter(let row): row.id
+        case .start(let start): start.id
+        case .receipt(let receipt): receipt.rev
         }
     }
 }

@@ -54,6 +54,15 @@ public struct DeliveryRepository: Sendable {
         return ledger
     }
 
+    /// The newest revision of the context APNs accepted a push of, or `nil`.
+    public func lastDeliveredRev(contextKey: String) throws -> Int? {
+        try database.read { transaction in
+            try transaction.queryOne(
+                "SELECT MAX(rev) AS rev FROM deliveries WHERE context_key = $1 AND status = 200", [.text(contextKey)]
+            )?.optionalInt("rev")
+        }
+    }
+
     /// The context's attempts, newest first.
     public func attempts(contextKey: String, limit: Int = 100) throws -> [DeliveryAttempt] {
         try database.read { transaction in try attempts(contextKey: contextKey, limit: limit, in: transaction) }

@@ -18,8 +18,8 @@ import Testing
         let userID: Int
         var sandbox: APNsSandbox { server.app.sandbox! }
 
-        init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-            server = try TestServer { configuration in
+        init(clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+            server = try TestServer(clock: clock) { configuration in
                 configuration.adminKey = ContextAPITests.adminKey
                 configuration.pushRetry = RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100), maximumAttempts: 30)
                 configure(&configuration)
@@ -42,6 +42,24 @@ import Testing
                 """)
             #expect(response.status == 200, "\(response.text)")
             return token
+        }
+
+        /// A phone with a push-to-start token for `type` (registered with the sandbox and the API).
+        func startDevice(_ index: Int, type: String, bearer: String? = nil) throws -> String {
+            let token = String(format: "%064x", 0x57a700 + index)
+            sandbox.registerDevice(token: token)
+            let body = #"{"kind":"la-pushToStart","token":"\#(token)","device_id":"phone-\#(index)","attributes_type":"\#(type)"}"#
+            let response = try server.request("POST", "/api/apns/register", token: bearer ?? self.bearer, json: body)
+            #expect(response.status == 200, "\(response.text)")
+            return token
+        }
+
+        /// The `aps` dictionaries the sandbox accepted for `token`, in order.
+        func aps(_ token: String) -> [[String: Any]] {
+            sandbox.accepted(token: token).compactMap { push in
+                let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return json?["aps"] as? [String: Any]
+            }
         }
 
         func contentStates(_ token: String) -> [[String: Any]] {

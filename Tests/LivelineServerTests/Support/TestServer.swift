@@ -9,7 +9,7 @@ final class TestServer {
     let folder: URL
     let app: Application
 
-    init(folder: URL? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-test-\(UUID().uuidString)")
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -17,7 +17,11 @@ final class TestServer {
         configuration.dataDirectory = self.folder
         configuration.accessLog = "off"
         configure(&configuration)
-        app = try buildApplication(configuration)
+        if let clock {
+            app = try buildApplication(configuration, clock: clock.function)
+        } else {
+            app = try buildApplication(configuration)
+        }
         try app.start()
     }
 

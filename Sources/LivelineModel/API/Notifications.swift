@@ -1,0 +1,97 @@
+import Foundation
+
+/// Body of `POST /v1/notify`: an inbox record and an alert push to each of the user's devices,
+/// once per `dedupeKey` and user (`engine.md`, "Notify").
+public struct NotifyRequest: Codable, Sendable, Hashable {
+    public var userId: Int
+    public var title: String
+    public var body: String?
+    /// The deep link the app opens (sent as the top-level `link` key beside `aps`).
+    public var link: String?
+    public var icon: String?
+    public var dedupeKey: String
+
+    public init(userId: Int, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) {
+        self.userId = userId
+        self.title = title
+        self.body = body
+        self.link = link
+        self.icon = icon
+        self.dedupeKey = dedupeKey
+    }
+}
+
+/// Answer of `POST /v1/notify`.
+public struct NotifyResponse: Codable, Sendable, Hashable {
+    /// False when the user had a record with this dedupe key already: nothing changed, nothing sent.
+    public var created: Bool
+    /// The inbox record's id (also when it existed already).
+    public var id: Int?
+    /// Pushes queued, by channel (`alert`).
+    public var queued: [String: Int]
+
+    public init(created: Bool, id: Int?, queued: [String: Int]) {
+        self.created = created
+        self.id = id
+        self.queued = queued
+    }
+}
+
+/// Body of `POST /v1/notify/resolve`.
+public struct ResolveRequest: Codable, Sendable, Hashable {
+    public var userId: Int
+    public var dedupeKey: String
+
+    public init(userId: Int, dedupeKey: String) {
+        self.userId = userId
+        self.dedupeKey = dedupeKey
+    }
+}
+
+/// Answer of `POST /v1/notify/resolve`.
+public struct ResolveResponse: Codable, Sendable, Hashable {
+    public var resolved: Bool
+    public init(resolved: Bool) { self.resolved = resolved }
+}
+
+/// One inbox record, as `GET /api/notifications` lists it.
+public struct NotificationItem: Codable, Sendable, Hashable {
+    public var id: Int
+    public var title: String
+    public var body: String?
+    public var icon: String?
+    public var link: String?
+    public var dedupeKey: String
+    /// The thing it was about is settled (the app greys the card out).
+    public var resolved: Bool
+    public var read: Bool
+    public var createdAt: Date
+
+    public init(id: Int, title: String, body: String?, icon: String?, link: String?, dedupeKey: String, resolved: Bool, read: Bool, createdAt: Date) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.icon = icon
+        self.link = link
+        self.dedupeKey = dedupeKey
+        self.resolved = resolved
+        self.read = read
+        self.createdAt = createdAt
+    }
+}
+
+/// Answer of `GET /api/notifications`: the caller's records, newest first.
+public struct NotificationsResponse: Codable, Sendable, Hashable {
+    public var notifications: [NotificationItem]
+    public init(notifications: [NotificationItem]) { self.notifications = notifications }
+}
+
+/// Answer of `POST /api/notifications/{id}/read`.
+public struct NotificationReadResponse: Codable, Sendable, Hashable {
+    public var id: Int
+    public var read: Bool
+    public init(id: Int, read: Bool) {
+        self.id = id
+        self.read = read
+    }
+}

@@ -1,0 +1,52 @@
+/// Body of `POST /v1/contexts/{key}/start`: start the context's Live Activity by push-to-start on
+/// the devices of `userIds` and on `deviceIds` (`engine.md`, "Lifecycle").
+public struct StartContextRequest: Codable, Sendable, Hashable {
+    public var userIds: [Int]?
+    public var deviceIds: [String]?
+    /// A start needs an alert with a title (it lights the phone up).
+    public var alert: LiveActivityAlert
+    /// Start also for users who dismissed this context's activity (they asked for it again).
+    public var includeDismissed: Bool?
+    /// Give the context a broadcast channel (if it has none) and start with `input-push-channel`.
+    public var useChannel: Bool?
+
+    public init(userIds: [Int]? = nil, deviceIds: [String]? = nil, alert: LiveActivityAlert, includeDismissed: Bool? = nil, useChannel: Bool? = nil) {
+        self.userIds = userIds
+        self.deviceIds = deviceIds
+        self.alert = alert
+        self.includeDismissed = includeDismissed
+        self.useChannel = useChannel
+    }
+}
+
+/// Answer of `POST /v1/contexts/{key}/start`: what happened on each device.
+public struct StartContextResponse: Codable, Sendable, Hashable {
+    public struct Start: Codable, Sendable, Hashable {
+        /// `queued`, `alreadyStarted`, `overBudget`, `dismissed` or `noStartToken`.
+        public var outcome: String
+        public var deviceId: String?
+        public var userId: Int?
+        public var reason: String?
+
+        public init(outcome: String, deviceId: String?, userId: Int?, reason: String?) {
+            self.outcome = outcome
+            self.deviceId = deviceId
+            self.userId = userId
+            self.reason = reason
+        }
+    }
+
+    public var key: String
+    /// The channel the started activities follow, when the context has one.
+    public var channelId: String?
+    /// Why a channel was asked for and is not used (updates then go to each device's token).
+    public var channelFallback: String?
+    public var starts: [Start]
+
+    public init(key: String, channelId: String?, channelFallback: String?, starts: [Start]) {
+        self.key = key
+        self.channelId = channelId
+        self.channelFallback = channelFallback
+        self.starts = starts
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// Notify (`engine.md`, "Notify"): `POST /v1/notify` and `/v1/notify/resolve` for the server
+/// side (admin key), `GET /api/notifications` and `POST /api/notifications/{id}/read` for the app.
+struct NotificationHandlers: Sendable {
+    let auth: Authenticator
+    let engine: Engine
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.notify) { request in
+            try auth.requireAdmin(request)
+            let body = try request.decode(NotifyRequest.self)
+            try Self.check(body)
+            guard try engine.store.accounts.user(id: body.userId) != nil else {
+                throw HTTPError.notFound("there is no user \(body.userId)")
+            }
+            let result: NotifyResult
+            do {
+                result = try engine.notify(
+                    userID: body.userId, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
+                )
+            } catch let error as EngineError {
+                throw HTTPError.contractViolation(error.message, field: "title")
+            }
+            let id = try result.notification?.id ?? engine.store.notifications.notification(userID: body.userId, dedupeKey: body.dedupeKey)?.id
+            return try .json(NotifyResponse(created: result.created, id: id, queued: result.queued), status: result.created ? 201 : 200)
+        }
+        router.add(Routes.resolveNotification) { request in
+            try auth.requireAdmin(request)
+            let body = try request.decode(ResolveRequest.self)
+            guard !body.dedupeKey.isEmpty else { throw HTTPError.badRequest("dedupeKey must not be empty", field: "dedupeKey") }
+            guard try engine.resolve(userID: body.userId, dedupeKey: body.dedupeKey) else {
+                throw HTTPError.notFound("user \(body.userId) has no notification with that dedupeKey")
+            }
+            return try .json(ResolveResponse(resolved: true))
+        }
+        router.add(Routes.notifications) { request in
+            let caller = try auth.caller(of: request)
+            let items = try engine.store.notifications.notifications(userID: caller.userID).map { record in
+                NotificationItem(
+                    id: record.id, title: record.title, body: record.body, icon: record.icon, link: record.link, dedupeKey: record.dedupeKey,
+                    resolved: record.resolved, read: record.readAt != nil, createdAt: record.createdAt
+                )
+            }
+            return try .json(NotificationsResponse(notifications: items))
+        }
+        router.add(Routes.readNotification) { request in
+            let caller = try auth.caller(of: request)
+            guard let id = Int(try request.parameter("id")), id > 0 else {
+                throw HTTPError.badRequest("id must be a notification id (a whole number)", field: "id")
+            }
+            guard try engine.store.notifications.markRead(id: id, userID: caller.userID, now: clock()) else {
+                throw HTTPError.notFound("there is no notification \(id)")
+            }
+            return try .json(NotificationReadResponse(id: id, read: true))
+        }
+    }
+
+    static func check(_ body: NotifyRequest) throws {
+        let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty, title.count <= 200 else { throw HTTPError.badRequest("title must be 1 to 200 characters", field: "title") }
+        if let text = body.body, text.count > 1000 { throw HTTPError.badRequest("body must be at most 1000 characters", field: "body") }
+        guard !body.dedupeKey.isEmpty, body.dedupeKey.utf8.count <= 200 else {
+            throw HTTPError.badRequest("dedupeKey must be 1 to 200 bytes", field: "dedupeKey")
+        }
+        if let link = body.link, link.isEmpty || link.utf8.count > 2000 || URL(string: link)?.scheme == nil {
+            throw HTTPError.badRequest("link must be a URL with a scheme, e.g. liveline://shopping/2026-01-05", field: "link")
+        }
+        if let icon = body.icon, icon.isEmpty || icon.count > 64 { throw HTTPError.badRequest("icon must be 1 to 64 characters", field: "icon") }
+    }
+}
