@@ -53,7 +53,8 @@ struct SyncRenderer: Sendable {
             } else {
                 registry.materialChange(typeName: context.activityType, old: context.lastSentState.map { Data($0.utf8) }, new: stateJSON)
             }
-            if fanOut, material == nil, let lastSent = context.lastSentAt, now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
+            // A quiet change waits for the debounce; one the caller asked to go at 5 goes now, at 5.
+            if fanOut, material == nil, context.priorityHint == nil, let lastSent = context.lastSentAt, now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
                 let until = lastSent.addingTimeInterval(configuration.quietChangeDebounce)
                 try store.contexts.holdNextPush(key: key, until: until, in: transaction)
                 return .postpone(until: until, reason: "quiet change (not material): waits for the \(Int(configuration.quietChangeDebounce)) s debounce")

@@ -94,7 +94,7 @@ public func buildApplication(
     try OperationHandlers(version: Application.version).addRoutes(to: &router)
     AccountHandlers(auth: auth, accounts: store.accounts).addRoutes(to: &router)
     PushTokenHandlers(
-        auth: auth, tokens: store.tokens,
+        auth: auth, store: store,
         rules: TokenRegistrationRules(
             defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(ContractRegistry.known.names)
         ),

@@ -6,24 +6,27 @@ import LivelineStore
 /// The push-token registry: `POST`, `DELETE` and `GET /api/apns/register` (`engine.md`, "Push tokens").
 struct PushTokenHandlers: Sendable {
     let auth: Authenticator
-    let tokens: PushTokenRepository
+    let store: Store
+    var tokens: PushTokenRepository { store.tokens }
     let rules: TokenRegistrationRules
     let clock: @Sendable () -> Date
     let listCache: TokenListCache
 
-    init(auth: Authenticator, tokens: PushTokenRepository, rules: TokenRegistrationRules, clock: @escaping @Sendable () -> Date) {
+    init(auth: Authenticator, store: Store, rules: TokenRegistrationRules, clock: @escaping @Sendable () -> Date) {
         self.auth = auth
-        self.tokens = tokens
+        self.store = store
         self.rules = rules
         self.clock = clock
-        self.listCache = TokenListCache(changes: tokens.changes)
+        self.listCache = TokenListCache(changes: store.tokens.changes)
     }
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.registerToken) { request in
             let caller = try auth.caller(of: request)
             let registration = try rules.registration(request.decode(RegisterTokenRequest.self), caller: caller)
-            let outcome = try tokens.register(registration, now: clock())
+            let now = clock()
+            let outcome = try tokens.register(registration, now: now)
+            if outcome != .unchanged { try catchUp(registration, now: now) }
             return try .json(RegisterTokenResponse(
                 outcome: outcome, kind: registration.kind, environment: registration.environment,
                 deviceID: registration.deviceID,
@@ -48,6 +51,20 @@ struct PushTokenHandlers: Sendable {
         router.add(Routes.listTokens) { request in
             let caller = try auth.caller(of: request)
             return try .jsonBytes(listCache.body(userID: caller.userID) { try list(userID: caller.userID) })
+        }
+    }
+
+    /// A new `la-update` token of a running context gets the current state at once (the activity
+    /// may have missed changes between its start and its token), as a one-target sync row.
+    private func catchUp(_ registration: TokenRegistration, now: Date) throws {
+        guard registration.kind == .update, let key = registration.contextKey,
+            let context = try store.contexts.context(key: key), context.state == .active, context.rev > 0,
+            context.householdID == nil || context.householdID == registration.householdID,
+            let token = try tokens.activeToken(
+                householdID: registration.householdID, environment: registration.environment, kind: .update, slot: try registration.slot
+            ) else { return }
+        try store.write { transaction in
+            _ = try store.outbox.enqueueSync(contextKey: key, target: .token(token.id), now: now, in: transaction)
         }
     }
 

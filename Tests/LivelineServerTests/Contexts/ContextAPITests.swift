@@ -16,15 +16,32 @@ import Testing
         let server: TestServer
         let bearer: String
         let userID: Int
-        var sandbox: APNsSandbox { server.app.sandbox! }
+        /// The sandbox: the server's in-process one, or the `external` one it was pointed at.
+        let sandbox: APNsSandbox
 
-        init(clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-            server = try TestServer(clock: clock) { configuration in
+        /// A server on `folder` (a new one when nil); with `external`, pushes go to that sandbox
+        /// through the `LIVELINE_APNS_*` settings instead of an in-process one.
+        init(
+            folder: URL? = nil, external: APNsSandbox? = nil, clock: ManualClock? = nil,
+            configure: (inout ServerConfiguration) -> Void = { _ in }
+        ) throws {
+            server = try TestServer(folder: folder, clock: clock) { configuration in
+                if let external {
+                    configuration.apns.keyPath = external.keyFile.path
+                    configuration.apns.keyID = external.keyID
+                    configuration.apns.teamID = external.teamID
+                    configuration.apns.host = "127.0.0.1"
+                    configuration.apns.port = external.devicePort
+                    configuration.apns.managementPort = external.managementPort
+                    configuration.apns.caFile = external.certificateFile.path
+                }
                 configuration.adminKey = ContextAPITests.adminKey
                 configuration.pushRetry = RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100), maximumAttempts: 30)
                 configure(&configuration)
             }
-            let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+            sandbox = external ?? server.app.sandbox!
+            // A new user each time (a restarted server on the same folder gets another one).
+            let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis \(try server.app.store.accounts.users().count + 1)")
             self.bearer = bearer
             userID = user.id
         }
@@ -75,7 +92,7 @@ import Testing
             return depth.due == 0 && depth.leased == 0
         }
 
-        func stop() { server.stop() }
+        func stop(keepData: Bool = false) { server.stop(keepData: keepData) }
     }
 
     static func trip(delay: Int, stop: String = "Hauptbahnhof") -> String {

@@ -85,8 +85,9 @@ import Testing
         #expect(try setup.admin("POST", "/v1/contexts/trip:quiet/start", json: body).status == 200)
         #expect(try await eventually { try setup.server.app.store.starts.starts(contextKey: "trip:quiet").allSatisfy { $0.status == .sent } })
 
-        // Phone 1 answers with its update token; phone 0 never does.
-        _ = try setup.device(1, contextKey: "trip:quiet", type: "TripLiveActivityAttributes")
+        // Phone 1 answers with its update token (and gets the current state at once); phone 0 never does.
+        let update = try setup.device(1, contextKey: "trip:quiet", type: "TripLiveActivityAttributes")
+        #expect(await eventually { setup.contentStates(update).last?["delay"] as? Int == 1 }, "a new update token catches up")
         clock.advance(by: 6 * 60)
         setup.server.app.engine.sweepLifecycle()
 

@@ -1,0 +1,88 @@
+import Foundation
+import LivelineModel
+import LivelineServer
+import LivelineTestSupport
+import Testing
+
+/// Budgets and priority (`engine.md`, "Budgets and priority"): material changes at 10 while the
+/// activity's hourly ledger is under its limit, then at 5; quiet changes at 5 and debounced;
+/// the timeline says why each push had its priority.
+@Suite struct BudgetTests {
+    /// Waits until the sandbox accepted `count` pushes for `token`.
+    static func waitFor(_ count: Int, _ token: String, _ setup: ContextAPITests.Setup) async -> Bool {
+        await eventually { setup.sandbox.accepted(token: token).count >= count }
+    }
+
+    @Test func thirtyMaterialChangesInAnHourGiveTwelvePriority10PushesAndTheRestAt5() async throws {
+        let setup = try ContextAPITests.Setup { $0.minimumPushInterval = 0 }
+        defer { setup.stop() }
+        let plain = try setup.device(0, contextKey: "trip:budget", type: "TripLiveActivityAttributes")
+        // A phone whose user allowed frequent updates gets a larger budget (36).
+        let frequent = String(format: "%064x", 0xf4e9)
+        setup.sandbox.registerDevice(token: frequent)
+        let registered = try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: """
+            {"kind":"la-update","token":"\(frequent)","device_id":"phone-f","context_key":"trip:budget","attributes_type":"TripLiveActivityAttributes","frequent_pushes_enabled":true}
+            """)
+        #expect(registered.status == 200)
+
+        for delay in 1...30 {
+            #expect(try setup.admin("PUT", "/v1/contexts/trip:budget", json: ContextAPITests.trip(delay: delay)).status < 300)
+            #expect(await Self.waitFor(delay, plain, setup), "push \(delay) arrived")
+        }
+        let priorities = setup.sandbox.accepted(token: plain).map(\.priority)
+        #expect(priorities.count == 30)
+        #expect(priorities.filter { $0 == 10 }.count == 12, "\(priorities)")
+        #expect(priorities.prefix(12).allSatisfy { $0 == 10 } && priorities.dropFirst(12).allSatisfy { $0 == 5 })
+        #expect(setup.sandbox.accepted(token: frequent).map(\.priority).allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone")
+
+        let timeline = try setup.admin("GET", "/v1/contexts/trip:budget/timeline?limit=1000")
+        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "delivery" }.compactMap { $0["note"] as? String }
+        #expect(notes.contains { $0.contains("p10: material: delay 11 → 12 min; priority-10 push 12 of 12 this hour") }, "\(notes.prefix(3))")
+        #expect(notes.contains { $0.contains("p5: material: delay 12 → 13 min, but the hour's budget is used (12 of 12 priority-10 pushes)") })
+        #expect(try setup.admin("GET", "/metrics").text.contains("liveline_budget_limited_pushes_total 18"))
+    }
+
+    @Test func aQuietChangeGoesAtPriority5AfterTheDebounce() async throws {
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.minimumPushInterval = 0 }
+        defer { setup.stop() }
+        let token = try setup.device(0, contextKey: "trip:quiet", type: "TripLiveActivityAttributes")
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:quiet", json: ContextAPITests.trip(delay: 1)).status == 201)
+        #expect(await Self.waitFor(1, token, setup))
+        // Only the remaining time changes: not material.
+        let quiet = ContextAPITests.trip(delay: 1).replacingOccurrences(of: #""remainingTime":240"#, with: #""remainingTime":180"#)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:quiet", json: quiet).status == 200)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(setup.sandbox.accepted(token: token).count == 1, "held back by the debounce")
+        let held = try setup.server.app.store.outbox.rows(contextKey: "trip:quiet").filter { $0.status == .due }
+        #expect(held.count == 1 && held.first?.lastError?.contains("quiet change") == true)
+
+        clock.advance(by: 31)
+        setup.server.app.store.outbox.notifyEnqueued()
+        #expect(await Self.waitFor(2, token, setup))
+        let last = try #require(setup.sandbox.accepted(token: token).last)
+        #expect(last.priority == 5)
+        #expect(setup.contentStates(token).last?["remainingTime"] as? Int == 180)
+        let attempt = try setup.server.app.store.deliveries.attempts(contextKey: "trip:quiet").first
+        #expect(attempt?.note?.contains("p5: quiet change (not material)") == true)
+    }
+
+    @Test func anAlertOrAPriorityHintDecidesAndIsUsedOnce() async throws {
+        let setup = try ContextAPITests.Setup { $0.minimumPushInterval = 0 }
+        defer { setup.stop() }
+        let token = try setup.device(0, contextKey: "trip:hint", type: "TripLiveActivityAttributes")
+        let withAlert = ContextAPITests.trip(delay: 1).replacingOccurrences(
+            of: #""contentState""#, with: #""alert":{"title":"Delayed","body":"1 min late"},"contentState""#
+        )
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:hint", json: withAlert).status == 201)
+        #expect(await Self.waitFor(1, token, setup))
+        let first = try #require(setup.aps(token).first)
+        #expect((first["alert"] as? [String: Any])?["title"] as? String == "Delayed")
+        // The alert went once; a priority-5 hint makes even a material change go quietly.
+        let asked5 = ContextAPITests.trip(delay: 2).replacingOccurrences(of: #""contentState""#, with: #""priority":5,"contentState""#)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:hint", json: asked5).status == 200)
+        #expect(await Self.waitFor(2, token, setup))
+        #expect(setup.aps(token).last?["alert"] == nil)
+        #expect(setup.sandbox.accepted(token: token).last?.priority == 5)
+    }
+}

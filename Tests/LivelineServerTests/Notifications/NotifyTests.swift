@@ -1,0 +1,71 @@
+import Foundation
+import LivelineModel
+import LivelineServer
+import LivelineTestSupport
+import Testing
+
+/// Notify end to end (`engine.md`, "Notify"): an inbox record and an alert push with the deep
+/// link beside `aps`, once per dedupe key; resolve; the app's inbox.
+@Suite struct NotifyTests {
+    @Test func notifyingTwiceWithOneDedupeKeyMakesOneRecordAndOnePush() async throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        let token = String(repeating: "a1", count: 32)
+        setup.sandbox.registerDevice(token: token)
+        #expect(try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: #"{"kind":"alert","token":"\#(token)","device_id":"phone"}"#).status == 200)
+
+        let body = #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"liveline://cook/7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
+        let first = try setup.admin("POST", "/v1/notify", json: body)
+        #expect(first.status == 201, "\(first.text)")
+        #expect(first.json?["created"] as? Bool == true && (first.json?["queued"] as? [String: Int]) == ["alert": 1])
+        let second = try setup.admin("POST", "/v1/notify", json: body)
+        #expect(second.status == 200 && second.json?["created"] as? Bool == false)
+        #expect(second.json?["id"] as? Int == first.json?["id"] as? Int)
+
+        #expect(await eventually { setup.sandbox.accepted(token: token).count == 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        let pushes = setup.sandbox.accepted(token: token)
+        #expect(pushes.count == 1)
+        #expect(pushes.first?.topic == "dev.liveline.demo" && pushes.first?.pushType == "alert")
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(pushes[0].payload)) as? [String: Any])
+        #expect(payload["link"] as? String == "liveline://cook/7")
+        #expect(((payload["aps"] as? [String: Any])?["alert"] as? [String: Any])?["title"] as? String == "Kochen heute?")
+
+        let inbox = try setup.server.request("GET", "/api/notifications", token: setup.bearer)
+        let items = try #require(inbox.json?["notifications"] as? [[String: Any]])
+        #expect(items.count == 1 && items[0]["resolved"] as? Bool == false && items[0]["read"] as? Bool == false)
+
+        let resolved = try setup.admin("POST", "/v1/notify/resolve", json: #"{"userId":\#(setup.userID),"dedupeKey":"cook:7:invite"}"#)
+        #expect(resolved.status == 200 && resolved.json?["resolved"] as? Bool == true)
+        let id = try #require(items[0]["id"] as? Int)
+        #expect(try setup.server.request("POST", "/api/notifications/\(id)/read", token: setup.bearer).json?["read"] as? Bool == true)
+        let after = try setup.server.request("GET", "/api/notifications", token: setup.bearer).json?["notifications"] as? [[String: Any]]
+        #expect(after?.first?["resolved"] as? Bool == true && after?.first?["read"] as? Bool == true)
+        #expect(try setup.server.app.store.notifications.notification(userID: setup.userID, dedupeKey: "cook:7:invite")?.resolved == true)
+    }
+
+    @Test func theInboxIsPrivateAndBadInputIsRefused() throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        let (other, otherBearer) = try setup.server.addUser(household: "Other", name: "Olga")
+        let created = try setup.admin("POST", "/v1/notify", json: #"{"userId":\#(other.id),"title":"Hi","dedupeKey":"k"}"#)
+        let id = try #require(created.json?["id"] as? Int)
+        #expect(created.json?["queued"] as? [String: Int] == ["alert": 0], "no alert token: the inbox only")
+        #expect(try setup.server.request("POST", "/api/notifications/\(id)/read", token: setup.bearer).status == 404)
+        #expect((try setup.server.request("GET", "/api/notifications", token: setup.bearer).json?["notifications"] as? [Any])?.isEmpty == true)
+        #expect((try setup.server.request("GET", "/api/notifications", token: otherBearer).json?["notifications"] as? [Any])?.count == 1)
+
+        for (body, field) in [
+            (#"{"userId":\#(other.id),"title":"","dedupeKey":"k2"}"#, "title"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":""}"#, "dedupeKey"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k3","link":"not a url"}"#, "link"),
+            (#"{"title":"T","dedupeKey":"k4"}"#, "userId"),
+        ] {
+            let response = try setup.admin("POST", "/v1/notify", json: body)
+            #expect(response.status == 400 && response.errorField == field, "\(body): \(response.text)")
+        }
+        #expect(try setup.admin("POST", "/v1/notify", json: #"{"userId":424242,"title":"T","dedupeKey":"k"}"#).status == 404)
+        #expect(try setup.admin("POST", "/v1/notify/resolve", json: #"{"userId":\#(other.id),"dedupeKey":"nope"}"#).status == 404)
+        #expect(try setup.server.app.store.notifications.notifications(userID: other.id).count == 1, "nothing stored by bad input")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LivelineModel
+import LivelineStore
+import Testing
+
+/// Push-to-start bookkeeping: one start per context and device, the device budget, answers.
+struct StartRepositoryTests {
+    func startToken(_ store: Store, _ user: UserRecord, device: String) throws -> PushTokenRecord {
+        try store.tokens.register(TokenRegistration(
+            householdID: user.householdID, userID: user.id, deviceID: device, kind: .pushToStart, environment: .sandbox,
+            token: String(repeating: "ab", count: 32) + device, attributesType: "TripLiveActivityAttributes"
+        ), now: time(0))
+        return try #require(try store.tokens.activeTokens(userID: user.id).first { $0.deviceID == device && $0.kind == .pushToStart })
+    }
+
+    func reserve(_ store: Store, _ key: String, _ token: PushTokenRecord, at seconds: Int, budget: Int = 8) throws -> StartReservation {
+        try store.database.write { transaction in
+            try store.starts.reserve(
+                contextKey: key, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, now: time(seconds),
+                budget: (budget, 3600), in: transaction
+            )
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func aDeviceGetsOneStartPerContextWithinItsBudget(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let user = try store.makeUser("Ada")
+            let token = try startToken(store, user, device: "phone")
+            for index in 0..<3 { try store.makeContext("trip:\(index)") }
+            guard case .reserved(let id) = try reserve(store, "trip:0", token, at: 1, budget: 2) else {
+                Issue.record("the first start is reserved")
+                return
+            }
+            #expect(try reserve(store, "trip:0", token, at: 2, budget: 2) == .alreadyStarted(.queued))
+            try store.starts.finish(id: id, accepted: true, reason: nil, now: time(3))
+            #expect(try reserve(store, "trip:0", token, at: 4, budget: 2) == .alreadyStarted(.sent))
+            if case .reserved = try reserve(store, "trip:1", token, at: 5, budget: 2) {} else { Issue.record("second context") }
+            guard case .overBudget(let reason) = try reserve(store, "trip:2", token, at: 6, budget: 2) else {
+                Issue.record("the third start in the hour is over the budget")
+                return
+            }
+            #expect(reason.contains("2 starts to this device"))
+            // An hour later the budget is back, and the skipped start may be taken.
+            if case .reserved = try reserve(store, "trip:2", token, at: 3700, budget: 2) {} else { Issue.record("budget back") }
+            #expect(try store.starts.starts(contextKey: "trip:2").first?.status == .queued)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func theUpdateTokenAnswersTheStartAndClearsSuspicion(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let user = try store.makeUser("Ada")
+            let token = try startToken(store, user, device: "phone")
+            try store.makeContext("trip:1")
+            guard case .reserved(let id) = try reserve(store, "trip:1", token, at: 1) else { return }
+            try store.starts.finish(id: id, accepted: true, reason: nil, now: time(2))
+            #expect(try store.starts.unanswered(sentBefore: time(100)).map(\.id) == [id])
+            #expect(try store.starts.markSuspect(id: id, now: time(100)))
+            #expect(try store.tokens.markSuspect(id: token.id, reason: "no answer", now: time(100)))
+            #expect(try store.tokens.suspectCount() == 1)
+
+            try store.tokens.register(TokenRegistration(
+                householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .update, environment: .sandbox,
+                token: String(repeating: "cd", count: 32), contextKey: "trip:1"
+            ), now: time(200))
+            let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
+            #expect(start.updateTokenAt == time(200) && start.suspectAt == nil)
+            #expect(try store.tokens.suspectCount() == 0)
+            #expect(try store.starts.unanswered(sentBefore: time(1000)).isEmpty)
+        }
+    }
+}
