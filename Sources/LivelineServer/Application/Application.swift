@@ -86,7 +86,9 @@ public func buildApplication(
         store: store, sender: apns,
         configuration: EngineConfiguration(
             bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, retryPolicy: configuration.pushRetry,
-            minimumPushInterval: configuration.minimumPushInterval, clock: clock
+            minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
+            priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
+            priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget, clock: clock
         )
     )
 

@@ -32,6 +32,16 @@ public struct ServerConfiguration: Sendable {
     /// Least time between two pushes of one context (`LIVELINE_PUSH_MIN_INTERVAL_MS`, default 1 s;
     /// 0 sends every change at once): changes meanwhile go out together.
     public var minimumPushInterval: TimeInterval = 1
+    /// Priority-10 pushes per activity per hour (`LIVELINE_PRIORITY_BUDGET`, default 12), for
+    /// devices with frequent updates allowed (`LIVELINE_PRIORITY_BUDGET_FREQUENT`, 36), and per
+    /// activity type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`, e.g. `TripLiveActivityAttributes=20`).
+    public var priorityBudget = 12
+    public var frequentPriorityBudget = 36
+    public var priorityBudgetByType: [String: Int] = [:]
+    /// How long a quiet (not material) change waits after the last push (`LIVELINE_QUIET_DEBOUNCE_S`, 30).
+    public var quietChangeDebounce: TimeInterval = 30
+    /// Push-to-starts per device per hour (`LIVELINE_START_BUDGET`, 8).
+    public var startBudget = 8
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
 
@@ -49,6 +59,11 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_PUSH_RETRY_DELAY_MS", "first backoff before resending a push APNs asked to retry (default 1000; doubles, ±20 % jitter)"),
         ("LIVELINE_PUSH_MAX_ATTEMPTS", "sends of one push before it becomes a dead letter (default 8)"),
         ("LIVELINE_PUSH_MIN_INTERVAL_MS", "least time between two pushes of one context; changes meanwhile go together (default 1000)"),
+        ("LIVELINE_PRIORITY_BUDGET", "priority-10 pushes per activity per hour (default 12); material changes beyond go at 5"),
+        ("LIVELINE_PRIORITY_BUDGET_FREQUENT", "the same for devices that allow frequent updates (default 36)"),
+        ("LIVELINE_PRIORITY_BUDGET_BY_TYPE", "per activity type, e.g. TripLiveActivityAttributes=20,ShoppingActivityAttributes=6"),
+        ("LIVELINE_QUIET_DEBOUNCE_S", "a change that is not material waits this long after the last push, then goes at 5 (default 30)"),
+        ("LIVELINE_START_BUDGET", "push-to-starts per device per hour (default 8)"),
         ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
     ]
 
@@ -84,6 +99,27 @@ public struct ServerConfiguration: Sendable {
         }
         if let text = environment["LIVELINE_PUSH_MIN_INTERVAL_MS"] {
             config.minimumPushInterval = Double(try integer(text, name: "LIVELINE_PUSH_MIN_INTERVAL_MS", in: 0...3_600_000)) / 1000
+        }
+        if let text = environment["LIVELINE_PRIORITY_BUDGET"] {
+            config.priorityBudget = try integer(text, name: "LIVELINE_PRIORITY_BUDGET", in: 0...10_000)
+        }
+        if let text = environment["LIVELINE_PRIORITY_BUDGET_FREQUENT"] {
+            config.frequentPriorityBudget = try integer(text, name: "LIVELINE_PRIORITY_BUDGET_FREQUENT", in: 0...10_000)
+        }
+        if let text = environment["LIVELINE_PRIORITY_BUDGET_BY_TYPE"], !text.isEmpty {
+            for pair in text.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[0].isEmpty, let value = Int(parts[1]), (0...10_000).contains(value) else {
+                    throw ConfigurationError("LIVELINE_PRIORITY_BUDGET_BY_TYPE must be Type=number pairs separated by commas, not '\(pair)'")
+                }
+                config.priorityBudgetByType[parts[0]] = value
+            }
+        }
+        if let text = environment["LIVELINE_QUIET_DEBOUNCE_S"] {
+            config.quietChangeDebounce = Double(try integer(text, name: "LIVELINE_QUIET_DEBOUNCE_S", in: 0...86_400))
+        }
+        if let text = environment["LIVELINE_START_BUDGET"] {
+            config.startBudget = try integer(text, name: "LIVELINE_START_BUDGET", in: 1...1000)
         }
         if let text = environment["LIVELINE_DISPATCHER"] {
             guard ["on", "off"].contains(text) else {

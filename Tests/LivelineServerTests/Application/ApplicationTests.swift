@@ -148,4 +148,29 @@ extension ApplicationTests {
             #expect(String(describing: error).contains("looks like a topic"))
         }
     }
+
+    @Test func pushSettingsAreReadFromTheEnvironmentAndBadValuesNamed() throws {
+        let configuration = try ServerConfiguration.fromEnvironment([
+            "LIVELINE_PUSH_MIN_INTERVAL_MS": "250", "LIVELINE_PUSH_RETRY_DELAY_MS": "50", "LIVELINE_PUSH_MAX_ATTEMPTS": "3",
+            "LIVELINE_PRIORITY_BUDGET": "6", "LIVELINE_PRIORITY_BUDGET_FREQUENT": "20",
+            "LIVELINE_PRIORITY_BUDGET_BY_TYPE": "TripLiveActivityAttributes=20, ShoppingActivityAttributes=4",
+            "LIVELINE_QUIET_DEBOUNCE_S": "10", "LIVELINE_START_BUDGET": "3", "LIVELINE_DISPATCHER": "off",
+        ])
+        #expect(configuration.minimumPushInterval == 0.25)
+        #expect(configuration.pushRetry.initialDelay == .milliseconds(50) && configuration.pushRetry.maximumAttempts == 3)
+        #expect(configuration.priorityBudget == 6 && configuration.frequentPriorityBudget == 20)
+        #expect(configuration.priorityBudgetByType == ["TripLiveActivityAttributes": 20, "ShoppingActivityAttributes": 4])
+        #expect(configuration.quietChangeDebounce == 10 && configuration.startBudget == 3 && !configuration.dispatcherEnabled)
+        for (name, value) in [
+            ("LIVELINE_PRIORITY_BUDGET_BY_TYPE", "Trip"), ("LIVELINE_DISPATCHER", "maybe"), ("LIVELINE_PUSH_MAX_ATTEMPTS", "0"),
+            ("LIVELINE_START_BUDGET", "many"),
+        ] {
+            #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try ServerConfiguration.fromEnvironment([name: value]) }
+            do {
+                _ = try ServerConfiguration.fromEnvironment([name: value])
+            } catch {
+                #expect(String(describing: error).contains(name))
+            }
+        }
+    }
 }
