@@ -71,10 +71,12 @@ struct Starter: Sendable {
             var outcomes: [StartOutcome] = []
             for token in tokens {
                 if dismissed.contains(token.userID) && !includeDismissed {
-                    outcomes.append(StartOutcome(
-                        deviceID: token.deviceID, userID: token.userID, kind: .dismissed,
-                        reason: "the user dismissed this activity; start again with includeDismissed when they ask for it"
-                    ))
+                    let reason = "the user dismissed this activity; start again with includeDismissed when they ask for it"
+                    try store.starts.recordSkipped(
+                        contextKey: contextKey, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, reason: reason, now: now,
+                        in: transaction
+                    )
+                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .dismissed, reason: reason))
                     continue
                 }
                 let reservation = try store.starts.reserve(

@@ -76,6 +76,23 @@ public struct StartRepository: Sendable {
         return .reserved(id: try row.int("id"))
     }
 
+    /// Records that a start on this device was not sent, with the reason (e.g. the user dismissed
+    /// the activity), unless the device has a start queued or sent already. It shows in the
+    /// context's timeline; a later call may still take the start.
+    public func recordSkipped(
+        contextKey: String, deviceID: String, userID: Int, tokenID: Int, reason: String, now: Date, in transaction: any SQLTransaction
+    ) throws {
+        try transaction.execute(
+            """
+            INSERT INTO la_starts (context_key, device_id, user_id, token_id, status, reason, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, 'skipped', $5, $6, $6)
+            ON CONFLICT (context_key, device_id) DO UPDATE SET status = 'skipped', reason = excluded.reason, updated_at = excluded.updated_at
+                WHERE la_starts.status IN ('skipped', 'failed')
+            """,
+            [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(tokenID), .text(reason), SQLValue(now)]
+        )
+    }
+
     /// Records APNs' verdict on a start: accepted (`sent`) or refused for good (`failed`, with the reason).
     public func finish(id: Int, accepted: Bool, reason: String?, now: Date) throws {
         try database.write { transaction in

@@ -70,6 +70,9 @@ import Testing
         let body = #"{"userIds":[\#(setup.userID)],"alert":{"title":"Again?"}}"#
         let start = try setup.admin("POST", "/v1/contexts/trip:swiped/start", json: body)
         #expect((start.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "dismissed")
+        let skipped = try setup.admin("GET", "/v1/contexts/trip:swiped/timeline").json?["entries"] as? [[String: Any]]
+        let entry = skipped?.first { $0["kind"] as? String == "start" }
+        #expect(entry?["note"] as? String == "start skipped" && (entry?["reason"] as? String)?.contains("dismissed") == true, "why a start was skipped")
         let asked = try setup.admin("POST", "/v1/contexts/trip:swiped/start", json: body.replacingOccurrences(of: "}}", with: "},\"includeDismissed\":true}"))
         #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
 
