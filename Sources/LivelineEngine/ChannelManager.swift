@@ -13,8 +13,8 @@ final class ChannelManager: Sendable {
     let store: Store
     let sender: any PushSender
     let configuration: EngineConfiguration
-    /// Creation is serialised in this process, so concurrent starts create one channel.
-    private let creating = Mutex(())
+    /// Creation is serialised per context in this process, so concurrent starts create one channel.
+    private let creating = Mutex<[String: NSLock]>([:])
 
     init(store: Store, sender: any PushSender, configuration: EngineConfiguration) {
         self.store = store
@@ -26,28 +26,44 @@ final class ChannelManager: Sendable {
     /// app's channel quota is reached) the reason comes back and the context keeps going by its
     /// tokens (`engine.md`: fall back to token fan-out).
     func ensureChannel(contextKey: String, now: Date) throws -> (channelID: String?, fallback: String?) {
-        try creating.withLock { _ in
-            guard let context = try store.contexts.context(key: contextKey) else {
-                throw StoreError(.notFound, "there is no context \(contextKey)")
-            }
-            if let channelID = context.channelID { return (channelID, nil) }
-            let result = Self.wait { done in
-                sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy, completion: done)
-            }
-            guard let result, result.status == 201, let channelID = result.channelID else {
-                let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
-                return (nil, "no channel (\(why)); updates go to each device's token")
-            }
-            try store.write { transaction in
-                try store.channels.insert(
-                    channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
-                    storagePolicy: configuration.channelStoragePolicy.rawValue, environment: configuration.environment.rawValue,
-                    now: now, in: transaction
-                )
-                try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
-            }
-            return (channelID, nil)
+        let lock = creating.withLock { locks in
+            if let lock = locks[contextKey] { return lock }
+            let lock = NSLock()
+            locks[contextKey] = lock
+            return lock
         }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let context = try store.contexts.context(key: contextKey) else {
+            throw StoreError(.notFound, "there is no context \(contextKey)")
+        }
+        if let channelID = context.channelID { return (channelID, nil) }
+        let result = Self.wait { done in
+            sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy, completion: done)
+        }
+        guard let result, result.status == 201, let channelID = result.channelID else {
+            let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
+            return (nil, "no channel (\(why)); updates go to each device's token")
+        }
+        let attached = try store.write { transaction -> Bool in
+            try store.channels.insert(
+                channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
+                storagePolicy: configuration.channelStoragePolicy.rawValue, environment: configuration.environment.rawValue,
+                now: now, in: transaction
+            )
+            // Ended meanwhile: the new channel is of no use, delete it again.
+            guard try store.contexts.context(key: contextKey, in: transaction)?.state == .active else {
+                try store.outbox.enqueueMessage(
+                    idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
+                    headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created").json,
+                    payload: [], now: now, in: transaction
+                )
+                return false
+            }
+            try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
+            return true
+        }
+        return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
     }
 
     /// Compares APNs' channels of the app with the rows: deletes orphans, marks vanished rows
@@ -60,7 +76,8 @@ final class ChannelManager: Sendable {
         guard let channels = listed?.channels else { return false }
         let known = Set(channels)
         do {
-            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue }
+            // Rows made after the list was asked for may be missing from it: they are left alone.
+            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue && $0.createdAt < now }
             let recorded = Set(rows.map(\.channelID))
             for row in rows where !known.contains(row.channelID) {
                 try store.channels.markDeleted(channelID: row.channelID, now: now)
@@ -75,7 +92,7 @@ final class ChannelManager: Sendable {
             let orphans = known.subtracting(recorded).sorted()
             if !orphans.isEmpty {
                 try store.write { transaction in
-                    for channelID in orphans where try store.channels.channel(id: channelID)?.isActive != true {
+                    for channelID in orphans where try store.channels.channel(id: channelID, in: transaction)?.isActive != true {
                         try store.outbox.enqueueMessage(
                             idempotencyKey: "channel-delete:\(channelID):\(Int(now.timeIntervalSince1970 * 1000))", contextKey: nil,
                             target: .channel(channelID),

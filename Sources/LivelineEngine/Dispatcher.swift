@@ -101,16 +101,28 @@ public final class Dispatcher: Sendable {
         let group = DispatchGroup()
         for row in rows {
             guard let prepared = prepare(row, now: now) else { continue }
-            let answers = Answers()
-            for send in prepared.sends { perform(send, into: answers, group: group) }
+            let answers = Answers(count: prepared.sends.count)
+            for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
             sending.append((prepared, answers))
         }
-        group.wait()
+        // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
+        // as unanswered (retried with backoff; a late answer is ignored).
+        let timedOut = group.wait(timeout: .now() + answerTimeout) == .timedOut
         for (prepared, answers) in sending {
-            record(prepared, outcomes: answers.outcomes)
+            let outcomes = prepared.sends.indices.map { index in
+                answers.outcome(index) ?? Outcome(
+                    send: prepared.sends[index],
+                    result: APNSResult(status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true))
+                )
+            }
+            record(prepared, outcomes: outcomes)
         }
+        _ = timedOut
         return rows.count
     }
+
+    /// How long a batch waits for APNs' answers: well inside the rows' lease.
+    var answerTimeout: TimeInterval { max(1, min(60, configuration.lease * 0.8)) }
 
     /// Runs batches until nothing is due (for tests and tools).
     public func drain(maxBatches: Int = 10_000) {
@@ -149,11 +161,13 @@ public final class Dispatcher: Sendable {
         let result: APNSResult
     }
 
-    /// The answers to one row's requests, filled from the client's I/O thread.
+    /// The answers to one row's requests, filled from the client's I/O thread; read once the
+    /// batch stopped waiting (later answers are not looked at).
     final class Answers: Sendable {
-        private let collected = Mutex<[Outcome]>([])
-        func add(_ outcome: Outcome) { collected.withLock { $0.append(outcome) } }
-        var outcomes: [Outcome] { collected.withLock { $0 } }
+        private let collected: Mutex<[Outcome?]>
+        init(count: Int) { collected = Mutex(Array(repeating: nil, count: count)) }
+        func set(_ index: Int, _ outcome: Outcome) { collected.withLock { $0[index] = outcome } }
+        func outcome(_ index: Int) -> Outcome? { collected.withLock { $0[index] } }
     }
 
     /// What `row` sends; nil (and the row finished or postponed) when it sends nothing now.
@@ -168,6 +182,13 @@ public final class Dispatcher: Sendable {
         let outcome: RenderOutcome
         do {
             outcome = try renderer.render(row, now: now)
+        } catch let error as StoreError where [.busy, .io].contains(error.code) {
+            // The database is busy or failing for now: try again later, like an unanswered push.
+            let delay = configuration.retryPolicy.delay(beforeRetry: row.attempts + 1)
+            _ = try? store.outbox.retry(
+                id: row.id, owner: configuration.dispatcherID, at: now.addingTimeInterval(Self.seconds(delay)), error: "rendering: \(error)", now: now
+            )
+            return nil
         } catch {
             finish(row, deadReason: "rendering failed: \(error)", now: now)
             return nil
@@ -232,6 +253,14 @@ public final class Dispatcher: Sendable {
             let send = PreparedSend(target: .channel(channelID), token: nil, request: .deleteChannel(channelID), priority: 10, note: message.note)
             return PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message)
         case .start, .alert:
+            if message.kind == .start, let key = row.contextKey, (try? store.contexts.context(key: key))??.state != .active {
+                // Ended (or gone) before its start went out: a start now would open a card nothing ends.
+                if let startID = message.startID {
+                    try? store.starts.finish(id: startID, accepted: false, reason: "the context ended before the start went out", now: now)
+                }
+                finish(row, now: now)
+                return nil
+            }
             guard let tokenID = message.tokenID, let token = try? store.tokens.record(id: tokenID), token.status == .active else {
                 if message.kind == .start, let startID = message.startID {
                     try? store.starts.finish(id: startID, accepted: false, reason: "the push-to-start token is no longer active", now: now)
@@ -252,11 +281,11 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Hands one request to APNs; its answer lands in `answers`.
-    private func perform(_ send: PreparedSend, into answers: Answers, group: DispatchGroup) {
+    /// Hands one request to APNs; its answer lands in `answers` at `index`.
+    private func perform(_ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup) {
         group.enter()
         let done: @Sendable (APNSResult) -> Void = { result in
-            answers.add(Outcome(send: send, result: result))
+            answers.set(index, Outcome(send: send, result: result))
             group.leave()
         }
         switch send.request {
@@ -316,11 +345,21 @@ public final class Dispatcher: Sendable {
                     }
                 }
                 if let sync = prepared.sync {
-                    if sync.carriesHints, outcomes.contains(where: { $0.result.outcome == .delivered }) {
+                    let delivered = outcomes.contains { $0.result.outcome == .delivered }
+                    if sync.carriesHints, delivered {
                         try store.contexts.clearHints(key: sync.contextKey, sentRev: sync.rev, in: transaction)
                     }
-                    if let channelID = sync.channelToRetire {
-                        // The end went out (or had nobody to reach): the context's channel goes.
+                    if let state = sync.sentState, delivered {
+                        try store.contexts.recordSent(key: sync.contextKey, contentState: state, now: sync.renderedAt, in: transaction)
+                    }
+                    // The end reached the channel (or never will): the context's channel goes. After a
+                    // retryable answer it stays, for the retry of the end.
+                    let channelAnswer = outcomes.first { if case .channel = $0.send.target { true } else { false } }?.result.outcome
+                    let endSettled = switch channelAnswer {
+                    case .delivered?, .permanent?, .tokenDead?: true
+                    case .retry?, .rotateToken?, nil: false
+                    }
+                    if let channelID = sync.channelToRetire, endSettled {
                         try store.contexts.setChannel(key: sync.contextKey, channelID: nil, now: answeredAt, in: transaction)
                         try store.outbox.enqueueMessage(
                             idempotencyKey: "channel-delete:\(channelID)", contextKey: sync.contextKey, target: .channel(channelID),
@@ -331,7 +370,9 @@ public final class Dispatcher: Sendable {
                 }
             }
         } catch {
-            retryThisRow = true
+            // Recording failed. A message APNs accepted is not sent again (a second start would
+            // be a second card); anything else is retried.
+            retryThisRow = !(row.kind == .message && outcomes.contains { $0.result.outcome == .delivered })
         }
         if let channelGone { _ = try? store.channels.markDeleted(channelID: channelGone, now: answeredAt) }
         for outcome in outcomes {
@@ -344,11 +385,15 @@ public final class Dispatcher: Sendable {
         }
         if let message = prepared.message, message.kind == .start, let startID = message.startID, let outcome = outcomes.first {
             switch outcome.result.outcome {
-            case .delivered: try? store.starts.finish(id: startID, accepted: true, reason: nil, now: answeredAt)
-            case .tokenDead, .permanent: try? store.starts.finish(id: startID, accepted: false, reason: outcome.result.summary, now: answeredAt)
-            case .retry, .rotateToken: break
+            case .delivered:
+                try? store.starts.finish(id: startID, accepted: true, reason: nil, now: answeredAt)
+                metrics.start(outcome: "sent")
+            case .tokenDead, .permanent:
+                try? store.starts.finish(id: startID, accepted: false, reason: outcome.result.summary, now: answeredAt)
+                metrics.start(outcome: "failed")
+            case .retry, .rotateToken:
+                break
             }
-            metrics.start(outcome: outcome.result.outcome == .delivered ? "sent" : "failed")
         }
         if retryThisRow {
             // Sends so far: this row's, and for a one-target sync row the fan-out send before it.
@@ -356,6 +401,7 @@ public final class Dispatcher: Sendable {
             if sends >= configuration.retryPolicy.maximumAttempts {
                 if let message = prepared.message, message.kind == .start, let startID = message.startID {
                     try? store.starts.finish(id: startID, accepted: false, reason: "gave up after \(sends) attempts", now: answeredAt)
+                    metrics.start(outcome: "failed")
                 }
                 finish(row, deadReason: "gave up after \(sends) attempts: \(outcomes.first?.result.summary ?? "no answer")", now: answeredAt)
             } else {

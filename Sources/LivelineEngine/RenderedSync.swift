@@ -24,8 +24,12 @@ struct RenderedSync: Sendable {
     /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).
     let carriesHints: Bool
     let pushes: [PlannedPush]
-    /// The channel to delete once this final (`end`) push went out, when no other context uses it.
+    /// The channel to delete once this final (`end`) push reached it.
     let channelToRetire: String?
+    /// For a whole fan-out: the content state it carries, recorded as the last sent one once
+    /// APNs accepted it (materiality and the debounce are judged against it).
+    let sentState: String?
+    let renderedAt: Date
 }
 
 /// What the renderer decided for a sync row.

@@ -73,15 +73,16 @@ struct Starter: Sendable {
                 if dismissed.contains(token.userID) && !includeDismissed {
                     let reason = "the user dismissed this activity; start again with includeDismissed when they ask for it"
                     try store.starts.recordSkipped(
-                        contextKey: contextKey, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, reason: reason, now: now,
-                        in: transaction
+                        contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
+                        tokenID: token.id, reason: reason, now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .dismissed, reason: reason))
                     continue
                 }
                 let reservation = try store.starts.reserve(
-                    contextKey: contextKey, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, now: now,
-                    budget: (configuration.startBudget, configuration.startBudgetWindow), in: transaction
+                    contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
+                    viaChannel: context.channelID != nil, now: now, budget: (configuration.startBudget, configuration.startBudgetWindow),
+                    in: transaction
                 )
                 switch reservation {
                 case .alreadyStarted(let status):
@@ -95,7 +96,7 @@ struct Starter: Sendable {
                         startID: startID, rev: context.rev, note: "start rev \(context.rev) on device \(token.deviceID)"
                     )
                     try store.outbox.enqueueMessage(
-                        idempotencyKey: "start:\(contextKey):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
+                        idempotencyKey: "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
                         contextKey: contextKey, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))

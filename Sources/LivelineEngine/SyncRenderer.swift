@@ -42,7 +42,7 @@ struct SyncRenderer: Sendable {
             let fanOut = row.target == nil
 
             // Why this change matters, if it does.
-            let material: String? = if ended {
+            let changeMaterial: String? = if ended {
                 "the end"
             } else if context.alert != nil {
                 "an alert"
@@ -53,19 +53,17 @@ struct SyncRenderer: Sendable {
             } else {
                 registry.materialChange(typeName: context.activityType, old: context.lastSentState.map { Data($0.utf8) }, new: stateJSON)
             }
-            // A quiet change waits for the debounce; one the caller asked to go at 5 goes now, at 5.
-            if fanOut, material == nil, context.priorityHint == nil, let lastSent = context.lastSentAt, now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
+            // A quiet change waits for the debounce (only this row: a material change or the end
+            // arriving meanwhile pulls it forward); one the caller asked to go at 5 goes now, at 5.
+            if fanOut, changeMaterial == nil, context.priorityHint == nil, let lastSent = context.lastSentAt,
+                now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
                 let until = lastSent.addingTimeInterval(configuration.quietChangeDebounce)
-                try store.contexts.holdNextPush(key: key, until: until, in: transaction)
                 return .postpone(until: until, reason: "quiet change (not material): waits for the \(Int(configuration.quietChangeDebounce)) s debounce")
             }
 
             let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
-            if fanOut {
-                if configuration.minimumPushInterval > 0 {
-                    try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
-                }
-                try store.contexts.recordSent(key: key, contentState: String(decoding: stateJSON, as: UTF8.self), now: now, in: transaction)
+            if fanOut && configuration.minimumPushInterval > 0 {
+                try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
             }
             var aps: [String: JSONValue] = [
                 "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
@@ -100,6 +98,16 @@ struct SyncRenderer: Sendable {
             }
 
             let ledger = try store.deliveries.priorityLedger(contextKey: key, since: now.addingTimeInterval(-3600), in: transaction)
+            // A one-target row (a retry, a new token catching up) is material when that target has
+            // not got this revision yet.
+            var targetMaterial: String?
+            if !fanOut, changeMaterial == nil, context.priorityHint != 5, let target = row.target {
+                let received = try store.deliveries.lastDeliveredRev(contextKey: key, target: target, in: transaction)
+                if received.map({ $0 < context.rev }) ?? true {
+                    targetMaterial = received.map { "catching up from rev \($0)" } ?? "catching up (nothing delivered yet)"
+                }
+            }
+            let material = changeMaterial ?? targetMaterial
             func plan(_ target: OutboxTarget, token: PushTokenRecord?) -> PlannedPush {
                 let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
                 let ledgerKey = switch target {
@@ -122,15 +130,16 @@ struct SyncRenderer: Sendable {
             var pushes = tokens.map { plan(.token($0.id), token: $0) }
             if let channel { pushes.insert(plan(.channel(channel), token: nil), at: 0) }
 
-            // After the final push, the context's own channel is deleted (unless another context uses it).
+            // Once the final push reached the context's own channel, the channel is deleted.
             var retire: String?
-            if ended, fanOut, let channelID = context.channelID,
+            if ended, let channelID = channel,
                 try store.channels.active(ownerKind: .context, owner: key, in: transaction)?.channelID == channelID {
                 retire = channelID
             }
             return .send(RenderedSync(
                 contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
-                payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire
+                payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire,
+                sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now
             ))
         }
     }

@@ -29,7 +29,7 @@ struct ActivityReportHandlers: Sendable {
             }
             let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
             let recorded = try engine.store.reports.recordReceipt(
-                contextKey: context.key, deviceID: deviceID, userID: caller.userID, rev: body.rev, now: clock()
+                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, userID: caller.userID, rev: body.rev, now: clock()
             )
             return try .json(ReceiptResponse(contextKey: context.key, deviceId: deviceID, rev: recorded))
         }

@@ -85,7 +85,8 @@ public func buildApplication(
     let engine = Engine(
         store: store, sender: apns,
         configuration: EngineConfiguration(
-            bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, retryPolicy: configuration.pushRetry,
+            bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, lease: configuration.outboxLease,
+            retryPolicy: configuration.pushRetry,
             minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
             priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
             priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget, clock: clock

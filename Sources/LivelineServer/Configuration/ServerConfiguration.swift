@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var quietChangeDebounce: TimeInterval = 30
     /// Push-to-starts per device per hour (`LIVELINE_START_BUDGET`, 8).
     public var startBudget = 8
+    /// How long a dispatcher holds a claimed outbox row before another may take it
+    /// (`LIVELINE_OUTBOX_LEASE_S`, default 30): after a crash, rows in flight go out again then.
+    public var outboxLease: TimeInterval = 30
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
 
@@ -64,6 +67,7 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_PRIORITY_BUDGET_BY_TYPE", "per activity type, e.g. TripLiveActivityAttributes=20,ShoppingActivityAttributes=6"),
         ("LIVELINE_QUIET_DEBOUNCE_S", "a change that is not material waits this long after the last push, then goes at 5 (default 30)"),
         ("LIVELINE_START_BUDGET", "push-to-starts per device per hour (default 8)"),
+        ("LIVELINE_OUTBOX_LEASE_S", "seconds a claimed outbox row stays with its dispatcher; after a crash it is sent again then (default 30)"),
         ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
     ]
 
@@ -120,6 +124,9 @@ public struct ServerConfiguration: Sendable {
         }
         if let text = environment["LIVELINE_START_BUDGET"] {
             config.startBudget = try integer(text, name: "LIVELINE_START_BUDGET", in: 1...1000)
+        }
+        if let text = environment["LIVELINE_OUTBOX_LEASE_S"] {
+            config.outboxLease = Double(try integer(text, name: "LIVELINE_OUTBOX_LEASE_S", in: 2...3600))
         }
         if let text = environment["LIVELINE_DISPATCHER"] {
             guard ["on", "off"].contains(text) else {

@@ -61,10 +61,12 @@ public struct ChannelRepository: Sendable {
 
     /// The row of `channelID`, active or deleted.
     public func channel(id channelID: String) throws -> ChannelRecord? {
-        try database.read { transaction in
-            try transaction.queryOne("SELECT \(ChannelRecord.columns) FROM channels WHERE channel_id = $1", [.text(channelID)])
-                .map(ChannelRecord.init(row:))
-        }
+        try database.read { transaction in try channel(id: channelID, in: transaction) }
+    }
+
+    public func channel(id channelID: String, in transaction: any SQLTransaction) throws -> ChannelRecord? {
+        try transaction.queryOne("SELECT \(ChannelRecord.columns) FROM channels WHERE channel_id = $1", [.text(channelID)])
+            .map(ChannelRecord.init(row:))
     }
 }
 

@@ -89,6 +89,8 @@ public struct ContextRepository: Sendable {
             return ContextEndResult(rev: rev, alreadyEnded: true)
         }
         let rev = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, in: transaction)
+        // Starts not yet sent would open cards after the end.
+        try StartRepository(database: database).cancelQueued(contextKey: key, reason: "the context ended before the start went out", now: now, in: transaction)
         return ContextEndResult(rev: rev, alreadyEnded: false)
     }
 

@@ -63,6 +63,21 @@ public struct DeliveryRepository: Sendable {
         }
     }
 
+    /// The newest revision of the context APNs accepted for one target, or `nil`.
+    public func lastDeliveredRev(contextKey: String, target: OutboxTarget, in transaction: any SQLTransaction) throws -> Int? {
+        let (kind, value): (String, String) = switch target {
+        case .token(let id): ("token", String(id))
+        case .channel(let id): ("channel", id)
+        }
+        return try transaction.queryOne(
+            """
+            SELECT MAX(rev) AS rev FROM deliveries
+            WHERE context_key = $1 AND target_kind = $2 AND target = $3 AND status = 200
+            """,
+            [.text(contextKey), .text(kind), .text(value)]
+        )?.optionalInt("rev")
+    }
+
     /// The context's attempts, newest first.
     public func attempts(contextKey: String, limit: Int = 100) throws -> [DeliveryAttempt] {
         try database.read { transaction in try attempts(contextKey: contextKey, limit: limit, in: transaction) }

@@ -25,23 +25,28 @@ public struct ActivityReportRepository: Sendable {
         Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { try $0.int("user_id") })
     }
 
-    /// Records that a device rendered revision `rev`; a lower revision than the one recorded is
-    /// kept out (receipts may arrive out of order). Returns the revision recorded for the device.
+    /// Records that a device (`householdID`'s `deviceID`) rendered revision `rev`; a lower
+    /// revision than the one recorded is kept out (receipts may arrive out of order). A receipt
+    /// also answers the device's start of the context. Returns the revision recorded.
     @discardableResult
-    public func recordReceipt(contextKey: String, deviceID: String, userID: Int, rev: Int, now: Date) throws -> Int {
+    public func recordReceipt(contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int, now: Date) throws -> Int {
         try database.write { transaction in
-            try transaction.queryOne(
+            try StartRepository(database: database).answered(
+                contextKey: contextKey, householdID: householdID, deviceID: deviceID, now: now, in: transaction
+            )
+            try transaction.execute(
                 """
-                INSERT INTO la_receipts (context_key, device_id, user_id, rev, received_at) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (context_key, device_id) DO UPDATE SET
+                INSERT INTO la_receipts (context_key, household_id, device_id, user_id, rev, received_at) VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (context_key, household_id, device_id) DO UPDATE SET
                     user_id = excluded.user_id, rev = excluded.rev, received_at = excluded.received_at
                     WHERE excluded.rev > la_receipts.rev
-                RETURNING rev
                 """,
-                [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(rev), SQLValue(now)]
-            )?.int("rev") ?? (try transaction.queryOne(
-                "SELECT rev FROM la_receipts WHERE context_key = $1 AND device_id = $2", [.text(contextKey), .text(deviceID)]
-            )?.int("rev") ?? rev)
+                [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(rev), SQLValue(now)]
+            )
+            return try transaction.queryOne(
+                "SELECT rev FROM la_receipts WHERE context_key = $1 AND household_id = $2 AND device_id = $3",
+                [.text(contextKey), SQLValue(householdID), .text(deviceID)]
+            )?.int("rev") ?? rev
         }
     }
 

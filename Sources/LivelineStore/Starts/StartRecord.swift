@@ -16,22 +16,28 @@ public struct StartRecord: Sendable, Hashable {
 
     public var id: Int
     public var contextKey: String
+    /// The device is its household's device id (device ids are chosen by apps).
+    public var householdID: Int
     public var deviceID: String
     public var userID: Int
     /// The `la-pushToStart` token it was (or would be) sent to.
     public var tokenID: Int
     public var status: Status
     public var reason: String?
+    /// Sent with `input-push-channel`: the activity follows the channel and sends no update token.
+    public var viaChannel: Bool
     public var createdAt: Date
     public var updatedAt: Date
     public var sentAt: Date?
-    /// When the device registered its `la-update` token for the context after the start.
+    /// When the device answered the start: registered its `la-update` token for the context, or
+    /// reported rendering it.
     public var updateTokenAt: Date?
     /// When the start was given up on as unanswered (no update token in time).
     public var suspectAt: Date?
 
     static let columns = """
-        id, context_key, device_id, user_id, token_id, status, reason, created_at, updated_at, sent_at, update_token_at, suspect_at
+        id, context_key, household_id, device_id, user_id, token_id, status, reason, via_channel, created_at, updated_at, sent_at, \
+        update_token_at, suspect_at
         """
 
     init(row: Row) throws {
@@ -40,11 +46,13 @@ public struct StartRecord: Sendable, Hashable {
         }
         id = try row.int("id")
         contextKey = try row.string("context_key")
+        householdID = try row.int("household_id")
         deviceID = try row.string("device_id")
         userID = try row.int("user_id")
         tokenID = try row.int("token_id")
         self.status = status
         reason = try row.optionalString("reason")
+        viaChannel = try row.bool("via_channel")
         createdAt = try row.date("created_at")
         updatedAt = try row.date("updated_at")
         sentAt = try row.optionalDate("sent_at")

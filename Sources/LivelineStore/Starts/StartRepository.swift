@@ -15,13 +15,14 @@ public struct StartRepository: Sendable {
 
     /// Takes the (context, device) start, unless the device has one already or its budget
     /// (`budget.count` starts within `budget.window`, any context) is used up. A start that was
-    /// skipped or failed earlier may be taken again.
+    /// skipped or failed earlier may be taken again. A device is `householdID`'s `deviceID`.
     public func reserve(
-        contextKey: String, deviceID: String, userID: Int, tokenID: Int, now: Date, budget: (count: Int, window: TimeInterval),
-        in transaction: any SQLTransaction
+        contextKey: String, householdID: Int, deviceID: String, userID: Int, tokenID: Int, viaChannel: Bool, now: Date,
+        budget: (count: Int, window: TimeInterval), in transaction: any SQLTransaction
     ) throws -> StartReservation {
         let existing = try transaction.queryOne(
-            "SELECT \(StartRecord.columns) FROM la_starts WHERE context_key = $1 AND device_id = $2", [.text(contextKey), .text(deviceID)]
+            "SELECT \(StartRecord.columns) FROM la_starts WHERE context_key = $1 AND household_id = $2 AND device_id = $3",
+            [.text(contextKey), SQLValue(householdID), .text(deviceID)]
         ).map(StartRecord.init(row:))
         if let existing, existing.status == .queued || existing.status == .sent {
             return .alreadyStarted(existing.status)
@@ -29,67 +30,93 @@ public struct StartRepository: Sendable {
         let recent = try transaction.queryOne(
             """
             SELECT COUNT(*) AS n FROM la_starts
-            WHERE device_id = $1 AND status IN ('queued', 'sent') AND created_at > $2
+            WHERE household_id = $1 AND device_id = $2 AND status IN ('queued', 'sent') AND created_at > $3
             """,
-            [.text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
+            [SQLValue(householdID), .text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
         )?.int("n") ?? 0
         if recent >= budget.count {
             let reason = "start budget: \(recent) starts to this device in the last \(Int(budget.window / 60)) minutes (limit \(budget.count))"
-            if let existing {
-                try transaction.execute(
-                    "UPDATE la_starts SET status = 'skipped', reason = $2, updated_at = $3 WHERE id = $1",
-                    [SQLValue(existing.id), .text(reason), SQLValue(now)]
-                )
-            } else {
-                try transaction.execute(
-                    """
-                    INSERT INTO la_starts (context_key, device_id, user_id, token_id, status, reason, created_at, updated_at)
-                    VALUES ($1, $2, $3, $4, 'skipped', $5, $6, $6)
-                    """,
-                    [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(tokenID), .text(reason), SQLValue(now)]
-                )
-            }
+            try recordSkipped(
+                contextKey: contextKey, householdID: householdID, deviceID: deviceID, userID: userID, tokenID: tokenID, reason: reason,
+                now: now, in: transaction
+            )
             return .overBudget(reason: reason)
         }
         if let existing {
-            try transaction.execute(
+            // Only a skipped or failed start is taken again (a concurrent taker changed the status).
+            let taken = try transaction.execute(
                 """
-                UPDATE la_starts SET status = 'queued', reason = NULL, token_id = $2, user_id = $3, created_at = $4, updated_at = $4
-                WHERE id = $1
+                UPDATE la_starts SET status = 'queued', reason = NULL, token_id = $2, user_id = $3, via_channel = $4, created_at = $5,
+                    updated_at = $5, sent_at = NULL, update_token_at = NULL, suspect_at = NULL
+                WHERE id = $1 AND status IN ('skipped', 'failed')
                 """,
-                [SQLValue(existing.id), SQLValue(tokenID), SQLValue(userID), SQLValue(now)]
+                [SQLValue(existing.id), SQLValue(tokenID), SQLValue(userID), SQLValue(viaChannel), SQLValue(now)]
             )
-            return .reserved(id: existing.id)
+            return taken == 1 ? .reserved(id: existing.id) : .alreadyStarted(.queued)
         }
         // ON CONFLICT: a concurrent transaction (another instance) took it first.
         guard let row = try transaction.queryOne(
             """
-            INSERT INTO la_starts (context_key, device_id, user_id, token_id, status, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, 'queued', $5, $5)
-            ON CONFLICT (context_key, device_id) DO NOTHING
+            INSERT INTO la_starts (context_key, household_id, device_id, user_id, token_id, status, via_channel, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7)
+            ON CONFLICT (context_key, household_id, device_id) DO NOTHING
             RETURNING id
             """,
-            [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(now)]
+            [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(viaChannel), SQLValue(now)]
         ) else {
             return .alreadyStarted(.queued)
         }
         return .reserved(id: try row.int("id"))
     }
 
-    /// Records that a start on this device was not sent, with the reason (e.g. the user dismissed
-    /// the activity), unless the device has a start queued or sent already. It shows in the
-    /// context's timeline; a later call may still take the start.
+    /// The device answered the context's start — it registered its `la-update` token or reported
+    /// a rendered revision: the start is answered and the device's push-to-start tokens are no
+    /// longer suspect. In the caller's transaction; returns whether a start was waiting.
+    @discardableResult
+    public func answered(contextKey: String, householdID: Int, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        let answered = try transaction.execute(
+            """
+            UPDATE la_starts SET update_token_at = $4, suspect_at = NULL, updated_at = $4
+            WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND update_token_at IS NULL
+            """,
+            [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(now)]
+        )
+        guard answered > 0 else { return false }
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
+            WHERE household_id = $1 AND device_id = $2 AND kind = 'la-pushToStart' AND suspect_at IS NOT NULL
+            """,
+            [SQLValue(householdID), .text(deviceID)]
+        )
+        return true
+    }
+
+    /// Cancels the context's queued starts (it ended before they went out); returns how many.
+    @discardableResult
+    public func cancelQueued(contextKey: String, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        try transaction.execute(
+            "UPDATE la_starts SET status = 'skipped', reason = $2, updated_at = $3 WHERE context_key = $1 AND status = 'queued'",
+            [.text(contextKey), .text(reason), SQLValue(now)]
+        )
+    }
+
+    /// Records that a start on this device was not sent, with the reason (the user dismissed the
+    /// activity, the budget is used up), unless the device has a start queued or sent already. It
+    /// shows in the context's timeline; a later call may still take the start.
     public func recordSkipped(
-        contextKey: String, deviceID: String, userID: Int, tokenID: Int, reason: String, now: Date, in transaction: any SQLTransaction
+        contextKey: String, householdID: Int, deviceID: String, userID: Int, tokenID: Int, reason: String, now: Date,
+        in transaction: any SQLTransaction
     ) throws {
         try transaction.execute(
             """
-            INSERT INTO la_starts (context_key, device_id, user_id, token_id, status, reason, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, 'skipped', $5, $6, $6)
-            ON CONFLICT (context_key, device_id) DO UPDATE SET status = 'skipped', reason = excluded.reason, updated_at = excluded.updated_at
+            INSERT INTO la_starts (context_key, household_id, device_id, user_id, token_id, status, reason, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, 'skipped', $6, $7, $7)
+            ON CONFLICT (context_key, household_id, device_id) DO UPDATE SET
+                status = 'skipped', reason = excluded.reason, updated_at = excluded.updated_at
                 WHERE la_starts.status IN ('skipped', 'failed')
             """,
-            [.text(contextKey), .text(deviceID), SQLValue(userID), SQLValue(tokenID), .text(reason), SQLValue(now)]
+            [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), .text(reason), SQLValue(now)]
         )
     }
 
@@ -113,7 +140,7 @@ public struct StartRepository: Sendable {
             try transaction.query(
                 """
                 SELECT \(StartRecord.columns) FROM la_starts
-                WHERE status = 'sent' AND update_token_at IS NULL AND suspect_at IS NULL AND sent_at < $1
+                WHERE status = 'sent' AND via_channel = 0 AND update_token_at IS NULL AND suspect_at IS NULL AND sent_at < $1
                 ORDER BY id
                 """,
                 [SQLValue(sentBefore)]
@@ -139,7 +166,7 @@ public struct StartRepository: Sendable {
 
     public func starts(contextKey: String, in transaction: any SQLTransaction) throws -> [StartRecord] {
         try transaction.query(
-            "SELECT \(StartRecord.columns) FROM la_starts WHERE context_key = $1 ORDER BY device_id", [.text(contextKey)]
+            "SELECT \(StartRecord.columns) FROM la_starts WHERE context_key = $1 ORDER BY household_id, device_id", [.text(contextKey)]
         ).map(StartRecord.init(row:))
     }
 }

@@ -41,29 +41,16 @@ public struct PushTokenRepository: Sendable {
     /// active rows in one slot impossible; an insert that loses a race is retried as an update.
     ///
     /// An `la-update` token for a context also records that the device's push-to-start (if any)
-    /// was answered (`la_starts.update_token_at`) and clears the suspicion of that device's
-    /// push-to-start tokens: the start reached the phone.
+    /// was answered and clears the suspicion of that device's push-to-start tokens: the start
+    /// reached the phone (only starts of the registering household: device ids are per household).
     @discardableResult
     public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
         let slot = try registration.slot
         return try write { transaction in
             if registration.kind == .update, let contextKey = registration.contextKey {
-                let answered = try transaction.execute(
-                    """
-                    UPDATE la_starts SET update_token_at = $3, suspect_at = NULL, updated_at = $3
-                    WHERE context_key = $1 AND device_id = $2 AND update_token_at IS NULL
-                    """,
-                    [.text(contextKey), .text(registration.deviceID), SQLValue(now)]
+                try StartRepository(database: database).answered(
+                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, now: now, in: transaction
                 )
-                if answered > 0 {
-                    try transaction.execute(
-                        """
-                        UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
-                        WHERE household_id = $1 AND device_id = $2 AND kind = 'la-pushToStart' AND suspect_at IS NOT NULL
-                        """,
-                        [SQLValue(registration.householdID), .text(registration.deviceID)]
-                    )
-                }
             }
             try transaction.execute(
                 """
@@ -205,18 +192,30 @@ public struct PushTokenRepository: Sendable {
     public func startTokens(
         attributesType: String, environment: PushEnvironment, userIDs: [Int], deviceIDs: [String]?, in transaction: any SQLTransaction
     ) throws -> [PushTokenRecord] {
-        guard !userIDs.isEmpty || !(deviceIDs ?? []).isEmpty else { return [] }
-        let rows = try transaction.query(
-            """
-            SELECT \(PushTokenRecord.columns) FROM push_tokens
-            WHERE kind = 'la-pushToStart' AND attributes_type = $1 AND environment = $2 AND status = 'active'
-            ORDER BY user_id, device_id, id
-            """,
-            [.text(attributesType), .text(environment.rawValue)]
-        ).map(PushTokenRecord.init(row:))
-        let users = Set(userIDs)
-        let devices = deviceIDs.map(Set.init)
-        return rows.filter { users.contains($0.userID) || (devices?.contains($0.deviceID) ?? false) }
+        var tokens: [Int: PushTokenRecord] = [:]
+        for userID in Set(userIDs) {
+            for token in try transaction.query(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE kind = 'la-pushToStart' AND attributes_type = $1 AND environment = $2 AND user_id = $3 AND status = 'active'
+                """,
+                [.text(attributesType), .text(environment.rawValue), SQLValue(userID)]
+            ).map(PushTokenRecord.init(row:)) {
+                tokens[token.id] = token
+            }
+        }
+        for deviceID in Set(deviceIDs ?? []) {
+            for token in try transaction.query(
+                """
+                SELECT \(PushTokenRecord.columns) FROM push_tokens
+                WHERE kind = 'la-pushToStart' AND attributes_type = $1 AND environment = $2 AND device_id = $3 AND status = 'active'
+                """,
+                [.text(attributesType), .text(environment.rawValue), .text(deviceID)]
+            ).map(PushTokenRecord.init(row:)) {
+                tokens[token.id] = token
+            }
+        }
+        return tokens.values.sorted { ($0.userID, $0.deviceID, $0.id) < ($1.userID, $1.deviceID, $1.id) }
     }
 
     /// The active tokens of one kind of the given user in one environment, by device and id.

@@ -85,4 +85,47 @@ import Testing
             #expect(read.json?["rev"] as? Int == changes)
         }
     }
+
+    @Test func aPushInFlightWhenTheProcessDiedIsSentAgainAfterItsLease() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("data")
+        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let environment = [
+            "LIVELINE_ADMIN_KEY": Self.adminKey, "LIVELINE_OUTBOX_LEASE_S": "2",
+            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
+            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
+            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+        ]
+        let bearer = SecureRandom.token(prefix: "ll_")
+        _ = try Store.openSQLite(folder: data).accounts.createUser(
+            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
+        )
+        let token = String(repeating: "c3", count: 32)
+        sandbox.registerDevice(token: token)
+        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(5)))
+
+        let first = try ServeProcess(data: data, environment: environment)
+        let registered = try TestHTTPConnection(port: first.port).request(
+            "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"],
+            json: #"{"kind":"la-update","token":"\#(token)","device_id":"phone","context_key":"trip:inflight","attributes_type":"TripLiveActivityAttributes"}"#
+        )
+        #expect(registered.status == 200)
+        let put = try TestHTTPConnection(port: first.port).request(
+            "PUT", "/v1/contexts/trip:inflight", headers: ["Authorization": "Bearer \(Self.adminKey)"], json: Self.trip(delay: 3)
+        )
+        #expect(put.status == 201)
+        // The push reached APNs, whose answer is still on its way: the row is leased, no newer one waits.
+        #expect(await eventually { sandbox.accepted(token: token).count == 1 })
+        first.kill(SIGKILL)
+
+        sandbox.setFaults(SandboxFaults(seed: 1))
+        let second = try ServeProcess(data: data, environment: environment)
+        defer { second.kill(SIGTERM) }
+        #expect(await eventually(timeout: 20) { sandbox.accepted(token: token).count == 2 }, "sent again once the dead process's lease ran out")
+        let store = try Store.openSQLite(folder: data)
+        #expect(try await eventually { try store.deliveries.attempts(contextKey: "trip:inflight").contains { $0.status == 200 } })
+        #expect(try store.outbox.depth(now: Date()).leased == 0)
+    }
 }

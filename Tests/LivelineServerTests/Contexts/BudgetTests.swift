@@ -33,7 +33,8 @@ import Testing
         #expect(priorities.count == 30)
         #expect(priorities.filter { $0 == 10 }.count == 12, "\(priorities)")
         #expect(priorities.prefix(12).allSatisfy { $0 == 10 } && priorities.dropFirst(12).allSatisfy { $0 == 5 })
-        #expect(setup.sandbox.accepted(token: frequent).map(\.priority).allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone")
+        let frequentPriorities = setup.sandbox.accepted(token: frequent).map(\.priority)
+        #expect(frequentPriorities.count == 30 && frequentPriorities.allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone: \(frequentPriorities)")
 
         let timeline = try setup.admin("GET", "/v1/contexts/trip:budget/timeline?limit=1000")
         let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "delivery" }.compactMap { $0["note"] as? String }
@@ -84,5 +85,27 @@ import Testing
         #expect(await Self.waitFor(2, token, setup))
         #expect(setup.aps(token).last?["alert"] == nil)
         #expect(setup.sandbox.accepted(token: token).last?.priority == 5)
+    }
+
+    @Test func aMaterialChangeOrTheEndIsNotHeldBackByAWaitingQuietChange() async throws {
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.minimumPushInterval = 0 }
+        defer { setup.stop() }
+        let token = try setup.device(0, contextKey: "trip:mixed", type: "TripLiveActivityAttributes")
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: ContextAPITests.trip(delay: 1)).status == 201)
+        #expect(await Self.waitFor(1, token, setup))
+        let quiet = ContextAPITests.trip(delay: 1).replacingOccurrences(of: #""remainingTime":240"#, with: #""remainingTime":120"#)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: quiet).status == 200)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(setup.sandbox.accepted(token: token).count == 1, "the quiet change waits")
+        // The clock does not move: a material change goes at once, and carries the quiet one too.
+        let late = quiet.replacingOccurrences(of: #""delay":1"#, with: #""delay":6"#)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: late).status == 200)
+        #expect(await Self.waitFor(2, token, setup))
+        #expect(setup.contentStates(token).last?["delay"] as? Int == 6 && setup.contentStates(token).last?["remainingTime"] as? Int == 120)
+        #expect(setup.sandbox.accepted(token: token).last?.priority == 10)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: late.replacingOccurrences(of: #""remainingTime":120"#, with: #""remainingTime":60"#)).status == 200)
+        #expect(try setup.admin("POST", "/v1/contexts/trip:mixed/end").status == 200)
+        #expect(await eventually(timeout: 5) { setup.aps(token).last?["event"] as? String == "end" }, "the end is not held back by the debounce")
     }
 }

@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func aChannelIsCreatedOnTheFirstStartCarriesTheUpdatesAndIsDeletedAfterTheEnd() async throws {
-        let setup = try ContextAPITests.Setup()
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.minimumPushInterval = 0 }  // the clock stands still
         defer { setup.stop() }
         let startToken = try setup.startDevice(0, type: "TripLiveActivityAttributes")
         #expect(try setup.admin("PUT", "/v1/contexts/trip:chan", json: ContextAPITests.trip(delay: 1)).status == 201)
@@ -36,6 +37,13 @@ import Testing
         #expect(setup.aps(startToken).first?["input-push-channel"] as? String == channelID)
         #expect(setup.aps(startToken).first?["input-push-token"] == nil)
 
+        // A start with a channel gets no update token back, and is not suspect for that.
+        #expect(try await eventually { try setup.server.app.store.starts.starts(contextKey: "trip:chan").first?.status == .sent })
+        clock.advance(by: 10 * 60)
+        setup.server.app.engine.sweepLifecycle()
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:chan").first?.suspectAt == nil)
+        #expect(try setup.server.app.store.tokens.suspectCount() == 0)
+
         #expect(try setup.admin("PUT", "/v1/contexts/trip:chan", json: ContextAPITests.trip(delay: 4)).status == 200)
         let onChannel = {
             setup.sandbox.accepted(channel: channelID).compactMap { push -> [String: Any]? in
@@ -44,7 +52,17 @@ import Testing
         }
         #expect(await eventually { (onChannel().last?["content-state"] as? [String: Any])?["delay"] as? Int == 4 })
 
+        // The end meets a failing APNs first: the channel stays until the end reached it.
+        setup.sandbox.setFaults(SandboxFaults(seed: 3, internalErrorShare: 1))
         #expect(try setup.admin("POST", "/v1/contexts/trip:chan/end").status == 200)
+        #expect(try await eventually {
+            try setup.server.app.store.deliveries.attempts(contextKey: "trip:chan").contains { $0.targetKind == .channel && $0.status == 500 }
+        })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(setup.sandbox.channels() == [channelID], "not deleted while the end has not reached it")
+        setup.sandbox.setFaults(SandboxFaults(seed: 3))
+        clock.advance(by: 5)  // past the retry's backoff
+        setup.server.app.store.outbox.notifyEnqueued()
         #expect(await eventually { onChannel().last?["event"] as? String == "end" })
         #expect(await eventually { setup.sandbox.channels().isEmpty }, "deleted after the end")
         #expect(try await eventually { try setup.server.app.store.channels.channel(id: channelID)?.isActive == false })

@@ -272,7 +272,8 @@ import Testing
         let setup = try Setup()
         defer { setup.stop() }
         for (method, path) in [("PUT", "/v1/contexts/a"), ("GET", "/v1/contexts/a"), ("POST", "/v1/contexts/a/end"),
-                               ("GET", "/v1/contexts/a/timeline"), ("GET", "/metrics")] {
+                               ("GET", "/v1/contexts/a/timeline"), ("POST", "/v1/contexts/a/start"), ("POST", "/v1/notify"),
+                               ("POST", "/v1/notify/resolve"), ("GET", "/metrics")] {
             #expect(try setup.server.request(method, path, json: method == "PUT" ? Self.trip(delay: 1) : nil).status == 401)
             #expect(try setup.server.request(method, path, token: setup.bearer, json: method == "PUT" ? Self.trip(delay: 1) : nil).status == 401)
         }

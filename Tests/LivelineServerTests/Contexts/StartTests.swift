@@ -118,4 +118,19 @@ import Testing
         #expect(try setup.admin("POST", "/v1/contexts/trip:x/end").status == 200)
         #expect(try setup.admin("POST", "/v1/contexts/trip:x/start", json: Self.start).status == 409)
     }
+
+    @Test func aStartQueuedBeforeTheEndIsNeverSent() async throws {
+        let setup = try ContextAPITests.Setup { $0.dispatcherEnabled = false }
+        defer { setup.stop() }
+        let token = try setup.startDevice(0, type: "TripLiveActivityAttributes")
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:late", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let body = Self.start.replacingOccurrences(of: "[1]", with: "[\(setup.userID)]")
+        #expect((try setup.admin("POST", "/v1/contexts/trip:late/start", json: body).json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued")
+        #expect(try setup.admin("POST", "/v1/contexts/trip:late/end").status == 200)
+        setup.server.app.engine.start()  // the dispatcher comes only now
+        #expect(try await eventually { try setup.outboxIsEmpty() })
+        #expect(setup.aps(token).isEmpty, "no card opened after the end")
+        let start = try #require(try setup.server.app.store.starts.starts(contextKey: "trip:late").first)
+        #expect(start.status == .skipped && start.reason?.contains("ended before the start went out") == true)
+    }
 }

@@ -16,8 +16,8 @@ struct StartRepositoryTests {
     func reserve(_ store: Store, _ key: String, _ token: PushTokenRecord, at seconds: Int, budget: Int = 8) throws -> StartReservation {
         try store.database.write { transaction in
             try store.starts.reserve(
-                contextKey: key, deviceID: token.deviceID, userID: token.userID, tokenID: token.id, now: time(seconds),
-                budget: (budget, 3600), in: transaction
+                contextKey: key, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
+                viaChannel: false, now: time(seconds), budget: (budget, 3600), in: transaction
             )
         }
     }
@@ -53,7 +53,10 @@ struct StartRepositoryTests {
             let user = try store.makeUser("Ada")
             let token = try startToken(store, user, device: "phone")
             try store.makeContext("trip:1")
-            guard case .reserved(let id) = try reserve(store, "trip:1", token, at: 1) else { return }
+            guard case .reserved(let id) = try reserve(store, "trip:1", token, at: 1) else {
+                Issue.record("the start is reserved")
+                return
+            }
             try store.starts.finish(id: id, accepted: true, reason: nil, now: time(2))
             #expect(try store.starts.unanswered(sentBefore: time(100)).map(\.id) == [id])
             #expect(try store.starts.markSuspect(id: id, now: time(100)))
@@ -68,6 +71,43 @@ struct StartRepositoryTests {
             #expect(start.updateTokenAt == time(200) && start.suspectAt == nil)
             #expect(try store.tokens.suspectCount() == 0)
             #expect(try store.starts.unanswered(sentBefore: time(1000)).isEmpty)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func devicesOfAnotherHouseholdNeverShareAStartOrABudget(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada", household: "A")
+            let eve = try store.makeUser("Eve", household: "B")
+            let adas = try startToken(store, ada, device: "phone")
+            let eves = try startToken(store, eve, device: "phone")  // the same device id, chosen by another app install
+            try store.makeContext("trip:1")
+            if case .reserved = try reserve(store, "trip:1", adas, at: 1, budget: 1) {} else { Issue.record("Ada's start") }
+            if case .reserved = try reserve(store, "trip:1", eves, at: 2, budget: 1) {} else { Issue.record("Eve's start is her own") }
+            // Eve's update token answers Eve's start only.
+            try store.tokens.register(TokenRegistration(
+                householdID: eve.householdID, userID: eve.id, deviceID: "phone", kind: .update, environment: .sandbox,
+                token: String(repeating: "ef", count: 32), contextKey: "trip:1"
+            ), now: time(3))
+            let starts = try store.starts.starts(contextKey: "trip:1")
+            #expect(starts.first { $0.householdID == eve.householdID }?.updateTokenAt == time(3))
+            #expect(starts.first { $0.householdID == ada.householdID }?.updateTokenAt == nil)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func endingAContextCancelsItsQueuedStarts(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let user = try store.makeUser("Ada")
+            let token = try startToken(store, user, device: "phone")
+            try store.makeContext("trip:1")
+            guard case .reserved = try reserve(store, "trip:1", token, at: 1) else {
+                Issue.record("the start is reserved")
+                return
+            }
+            try store.contexts.end(key: "trip:1", now: time(2))
+            let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
+            #expect(start.status == .skipped && start.reason?.contains("ended before the start went out") == true)
         }
     }
 }
