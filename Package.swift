@@ -13,6 +13,8 @@ let package = Package(
     products: [
         // Shared with the iOS app and its widget: Foundation only.
         .library(name: "LivelineModel", targets: ["LivelineModel"]),
+        // What an iOS app links to talk to Liveline: Foundation (+ FoundationNetworking) and the model.
+        .library(name: "LivelineClient", targets: ["LivelineClient"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -36,6 +38,7 @@ let package = Package(
             dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
@@ -77,6 +80,11 @@ let package = Package(
             name: "LivelineServerTests",
             dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox"],
             exclude: ["Peers/prometheus_peer.py"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineClientTests",
+            dependencies: ["LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "liveline"], swiftSettings: swiftSettings),
     ]

@@ -14,6 +14,8 @@ public struct StartOutcome: Sendable, Hashable {
         case overBudget
         /// The user dismissed this context's activity: nothing sent unless asked to include them.
         case dismissed
+        /// The user turned Live Activities of this type off in the app: nothing sent.
+        case optedOut
         /// No push-to-start token for the context's type: nothing to send to.
         case noStartToken
     }
@@ -68,8 +70,18 @@ struct Starter: Sendable {
             )
             if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
+            let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
             var outcomes: [StartOutcome] = []
             for token in tokens {
+                if optedOut.contains(token.userID) {
+                    let reason = "the user turned Live Activities of \(context.activityType) off in the app"
+                    try store.starts.recordSkipped(
+                        contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
+                        tokenID: token.id, reason: reason, now: now, in: transaction
+                    )
+                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .optedOut, reason: reason))
+                    continue
+                }
                 if dismissed.contains(token.userID) && !includeDismissed {
                     let reason = "the user dismissed this activity; start again with includeDismissed when they ask for it"
                     try store.starts.recordSkipped(

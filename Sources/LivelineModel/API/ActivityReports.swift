@@ -54,3 +54,27 @@ public struct ReceiptResponse: Codable, Sendable, Hashable {
         self.rev = rev
     }
 }
+
+/// Body of `POST /api/la/preferences`: the user's "show Live Activities" setting for one type;
+/// the server never push-starts a card of a type the user turned off.
+public struct OptInRequest: Codable, Sendable, Hashable {
+    public var attributesType: String
+    public var enabled: Bool
+
+    public init(attributesType: String, enabled: Bool) {
+        self.attributesType = attributesType
+        self.enabled = enabled
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case attributesType = "attributes_type"
+        case enabled
+    }
+}
+
+/// Answer of `GET` and `POST /api/la/preferences`: the caller's settings by activity type (a
+/// type not listed is on).
+public struct OptInsResponse: Codable, Sendable, Hashable {
+    public var preferences: [String: Bool]
+    public init(preferences: [String: Bool]) { self.preferences = preferences }
+}

@@ -13,8 +13,11 @@ public enum Routes {
     public static let registerToken = Route(.post, "/api/apns/register")
     public static let unregisterToken = Route(.delete, "/api/apns/register")
     public static let listTokens = Route(.get, "/api/apns/register")
+    public static let pullContext = Route(.get, "/api/contexts/{key}")
     public static let activityDismissed = Route(.post, "/api/la/dismissed")
     public static let activityReceipt = Route(.post, "/api/la/receipts")
+    public static let optIns = Route(.get, "/api/la/preferences")
+    public static let setOptIn = Route(.post, "/api/la/preferences")
     public static let notifications = Route(.get, "/api/notifications")
     public static let readNotification = Route(.post, "/api/notifications/{id}/read")
 
@@ -32,7 +35,7 @@ public enum Routes {
         healthz, openAPI, metrics,
         me, user,
         registerToken, unregisterToken, listTokens,
-        activityDismissed, activityReceipt, notifications, readNotification,
+        pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification,
     ]
 }

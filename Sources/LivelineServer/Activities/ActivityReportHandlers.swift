@@ -4,15 +4,41 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// What the app reports about its Live Activities (`engine.md`, "Lifecycle"): `POST
-/// /api/la/dismissed` (the user swiped it away) and `POST /api/la/receipts` (the revision it
-/// rendered). A context of another household is a 404, as if it did not exist.
+/// The app's side of its Live Activities (`engine.md`, "Lifecycle", "Pull-reconcile";
+/// `shared-model.md`): `GET /api/contexts/{key}?since_rev=N` (pull the truth), `POST
+/// /api/la/dismissed` (the user swiped it away), `POST /api/la/receipts` (the revision it
+/// rendered), `GET`/`POST /api/la/preferences` (opt-in per type). A context of another
+/// household — or a `/v1` context none of the household's devices follows — is a 404, as if it
+/// did not exist.
 struct ActivityReportHandlers: Sendable {
     let auth: Authenticator
     let engine: Engine
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: inout Router) {
+        router.add(Routes.pullContext) { request in
+            let caller = try auth.caller(of: request)
+            let context = try visibleContext(try ContextHandlers.key(of: request), to: caller)
+            let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
+            guard let read = try engine.snapshot(key: context.key, sinceRev: sinceRev) else {
+                throw HTTPError.notFound("there is no context \(context.key)")
+            }
+            return try .json(ContextHandlers.response(read))
+        }
+        router.add(Routes.optIns) { request in
+            let caller = try auth.caller(of: request)
+            return try .json(OptInsResponse(preferences: try engine.store.reports.optIns(userID: caller.userID)))
+        }
+        router.add(Routes.setOptIn) { request in
+            let caller = try auth.caller(of: request)
+            let body = try request.decode(OptInRequest.self)
+            guard ContractRegistry.known.contract(named: body.attributesType) != nil else {
+                let known = ContractRegistry.known.names.joined(separator: ", ")
+                throw HTTPError.badRequest("attributes_type must be a known activity type (\(known))", field: "attributes_type")
+            }
+            try engine.store.reports.setOptIn(userID: caller.userID, attributesType: body.attributesType, enabled: body.enabled, now: clock())
+            return try .json(OptInsResponse(preferences: try engine.store.reports.optIns(userID: caller.userID)))
+        }
         router.add(Routes.activityDismissed) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(DismissedReport.self)
@@ -40,9 +66,15 @@ struct ActivityReportHandlers: Sendable {
         guard !key.isEmpty, key.utf8.count <= ContextHandlers.maxKeyLength else {
             throw HTTPError.badRequest("context_key must be a context key of 1 to \(ContextHandlers.maxKeyLength) bytes", field: "context_key")
         }
-        guard let context = try engine.store.contexts.context(key: key), context.householdID == nil || context.householdID == caller.householdID else {
+        guard let context = try engine.store.contexts.context(key: key) else {
             throw HTTPError.notFound("there is no context \(key)")
         }
+        let visible = if let householdID = context.householdID {
+            householdID == caller.householdID
+        } else {
+            try engine.store.contexts.isFollowed(key: key, householdID: caller.householdID)
+        }
+        guard visible else { throw HTTPError.notFound("there is no context \(key)") }
         return context
     }
 }

@@ -18,6 +18,15 @@ enum APIDocumentation {
         .init(Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken", response: "UnregisterTokenResult", errors: [400]),
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
         .init(
+            Routes.pullContext, "Pull a context's truth (the household's, or a /v1 context one of its devices follows); since_rev equal to the current rev: {key, type, state, rev, unchanged: true}",
+            auth: .bearer, response: "ContextSnapshot", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
+        ),
+        .init(Routes.optIns, "The caller's Live Activity opt-in per activity type (types not listed are on)", auth: .bearer, response: "OptIns"),
+        .init(
+            Routes.setOptIn, "Turn the caller's Live Activities of one type on or off (off: never push-started)",
+            auth: .bearer, request: "OptIn", response: "OptIns", errors: [400]
+        ),
+        .init(
             Routes.activityDismissed, "The user swiped the context's activity away: no new start for them unless asked; their update tokens for it end",
             auth: .bearer, request: "DismissedReport", response: "DismissedResult", errors: [400, 404]
         ),
@@ -108,11 +117,13 @@ enum APIDocumentation {
         "StartContextResult": object([
             "key": string, "channelId": string, "channelFallback": string,
             "starts": ["type": "array", "items": object([
-                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "noStartToken"]],
+                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"]],
                 "deviceId": string, "userId": integer, "reason": string,
             ], required: ["outcome"])],
         ], required: ["key", "starts"]),
         "DismissedReport": object(["context_key": string]),
+        "OptIn": object(["attributes_type": ["type": "string", "enum": .array(ContractRegistry.known.names.map { .string($0) })], "enabled": boolean]),
+        "OptIns": object(["preferences": ["type": "object", "additionalProperties": boolean]]),
         "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
         "ReceiptReport": object(["context_key": string, "rev": integer, "device_id": string], required: ["context_key", "rev"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),

@@ -45,6 +45,20 @@ extension ContextRepository {
         return .changed(record)
     }
 
+    /// Whether a device of the household follows the context: it registered a token for the key or
+    /// was sent a start of it. An app may pull a `/v1` context (no owner) only then.
+    public func isFollowed(key: String, householdID: Int) throws -> Bool {
+        try database.read { transaction in
+            try transaction.queryOne(
+                """
+                SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM push_tokens WHERE context_key = $1 AND household_id = $2)
+                    OR EXISTS (SELECT 1 FROM la_starts WHERE context_key = $1 AND household_id = $2)
+                """,
+                [.text(key), SQLValue(householdID)]
+            ) != nil
+        }
+    }
+
     /// Every context in `state` (all with `nil`), by key.
     public func contexts(state: ContextState? = nil) throws -> [ContextRecord] {
         try database.read { transaction in

@@ -1,8 +1,9 @@
 import Foundation
 
 /// What the app reports about its activities (`engine.md`, "Lifecycle"): a user dismissed a
-/// context's activity (`la_dismissals`: no new start for them unless asked), and the revision a
-/// device rendered (`la_receipts`: the timeline shows sent against acknowledged).
+/// context's activity (`la_dismissals`: no new start for them unless asked), the revision a
+/// device rendered (`la_receipts`: the timeline shows sent against acknowledged), and the user's
+/// opt-in per activity type (`la_preferences`: no push-to-start when off).
 public struct ActivityReportRepository: Sendable {
     public let database: any Database
 
@@ -48,6 +49,37 @@ public struct ActivityReportRepository: Sendable {
                 [.text(contextKey), SQLValue(householdID), .text(deviceID)]
             )?.int("rev") ?? rev
         }
+    }
+
+    /// Sets the user's "show Live Activities" setting for `attributesType`.
+    public func setOptIn(userID: Int, attributesType: String, enabled: Bool, now: Date) throws {
+        try database.write { transaction in
+            try transaction.execute(
+                """
+                INSERT INTO la_preferences (user_id, attributes_type, enabled, updated_at) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (user_id, attributes_type) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at
+                """,
+                [SQLValue(userID), .text(attributesType), SQLValue(enabled), SQLValue(now)]
+            )
+        }
+    }
+
+    /// The user's settings by activity type (types without a row are on).
+    public func optIns(userID: Int) throws -> [String: Bool] {
+        try database.read { transaction in
+            var settings: [String: Bool] = [:]
+            for row in try transaction.query("SELECT attributes_type, enabled FROM la_preferences WHERE user_id = $1", [SQLValue(userID)]) {
+                settings[try row.string("attributes_type")] = try row.bool("enabled")
+            }
+            return settings
+        }
+    }
+
+    /// The users who turned Live Activities of `attributesType` off.
+    public func optedOutUsers(attributesType: String, in transaction: any SQLTransaction) throws -> Set<Int> {
+        Set(try transaction.query(
+            "SELECT user_id FROM la_preferences WHERE attributes_type = $1 AND enabled = 0", [.text(attributesType)]
+        ).map { try $0.int("user_id") })
     }
 
     /// The newest receipt of every device for the context, by device.

@@ -1,0 +1,82 @@
+#if canImport(ActivityKit) && os(iOS)
+import ActivityKit
+import Foundation
+import LivelineModel
+
+/// Hands ActivityKit's tokens and states to Liveline (`shared-model.md`; `painpoints.md` §1–2, §10):
+/// the push-to-start token, the update token of every activity of `Attributes` — read
+/// synchronously at launch as Apple recommends, then followed — and the user's dismissals.
+/// Registration is idempotent, so doing it on every launch is right; a missing token is never
+/// sent as null.
+///
+/// ```swift
+/// let sync = LiveActivityTokenSync(client: client, attributes: TripLiveActivityAttributes.self) { "trip:\($0.tripId)" }
+/// sync.start()   // at launch, from the main actor
+/// ```
+@available(iOS 17.2, *)
+@MainActor
+public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveActivityContract> {
+    let client: LivelineClient
+    let contextKey: (Attributes) -> String
+    let frequentPushesEnabled: Bool
+    private var tasks: [Task<Void, Never>] = []
+
+    /// - Parameter contextKey: the server's context key of an activity (from its attributes).
+    public init(client: LivelineClient, attributes: Attributes.Type, contextKey: @escaping (Attributes) -> String) {
+        self.client = client
+        self.contextKey = contextKey
+        frequentPushesEnabled = ActivityAuthorizationInfo().frequentPushesEnabled
+    }
+
+    /// Starts following; call once at launch.
+    public func start() {
+        if let token = Activity<Attributes>.pushToStartToken { register(startToken: token) }
+        tasks.append(Task { [weak self] in
+            for await token in Activity<Attributes>.pushToStartTokenUpdates { self?.register(startToken: token) }
+        })
+        for activity in Activity<Attributes>.activities { follow(activity) }
+        tasks.append(Task { [weak self] in
+            for await activity in Activity<Attributes>.activityUpdates { self?.follow(activity) }
+        })
+    }
+
+    /// Stops following.
+    public func stop() {
+        tasks.forEach { $0.cancel() }
+        tasks = []
+    }
+
+    private func register(startToken: Data) {
+        let client = client
+        let frequent = frequentPushesEnabled
+        let token = Self.hex(startToken)
+        Task { _ = try? await client.register(.pushToStart, token: token, attributesType: Attributes.typeName, frequentPushesEnabled: frequent) }
+    }
+
+    private func follow(_ activity: Activity<Attributes>) {
+        let key = contextKey(activity.attributes)
+        let client = client
+        let frequent = frequentPushesEnabled
+        if let token = activity.pushToken {
+            let hex = Self.hex(token)
+            Task { _ = try? await client.register(.update, token: hex, contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent) }
+        }
+        tasks.append(Task {
+            for await token in activity.pushTokenUpdates {
+                _ = try? await client.register(
+                    .update, token: Self.hex(token), contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent
+                )
+            }
+        })
+        tasks.append(Task {
+            for await state in activity.activityStateUpdates where state == .dismissed {
+                _ = try? await client.reportDismissed(contextKey: key)
+            }
+        })
+    }
+
+    nonisolated static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+}
+#endif

@@ -1,0 +1,170 @@
+import Foundation
+import LivelineModel
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The app's connection to a Liveline server (`shared-model.md`, "The client SDK library"): it
+/// registers push tokens, pulls contexts (`?since_rev=`), reports receipts, dismissals and the
+/// user's opt-in, and reads the inbox. Paths come from the shared `Routes`, bodies from the shared
+/// model, so app and server cannot disagree.
+public final class LivelineClient: Sendable {
+    public let baseURL: URL
+    /// This device's id for the registry (one per app install); nil lets the server use the
+    /// bearer token's device session.
+    public let deviceID: String?
+    private let bearerToken: String
+    private let session: URLSession
+
+    /// - Parameters:
+    ///   - baseURL: the server, e.g. `https://liveline.example.com`.
+    ///   - bearerToken: the user's token (from `liveline users add`).
+    ///   - deviceID: a stable id of this app install (e.g. `identifierForVendor`).
+    public init(baseURL: URL, bearerToken: String, deviceID: String? = nil, session: URLSession = .shared) {
+        self.baseURL = baseURL
+        self.bearerToken = bearerToken
+        self.deviceID = deviceID
+        self.session = session
+    }
+
+    // MARK: Push tokens
+
+    /// Registers a push token (idempotent: call it on every launch with every token you have).
+    /// An empty token is refused here, never sent: a registration never deletes anything.
+    @discardableResult
+    public func register(
+        _ kind: PushTokenKind, token: String, contextKey: String? = nil, attributesType: String? = nil,
+        environment: PushEnvironment? = nil, frequentPushesEnabled: Bool? = nil
+    ) async throws -> RegisterTokenResponse {
+        guard !token.isEmpty else { throw LivelineClientError.invalidArgument("an empty \(kind.rawValue) token is not registered") }
+        let body = RegisterTokenRequest(
+            kind: kind, token: token, contextKey: contextKey, attributesType: attributesType, environment: environment,
+            deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled
+        )
+        return try await call(Routes.registerToken, body: body)
+    }
+
+    /// Removes a token of this household (e.g. after the user logged out).
+    @discardableResult
+    public func unregister(token: String) async throws -> UnregisterTokenResponse {
+        guard !token.isEmpty else { throw LivelineClientError.invalidArgument("an empty token is not sent") }
+        return try await call(Routes.unregisterToken, body: RegisterTokenRequest(kind: nil, token: token))
+    }
+
+    // MARK: Contexts
+
+    /// Pull-reconcile (`engine.md`): `.unchanged` when `sinceRev` is the current revision (the
+    /// server computes nothing else), else the whole truth.
+    public func pull(contextKey: String, sinceRev: Int?) async throws -> PullResult<JSONValue> {
+        let query = sinceRev.map { [URLQueryItem(name: "since_rev", value: String($0))] } ?? []
+        let response: ContextSnapshotResponse = try await call(Routes.pullContext, parameters: ["key": contextKey], query: query)
+        if response.unchanged { return .unchanged(rev: response.rev) }
+        guard let state = response.contentState else {
+            throw LivelineClientError.unexpectedResponse("the snapshot of \(contextKey) has no contentState")
+        }
+        return .snapshot(Snapshot(
+            contextKey: response.key, rev: response.rev, state: state, ended: response.state == .ended, receivedAt: Date()
+        ))
+    }
+
+    /// ``pull(contextKey:sinceRev:)`` with the content state decoded as the widget decodes it
+    /// (`Contract.ContentState`, default `JSONDecoder`).
+    public func pull<Contract: LiveActivityContract>(
+        _ contract: Contract.Type, contextKey: String, sinceRev: Int?
+    ) async throws -> PullResult<Contract.ContentState> {
+        switch try await pull(contextKey: contextKey, sinceRev: sinceRev) {
+        case .unchanged(let rev):
+            return .unchanged(rev: rev)
+        case .snapshot(let snapshot):
+            do {
+                let state = try JSONDecoder().decode(Contract.ContentState.self, from: snapshot.state.compactJSON)
+                return .snapshot(Snapshot(contextKey: snapshot.contextKey, rev: snapshot.rev, state: state, ended: snapshot.ended, receivedAt: snapshot.receivedAt))
+            } catch {
+                throw LivelineClientError.unexpectedResponse("the content state of \(contextKey) does not decode as \(Contract.typeName): \(error)")
+            }
+        }
+    }
+
+    // MARK: Reports
+
+    /// Tells the server this device rendered revision `rev` (the timeline shows it beside what was sent).
+    @discardableResult
+    public func reportReceipt(contextKey: String, rev: Int) async throws -> ReceiptResponse {
+        try await call(Routes.activityReceipt, body: ReceiptReport(contextKey: contextKey, rev: rev, deviceID: deviceID))
+    }
+
+    /// Tells the server the user dismissed the context's activity (no new start for them unless asked).
+    @discardableResult
+    public func reportDismissed(contextKey: String) async throws -> DismissedResponse {
+        try await call(Routes.activityDismissed, body: DismissedReport(contextKey: contextKey))
+    }
+
+    /// Sends the user's "show Live Activities" setting for one activity type; the server never
+    /// push-starts a card of a type that is off.
+    @discardableResult
+    public func setLiveActivities(enabled: Bool, for attributesType: String) async throws -> [String: Bool] {
+        let response: OptInsResponse = try await call(Routes.setOptIn, body: OptInRequest(attributesType: attributesType, enabled: enabled))
+        return response.preferences
+    }
+
+    // MARK: Inbox
+
+    /// The user's notifications, newest first.
+    public func notifications() async throws -> [NotificationItem] {
+        let response: NotificationsResponse = try await call(Routes.notifications)
+        return response.notifications
+    }
+
+    /// Marks one notification read.
+    public func markRead(notificationID: Int) async throws {
+        let _: NotificationReadResponse = try await call(Routes.readNotification, parameters: ["id": String(notificationID)])
+    }
+
+    // MARK: The request path
+
+    func call<Response: Decodable>(
+        _ route: Route, parameters: [String: String] = [:], query: [URLQueryItem] = [], body: (some Encodable)? = Optional<Int>.none
+    ) async throws -> Response {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw LivelineClientError.invalidArgument("the base URL \(baseURL) cannot take a path")
+        }
+        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + route.path(parameters)
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw LivelineClientError.invalidArgument("no URL for \(route)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = route.method.rawValue
+        request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try APICoding.makeEncoder().encode(body)
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw LivelineClientError.network(error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else { throw LivelineClientError.unexpectedResponse("not an HTTP answer") }
+        guard (200..<300).contains(http.statusCode) else {
+            if let problem = try? APICoding.makeDecoder().decode(ErrorBody.self, from: data) {
+                throw LivelineClientError.server(
+                    status: http.statusCode, code: problem.error.code, message: problem.error.message, field: problem.error.field
+                )
+            }
+            throw LivelineClientError.server(status: http.statusCode, code: "http\(http.statusCode)", message: "the server answered \(http.statusCode)", field: nil)
+        }
+        do {
+            return try APICoding.makeDecoder().decode(Response.self, from: data)
+        } catch {
+            throw LivelineClientError.unexpectedResponse("\(route) answered a body that does not decode as \(Response.self): \(error)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

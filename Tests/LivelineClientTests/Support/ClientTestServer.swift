@@ -1,0 +1,67 @@
+import Foundation
+import LivelineClient
+import LivelineCrypto
+import LivelineSandbox
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+
+/// A real Liveline server for the SDK's tests: HTTP on a free port, SQLite in a temporary
+/// folder, the in-process APNs sandbox; a user with a bearer token and an admin helper.
+final class ClientTestServer: @unchecked Sendable {
+    static let adminKey = "client-tests-admin-key-0123456789"
+    let folder: URL
+    let app: Application
+    let bearer: String
+    let userID: Int
+    let householdID: Int
+
+    init(clock: ManualClock? = nil) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-client-\(UUID().uuidString)")
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = folder
+        configuration.accessLog = "off"
+        configuration.adminKey = Self.adminKey
+        configuration.minimumPushInterval = 0
+        if let clock {
+            app = try buildApplication(configuration, clock: clock.function)
+        } else {
+            app = try buildApplication(configuration)
+        }
+        try app.start()
+        (bearer, userID, householdID) = try Self.addUser(app, household: "Fisch", name: "Dennis")
+    }
+
+    static func addUser(_ app: Application, household: String, name: String) throws -> (String, Int, Int) {
+        let token = SecureRandom.token(prefix: "ll_")
+        let user = try app.store.accounts.createUser(
+            household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()
+        )
+        return (token, user.id, user.householdID)
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(app.port)")! }
+    var sandbox: APNsSandbox { app.sandbox! }
+
+    func client(deviceID: String? = "iphone-1", bearer: String? = nil) -> LivelineClient {
+        LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID)
+    }
+
+    /// A request with the admin key (`/v1`).
+    func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
+        try TestHTTPConnection(port: app.port).request(
+            method, path, headers: ["Authorization": "Bearer \(Self.adminKey)"], body: json.map { Array($0.utf8) }
+        )
+    }
+
+    static func trip(delay: Int, remaining: Int = 240) -> String {
+        #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t1","line":"S5","destination":"Flughafen"},"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":\#(remaining),"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}}"#
+    }
+
+    func stop() {
+        app.shutdown()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
