@@ -27,8 +27,10 @@ public struct SharedSnapshotStore: Sendable {
     #endif
 
     #if canImport(WidgetKit)
-    /// Asks every widget to reload its timeline.
-    public static let reloadWidgets: @Sendable (String) -> Void = { _ in WidgetCenter.shared.reloadAllTimelines() }
+    /// Asks every widget to reload its timeline (on the main actor).
+    public static let reloadWidgets: @Sendable (String) -> Void = { _ in
+        Task { @MainActor in WidgetCenter.shared.reloadAllTimelines() }
+    }
     #endif
 
     /// Writes the snapshot of its context atomically, replacing the previous one.
