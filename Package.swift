@@ -39,6 +39,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
@@ -84,6 +85,14 @@ let package = Package(
         .testTarget(
             name: "LivelineClientTests",
             dependencies: ["LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineDevicesTests",
+            dependencies: [
+                "LivelineDevices", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
+                "LivelineTestSupport", "LivelinePush", "LivelineStore",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "liveline"], swiftSettings: swiftSettings),

@@ -185,6 +185,32 @@ public final class APNsSandbox: Sendable {
         }
     }
 
+    // MARK: Observing what is accepted
+
+    /// Calls `handler` with every push the sandbox accepts from now on (device and broadcast), on
+    /// the sandbox's I/O thread — keep it short (simulated devices queue it). Returns an id for
+    /// ``stopObserving(_:)``.
+    @discardableResult
+    public func observeAccepted(_ handler: @escaping @Sendable (AcceptedPush) -> Void) -> UInt64 {
+        core.observers.withLock { observers in
+            observers.next += 1
+            observers.handlers[observers.next] = handler
+            return observers.next
+        }
+    }
+
+    public func stopObserving(_ id: UInt64) {
+        _ = core.observers.withLock { $0.handlers.removeValue(forKey: id) }
+    }
+
+    /// Whether `token` is registered and active (not unregistered or expired).
+    public func isActive(token: String) -> Bool {
+        core.state.withLock { state in
+            if case .active? = state.devices[token.lowercased()]?.status { return true }
+            return false
+        }
+    }
+
     // MARK: Faults
 
     /// Replaces the faults; the draws start again from the seed.

@@ -47,18 +47,20 @@ extension SandboxCore {
         guard (try? JSONSerialization.jsonObject(with: Data(request.body))) is [String: Any] else {
             throw .badRequest(.badRequestPayload)
         }
+        let accepted = AcceptedPush(
+            apnsID: requestID, pushType: APNsPushType.liveactivity.rawValue, topic: headers["apns-topic"],
+            priority: priority, expiration: expiration, collapseID: headers["apns-collapse-id"], payload: request.body,
+            receivedAt: now, token: nil, channelID: channelID, connectionID: request.connectionID
+        )
         try state.withLock { state throws(APNsRejection) in
             guard let channel = state.channels[channelID], channel.bundleID == bundleID else {
                 throw .badRequest(.channelNotRegistered)
             }
             if channel.storagePolicy == 0, let expiration, expiration != 0 { throw .badRequest(.badExpirationDate) }
             if let fault = state.drawFault() { throw fault }
-            state.record(AcceptedPush(
-                apnsID: requestID, pushType: APNsPushType.liveactivity.rawValue, topic: headers["apns-topic"],
-                priority: priority, expiration: expiration, collapseID: headers["apns-collapse-id"], payload: request.body,
-                receivedAt: now, token: nil, channelID: channelID, connectionID: request.connectionID
-            ))
+            state.record(accepted)
         }
+        notifyObservers(accepted)
         return success(idName: "apns-request-id", id: requestID)
     }
 

@@ -60,6 +60,11 @@ extension SandboxCore {
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
         guard request.body.count <= pushType.maxPayloadBytes else { throw APNsRejection(413, .payloadTooLarge) }
 
+        let accepted = AcceptedPush(
+            apnsID: apnsID, pushType: pushType.rawValue, topic: topic, priority: priority, expiration: expiration,
+            collapseID: collapseID, payload: request.body, receivedAt: now, token: token, channelID: nil,
+            connectionID: request.connectionID
+        )
         try state.withLock { state throws(APNsRejection) in
             if let bundleID, !state.bundles.contains(bundleID) { throw .badRequest(.topicDisallowed) }
             if let device = state.devices[token] {
@@ -73,12 +78,9 @@ extension SandboxCore {
                 throw .badRequest(.badDeviceToken)
             }
             if let fault = state.drawFault() { throw fault }
-            state.record(AcceptedPush(
-                apnsID: apnsID, pushType: pushType.rawValue, topic: topic, priority: priority, expiration: expiration,
-                collapseID: collapseID, payload: request.body, receivedAt: now, token: token, channelID: nil,
-                connectionID: request.connectionID
-            ))
+            state.record(accepted)
         }
+        notifyObservers(accepted)
         return success(idName: "apns-id", id: apnsID)
     }
 

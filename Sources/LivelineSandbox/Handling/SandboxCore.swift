@@ -12,6 +12,14 @@ final class SandboxCore: Sendable {
     let defaultBundleID: String
     let verifier = ProviderTokenVerifier()
     let state: Mutex<SandboxState>
+    /// Who is told of every accepted push (simulated devices), by id.
+    let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (AcceptedPush) -> Void])>((0, [:]))
+
+    /// Tells every observer of an accepted push (outside the state's lock, on the I/O thread).
+    func notifyObservers(_ push: AcceptedPush) {
+        let handlers = observers.withLock { Array($0.handlers.values) }
+        for handler in handlers { handler(push) }
+    }
 
     /// A provider token whose `iat` is older than this is `403 ExpiredProviderToken`.
     ///

@@ -1,0 +1,52 @@
+import Foundation
+import LivelineModel
+
+/// What a simulated iPhone is (`device.md`): who uses it, which iOS, what the user allowed, which
+/// Live Activity types the app has. Also one entry of the `liveline sandbox --devices FILE` file.
+public struct DeviceConfiguration: Sendable, Hashable, Codable {
+    /// The device id the app registers its tokens with.
+    public var id: String
+    public var userID: Int
+    public var householdID: Int
+    public var environment: PushEnvironment
+    public var os: OSVersion
+    /// The user tapped "Allow" for the app's Live Activities (until then a push-started activity
+    /// mints no update token).
+    public var liveActivitiesAllowed: Bool
+    /// "More frequent updates" allowed in Settings (a larger priority-10 budget).
+    public var frequentUpdatesAllowed: Bool
+    /// The app's `ActivityAttributes` types (push-to-start tokens exist for these).
+    public var activityTypes: [String]
+
+    public init(
+        id: String, userID: Int, householdID: Int, environment: PushEnvironment = .sandbox, os: OSVersion = OSVersion(18, 0),
+        liveActivitiesAllowed: Bool = true, frequentUpdatesAllowed: Bool = false, activityTypes: [String] = ContractRegistry.known.names
+    ) {
+        self.id = id
+        self.userID = userID
+        self.householdID = householdID
+        self.environment = environment
+        self.os = os
+        self.liveActivitiesAllowed = liveActivitiesAllowed
+        self.frequentUpdatesAllowed = frequentUpdatesAllowed
+        self.activityTypes = activityTypes
+    }
+}
+
+/// The server's context key of an activity, from its attributes and the device's user
+/// (`contracts.md`): `shopping:{householdId}:{week}`, `cooksuggest:{sessionId}:{userId}`,
+/// `trip:{tripId}`. Replaceable for apps that key their contexts otherwise.
+public typealias ContextKeyResolver = @Sendable (_ attributesType: String, _ attributes: JSONValue, _ device: DeviceConfiguration) -> String?
+
+public enum ContextKeys {
+    public static let standard: ContextKeyResolver = { type, attributes, device in
+        let fields = attributes.objectValue ?? [:]
+        func text(_ key: String) -> String? { if case .string(let value)? = fields[key] { value } else { nil } }
+        switch type {
+        case ShoppingActivityAttributes.typeName: return text("week").map { "shopping:\(device.householdID):\($0)" }
+        case CookSuggestActivityAttributes.typeName: return text("sessionId").map { "cooksuggest:\($0):\(device.userID)" }
+        case TripLiveActivityAttributes.typeName: return text("tripId").map { "trip:\($0)" }
+        default: return nil
+        }
+    }
+}

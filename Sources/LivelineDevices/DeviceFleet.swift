@@ -1,0 +1,245 @@
+import Foundation
+import LivelineClient
+import LivelineModel
+import LivelineSandbox
+import Synchronization
+
+/// Simulated iPhones attached to an APNs sandbox (`device.md`): every push the sandbox accepts for
+/// a device's token — or a channel one of its activities follows — is delivered to it (through
+/// the configured faults), and what its app does next (register tokens, pull, report receipts and
+/// dismissals) is carried out through the real API with ``LivelineClient``.
+public final class DeviceFleet: Sendable {
+    public let sandbox: APNsSandbox
+    public let faults: DeviceFaults
+
+    struct Member: Sendable {
+        let device: SimulatedDevice
+        let client: LivelineClient?
+        var online = true
+        /// While offline: the one push APNs keeps for the app (the latest).
+        var stored: AcceptedPush?
+        /// Held back to be delivered out of order.
+        var held: [AcceptedPush] = []
+    }
+
+    struct State: Sendable {
+        var members: [String: Member] = [:]
+        var tokens: [String: String] = [:]  // token → device id
+        var random: SplitMix64
+        var pending = 0
+    }
+    private let state: Mutex<State>
+    private let queue = DispatchQueue(label: "liveline-device-fleet")
+    private let observation: Mutex<UInt64?> = Mutex(nil)
+
+    public init(sandbox: APNsSandbox, faults: DeviceFaults = .none) {
+        self.sandbox = sandbox
+        self.faults = faults
+        state = Mutex(State(random: SplitMix64(seed: faults.seed)))
+        let id = sandbox.observeAccepted { [weak self] push in self?.accepted(push) }
+        observation.withLock { $0 = id }
+    }
+
+    /// Stops receiving pushes.
+    public func detach() {
+        if let id = observation.withLock({ $0 }) { sandbox.stopObserving(id) }
+    }
+
+    deinit { detach() }
+
+    // MARK: Devices
+
+    /// Adds a device: its tokens become known to the sandbox, and its app registers them with
+    /// the server through `client` (when given), as at launch.
+    public func add(_ device: SimulatedDevice, client: LivelineClient?) {
+        for token in device.tokens { sandbox.registerDevice(token: token) }
+        state.withLock { state in
+            state.members[device.id] = Member(device: device, client: client)
+            for token in device.tokens { state.tokens[token] = device.id }
+        }
+        perform(device.launchActions(), for: device.id)
+    }
+
+    public func device(_ id: String) -> SimulatedDevice? { state.withLock { $0.members[id]?.device } }
+
+    public var devices: [SimulatedDevice] { state.withLock { $0.members.values.map(\.device).sorted { $0.id < $1.id } } }
+
+    /// Takes the device off the network (APNs keeps only its latest push) or back on (that push arrives).
+    public func setOnline(_ online: Bool, device id: String) {
+        let stored: AcceptedPush? = state.withLock { state in
+            guard var member = state.members[id] else { return nil }
+            member.online = online
+            let stored = online ? member.stored : nil
+            if online { member.stored = nil }
+            state.members[id] = member
+            return stored
+        }
+        if let stored { deliver([stored], to: id) }
+    }
+
+    /// The user taps "Allow": waiting activities mint their update tokens, which the app registers.
+    public func allow(device id: String) {
+        guard let device = device(id) else { return }
+        perform(device.allow(), for: id)
+    }
+
+    /// The user swipes a card away; the app reports it.
+    public func dismiss(device id: String, contextKey: String) {
+        guard let device = device(id) else { return }
+        perform(device.dismiss(contextKey: contextKey), for: id)
+    }
+
+    /// The system rotates an activity's update token: the old one gets `410 Unregistered` from the
+    /// sandbox, and the app registers the new one.
+    public func rotateUpdateToken(device id: String, contextKey: String) {
+        guard let device = device(id), let (old, new) = device.rotateUpdateToken(contextKey: contextKey) else { return }
+        let type = device.activity(contextKey: contextKey)?.attributesType
+        sandbox.markUnregistered(token: old, at: device.clock())
+        perform([.register(kind: .update, token: new, contextKey: contextKey, attributesType: type)], for: id)
+    }
+
+    /// The system rotates the push-to-start token of `type`.
+    public func rotateStartToken(device id: String, type: String) {
+        guard let device = device(id), let (old, new) = device.rotateStartToken(type: type) else { return }
+        sandbox.markUnregistered(token: old, at: device.clock())
+        perform([.register(kind: .pushToStart, token: new, contextKey: nil, attributesType: type)], for: id)
+    }
+
+    /// The app comes to the foreground: it pulls each of its activities' contexts.
+    public func foreground(device id: String) {
+        guard let device = device(id) else { return }
+        let actions = device.activities.filter(\.isVisible).map { AppAction.pull(contextKey: $0.contextKey, sinceRev: $0.rev) }
+        perform(actions, for: id)
+    }
+
+    /// Delivers what is held back for reordering and waits until every delivery and app call
+    /// in progress finished (at most `timeout`); false on timeout.
+    @discardableResult
+    public func settle(timeout: TimeInterval = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let held: [(String, [AcceptedPush])] = state.withLock { state in
+                var out: [(String, [AcceptedPush])] = []
+                for (id, member) in state.members where !member.held.isEmpty {
+                    var shuffled = member.held
+                    shuffled.shuffle(using: &state.random)
+                    out.append((id, shuffled))
+                    state.members[id]?.held = []
+                }
+                return out
+            }
+            for (id, pushes) in held { deliver(pushes, to: id) }
+            if held.isEmpty && state.withLock({ $0.pending }) == 0 { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        } while Date() < deadline
+        return false
+    }
+
+    // MARK: Delivery
+
+    private func accepted(_ push: AcceptedPush) {
+        let targets: [String] = state.withLock { state in
+            if let token = push.token { return state.tokens[token].map { [$0] } ?? [] }
+            guard let channel = push.channelID else { return [] }
+            return state.members.values.filter { member in member.device.activities.contains { $0.channelID == channel && $0.isVisible } }
+                .map(\.device.id).sorted()
+        }
+        for id in targets { route(push, to: id) }
+    }
+
+    private func route(_ push: AcceptedPush, to id: String) {
+        enum Route { case lost, stored(replaced: Bool), held, now([AcceptedPush]) }
+        let route: Route = state.withLock { state in
+            guard var member = state.members[id] else { return .lost }
+            defer { state.members[id] = member }
+            if faults.dropShare > 0, Double.random(in: 0..<1, using: &state.random) < faults.dropShare { return .lost }
+            if !member.online {
+                let replaced = member.stored != nil
+                member.stored = push
+                return .stored(replaced: replaced)
+            }
+            if faults.reorderWindow > 1 {
+                member.held.append(push)
+                guard member.held.count >= faults.reorderWindow else { return .held }
+                var batch = member.held
+                batch.shuffle(using: &state.random)
+                member.held = []
+                return .now(batch)
+            }
+            return .now([push])
+        }
+        switch route {
+        case .lost: device(id)?.note(.dropped, "lost on the way (network fault): never delivered")
+        case .stored(let replaced): if replaced { device(id)?.note(.dropped, "offline: APNs keeps only the latest push, an older one is replaced") }
+        case .held: break
+        case .now(let pushes): deliver(pushes, to: id)
+        }
+    }
+
+    private func deliver(_ pushes: [AcceptedPush], to id: String) {
+        state.withLock { $0.pending += 1 }
+        let work: @Sendable () -> Void = { [self] in
+            if let device = device(id) {
+                for push in pushes { perform(device.receive(push), for: id) }
+            }
+            state.withLock { $0.pending -= 1 }
+        }
+        if let delay = faults.delay {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: work)
+        } else {
+            queue.async(execute: work)
+        }
+    }
+
+    // MARK: The app
+
+    private func perform(_ actions: [AppAction], for id: String) {
+        guard !actions.isEmpty, let member = state.withLock({ $0.members[id] }) else { return }
+        // Tokens must be known to the sandbox before the server may send to them.
+        for case .register(_, let token, _, _) in actions {
+            sandbox.registerDevice(token: token)
+            state.withLock { $0.tokens[token] = id }
+        }
+        guard let client = member.client else { return }
+        state.withLock { $0.pending += 1 }
+        Task { [self] in
+            for action in actions { await run(action, device: member.device, client: client) }
+            state.withLock { $0.pending -= 1 }
+        }
+    }
+
+    private func run(_ action: AppAction, device: SimulatedDevice, client: LivelineClient) async {
+        do {
+            switch action {
+            case .register(let kind, let token, let contextKey, let type):
+                let frequent = device.configuration.frequentUpdatesAllowed
+                _ = try await client.register(kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment, frequentPushesEnabled: frequent)
+                device.note(.event, "app registered its \(kind.rawValue) token\(contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? "")", contextKey: contextKey)
+            case .pull(let contextKey, let sinceRev):
+                switch try await client.pull(contextKey: contextKey, sinceRev: sinceRev) {
+                case .unchanged(let rev):
+                    device.note(.event, "app pulled: unchanged at rev \(rev)", contextKey: contextKey)
+                case .snapshot(let snapshot):
+                    for next in device.applyPull(contextKey: contextKey, rev: snapshot.rev, contentState: snapshot.state, ended: snapshot.ended) {
+                        await run(next, device: device, client: client)
+                    }
+                }
+            case .receipt(let contextKey, let rev):
+                _ = try await client.reportReceipt(contextKey: contextKey, rev: rev)
+            case .dismissed(let contextKey):
+                _ = try await client.reportDismissed(contextKey: contextKey)
+                device.note(.event, "app reported the dismissal", contextKey: contextKey)
+            }
+        } catch {
+            device.note(.event, "app: \(action) failed: \(error)", contextKey: nil)
+        }
+    }
+}
+
+extension SimulatedDevice {
+    /// Adds a line to the log from outside a decision (the fleet, the app).
+    func note(_ verdict: DeviceLogEntry.Verdict, _ message: String, contextKey: String? = nil) {
+        appendLog(DeviceLogEntry(at: clock(), verdict: verdict, contextKey: contextKey, message: message))
+    }
+}

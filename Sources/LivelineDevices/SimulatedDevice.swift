@@ -1,0 +1,236 @@
+import Foundation
+import LivelineModel
+import LivelineSandbox
+import Synchronization
+
+/// A simulated iPhone (`device.md`): it holds the app's tokens and Live Activities, applies
+/// ActivityKit's rules to every push the sandbox accepted for it, explains each decision in its
+/// log, and says what the app does next (``AppAction``: register a token, pull, report a receipt),
+/// which ``DeviceFleet`` carries out through the real API.
+public final class SimulatedDevice: Sendable {
+    public let configuration: DeviceConfiguration
+    public let rules: DeviceRules
+    let registry: ContractRegistry
+    let contextKey: ContextKeyResolver
+    let clock: @Sendable () -> Date
+
+    struct State: Sendable {
+        var allowed: Bool
+        var alertToken: String
+        var startTokens: [String: String]  // type → token
+        var activities: [SimulatedActivity] = []
+        var startLedger: [Date] = []
+        var log: [DeviceLogEntry] = []
+        var nextActivity = 1
+        var random: SplitMix64
+    }
+    private let state: Mutex<State>
+
+    public init(
+        _ configuration: DeviceConfiguration, rules: DeviceRules = DeviceRules(), seed: UInt64 = 1,
+        contextKey: @escaping ContextKeyResolver = ContextKeys.standard, registry: ContractRegistry = .known,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.rules = rules
+        self.registry = registry
+        self.contextKey = contextKey
+        self.clock = clock
+        var random = SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: configuration.id.hashValueStable))
+        let alert = random.token()
+        var starts: [String: String] = [:]
+        for type in configuration.activityTypes where configuration.os >= .pushToStart { starts[type] = random.token() }
+        state = Mutex(State(allowed: configuration.liveActivitiesAllowed, alertToken: alert, startTokens: starts, random: random))
+    }
+
+    // MARK: What it holds
+
+    public var id: String { configuration.id }
+    public var log: [DeviceLogEntry] { state.withLock { $0.log } }
+    public var activities: [SimulatedActivity] { state.withLock { $0.activities } }
+    public var alertToken: String { state.withLock { $0.alertToken } }
+    public var startTokens: [String: String] { state.withLock { $0.startTokens } }
+    public var liveActivitiesAllowed: Bool { state.withLock { $0.allowed } }
+
+    /// Every token of the device (the sandbox must know them).
+    public var tokens: [String] {
+        state.withLock { state in [state.alertToken] + state.startTokens.values.sorted() + state.activities.compactMap(\.updateToken) }
+    }
+
+    /// The activity of `contextKey` shown on the lock screen (the newest, if several).
+    public func activity(contextKey: String) -> SimulatedActivity? {
+        state.withLock { $0.activities.last { $0.contextKey == contextKey && $0.isVisible } }
+    }
+
+    /// The card of `contextKey` as it renders now (nil when none is on the lock screen).
+    public func card(contextKey: String) -> RenderedCard? {
+        activity(contextKey: contextKey).flatMap(CardRenderer.render)
+    }
+
+    /// What the app registers at launch: its alert token and a push-to-start token per type.
+    public func launchActions() -> [AppAction] {
+        state.withLock { state in
+            [.register(kind: .alert, token: state.alertToken, contextKey: nil, attributesType: nil)]
+                + state.startTokens.keys.sorted().map { type in
+                    .register(kind: .pushToStart, token: state.startTokens[type]!, contextKey: nil, attributesType: type)
+                }
+        }
+    }
+
+    // MARK: Receiving a push
+
+    /// Applies ActivityKit's rules to a push the sandbox accepted for this device.
+    @discardableResult
+    public func receive(_ push: AcceptedPush) -> [AppAction] {
+        let now = clock()
+        var actions = tick(now: now)
+        actions += state.withLock { state -> [AppAction] in
+            var decision = Decision(state: state, device: self, now: now)
+            let result = decision.handle(push)
+            state = decision.state
+            return result
+        }
+        return actions
+    }
+
+    /// Time passes: stale dates, the 8-hour end, dismissals (`device.md`, "Lifetime").
+    @discardableResult
+    public func tick(now: Date? = nil) -> [AppAction] {
+        let now = now ?? clock()
+        return state.withLock { state in
+            for index in state.activities.indices {
+                var activity = state.activities[index]
+                switch activity.state {
+                case .active, .stale:
+                    if now >= activity.startedAt.addingTimeInterval(rules.lifetime) {
+                        activity.state = .ended
+                        activity.endedAt = now
+                        activity.dismissAt = now.addingTimeInterval(rules.dismissalCap)
+                        Self.note(&state, now, .event, activity.contextKey, "ended by the system: 8 hours since its start")
+                    } else if activity.state == .active, let staleAt = activity.staleAt, now >= staleAt {
+                        activity.state = .stale
+                        Self.note(&state, now, .event, activity.contextKey, "stale: its stale-date \(Int(staleAt.timeIntervalSince1970)) has passed")
+                    }
+                case .ended:
+                    if let dismissAt = activity.dismissAt, now >= dismissAt {
+                        activity.state = .dismissed
+                        Self.note(&state, now, .event, activity.contextKey, "removed from the lock screen (dismissal date reached)")
+                    }
+                case .dismissed:
+                    break
+                }
+                state.activities[index] = activity
+            }
+            return []
+        }
+    }
+
+    // MARK: The user and the app
+
+    /// The user taps "Allow" for the app's Live Activities: waiting activities mint their tokens.
+    public func allow() -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            state.allowed = true
+            var actions: [AppAction] = []
+            for index in state.activities.indices where state.activities[index].awaitingAllow {
+                let token = state.random.token()
+                state.activities[index].updateToken = token
+                state.activities[index].awaitingAllow = false
+                let activity = state.activities[index]
+                Self.note(&state, now, .event, activity.contextKey, "the user allowed Live Activities: update token minted")
+                actions.append(.register(kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType))
+            }
+            return actions
+        }
+    }
+
+    /// The user swipes the card of `contextKey` away.
+    public func dismiss(contextKey: String) -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            var actions: [AppAction] = []
+            for index in state.activities.indices where state.activities[index].contextKey == contextKey && state.activities[index].isVisible {
+                state.activities[index].state = .dismissed
+                state.activities[index].endedAt = state.activities[index].endedAt ?? now
+                Self.note(&state, now, .event, contextKey, "dismissed by the user")
+                actions.append(.dismissed(contextKey: contextKey))
+            }
+            return actions
+        }
+    }
+
+    /// The system gives the activity of `contextKey` a new update token (the old one then gets 410).
+    public func rotateUpdateToken(contextKey: String) -> (old: String, new: String)? {
+        let now = clock()
+        return state.withLock { state in
+            guard let index = state.activities.lastIndex(where: { $0.contextKey == contextKey && $0.updateToken != nil }),
+                let old = state.activities[index].updateToken else { return nil }
+            let new = state.random.token()
+            state.activities[index].updateToken = new
+            Self.note(&state, now, .event, contextKey, "update token rotated")
+            return (old, new)
+        }
+    }
+
+    /// The system gives the push-to-start token of `type` a new value.
+    public func rotateStartToken(type: String) -> (old: String, new: String)? {
+        let now = clock()
+        return state.withLock { state in
+            guard let old = state.startTokens[type] else { return nil }
+            let new = state.random.token()
+            state.startTokens[type] = new
+            Self.note(&state, now, .event, nil, "push-to-start token of \(type) rotated")
+            return (old, new)
+        }
+    }
+
+    /// The app pulled the truth of `contextKey` and updates its activity locally (the revision
+    /// guard: only a newer revision replaces what is shown; an ended context ends the card).
+    /// Returns the receipt to report, if the card changed.
+    public func applyPull(contextKey: String, rev: Int, contentState: JSONValue, ended: Bool) -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            guard let index = state.activities.lastIndex(where: { $0.contextKey == contextKey && $0.isVisible }) else { return [] }
+            var activity = state.activities[index]
+            guard activity.state != .ended else { return [] }
+            if let shown = activity.rev, shown >= rev {
+                Self.note(&state, now, .event, contextKey, "pulled rev \(rev): the card already shows rev \(shown)")
+                return []
+            }
+            if let problem = registry.contentStateError(contentState, typeName: activity.attributesType) {
+                Self.note(&state, now, .dropped, contextKey, "pulled rev \(rev) does not decode: \(problem)")
+                return []
+            }
+            activity.contentState = contentState
+            if ended {
+                activity.state = .ended
+                activity.endedAt = now
+                activity.dismissAt = now.addingTimeInterval(rules.dismissalCap)
+            }
+            state.activities[index] = activity
+            Self.note(&state, now, .applied, contextKey, "updated by the app from pull: rev \(rev)\(ended ? " (ended)" : "")")
+            return [.receipt(contextKey: contextKey, rev: rev)]
+        }
+    }
+
+    func appendLog(_ entry: DeviceLogEntry) {
+        state.withLock { $0.log.append(entry) }
+    }
+
+    static func note(_ state: inout State, _ now: Date, _ verdict: DeviceLogEntry.Verdict, _ key: String?, _ message: String) {
+        state.log.append(DeviceLogEntry(at: now, verdict: verdict, contextKey: key, message: message))
+    }
+}
+
+extension String {
+    /// A hash that is the same in every run (Swift's `hashValue` is seeded per process).
+    var hashValueStable: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

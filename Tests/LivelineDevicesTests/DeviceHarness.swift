@@ -1,0 +1,121 @@
+import Foundation
+import LivelineClient
+import LivelineCrypto
+import LivelineDevices
+import LivelineModel
+import LivelinePush
+import LivelineSandbox
+import LivelineServer
+import LivelineTestSupport
+import Testing
+
+/// A server, its in-process APNs sandbox and a fleet of simulated iPhones on a manual clock:
+/// every push travels server → APNs client → sandbox (HTTP/2 + TLS) → device.
+final class DeviceHarness: @unchecked Sendable {
+    static let adminKey = "devices-tests-admin-key-0123456789"
+    let folder: URL
+    let app: Application
+    let fleet: DeviceFleet
+    let clock = ManualClock()
+    let bearer: String
+    let userID: Int
+    let householdID: Int
+    var sandbox: APNsSandbox { app.sandbox! }
+
+    init(faults: DeviceFaults = .none, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-devices-\(UUID().uuidString)")
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = folder
+        configuration.accessLog = "off"
+        configuration.adminKey = Self.adminKey
+        configuration.minimumPushInterval = 0
+        configure(&configuration)
+        app = try buildApplication(configuration)
+        try app.start()
+        fleet = DeviceFleet(sandbox: app.sandbox!, faults: faults)
+        let token = SecureRandom.token(prefix: "ll_")
+        let user = try app.store.accounts.createUser(
+            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()
+        )
+        bearer = token
+        userID = user.id
+        householdID = user.householdID
+    }
+
+    /// A phone of the user, launched: its app registered its tokens with the server.
+    func phone(
+        _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules()
+    ) async -> SimulatedDevice {
+        let device = SimulatedDevice(
+            DeviceConfiguration(
+                id: id, userID: userID, householdID: householdID, os: os, liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
+            ),
+            rules: rules, clock: clock.function
+        )
+        fleet.add(device, client: LivelineClient(baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, bearerToken: bearer, deviceID: id))
+        await fleet.settle()
+        return device
+    }
+
+    func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
+        try TestHTTPConnection(port: app.port).request(
+            method, path, headers: ["Authorization": "Bearer \(Self.adminKey)"], body: json.map { Array($0.utf8) }
+        )
+    }
+
+    static func trip(_ tripID: String, delay: Int, phase: String = "inProgress", remaining: Int = 240) -> String {
+        #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"\#(tripID)","line":"S5","destination":"Flughafen"},"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":\#(remaining),"delay":\#(delay),"occupancy":"low","phase":"\#(phase)","progress":0.5}}"#
+    }
+
+    /// Creates (or changes) the trip context `trip:<tripID>`.
+    func put(_ tripID: String, delay: Int, phase: String = "inProgress", remaining: Int = 240) throws {
+        let response = try admin("PUT", "/v1/contexts/trip:\(tripID)", json: Self.trip(tripID, delay: delay, phase: phase, remaining: remaining))
+        #expect(response.status == 200 || response.status == 201, "\(response.text)")
+    }
+
+    /// Starts `trip:<tripID>` by push-to-start on the user's phones; the answer's outcomes.
+    @discardableResult
+    func start(_ tripID: String, useChannel: Bool = false) throws -> [String] {
+        let body = #"{"userIds":[\#(userID)],"alert":{"title":"Your trip"},"useChannel":\#(useChannel)}"#
+        let response = try admin("POST", "/v1/contexts/trip:\(tripID)/start", json: body)
+        #expect(response.status == 200, "\(response.text)")
+        return (response.json?["starts"] as? [[String: Any]] ?? []).compactMap { $0["outcome"] as? String }
+    }
+
+    /// Sends a raw Live Activity push through the server's APNs client (for what the server
+    /// itself would never send).
+    func raw(_ token: String, _ aps: [String: Any], priority: APNSPriority = .immediate) async throws -> APNSResult {
+        let payload = try JSONSerialization.data(withJSONObject: ["aps": aps])
+        return await app.apns.send(.liveActivity(deviceToken: token, bundleID: sandbox.bundleID, payload: Array(payload), priority: priority))
+    }
+
+    var now: Int { Int(Date().timeIntervalSince1970) }
+
+    /// Waits until `condition` holds, letting the fleet deliver.
+    func until(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            await fleet.settle(timeout: 1)
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    func stop() {
+        fleet.detach()
+        app.shutdown()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+extension SimulatedDevice {
+    /// The log messages about `contextKey` (or all), for assertions.
+    func messages(_ contextKey: String? = nil) -> [String] {
+        log.filter { contextKey == nil || $0.contextKey == contextKey }.map(\.description)
+    }
+
+    func logged(_ text: String) -> Bool { log.contains { $0.description.contains(text) } }
+}
