@@ -15,16 +15,21 @@ public final class LivelineClient: Sendable {
     public let deviceID: String?
     private let bearerToken: String
     private let session: URLSession
+    /// How long one call may take before it fails as a network error.
+    public let timeout: TimeInterval
 
     /// - Parameters:
     ///   - baseURL: the server, e.g. `https://liveline.example.com`.
     ///   - bearerToken: the user's token (from `liveline users add`).
     ///   - deviceID: a stable id of this app install (e.g. `identifierForVendor`).
-    public init(baseURL: URL, bearerToken: String, deviceID: String? = nil, session: URLSession = .shared) {
+    ///   - session: the URL session (default `.shared`).
+    ///   - timeout: how long one call may take (default 30 s).
+    public init(baseURL: URL, bearerToken: String, deviceID: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 30) {
         self.baseURL = baseURL
         self.bearerToken = bearerToken
         self.deviceID = deviceID
         self.session = session
+        self.timeout = timeout
     }
 
     // MARK: Push tokens
@@ -131,7 +136,7 @@ public final class LivelineClient: Sendable {
         components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + route.path(parameters)
         if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else { throw LivelineClientError.invalidArgument("no URL for \(route)") }
-        var request = URLRequest(url: url)
+        var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = route.method.rawValue
         request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")

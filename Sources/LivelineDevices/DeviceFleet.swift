@@ -10,7 +10,6 @@ import Synchronization
 /// dismissals) is carried out through the real API with ``LivelineClient``.
 public final class DeviceFleet: Sendable {
     public let sandbox: APNsSandbox
-    public let faults: DeviceFaults
 
     struct Member: Sendable {
         let device: SimulatedDevice
@@ -25,6 +24,8 @@ public final class DeviceFleet: Sendable {
     struct State: Sendable {
         var members: [String: Member] = [:]
         var tokens: [String: String] = [:]  // token → device id
+        var faults: DeviceFaults
+        var pullsOnWake = true
         var random: SplitMix64
         var pending = 0
     }
@@ -34,10 +35,26 @@ public final class DeviceFleet: Sendable {
 
     public init(sandbox: APNsSandbox, faults: DeviceFaults = .none) {
         self.sandbox = sandbox
-        self.faults = faults
-        state = Mutex(State(random: SplitMix64(seed: faults.seed)))
+        state = Mutex(State(faults: faults, random: SplitMix64(seed: faults.seed)))
         let id = sandbox.observeAccepted { [weak self] push in self?.accepted(push) }
         observation.withLock { $0 = id }
+    }
+
+    /// The network faults in force.
+    public var faults: DeviceFaults { state.withLock { $0.faults } }
+
+    /// Replaces the faults; the random draws start again from the new seed.
+    public func setFaults(_ faults: DeviceFaults) {
+        state.withLock { state in
+            state.faults = faults
+            state.random = SplitMix64(seed: faults.seed)
+        }
+    }
+
+    /// Whether apps pull when a push wakes them (default). Off, only pushes and explicit
+    /// ``foreground(device:)`` pulls change the cards — to see what pushes alone would show.
+    public func setPullsOnWake(_ enabled: Bool) {
+        state.withLock { $0.pullsOnWake = enabled }
     }
 
     /// Stops receiving pushes.
@@ -152,6 +169,7 @@ public final class DeviceFleet: Sendable {
         let route: Route = state.withLock { state in
             guard var member = state.members[id] else { return .lost }
             defer { state.members[id] = member }
+            let faults = state.faults
             if faults.dropShare > 0, Double.random(in: 0..<1, using: &state.random) < faults.dropShare { return .lost }
             if !member.online {
                 let replaced = member.stored != nil
@@ -180,7 +198,10 @@ public final class DeviceFleet: Sendable {
         state.withLock { $0.pending += 1 }
         let work: @Sendable () -> Void = { [self] in
             if let device = device(id) {
-                for push in pushes { perform(device.receive(push), for: id) }
+                let pulls = state.withLock { $0.pullsOnWake }
+                for push in pushes {
+                    perform(device.receive(push).filter { if case .pull = $0 { pulls } else { true } }, for: id)
+                }
             }
             state.withLock { $0.pending -= 1 }
         }
@@ -214,8 +235,10 @@ public final class DeviceFleet: Sendable {
             switch action {
             case .register(let kind, let token, let contextKey, let type):
                 let frequent = device.configuration.frequentUpdatesAllowed
+                let started = ContinuousClock.now
                 _ = try await client.register(kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment, frequentPushesEnabled: frequent)
-                device.note(.event, "app registered its \(kind.rawValue) token\(contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? "")", contextKey: contextKey)
+                let what = contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? ""
+                device.note(.event, "app registered its \(kind.rawValue) token\(what) in \(ContinuousClock.now - started)", contextKey: contextKey)
             case .pull(let contextKey, let sinceRev):
                 switch try await client.pull(contextKey: contextKey, sinceRev: sinceRev) {
                 case .unchanged(let rev):

@@ -39,6 +39,29 @@ public struct SimulatedActivity: Sendable, Hashable {
     /// Never shown: created with a past stale date.
     public var presented: Bool
 
+    public init(
+        id: String, attributesType: String, attributes: JSONValue, contextKey: String, contentState: JSONValue, timestamp: Int,
+        state: State, startedAt: Date, staleAt: Date?, endedAt: Date?, dismissAt: Date?, updateToken: String?, channelID: String?,
+        awaitingAllow: Bool, priorityLedger: [Date], presented: Bool
+    ) {
+        self.id = id
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.contextKey = contextKey
+        self.contentState = contentState
+        self.timestamp = timestamp
+        self.state = state
+        self.startedAt = startedAt
+        self.staleAt = staleAt
+        self.endedAt = endedAt
+        self.dismissAt = dismissAt
+        self.updateToken = updateToken
+        self.channelID = channelID
+        self.awaitingAllow = awaitingAllow
+        self.priorityLedger = priorityLedger
+        self.presented = presented
+    }
+
     /// The revision the content state carries, when its contract has one.
     public var rev: Int? {
         if case .int(let rev)? = contentState.objectValue?["rev"] { return rev }

@@ -13,6 +13,9 @@ final class LifecycleSweeper: Sendable {
     private struct State {
         var lastRun: Date?
         var reconciled = false
+        var reconciling = false
+        var nextReconcile: Date?
+        var reconcileBackoff: TimeInterval = 60
     }
     private let state = Mutex(State())
 
@@ -37,11 +40,33 @@ final class LifecycleSweeper: Sendable {
 
     /// One sweep at `now`.
     func sweep(now: Date) {
-        if !state.withLock({ $0.reconciled }), channels.reconcile(now: now) {
-            state.withLock { $0.reconciled = true }
-        }
+        reconcileChannelsIfDue(now: now)
         endContextsNearTheirDeadline(now: now)
         markUnansweredStarts(now: now)
+    }
+
+    /// Reconciles the channels once after the start, on a thread of its own (the management API
+    /// may be slow or unreachable; sending must not wait for it); a failed attempt is tried again
+    /// after a backoff (1 minute, doubling up to 30).
+    func reconcileChannelsIfDue(now: Date) {
+        let go = state.withLock { state -> Bool in
+            guard !state.reconciled, !state.reconciling, state.nextReconcile.map({ now >= $0 }) ?? true else { return false }
+            state.reconciling = true
+            return true
+        }
+        guard go else { return }
+        Thread.detachNewThread { [self] in
+            let done = channels.reconcile(now: now)
+            state.withLock { state in
+                state.reconciling = false
+                if done {
+                    state.reconciled = true
+                } else {
+                    state.nextReconcile = configuration.clock().addingTimeInterval(state.reconcileBackoff)
+                    state.reconcileBackoff = min(state.reconcileBackoff * 2, 30 * 60)
+                }
+            }
+        }
     }
 
     /// Ends, with their final state, the active contexts whose deadline is within `deadlineMargin`:

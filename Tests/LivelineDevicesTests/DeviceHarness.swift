@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LivelineClient
 import LivelineCrypto
 import LivelineDevices
@@ -20,6 +23,8 @@ final class DeviceHarness: @unchecked Sendable {
     let bearer: String
     let userID: Int
     let householdID: Int
+    /// One URL session per harness: tests in parallel never queue behind each other's connections.
+    let session = URLSession(configuration: .ephemeral)
     var sandbox: APNsSandbox { app.sandbox! }
 
     init(faults: DeviceFaults = .none, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
@@ -54,8 +59,10 @@ final class DeviceHarness: @unchecked Sendable {
             ),
             rules: rules, clock: clock.function
         )
-        fleet.add(device, client: LivelineClient(baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, bearerToken: bearer, deviceID: id))
-        await fleet.settle()
+        fleet.add(device, client: LivelineClient(
+            baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, bearerToken: bearer, deviceID: id, session: session, timeout: 20
+        ))
+        await fleet.settle(timeout: 30)
         return device
     }
 

@@ -56,8 +56,8 @@ import Testing
         }
 
         func stop() {
+            sandbox.stop()  // first: its GOAWAY lets the running client close at once
             client.shutdown()
-            sandbox.stop()
             try? FileManager.default.removeItem(at: folder)
         }
     }

@@ -77,7 +77,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Ends the loop thread after the current iteration and waits for it.
     public func stop() {
-        stopping.store(true, ordering: .relaxed)
+        // Only the first call waits for the thread: a second one finds it ended.
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
         execute {}
         if !inLoop { finished.wait() }
     }

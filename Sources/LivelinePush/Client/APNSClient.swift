@@ -25,6 +25,7 @@ public final class APNSClient: Sendable {
     private let broadcastPool: APNSConnectionPool
     private let managementPool: APNSConnectionPool
     private let pinger = Mutex<TimerHolder?>(nil)
+    private let isShutDown = Atomic<Bool>(false)
 
     public init(configuration: APNSClientConfiguration) throws {
         self.configuration = configuration
@@ -147,6 +148,7 @@ public final class APNSClient: Sendable {
 
     /// Closes every connection; requests in flight fail.
     public func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
         pinger.withLock { $0?.timer.cancel() }
         devicePool.closeAll()
         broadcastPool.closeAll()

@@ -12,6 +12,9 @@ final class APNSConnectionPool: Sendable {
     private let maxConnections: Int
     private let connectTimeout: Double
     private let connections = Mutex<[APNSConnection]>([])
+    /// Connections taken out of use with requests still in flight: closed once those are
+    /// answered (on the next pick) or by ``closeAll()``.
+    private let draining = Mutex<[APNSConnection]>([])
 
     init(endpoint: APNSEndpoint, loop: EventLoop, maxConnections: Int, connectTimeout: Double) {
         self.endpoint = endpoint
@@ -22,15 +25,21 @@ final class APNSConnectionPool: Sendable {
 
     /// A connection for a request signed with `token`.
     func connection(for token: ProviderToken, now: Date) throws -> APNSConnection {
-        try connections.withLock { connections in
+        closeDrained()
+        return try connections.withLock { connections in
+            var leaving: [APNSConnection] = []
             connections.removeAll { connection in
                 if connection.isUsable { return false }
-                if connection.http.status.snapshot.inFlight == 0 { connection.http.close() }
+                if connection.http.status.snapshot.inFlight == 0 { connection.http.close() } else { leaving.append(connection) }
                 return true
             }
             let candidates = connections.filter { $0.accepts(token, now: now) }
             // Each connection that can take the token but would need a switch too soon retires.
-            for connection in connections where !candidates.contains(where: { $0 === connection }) { connection.retire() }
+            for connection in connections where !candidates.contains(where: { $0 === connection }) {
+                connection.retire()
+                if connection.http.status.snapshot.inFlight > 0 { leaving.append(connection) }
+            }
+            if !leaving.isEmpty { draining.withLock { $0 += leaving } }
             connections = candidates
             if let best = candidates.min(by: { $0.load < $1.load }), !best.isFull || candidates.count >= maxConnections {
                 return best
@@ -50,8 +59,18 @@ final class APNSConnectionPool: Sendable {
     var count: Int { connections.withLock { $0.count } }
 
     func closeAll() {
-        for connection in connections.withLock({ connections in defer { connections = [] }; return connections }) {
-            connection.http.close()
+        let all = connections.withLock { connections in defer { connections = [] }; return connections }
+            + draining.withLock { draining in defer { draining = [] }; return draining }
+        for connection in all { connection.http.close() }
+    }
+
+    /// Closes the draining connections whose requests were all answered.
+    private func closeDrained() {
+        let done = draining.withLock { draining -> [APNSConnection] in
+            let done = draining.filter { $0.http.status.snapshot.inFlight == 0 }
+            draining.removeAll { $0.http.status.snapshot.inFlight == 0 }
+            return done
         }
+        for connection in done { connection.http.close() }
     }
 }

@@ -67,8 +67,10 @@ public final class Application: Sendable {
     public func shutdown(timeout: Duration = .seconds(10)) {
         http.shutdown(timeout: timeout)
         engine.stop(timeout: timeout)
-        apns.shutdown()
+        // The in-process sandbox first: its GOAWAY reaches a client that is still running, which
+        // closes its connections at once (the other way round the sandbox waits for them).
         sandbox?.stop()
+        apns.shutdown()
     }
 }
 

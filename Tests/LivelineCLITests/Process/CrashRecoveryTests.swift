@@ -25,7 +25,8 @@ import Testing
             "LIVELINE_ADMIN_KEY": Self.adminKey,
             "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
             "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
-            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
+            "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
         ]
         // A user of the app, made in the data folder before the server starts.
         let bearer = SecureRandom.token(prefix: "ll_")
@@ -96,7 +97,8 @@ import Testing
             "LIVELINE_ADMIN_KEY": Self.adminKey, "LIVELINE_OUTBOX_LEASE_S": "2",
             "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
             "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
-            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
+            "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
         ]
         let bearer = SecureRandom.token(prefix: "ll_")
         _ = try Store.openSQLite(folder: data).accounts.createUser(
@@ -117,13 +119,13 @@ import Testing
         )
         #expect(put.status == 201)
         // The push reached APNs, whose answer is still on its way: the row is leased, no newer one waits.
-        #expect(await eventually { sandbox.accepted(token: token).count == 1 })
+        #expect(await eventually(timeout: 30) { sandbox.accepted(token: token).count == 1 })
         first.kill(SIGKILL)
 
         sandbox.setFaults(SandboxFaults(seed: 1))
         let second = try ServeProcess(data: data, environment: environment)
         defer { second.kill(SIGTERM) }
-        #expect(await eventually(timeout: 20) { sandbox.accepted(token: token).count == 2 }, "sent again once the dead process's lease ran out")
+        #expect(await eventually(timeout: 30) { sandbox.accepted(token: token).count == 2 }, "sent again once the dead process's lease ran out")
         let store = try Store.openSQLite(folder: data)
         #expect(try await eventually { try store.deliveries.attempts(contextKey: "trip:inflight").contains { $0.status == 200 } })
         #expect(try store.outbox.depth(now: Date()).leased == 0)

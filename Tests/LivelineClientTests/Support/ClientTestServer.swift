@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LivelineClient
 import LivelineCrypto
 import LivelineSandbox
@@ -15,6 +18,8 @@ final class ClientTestServer: @unchecked Sendable {
     let bearer: String
     let userID: Int
     let householdID: Int
+    /// One URL session per server: tests in parallel never queue behind each other's connections.
+    let session = URLSession(configuration: .ephemeral)
 
     init(clock: ManualClock? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-client-\(UUID().uuidString)")
@@ -46,7 +51,7 @@ final class ClientTestServer: @unchecked Sendable {
     var sandbox: APNsSandbox { app.sandbox! }
 
     func client(deviceID: String? = "iphone-1", bearer: String? = nil) -> LivelineClient {
-        LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID)
+        LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID, session: session, timeout: 10)
     }
 
     /// A request with the admin key (`/v1`).

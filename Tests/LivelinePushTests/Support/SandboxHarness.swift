@@ -49,8 +49,8 @@ final class SandboxHarness: Sendable {
     }
 
     func stop() {
+        sandbox.stop()  // first: its GOAWAY lets the running client close at once
         client.shutdown()
-        sandbox.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -33,6 +33,7 @@ import Testing
         #expect(priorities.count == 30)
         #expect(priorities.filter { $0 == 10 }.count == 12, "\(priorities)")
         #expect(priorities.prefix(12).allSatisfy { $0 == 10 } && priorities.dropFirst(12).allSatisfy { $0 == 5 })
+        #expect(await eventually { setup.sandbox.accepted(token: frequent).count == 30 })
         let frequentPriorities = setup.sandbox.accepted(token: frequent).map(\.priority)
         #expect(frequentPriorities.count == 30 && frequentPriorities.allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone: \(frequentPriorities)")
 

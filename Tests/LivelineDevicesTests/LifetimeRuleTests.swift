@@ -1,0 +1,73 @@
+import Foundation
+import LivelineDevices
+import LivelineModel
+import Testing
+
+/// `device.md`, "Lifetime": the 8-hour end, the 4-hour cap, stale dates, dismissal dates — on a
+/// manual clock, so hours pass in milliseconds.
+@Suite struct LifetimeRuleTests {
+    @Test func eightHoursEndTheActivityAndItLeavesAtMostFourHoursLater() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let (phone, _) = try await UpdateRuleTests.running(harness, "long")
+        harness.clock.advance(by: 7 * 3600)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:long")?.state != .ended)
+        harness.clock.advance(by: 3600)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:long")?.state == .ended)
+        #expect(phone.logged("ended by the system: 8 hours since its start"))
+        harness.clock.advance(by: 4 * 3600 - 60)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:long")?.isVisible == true)
+        harness.clock.advance(by: 120)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:long") == nil, "gone from the lock screen")
+        #expect(phone.logged("removed from the lock screen"))
+    }
+
+    @Test func theStaleDateMakesTheCardStaleAndAnUpdateFreshensIt() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let (phone, _) = try await UpdateRuleTests.running(harness, "stale")
+        let staleAt = try #require(phone.activity(contextKey: "trip:stale")?.staleAt)
+        #expect(abs(staleAt.timeIntervalSinceNow - 600) < 30, "the server sends a trip's 10-minute stale date")
+        harness.clock.advance(by: 11 * 60)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:stale")?.state == .stale)
+        #expect(phone.card(contextKey: "trip:stale")?.lockScreen.contains("(out of date)") == true)
+        try harness.put("stale", delay: 4)
+        // The server's new stale date is 10 minutes after *its* now; the device clock is ahead, so
+        // it stays stale until a push's stale date lies beyond the device's now.
+        #expect(await harness.until { phone.activity(contextKey: "trip:stale")?.contentState.objectValue?["delay"] == .int(4) })
+        let token = try #require(phone.activity(contextKey: "trip:stale")?.updateToken)
+        let fresh = Int(harness.clock.now.timeIntervalSince1970) + 600
+        #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 50, "stale-date": fresh, "content-state": UpdateRuleTests.state(delay: 5)]).status == 200)
+        #expect(await harness.until { phone.activity(contextKey: "trip:stale")?.state == .active })
+    }
+
+    @Test func aDismissalDateCountsOnlyOnEndAndAPastOneRemovesAtOnce() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let (phone, token) = try await UpdateRuleTests.running(harness, "dis")
+        #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 5, "dismissal-date": harness.now - 10, "content-state": UpdateRuleTests.state(delay: 2)]).status == 200)
+        #expect(await harness.until { phone.logged("dismissal-date on an update has no effect") })
+        #expect(phone.activity(contextKey: "trip:dis")?.state == .active)
+        #expect(try await harness.raw(token, ["event": "end", "timestamp": harness.now + 6, "dismissal-date": harness.now - 10, "content-state": UpdateRuleTests.state(delay: 2)]).status == 200)
+        #expect(await harness.until { phone.logged("ended; dismissal-date already past: removed at once") })
+        #expect(phone.activity(contextKey: "trip:dis") == nil)
+
+        // Through the server: the end carries the trip's 30-second dismissal date.
+        let (other, _) = try await UpdateRuleTests.running(harness, "dis2")
+        #expect(try harness.admin("POST", "/v1/contexts/trip:dis2/end").status == 200)
+        #expect(await harness.until { other.activity(contextKey: "trip:dis2")?.state == .ended })
+        let dismissAt = try #require(other.activity(contextKey: "trip:dis2")?.dismissAt)
+        #expect(abs(dismissAt.timeIntervalSinceNow - 30) < 5)
+        harness.clock.advance(by: dismissAt.timeIntervalSince(harness.clock.now) - 1)
+        other.tick()
+        #expect(other.activity(contextKey: "trip:dis2")?.state == .ended, "a second before its dismissal date it is still there")
+        harness.clock.advance(by: 2)
+        other.tick()
+        #expect(other.activity(contextKey: "trip:dis2") == nil)
+    }
+}
