@@ -47,7 +47,7 @@ let package = Package(
             dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox"], swiftSettings: swiftSettings),
+        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices", "LivelineClient"], swiftSettings: swiftSettings),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
 
         // MARK: Benchmarks (not part of the product).
@@ -95,6 +95,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "liveline"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline"], swiftSettings: swiftSettings),
     ]
 )

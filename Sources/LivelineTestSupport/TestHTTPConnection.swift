@@ -46,14 +46,14 @@ public final class TestHTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            close(socket)
+            // deinit closes the socket (closing it here too would close a number another thread may own by then)
             throw Failure(description: "connect to port \(port) failed: \(String(cString: strerror(errno)))")
         }
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(socket) }
+    deinit { if socket >= 0 { close(socket) } }
 
     /// Sends raw bytes.
     public func send(_ bytes: [UInt8]) throws {

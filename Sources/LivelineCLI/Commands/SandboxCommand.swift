@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import LivelineClient
+import LivelineDevices
 import LivelineSandbox
 
 /// `liveline sandbox`: runs the APNs sandbox standalone until SIGINT or SIGTERM, and prints what
@@ -11,6 +13,7 @@ enum SandboxCommand: CLICommand {
         Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--host ADDRESS]
                                 [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
                                 [--environment development|production] [--accept-any-token]
+                                [--devices FILE]
 
         Runs an APNs look-alike: device pushes (POST /3/device/<token>) and broadcast sends
         (POST /4/broadcasts/apps/<bundle>) on the device port, the channel management API
@@ -30,6 +33,9 @@ enum SandboxCommand: CLICommand {
           --max-concurrent-streams N  SETTINGS_MAX_CONCURRENT_STREAMS                [1000]
           --environment ENV         development (answers carry apns-unique-id) or production [development]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
+          --devices FILE            attach simulated iPhones (JSON, README: "Simulated iPhones"); their
+                                    tokens are registered here, their apps register with the server, and
+                                    every decision they make is printed to standard error
 
         Device tokens must be registered through the control port unless --accept-any-token:
           curl -s -X POST http://127.0.0.1:2199/devices -H 'Content-Type: application/json' -d '{"token":"<hex>"}'
@@ -38,7 +44,7 @@ enum SandboxCommand: CLICommand {
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: ["port", "management-port", "control-port", "host", "data", "bundle-id", "max-concurrent-streams", "environment"],
+            options: ["port", "management-port", "control-port", "host", "data", "bundle-id", "max-concurrent-streams", "environment", "devices"],
             flags: ["accept-any-token"]
         )
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
@@ -58,15 +64,56 @@ enum SandboxCommand: CLICommand {
             configuration.environment = value
         }
 
+        let deviceFile: DeviceFile? = try args.value("devices").map { path in
+            do {
+                return try DeviceFile.load(URL(fileURLWithPath: path))
+            } catch let error as DeviceFileError {
+                throw CLIError(error.description)
+            }
+        }
+
         let signals = ShutdownSignal()
         let sandbox = try APNsSandbox.start(configuration)
         context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken))
+        var fleet: DeviceFleet?
+        var printer: DispatchSourceTimer?
+        if let deviceFile {
+            let devices = DeviceFleet(sandbox: sandbox, faults: deviceFile.deviceFaults)
+            for configuration in deviceFile.configurations {
+                let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
+                let token = deviceFile.devices.first { $0.id == configuration.id }?.token
+                let client = token.flatMap { token in deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) } }
+                devices.add(device, client: client)
+                let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
+                context.printError("  device \(device.id): iOS \(configuration.os), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")")
+            }
+            fleet = devices
+            printer = Self.printLogs(of: devices, to: context)
+        }
 
         signals.wait()
+        printer?.cancel()
+        fleet?.detach()
         context.printError("liveline sandbox: shutting down (GOAWAY to every connection)")
         sandbox.stop()
         context.printError("liveline sandbox: stopped")
         return 0
+    }
+
+    /// Prints every new log line of every device, `device <id> <verdict> [context]: reason`.
+    static func printLogs(of fleet: DeviceFleet, to context: CLIContext) -> DispatchSourceTimer {
+        let printed = LogCursor()
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "liveline-device-log"))
+        timer.schedule(deadline: .now(), repeating: .milliseconds(200))
+        timer.setEventHandler {
+            for device in fleet.devices {
+                let log = device.log
+                for entry in log.dropFirst(printed.count(device.id)) { context.printError("device \(device.id) \(entry)") }
+                printed.set(device.id, log.count)
+            }
+        }
+        timer.resume()
+        return timer
     }
 
     /// What a client needs, one fact per line (tests and scripts read the `key: value` lines).
@@ -88,4 +135,12 @@ enum SandboxCommand: CLICommand {
           device tokens:     \(acceptAnyToken ? "any well-formed token is accepted" : "register them first (POST /devices on the control port)")
         """
     }
+}
+
+/// How many log lines of each device were printed already.
+final class LogCursor: @unchecked Sendable {
+    private var counts: [String: Int] = [:]
+    private let lock = NSLock()
+    func count(_ id: String) -> Int { lock.withLock { counts[id] ?? 0 } }
+    func set(_ id: String, _ value: Int) { lock.withLock { counts[id] = value } }
 }

@@ -94,7 +94,7 @@ import Testing
         let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
         let environment = [
-            "LIVELINE_ADMIN_KEY": Self.adminKey, "LIVELINE_OUTBOX_LEASE_S": "2",
+            "LIVELINE_ADMIN_KEY": Self.adminKey, "LIVELINE_OUTBOX_LEASE_S": "20",
             "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
             "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
             "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
@@ -106,7 +106,9 @@ import Testing
         )
         let token = String(repeating: "c3", count: 32)
         sandbox.registerDevice(token: token)
-        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(5)))
+        // APNs answers after 30 s: the dispatcher (lease 20 s, so it waits 16 s for answers) holds
+        // the row leased while the push is in flight — a wide window for the kill on a busy machine.
+        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(30)))
 
         let first = try ServeProcess(data: data, environment: environment)
         let registered = try TestHTTPConnection(port: first.port).request(
@@ -119,13 +121,25 @@ import Testing
         )
         #expect(put.status == 201)
         // The push reached APNs, whose answer is still on its way: the row is leased, no newer one waits.
-        #expect(await eventually(timeout: 30) { sandbox.accepted(token: token).count == 1 })
+        let reached = await eventually(timeout: 30) { sandbox.accepted(token: token).count == 1 }
+        if !reached {
+            let metrics = try? TestHTTPConnection(port: first.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
+            let timeline = try? TestHTTPConnection(port: first.port).request("GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
+            Issue.record("the push never reached the sandbox; child said: \(first.output.text)\nmetrics: \(metrics ?? "-")\ntimeline: \(timeline ?? "-")\nsandbox connections: \(sandbox.connectionCount)")
+        }
         first.kill(SIGKILL)
+        let inFlight = try Store.openSQLite(folder: data).outbox.depth(now: Date())
+        #expect(inFlight.leased == 1, "the push was in flight (its row leased) when the process died")
 
         sandbox.setFaults(SandboxFaults(seed: 1))
         let second = try ServeProcess(data: data, environment: environment)
         defer { second.kill(SIGTERM) }
-        #expect(await eventually(timeout: 30) { sandbox.accepted(token: token).count == 2 }, "sent again once the dead process's lease ran out")
+        let resent = await eventually(timeout: 60) { sandbox.accepted(token: token).count == 2 }
+        if !resent {
+            let timeline = try? TestHTTPConnection(port: second.port).request("GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
+            let metrics = try? TestHTTPConnection(port: second.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
+            Issue.record("not sent again once the dead process's lease ran out (accepted \(sandbox.accepted(token: token).count)); timeline: \(timeline ?? "-")\nmetrics: \(metrics?.split(separator: "\n").filter { $0.hasPrefix("liveline_pushes") || $0.hasPrefix("liveline_outbox") }.joined(separator: " | ") ?? "-")\nsecond said: \(second.output.text)")
+        }
         let store = try Store.openSQLite(folder: data)
         #expect(try await eventually { try store.deliveries.attempts(contextKey: "trip:inflight").contains { $0.status == 200 } })
         #expect(try store.outbox.depth(now: Date()).leased == 0)

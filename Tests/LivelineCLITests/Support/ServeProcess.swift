@@ -11,12 +11,13 @@ final class ServeProcess {
 
     let process = Process()
     let errors = Pipe()
+    let output: OutputCollector
     /// What the process wrote to standard error up to the ready line.
     private(set) var startText = ""
     private(set) var port = 0
 
     /// Starts `liveline serve --port 0` on 127.0.0.1 with `data` and `environment` (access log
-    /// off), and waits for its ready line.
+    /// off), and waits for its ready line (its standard error is read on a thread of its own).
     init(data: URL, environment: [String: String] = [:]) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         process.executableURL = Self.executable
@@ -25,13 +26,17 @@ final class ServeProcess {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        output = OutputCollector(errors.fileHandleForReading)
         let deadline = Date().addingTimeInterval(20)
-        while !startText.contains("pushes go to"), Date() < deadline, process.isRunning {
-            startText += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        while Date() < deadline, process.isRunning {
+            let text = output.text
+            if let end = text.range(of: "pushes go to"), text[end.upperBound...].contains("\n") {
+                startText = text
+                break
+            }
+            usleep(5000)
         }
-        while !startText.hasSuffix("\n"), Date() < deadline, process.isRunning {
-            startText += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-        }
+        if startText.isEmpty { startText = output.text }
         let match = try #require(startText.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "no port in: \(startText)")
         port = try #require(Int(match.1))
     }
@@ -42,9 +47,11 @@ final class ServeProcess {
         process.waitUntilExit()
     }
 
-    /// The rest of standard error, after the process ended.
+    /// Everything written to standard error (after the process ended: all of it).
     func remainingOutput() -> String {
-        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let deadline = Date().addingTimeInterval(5)
+        while !output.finished && Date() < deadline { usleep(5000) }
+        return output.text
     }
 
     deinit { if process.isRunning { process.terminate() } }
