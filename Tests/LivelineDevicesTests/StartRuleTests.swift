@@ -138,4 +138,21 @@ import Testing
         #expect(phone.activities.first?.state == .stale && phone.activities.first?.isVisible == false)
         #expect(phone.card(contextKey: "trip:late") == nil)
     }
+
+    @Test func aRotatedPushToStartTokenIsRegisteredAgainAndTheOldOneGets410() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let phone = await harness.phone("phone-1")
+        let old = try #require(phone.startTokens["TripLiveActivityAttributes"])
+        harness.fleet.rotateStartToken(device: phone.id, type: "TripLiveActivityAttributes")
+        let new = try #require(phone.startTokens["TripLiveActivityAttributes"])
+        #expect(new != old && !harness.sandbox.isActive(token: old))
+        #expect(await harness.until {
+            (try? harness.app.store.tokens.activeTokens(userID: harness.userID).contains { $0.kind == .pushToStart && $0.token == new }) == true
+        })
+        try harness.put("rot", delay: 1)
+        #expect(try harness.start("rot") == ["queued"])
+        #expect(await harness.until { phone.activity(contextKey: "trip:rot") != nil })
+        #expect(harness.sandbox.accepted(token: new).count == 1 && harness.sandbox.accepted(token: old).isEmpty)
+    }
 }
