@@ -11,6 +11,26 @@ import Testing
 @Suite struct CrashRecoveryTests {
     static let adminKey = "crash-test-admin-key-0123456789"
 
+    /// The child's settings: the admin key, and APNs = the test's sandbox.
+    static func environment(_ sandbox: APNsSandbox) -> [String: String] {
+        [
+            "LIVELINE_ADMIN_KEY": adminKey,
+            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
+            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
+            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
+            "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+        ]
+    }
+
+    /// A user of the app, made in the data folder before the server starts; its bearer token.
+    static func user(in data: URL) throws -> String {
+        let bearer = SecureRandom.token(prefix: "ll_")
+        _ = try Store.openSQLite(folder: data).accounts.createUser(
+            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
+        )
+        return bearer
+    }
+
     static func trip(delay: Int) -> String {
         #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t","line":"S5","destination":"F"},"contentState":{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}}"#
     }
@@ -21,18 +41,8 @@ import Testing
         let data = folder.appendingPathComponent("data")
         let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
-        let environment = [
-            "LIVELINE_ADMIN_KEY": Self.adminKey,
-            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
-            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
-            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
-            "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
-        ]
-        // A user of the app, made in the data folder before the server starts.
-        let bearer = SecureRandom.token(prefix: "ll_")
-        _ = try Store.openSQLite(folder: data).accounts.createUser(
-            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
-        )
+        let environment = Self.environment(sandbox)
+        let bearer = try Self.user(in: data)
 
         // The first life: APNs answers slowly, so pushes are in flight when the process dies.
         sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(3)))
@@ -93,17 +103,8 @@ import Testing
         let data = folder.appendingPathComponent("data")
         let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
-        let environment = [
-            "LIVELINE_ADMIN_KEY": Self.adminKey, "LIVELINE_OUTBOX_LEASE_S": "20",
-            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
-            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
-            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_MANAGEMENT_PORT": String(sandbox.managementPort),
-            "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
-        ]
-        let bearer = SecureRandom.token(prefix: "ll_")
-        _ = try Store.openSQLite(folder: data).accounts.createUser(
-            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
-        )
+        let environment = Self.environment(sandbox).merging(["LIVELINE_OUTBOX_LEASE_S": "20"]) { $1 }
+        let bearer = try Self.user(in: data)
         let token = String(repeating: "c3", count: 32)
         sandbox.registerDevice(token: token)
         // APNs answers after 30 s: the dispatcher (lease 20 s, so it waits 16 s for answers) holds
