@@ -14,21 +14,31 @@ public enum JSONValue: Sendable, Codable, Hashable, CustomStringConvertible {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        // Containers first: an object or array is then decoded without failed attempts at every
+        // scalar type (each failed attempt builds an error; this is the hot path of every body).
+        if let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            var fields: [String: JSONValue] = [:]
+            for key in object.allKeys { fields[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(fields)
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
         let c = try decoder.singleValueContainer()
         if c.decodeNil() {
             self = .null
+        } else if let value = try? c.decode(String.self) {
+            self = .string(value)
         } else if let value = try? c.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? c.decode(Int.self) {
             self = .int(value)
-        } else if let value = try? c.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? c.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? c.decode([JSONValue].self) {
-            self = .array(value)
         } else {
-            self = .object(try c.decode([String: JSONValue].self))
+            self = .double(try c.decode(Double.self))
         }
     }
 
