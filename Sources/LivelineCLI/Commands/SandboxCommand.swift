@@ -76,7 +76,7 @@ enum SandboxCommand: CLICommand {
         let sandbox = try APNsSandbox.start(configuration)
         context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken))
         var fleet: DeviceFleet?
-        var printer: DispatchSourceTimer?
+        var printer: (any DispatchSourceTimer)?
         if let deviceFile {
             let devices = DeviceFleet(sandbox: sandbox, faults: deviceFile.deviceFaults)
             for configuration in deviceFile.configurations {
@@ -101,7 +101,7 @@ enum SandboxCommand: CLICommand {
     }
 
     /// Prints every new log line of every device, `device <id> <verdict> [context]: reason`.
-    static func printLogs(of fleet: DeviceFleet, to context: CLIContext) -> DispatchSourceTimer {
+    static func printLogs(of fleet: DeviceFleet, to context: CLIContext) -> any DispatchSourceTimer {
         let printed = LogCursor()
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "liveline-device-log"))
         timer.schedule(deadline: .now(), repeating: .milliseconds(200))
