@@ -55,7 +55,9 @@ public struct PushTokenRepository: Sendable {
             try transaction.execute(
                 """
                 UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
-                WHERE environment = $2 AND kind = $3 AND token = $4 AND status = 'active'
+                -- The subquery keeps the planner on the token index: given the household too, SQLite
+                -- picked the slot index and read every active token of the household (O(n) per call).
+                WHERE id IN (SELECT id FROM push_tokens WHERE environment = $2 AND kind = $3 AND token = $4 AND status = 'active')
                 AND household_id = $5 AND slot <> $6
                 """,
                 [SQLValue(now), .text(registration.environment.rawValue), .text(registration.kind.rawValue),
