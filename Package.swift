@@ -39,6 +39,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine"], swiftSettings: swiftSettings),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
@@ -95,6 +96,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LivelineShoppingTests", dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline"], swiftSettings: swiftSettings),
     ]
 )

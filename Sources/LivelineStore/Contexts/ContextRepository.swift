@@ -94,6 +94,19 @@ public struct ContextRepository: Sendable {
         return ContextEndResult(rev: rev, alreadyEnded: false)
     }
 
+    /// Starts an ended context again (a domain's new session starts a new card): active, started
+    /// `now` with a new 8-hour deadline; the revision keeps counting up. Throws `.notFound`.
+    public func reopen(key: String, now: Date, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            """
+            UPDATE contexts SET state = 'active', ended_at = NULL, started_at = $2, deadline_at = $3, updated_at = $2,
+                last_sent_state = NULL, last_sent_at = NULL
+            WHERE key = $1
+            """,
+            [.text(key), SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))], key: key, in: transaction
+        )
+    }
+
     /// The `aps.timestamp` for the next push of the context: `max(now in whole seconds, last + 1)`,
     /// stored as the new last. Strictly increasing per context even within one second (`engine.md`:
     /// "a second-resolution clock can tie, so bump it"); ahead of real time only by as many pushes

@@ -78,7 +78,7 @@ struct MigratorTests {
             #expect(throws: StoreError.self) { try database.read { try $0.query("SELECT * FROM contexts") } }
 
             let applied = try Migrator().migrate(database, now: time(2))
-            #expect(applied.map(\.version) == [2, 3, 4, 5])
+            #expect(applied.map(\.version) == [2, 3, 4, 5, 6])
             let store = Store(database: database)
             #expect(try store.accounts.users() == [ada])
             #expect(try store.tokens.activeTokens(userID: ada.id).map(\.token) == ["aaaa"])

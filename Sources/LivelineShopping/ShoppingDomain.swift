@@ -1,0 +1,214 @@
+import Foundation
+import LivelineModel
+import LivelineStore
+
+/// The household's weekly shopping list (`shopping.md`): items, the chronology of tracked
+/// actions, shopping sessions. Every mutation writes its rows, appends the event, bumps the
+/// week's revision and enqueues its sync — one transaction (``Store/write(_:)``). A mutation with
+/// an actor refreshes that actor's active session and never creates one.
+public struct ShoppingDomain: Sendable {
+    public let store: Store
+    /// A shopper whose heartbeat is older than this is no longer in the shop.
+    public let presenceTimeout: TimeInterval
+
+    public init(store: Store, presenceTimeout: TimeInterval = 15 * 60) {
+        self.store = store
+        self.presenceTimeout = presenceTimeout
+    }
+
+    // MARK: Items
+
+    /// Adds an item at the end of the week's list.
+    public func addItem(week: ShoppingWeek, householdID: Int, actor: Int, label: String, price: Double?, now: Date) throws -> (item: ShoppingItem, rev: Int) {
+        try store.write { transaction in
+            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            let position = try transaction.queryOne(
+                "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
+                [SQLValue(householdID), .text(week.monday)]
+            )?.int("next") ?? 1
+            guard let row = try transaction.queryOne(
+                """
+                INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
+                VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
+                RETURNING \(ShoppingItem.columns)
+                """,
+                [SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position), SQLValue(actor), SQLValue(now)]
+            ) else { throw StoreError(.database, "adding an item returned no row") }
+            let item = try ShoppingItem(row: row)
+            let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+            return (item, rev)
+        }
+    }
+
+    /// Checks off / puts back / edits an item of the caller's household. Nil when there is none.
+    public func updateItem(
+        id: Int, householdID: Int, actor: Int, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
+    ) throws -> (item: ShoppingItem, rev: Int)? {
+        try store.write { transaction in
+            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
+            let week = try weekOfItem(id, in: transaction)
+            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            var action: ShoppingAction = .edited
+            if let done, done != current.done {
+                action = done ? .checked : .unchecked
+                try transaction.execute(
+                    "UPDATE shopping_items SET done = $2, checked_by = $3, checked_at = $4 WHERE id = $1",
+                    [SQLValue(id), SQLValue(done), done ? SQLValue(actor) : .null, done ? SQLValue(now) : .null]
+                )
+            }
+            if let label { try transaction.execute("UPDATE shopping_items SET label = $2 WHERE id = $1", [SQLValue(id), .text(label)]) }
+            if let price { try transaction.execute("UPDATE shopping_items SET price = $2 WHERE id = $1", [SQLValue(id), price.map(SQLValue.real) ?? .null]) }
+            if let position { try transaction.execute("UPDATE shopping_items SET position = $2 WHERE id = $1", [SQLValue(id), SQLValue(position)]) }
+            guard let updated = try item(id: id, householdID: householdID, in: transaction) else { return nil }
+            let rev = try track(action, item: updated, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+            return (updated, rev)
+        }
+    }
+
+    /// Removes an item of the caller's household; nil when there is none.
+    public func removeItem(id: Int, householdID: Int, actor: Int, now: Date) throws -> Int? {
+        try store.write { transaction in
+            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
+            let week = try weekOfItem(id, in: transaction)
+            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            try transaction.execute("DELETE FROM shopping_items WHERE id = $1", [SQLValue(id)])
+            return try track(.removed, item: current, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+        }
+    }
+
+    /// The week's items in list order.
+    public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingItem] {
+        try store.database.read { transaction in try items(week: week, householdID: householdID, in: transaction) }
+    }
+
+    // MARK: Sessions
+
+    /// `actor` starts shopping: an active session (the one they have is refreshed). A change of
+    /// the card (a shopper joins).
+    @discardableResult
+    public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Int {
+        try store.write { transaction in
+            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) == 0 {
+                try transaction.execute(
+                    "INSERT INTO shopping_sessions (household_id, week, user_id, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)",
+                    [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
+                )
+            }
+            return try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) joined", in: transaction)
+        }
+    }
+
+    /// Keeps `actor`'s session alive; false when they have no active session (none is created).
+    public func heartbeat(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Bool {
+        try store.database.write { transaction in
+            try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0
+        }
+    }
+
+    /// `actor` leaves the shop. When nobody is left shopping, the trip is finished: the card ends.
+    /// Returns the revision and whether the trip finished; nil when `actor` was not shopping.
+    public func endSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, finished: Bool)? {
+        try store.write { transaction in
+            let ended = try transaction.execute(
+                "UPDATE shopping_sessions SET ended_at = $4 WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL",
+                [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
+            )
+            guard ended > 0 else { return nil }
+            let key = week.contextKey(householdID: householdID)
+            if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
+                let result = try store.contexts.end(key: key, now: now, note: "the last shopper left", in: transaction)
+                return (result.rev, true)
+            }
+            return (try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) left", in: transaction), false)
+        }
+    }
+
+    /// Ends the sessions whose heartbeat lapsed; each is a change of its week's card. Returns how many.
+    @discardableResult
+    public func expireSessions(now: Date) throws -> Int {
+        try store.write { transaction in
+            let lapsed = try transaction.query(
+                "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
+                [SQLValue(now.addingTimeInterval(-presenceTimeout))]
+            )
+            for row in lapsed {
+                try transaction.execute("UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1", [SQLValue(try row.int("id")), SQLValue(now)])
+                let key = "shopping:\(try row.int("household_id")):\(try row.string("week"))"
+                if try store.contexts.context(key: key, in: transaction)?.state == .active {
+                    try store.contexts.recordChange(key: key, now: now, note: "a shopper's session timed out", in: transaction)
+                }
+            }
+            return lapsed.count
+        }
+    }
+
+    // MARK: Internals
+
+    /// The week's context, created (rev 0) or started again after a finished trip.
+    func ensureContext(week: ShoppingWeek, householdID: Int, now: Date, in transaction: any SQLTransaction) throws -> String {
+        let key = week.contextKey(householdID: householdID)
+        if let context = try store.contexts.context(key: key, in: transaction) {
+            if context.state == .ended { try store.contexts.reopen(key: key, now: now, in: transaction) }
+        } else {
+            try store.contexts.create(
+                key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID,
+                attributes: #"{"week":"\#(week.monday)"}"#, contentState: nil, now: now, in: transaction
+            )
+        }
+        return key
+    }
+
+    /// Appends the event, refreshes the actor's active session (never creates one), bumps the rev.
+    private func track(
+        _ action: ShoppingAction, item: ShoppingItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, now: Date,
+        in transaction: any SQLTransaction
+    ) throws -> Int {
+        try transaction.execute(
+            "INSERT INTO shopping_events (household_id, week, action, actor_id, item_id, item_label, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [SQLValue(householdID), .text(week.monday), .text(action.rawValue), SQLValue(actor), SQLValue(item.id), .text(item.label), SQLValue(now)]
+        )
+        try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+        return try store.contexts.recordChange(key: key, now: now, note: "\(action.rawValue) \(item.label)", in: transaction)
+    }
+
+    @discardableResult
+    private func refreshSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        try transaction.execute(
+            """
+            UPDATE shopping_sessions SET heartbeat_at = $4
+            WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL AND heartbeat_at >= $5
+            """,
+            [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now), SQLValue(now.addingTimeInterval(-presenceTimeout))]
+        )
+    }
+
+    func activeShopperIDs(week: ShoppingWeek, householdID: Int, now: Date, in transaction: any SQLTransaction) throws -> [Int] {
+        try transaction.query(
+            """
+            SELECT user_id FROM shopping_sessions
+            WHERE household_id = $1 AND week = $2 AND ended_at IS NULL AND heartbeat_at >= $3 ORDER BY started_at, id
+            """,
+            [SQLValue(householdID), .text(week.monday), SQLValue(now.addingTimeInterval(-presenceTimeout))]
+        ).map { try $0.int("user_id") }
+    }
+
+    func items(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [ShoppingItem] {
+        try transaction.query(
+            "SELECT \(ShoppingItem.columns) FROM shopping_items WHERE household_id = $1 AND week = $2 ORDER BY position, id",
+            [SQLValue(householdID), .text(week.monday)]
+        ).map(ShoppingItem.init(row:))
+    }
+
+    private func item(id: Int, householdID: Int, in transaction: any SQLTransaction) throws -> ShoppingItem? {
+        try transaction.queryOne(
+            "SELECT \(ShoppingItem.columns) FROM shopping_items WHERE id = $1 AND household_id = $2", [SQLValue(id), SQLValue(householdID)]
+        ).map(ShoppingItem.init(row:))
+    }
+
+    private func weekOfItem(_ id: Int, in transaction: any SQLTransaction) throws -> ShoppingWeek {
+        guard let text = try transaction.queryOne("SELECT week FROM shopping_items WHERE id = $1", [SQLValue(id)])?.string("week"),
+            let week = ShoppingWeek(text) else { throw StoreError(.column, "shopping_items.week holds no ISO Monday") }
+        return week
+    }
+}
