@@ -64,7 +64,7 @@ import Testing
         #expect(try harness.admin("POST", "/v1/contexts/trip:dis2/end").status == 200)
         #expect(await harness.until { other.activity(contextKey: "trip:dis2")?.state == .ended })
         let dismissAt = try #require(other.activity(contextKey: "trip:dis2")?.dismissAt)
-        #expect(abs(dismissAt.timeIntervalSinceNow - 30) < 5)
+        #expect(abs(dismissAt.timeIntervalSinceNow - 30) < 15, "the trip's 30-second dismissal date")
         harness.clock.advance(by: dismissAt.timeIntervalSince(harness.clock.now) - 1)
         other.tick()
         #expect(other.activity(contextKey: "trip:dis2")?.state == .ended, "a second before its dismissal date it is still there")
