@@ -19,6 +19,8 @@ public final class HTTPServer: Sendable {
     private let boundPort = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
+    /// Set by the first `shutdown` (a second one, concurrent or later, returns at once).
+    private let shuttingDown = Atomic<Bool>(false)
     let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
     private let keepAlive = Mutex<TimerBox?>(nil)
 
@@ -91,6 +93,8 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, closes event streams, waits up to `timeout` for in-flight
     /// requests to finish, then stops the worker threads. Safe to call more than once.
     public func shutdown(timeout: Duration = .seconds(10)) {
+        // One shutdown at a time: two concurrent quiesces of one daemon make MHD abort the process.
+        guard !shuttingDown.exchange(true, ordering: .relaxed) else { return }
         guard let handle = daemon.withLock({ $0 }) else { return }
         draining.store(true, ordering: .relaxed)
         keepAlive.withLock { $0?.timer.cancel() }
@@ -125,7 +129,7 @@ public final class HTTPServer: Sendable {
     deinit {
         keepAlive.withLock { $0?.timer.cancel() }
         closeEventStreams()
-        if let handle = daemon.withLock({ $0 }) { MHD_stop_daemon(handle.raw) }
+        if !shuttingDown.load(ordering: .relaxed), let handle = daemon.withLock({ $0 }) { MHD_stop_daemon(handle.raw) }
     }
 }
 
