@@ -10,7 +10,8 @@ packages=(
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   pkg-config
   python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs, aioapns the sandbox)
-  curl                # tests only: curl --http2 against the APNs sandbox
+  curl                # curl --http2 against the APNs sandbox (tests); brings libcurl4, which the
+                      # toolchain's FoundationNetworking (LivelineClient on Linux) runs on
   nghttp2-client      # tests only: h2load against the APNs sandbox
 )
 if [ "${1:-}" = "--bench" ]; then
