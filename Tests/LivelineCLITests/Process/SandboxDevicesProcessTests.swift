@@ -22,7 +22,6 @@ import Testing
         ]
         let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         let output = OutputCollector(errors.fileHandleForReading)

@@ -15,7 +15,6 @@ import Testing
         process.arguments = ["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", data.path, "--bundle-id", "com.example.cli"]
         let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 

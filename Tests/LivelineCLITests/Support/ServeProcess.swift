@@ -24,7 +24,6 @@ final class ServeProcess {
         process.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path]
         process.environment = ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
         output = OutputCollector(errors.fileHandleForReading)
         let deadline = Date().addingTimeInterval(20)
