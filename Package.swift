@@ -45,7 +45,10 @@ let package = Package(
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
-            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine"],
+            dependencies: [
+                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine",
+                "LivelineShopping",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices", "LivelineClient"], swiftSettings: swiftSettings),

@@ -10,4 +10,7 @@ public enum AppAction: Sendable, Hashable {
     case receipt(contextKey: String, rev: Int)
     /// The user swiped the card away.
     case dismissed(contextKey: String)
+    /// The user checked a shopping item off from the card (the Dynamic Island's button, an App
+    /// Intent): `PATCH /api/shopping/items/{id}` with `done: true`, then a pull of the card.
+    case checkOff(contextKey: String, itemID: Int, sinceRev: Int?)
 }

@@ -122,6 +122,20 @@ public final class DeviceFleet: Sendable {
         perform([.register(kind: .pushToStart, token: new, contextKey: nil, attributesType: type)], for: id)
     }
 
+    /// The device's app starts a card itself (its user started shopping): see
+    /// ``SimulatedDevice/startLocally(attributesType:attributes:contentState:channelID:)``.
+    public func startLocally(device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) {
+        guard let device = device(id) else { return }
+        perform(device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
+    }
+
+    /// The user checks off the first open item from the shopping card in the Dynamic Island; the
+    /// app sends it through the real API and pulls the card.
+    public func checkOffFromDynamicIsland(device id: String, contextKey: String) {
+        guard let device = device(id) else { return }
+        perform(device.checkOffFirstOpen(contextKey: contextKey), for: id)
+    }
+
     /// The app comes to the foreground: it pulls each of its activities' contexts.
     public func foreground(device id: String) {
         guard let device = device(id) else { return }
@@ -253,6 +267,10 @@ public final class DeviceFleet: Sendable {
             case .dismissed(let contextKey):
                 _ = try await client.reportDismissed(contextKey: contextKey)
                 device.note(.event, "app reported the dismissal", contextKey: contextKey)
+            case .checkOff(let contextKey, let itemID, let sinceRev):
+                let answer = try await client.updateShoppingItem(id: itemID, UpdateShoppingItemRequest(done: true, by: device.configuration.userID))
+                device.note(.event, "app checked off item \(itemID) through the API: rev \(answer.rev)", contextKey: contextKey)
+                await run(.pull(contextKey: contextKey, sinceRev: sinceRev), device: device, client: client)
             }
         } catch {
             device.note(.event, "app: \(action) failed: \(error)", contextKey: nil)

@@ -145,6 +145,64 @@ public final class SimulatedDevice: Sendable {
         }
     }
 
+    /// The app starts a card itself (`Activity.request`), as the shopping app does when its own
+    /// user starts shopping. With `channelID` (iOS 18+) it follows the broadcast channel; else it
+    /// gets an update token (after "Allow"), which the app registers.
+    public func startLocally(attributesType type: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            func refuse(_ why: String) -> [AppAction] {
+                Self.note(&state, now, .dropped, nil, "the app's own start of \(type) failed: \(why)")
+                return []
+            }
+            guard configuration.activityTypes.contains(type), registry.contract(named: type) != nil else { return refuse("the app has no type \(type)") }
+            if let problem = registry.attributesError(attributes, typeName: type) { return refuse("attributes do not decode: \(problem)") }
+            if let problem = registry.contentStateError(contentState, typeName: type) { return refuse("content state does not decode: \(problem)") }
+            if channelID != nil && configuration.os < .channels { return refuse("a channel needs iOS 18; this device runs \(configuration.os)") }
+            let running = state.activities.filter(\.isVisible).count
+            guard running < rules.maximumActivities else { return refuse("targetMaximumExceeded: \(running) activities already") }
+            guard let key = contextKey(type, attributes, configuration) else { return refuse("the app cannot tell the context key") }
+            var activity = SimulatedActivity(
+                id: "\(configuration.id)-activity-\(state.nextActivity)", attributesType: type, attributes: attributes, contextKey: key,
+                contentState: contentState, timestamp: 0, state: .active, startedAt: now, staleAt: nil, endedAt: nil, dismissAt: nil,
+                updateToken: nil, channelID: channelID, awaitingAllow: false, priorityLedger: [], presented: true
+            )
+            state.nextActivity += 1
+            var actions: [AppAction] = []
+            Self.note(&state, now, .applied, key, "started by the app itself\(activity.rev.map { " at rev \($0)" } ?? "")\(channelID.map { " following channel \($0)" } ?? "")")
+            if channelID == nil {
+                if state.allowed {
+                    let token = state.random.token()
+                    activity.updateToken = token
+                    Self.note(&state, now, .event, key, "update token minted")
+                    actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type))
+                } else {
+                    activity.awaitingAllow = true
+                }
+            }
+            state.activities.append(activity)
+            if let rev = activity.rev { actions.append(.receipt(contextKey: key, rev: rev)) }
+            return actions
+        }
+    }
+
+    /// The user taps ✓ beside the first of `nextOpen` on the shopping card of `contextKey` (the
+    /// Dynamic Island, expanded). Nothing when no such card or no open item is shown.
+    public func checkOffFirstOpen(contextKey: String) -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            guard let activity = state.activities.last(where: { $0.contextKey == contextKey && $0.isVisible && $0.state != .ended }),
+                activity.attributesType == ShoppingActivityAttributes.typeName,
+                let shown = try? JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: activity.contentState.compactJSON),
+                let first = shown.nextOpen.first else {
+                Self.note(&state, now, .event, contextKey, "nothing to check off: no open item on the card")
+                return []
+            }
+            Self.note(&state, now, .event, contextKey, "the user checked off \(first.label) (item \(first.id)) in the Dynamic Island")
+            return [.checkOff(contextKey: contextKey, itemID: first.id, sinceRev: shown.rev)]
+        }
+    }
+
     /// The user swipes the card of `contextKey` away.
     public func dismiss(contextKey: String) -> [AppAction] {
         let now = clock()

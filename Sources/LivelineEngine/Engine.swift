@@ -20,7 +20,7 @@ public final class Engine: Sendable {
 
     public init(
         store: Store, sender: any PushSender, configuration: EngineConfiguration, sources: [String: any SnapshotSource] = [:],
-        registry: ContractRegistry = .known
+        periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known
     ) {
         self.store = store
         self.configuration = configuration
@@ -28,7 +28,7 @@ public final class Engine: Sendable {
         self.metrics = metrics
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
         channels = ChannelManager(store: store, sender: sender, configuration: configuration)
-        let lifecycle = LifecycleSweeper(store: store, configuration: configuration, channels: channels, metrics: metrics)
+        let lifecycle = LifecycleSweeper(store: store, configuration: configuration, channels: channels, metrics: metrics, tasks: periodic)
         self.lifecycle = lifecycle
         starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
         notifier = Notifier(store: store, channels: [AlertPushChannel(store: store, configuration: configuration)])
@@ -66,15 +66,17 @@ public final class Engine: Sendable {
     /// `deviceIDs` (`engine.md`, "Lifecycle"): one start per device however often it is asked,
     /// within each device's start budget, not for users who dismissed it (unless
     /// `includeDismissed`). With `useChannel` the context gets a broadcast channel first (if it
-    /// has none) and the start carries `input-push-channel`. Throws `.notFound`, `.contextEnded`,
-    /// or an `EngineError` when the start payload would be dropped by the phone.
+    /// has none) and the start carries `input-push-channel` — unless `startsFollowChannel` is
+    /// false: then the started activities get update tokens (`input-push-token: 1`) and the
+    /// channel serves the cards apps start themselves. Throws `.notFound`, `.contextEnded`, or an
+    /// `EngineError` when the start payload would be dropped by the phone.
     public func startActivities(
         contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool = false,
-        useChannel: Bool = false
+        useChannel: Bool = false, startsFollowChannel: Bool = true
     ) throws -> StartResult {
         try starter.start(
             contextKey: contextKey, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, includeDismissed: includeDismissed,
-            useChannel: useChannel, now: configuration.clock()
+            useChannel: useChannel, startsFollowChannel: startsFollowChannel, now: configuration.clock()
         )
     }
 

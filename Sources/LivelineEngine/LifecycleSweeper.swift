@@ -10,6 +10,8 @@ final class LifecycleSweeper: Sendable {
     let configuration: EngineConfiguration
     let channels: ChannelManager
     let metrics: EngineMetrics
+    /// The features' periodic work, run after the engine's own.
+    let tasks: [any PeriodicTask]
     private struct State {
         var lastRun: Date?
         var reconciled = false
@@ -19,7 +21,8 @@ final class LifecycleSweeper: Sendable {
     }
     private let state = Mutex(State())
 
-    init(store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics) {
+    init(store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, tasks: [any PeriodicTask] = []) {
+        self.tasks = tasks
         self.store = store
         self.configuration = configuration
         self.channels = channels
@@ -43,6 +46,7 @@ final class LifecycleSweeper: Sendable {
         reconcileChannelsIfDue(now: now)
         endContextsNearTheirDeadline(now: now)
         markUnansweredStarts(now: now)
+        for task in tasks { task.run(now: now) }
     }
 
     /// Reconciles the channels once after the start, on a thread of its own (the management API

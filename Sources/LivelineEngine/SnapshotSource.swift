@@ -20,3 +20,10 @@ public struct StoredSnapshotSource: SnapshotSource {
         return try JSONValue(json: Data(text.utf8))
     }
 }
+
+/// Work a feature needs done periodically (e.g. shopping sessions whose heartbeat lapsed), run on
+/// the dispatcher's thread with the lifecycle sweep. It must be quick and must not throw: a
+/// failure is the task's to report and is tried again on the next sweep.
+public protocol PeriodicTask: Sendable {
+    func run(now: Date)
+}

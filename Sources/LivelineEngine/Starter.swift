@@ -46,7 +46,7 @@ struct Starter: Sendable {
 
     func start(
         contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
-        now: Date
+        startsFollowChannel: Bool = true, now: Date
     ) throws -> StartResult {
         guard let context = try store.contexts.context(key: contextKey) else {
             throw StoreError(.notFound, "there is no context \(contextKey)")
@@ -63,7 +63,8 @@ struct Starter: Sendable {
             guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {
                 throw StoreError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
             }
-            let payload = try startPayload(context, channelID: context.channelID, alert: alert, now: now, in: transaction)
+            let startChannel = startsFollowChannel ? context.channelID : nil
+            let payload = try startPayload(context, channelID: startChannel, alert: alert, now: now, in: transaction)
             var tokens = try store.tokens.startTokens(
                 attributesType: context.activityType, environment: configuration.environment, userIDs: userIDs, deviceIDs: deviceIDs,
                 in: transaction
@@ -71,8 +72,17 @@ struct Starter: Sendable {
             if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
             let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
+            let showing = try store.tokens.devicesShowing(contextKey: contextKey, in: transaction)
             var outcomes: [StartOutcome] = []
             for token in tokens {
+                // Never a start in place of an update: the device's app started it (or answered a start) already.
+                if showing.contains("\(token.householdID):\(token.deviceID)") {
+                    outcomes.append(StartOutcome(
+                        deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted,
+                        reason: "the device shows it: its update token for \(contextKey) is registered"
+                    ))
+                    continue
+                }
                 if optedOut.contains(token.userID) {
                     let reason = "the user turned Live Activities of \(context.activityType) off in the app"
                     try store.starts.recordSkipped(
@@ -93,7 +103,7 @@ struct Starter: Sendable {
                 }
                 let reservation = try store.starts.reserve(
                     contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                    viaChannel: context.channelID != nil, now: now, budget: (configuration.startBudget, configuration.startBudgetWindow),
+                    viaChannel: startChannel != nil, now: now, budget: (configuration.startBudget, configuration.startBudgetWindow),
                     in: transaction
                 )
                 switch reservation {

@@ -41,14 +41,15 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// Checks off / puts back / edits an item of the caller's household. Nil when there is none.
+    /// A call that changes nothing (e.g. checking off a checked item again, a retry) writes no
+    /// event and keeps the revision; it still refreshes the actor's active session.
     public func updateItem(
         id: Int, householdID: Int, actor: Int, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
     ) throws -> (item: ShoppingItem, rev: Int)? {
         try store.write { transaction in
             guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             let week = try weekOfItem(id, in: transaction)
-            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
-            var action: ShoppingAction = .edited
+            var action: ShoppingAction?
             if let done, done != current.done {
                 action = done ? .checked : .unchecked
                 try transaction.execute(
@@ -56,9 +57,24 @@ public struct ShoppingDomain: Sendable {
                     [SQLValue(id), SQLValue(done), done ? SQLValue(actor) : .null, done ? SQLValue(now) : .null]
                 )
             }
-            if let label { try transaction.execute("UPDATE shopping_items SET label = $2 WHERE id = $1", [SQLValue(id), .text(label)]) }
-            if let price { try transaction.execute("UPDATE shopping_items SET price = $2 WHERE id = $1", [SQLValue(id), price.map(SQLValue.real) ?? .null]) }
-            if let position { try transaction.execute("UPDATE shopping_items SET position = $2 WHERE id = $1", [SQLValue(id), SQLValue(position)]) }
+            if let label, label != current.label {
+                action = action ?? .edited
+                try transaction.execute("UPDATE shopping_items SET label = $2 WHERE id = $1", [SQLValue(id), .text(label)])
+            }
+            if let price, price != current.price {
+                action = action ?? .edited
+                try transaction.execute("UPDATE shopping_items SET price = $2 WHERE id = $1", [SQLValue(id), price.map(SQLValue.real) ?? .null])
+            }
+            if let position, position != current.position {
+                action = action ?? .edited
+                try transaction.execute("UPDATE shopping_items SET position = $2 WHERE id = $1", [SQLValue(id), SQLValue(position)])
+            }
+            guard let action else {
+                try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+                let rev = try store.contexts.revision(key: week.contextKey(householdID: householdID), in: transaction) ?? 0
+                return (current, rev)
+            }
+            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
             guard let updated = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             let rev = try track(action, item: updated, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
             return (updated, rev)
@@ -76,6 +92,21 @@ public struct ShoppingDomain: Sendable {
         }
     }
 
+    /// The pull of `GET /api/shopping/{week}?since_rev=N`, from one read transaction: the
+    /// revision first; when it equals `sinceRev` nothing else is read; else the items and the
+    /// card's content state. A week nobody touched yet is revision 0 with no items.
+    public func read(week: ShoppingWeek, householdID: Int, sinceRev: Int?, snapshot: ShoppingSnapshotSource) throws -> ShoppingRead {
+        try store.database.read { transaction in
+            let key = week.contextKey(householdID: householdID)
+            let rev = try store.contexts.revision(key: key, in: transaction) ?? 0
+            if let sinceRev, sinceRev == rev { return .unchanged(rev: rev) }
+            let context = try store.contexts.context(key: key, in: transaction)
+            let items = try items(week: week, householdID: householdID, in: transaction)
+            let state = try snapshot.state(week: week, householdID: householdID, rev: rev, ended: context?.state == .ended, items: items, in: transaction)
+            return .changed(rev: rev, items: items, state: state)
+        }
+    }
+
     /// The week's items in list order.
     public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingItem] {
         try store.database.read { transaction in try items(week: week, householdID: householdID, in: transaction) }
@@ -89,14 +120,26 @@ public struct ShoppingDomain: Sendable {
     public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Int {
         try store.write { transaction in
             let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
-            if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) == 0 {
-                try transaction.execute(
-                    "INSERT INTO shopping_sessions (household_id, week, user_id, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)",
-                    [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
-                )
+            // Already shopping: the session is refreshed and the card does not change.
+            if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0 {
+                return try store.contexts.revision(key: key, in: transaction) ?? 0
             }
+            // A session that lapsed and was not swept yet ends now; the new one starts.
+            try transaction.execute(
+                "UPDATE shopping_sessions SET ended_at = $4 WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL",
+                [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
+            )
+            try transaction.execute(
+                "INSERT INTO shopping_sessions (household_id, week, user_id, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)",
+                [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
+            )
             return try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) joined", in: transaction)
         }
+    }
+
+    /// The week's active shoppers' user ids, by session start.
+    public func activeShopperIDs(week: ShoppingWeek, householdID: Int, now: Date) throws -> [Int] {
+        try store.database.read { transaction in try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction) }
     }
 
     /// Keeps `actor`'s session alive; false when they have no active session (none is created).

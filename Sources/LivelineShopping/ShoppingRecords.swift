@@ -1,4 +1,6 @@
 import Foundation
+import LivelineEngine
+import LivelineModel
 import LivelineStore
 
 /// One item of a household's week.
@@ -34,4 +36,75 @@ public enum ShoppingAction: String, Sendable, Hashable, Codable {
 
     /// Whether the action is material for the card (`shopping.md`: edits go at priority 5).
     public var isMaterial: Bool { self != .edited }
+}
+
+extension ShoppingItem {
+    /// The item as the API shows it.
+    public var listItem: ShoppingListItem {
+        ShoppingListItem(
+            id: id, label: label, price: price, position: position, done: done, addedBy: addedBy, addedAt: addedAt, checkedBy: checkedBy,
+            checkedAt: checkedAt
+        )
+    }
+}
+
+/// What a pull of a shopping week found (``ShoppingDomain/read(week:householdID:sinceRev:snapshot:)``).
+public enum ShoppingRead: Sendable {
+    case unchanged(rev: Int)
+    case changed(rev: Int, items: [ShoppingItem], state: ShoppingActivityAttributes.ContentState)
+}
+
+/// Ends the shopping sessions whose heartbeat lapsed (each a change of its week's card), on the
+/// engine's periodic sweep.
+public struct ShoppingSessionExpiry: PeriodicTask {
+    let domain: ShoppingDomain
+    let report: @Sendable (String) -> Void
+
+    public init(domain: ShoppingDomain, report: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.domain = domain
+        self.report = report
+    }
+
+    public func run(now: Date) {
+        do {
+            try domain.expireSessions(now: now)
+        } catch {
+            report("shopping: expiring lapsed sessions failed (tried again on the next sweep): \(error)")
+        }
+    }
+}
+
+/// What the API accepts of a shopping item (`shopping.md`, "Data"); each check names the field.
+public enum ShoppingInput {
+    /// A label of 1 to 200 characters (spaces around it removed).
+    public static func label(_ text: String, field: String = "label") throws(ShoppingInputError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(trimmed.count) else {
+            throw ShoppingInputError(field: field, message: "\(field) must be 1 to 200 characters, not \(trimmed.count)")
+        }
+        return trimmed
+    }
+
+    /// A price in euros: a finite number of 0 or more, kept to the cent.
+    public static func price(_ value: Double, field: String = "price") throws(ShoppingInputError) -> Double {
+        guard value.isFinite, value >= 0, value <= 1_000_000 else {
+            throw ShoppingInputError(field: field, message: "\(field) must be a number of euros from 0 to 1000000, not \(value)")
+        }
+        return (value * 100).rounded() / 100
+    }
+
+    /// A list position: 0 or more.
+    public static func position(_ value: Int, field: String = "position") throws(ShoppingInputError) -> Int {
+        guard (0...1_000_000).contains(value) else {
+            throw ShoppingInputError(field: field, message: "\(field) must be a whole number from 0 to 1000000, not \(value)")
+        }
+        return value
+    }
+}
+
+/// A refused shopping input: the field and what was expected.
+public struct ShoppingInputError: Error, Sendable, CustomStringConvertible {
+    public let field: String
+    public let message: String
+    public var description: String { message }
 }

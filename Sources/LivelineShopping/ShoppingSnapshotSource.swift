@@ -27,7 +27,14 @@ public struct ShoppingSnapshotSource: SnapshotSource {
             let week = ShoppingWeek(weekText) else {
             throw EngineError("\(context.key) is not a shopping context (shopping:{householdId}:{week})")
         }
-        let items = try domain.items(week: week, householdID: householdID, in: transaction)
+        return try state(week: week, householdID: householdID, rev: context.rev, ended: context.state == .ended, in: transaction)
+    }
+
+    /// The week's content state at `rev`, from the transaction's one snapshot.
+    public func state(
+        week: ShoppingWeek, householdID: Int, rev: Int, ended: Bool, items known: [ShoppingItem]? = nil, in transaction: any SQLTransaction
+    ) throws -> ShoppingActivityAttributes.ContentState {
+        let items = try known ?? domain.items(week: week, householdID: householdID, in: transaction)
         let open = items.filter { !$0.done }
         let priced = open.compactMap(\.price)
         let locale = try transaction.queryOne("SELECT locale FROM households WHERE id = $1", [SQLValue(householdID)])?.string("locale") ?? "de"
@@ -37,7 +44,7 @@ public struct ShoppingSnapshotSource: SnapshotSource {
             estEur: (priced.reduce(0, +) * 100).rounded() / 100, estPriced: priced.count,
             nextOpen: open.prefix(3).map { OpenItem(id: $0.id, label: $0.label) },
             activeShoppers: try shoppers(week: week, householdID: householdID, in: transaction),
-            ended: context.state == .ended ? true : nil, rev: context.rev
+            ended: ended ? true : nil, rev: rev
         )
         if let event = try transaction.queryOne(
             """
@@ -60,7 +67,12 @@ public struct ShoppingSnapshotSource: SnapshotSource {
         return state
     }
 
-    private func shoppers(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [Shopper] {
+    /// Who is in the shop now, by session start.
+    public func shoppers(week: ShoppingWeek, householdID: Int) throws -> [Shopper] {
+        try domain.store.database.read { transaction in try shoppers(week: week, householdID: householdID, in: transaction) }
+    }
+
+    func shoppers(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [Shopper] {
         try transaction.query(
             """
             SELECT u.id, u.name, u.avatar_tint FROM shopping_sessions s JOIN users u ON u.id = s.user_id

@@ -21,6 +21,15 @@ public enum Routes {
     public static let notifications = Route(.get, "/api/notifications")
     public static let readNotification = Route(.post, "/api/notifications/{id}/read")
 
+    // MARK: Shopping (`shopping.md`; paths as in the source document, bearer token)
+    public static let shoppingWeek = Route(.get, "/api/shopping/{week}")
+    public static let addShoppingItem = Route(.post, "/api/shopping/{week}/items")
+    public static let updateShoppingItem = Route(.patch, "/api/shopping/items/{id}")
+    public static let removeShoppingItem = Route(.delete, "/api/shopping/items/{id}")
+    public static let startShopping = Route(.post, "/api/shopping/{week}/session")
+    public static let shoppingHeartbeat = Route(.post, "/api/shopping/{week}/session/heartbeat")
+    public static let endShopping = Route(.post, "/api/shopping/{week}/session/end")
+
     // MARK: Generic API for other backends (admin key)
     public static let putContext = Route(.put, "/v1/contexts/{key}")
     public static let getContext = Route(.get, "/v1/contexts/{key}")
@@ -36,6 +45,7 @@ public enum Routes {
         me, user,
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification,
+        shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification,
     ]
 }

@@ -4,6 +4,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelinePush
 import LivelineSandbox
+import LivelineShopping
 import LivelineStore
 
 /// A running Liveline server: storage, the HTTP API, and the engine that pushes every change.
@@ -84,6 +85,8 @@ public func buildApplication(
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
     let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
     let (apns, sandbox) = try makeAPNS(configuration)
+    let shopping = ShoppingDomain(store: store, presenceTimeout: configuration.shoppingPresenceTimeout)
+    let shoppingCard = ShoppingSnapshotSource(domain: shopping, clock: clock)
     let engine = Engine(
         store: store, sender: apns,
         configuration: EngineConfiguration(
@@ -92,7 +95,9 @@ public func buildApplication(
             minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
             priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
             priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget, clock: clock
-        )
+        ),
+        sources: [ShoppingActivityAttributes.typeName: shoppingCard],
+        periodic: [ShoppingSessionExpiry(domain: shopping, report: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) })]
     )
 
     var router = Router()
@@ -109,6 +114,7 @@ public func buildApplication(
     ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     NotificationHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
+    ShoppingHandlers(auth: auth, engine: engine, domain: shopping, snapshot: shoppingCard, clock: clock).addRoutes(to: &router)
 
     let accessLog: LogSink = switch configuration.accessLog {
     case "stderr": LogSink(descriptor: 2)

@@ -95,7 +95,9 @@ public struct ContextRepository: Sendable {
     }
 
     /// Starts an ended context again (a domain's new session starts a new card): active, started
-    /// `now` with a new 8-hour deadline; the revision keeps counting up. Throws `.notFound`.
+    /// `now` with a new 8-hour deadline; the revision keeps counting up. What belonged to the
+    /// previous card goes with it: its starts (each device may be started again), its dismissals,
+    /// and the update tokens of its activities (they ended on the phones). Throws `.notFound`.
     public func reopen(key: String, now: Date, in transaction: any SQLTransaction) throws {
         try updateOne(
             """
@@ -104,6 +106,21 @@ public struct ContextRepository: Sendable {
             WHERE key = $1
             """,
             [.text(key), SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))], key: key, in: transaction
+        )
+        try transaction.execute(
+            """
+            UPDATE la_starts SET status = 'skipped', reason = 'the card this start belonged to ended', updated_at = $2
+            WHERE context_key = $1 AND status IN ('queued', 'sent')
+            """,
+            [.text(key), SQLValue(now)]
+        )
+        try transaction.execute("DELETE FROM la_dismissals WHERE context_key = $1", [.text(key)])
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = 'its activity ended with the previous card'
+            WHERE kind = 'la-update' AND context_key = $1 AND status = 'active'
+            """,
+            [.text(key), SQLValue(now)]
         )
     }
 

@@ -30,7 +30,7 @@ public struct StartRepository: Sendable {
         let recent = try transaction.queryOne(
             """
             SELECT COUNT(*) AS n FROM la_starts
-            WHERE household_id = $1 AND device_id = $2 AND status IN ('queued', 'sent') AND created_at > $3
+            WHERE household_id = $1 AND device_id = $2 AND (status IN ('queued', 'sent') OR sent_at IS NOT NULL) AND created_at > $3
             """,
             [SQLValue(householdID), .text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
         )?.int("n") ?? 0

@@ -220,6 +220,15 @@ public struct PushTokenRepository: Sendable {
         return tokens.values.sorted { ($0.userID, $0.deviceID, $0.id) < ($1.userID, $1.deviceID, $1.id) }
     }
 
+    /// The devices (household, device id) that have an active `la-update` token for the context:
+    /// they show its activity already.
+    public func devicesShowing(contextKey: String, in transaction: any SQLTransaction) throws -> Set<String> {
+        Set(try transaction.query(
+            "SELECT household_id, device_id FROM push_tokens WHERE kind = 'la-update' AND context_key = $1 AND status = 'active'",
+            [.text(contextKey)]
+        ).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
+    }
+
     /// The active tokens of one kind of the given user in one environment, by device and id.
     public func activeTokens(userID: Int, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> [PushTokenRecord] {
         try transaction.query(

@@ -40,6 +40,17 @@ struct MaterialityTests {
         #expect(ShoppingActivityAttributes.materialChange(from: base, to: added)?.contains("added") == true)
     }
 
+    @Test func shoppingAShopperJoiningOrLeavingIsMaterial() throws {
+        let base = ShoppingActivityAttributes.exampleContentState
+        var joined = base
+        joined.activeShoppers.append(Shopper(name: "Kim", avatarTint: "mint", userId: 77))
+        #expect(ShoppingActivityAttributes.materialChange(from: base, to: joined) == "shopper 77 joined")
+        #expect(ShoppingActivityAttributes.materialChange(from: joined, to: base) == "shopper 77 left")
+        var renamed = base
+        renamed.activeShoppers = renamed.activeShoppers.map { Shopper(name: $0.name + "!", avatarTint: $0.avatarTint, userId: $0.userId) }
+        #expect(ShoppingActivityAttributes.materialChange(from: base, to: renamed) == nil, "the same people, renamed: quiet")
+    }
+
     @Test func theRegistryComparesJSONIgnoringRevAndTreatsTheFirstPushAsMaterial() throws {
         let registry = ContractRegistry.known
         var state = ShoppingActivityAttributes.exampleContentState

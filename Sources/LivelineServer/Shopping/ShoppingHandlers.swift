@@ -1,0 +1,171 @@
+import Foundation
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import LivelineShopping
+import LivelineStore
+
+/// The household's weekly shopping list (`shopping.md`), on the paths of the source document so
+/// its app works unchanged. Every route needs the bearer token of a household member; items of
+/// another household are a 404; `by` must be a member of the caller's household (else 403).
+struct ShoppingHandlers: Sendable {
+    let auth: Authenticator
+    let engine: Engine
+    let domain: ShoppingDomain
+    let snapshot: ShoppingSnapshotSource
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.shoppingWeek) { request in
+            let caller = try auth.caller(of: request)
+            let week = try Self.week(of: request)
+            let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
+            switch try domain.read(week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: snapshot) {
+            case .unchanged(let rev):
+                return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: true))
+            case .changed(let rev, let items, let state):
+                return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: false, items: items.map(\.listItem), state: state))
+            }
+        }
+        router.add(Routes.addShoppingItem) { request in
+            let caller = try auth.caller(of: request)
+            let week = try Self.week(of: request)
+            let body = try request.decode(AddShoppingItemRequest.self)
+            let label = try Self.checked { () throws(ShoppingInputError) in try ShoppingInput.label(body.label) }
+            let price = try Self.checked { () throws(ShoppingInputError) in try body.price.map { v throws(ShoppingInputError) in try ShoppingInput.price(v) } }
+            let actor = try actor(body.by, caller: caller)
+            let (item, rev) = try domain.addItem(week: week, householdID: caller.householdID, actor: actor.id, label: label, price: price, now: clock())
+            return try .json(ShoppingItemResponse(item: item.listItem, rev: rev), status: 201)
+        }
+        router.add(Routes.updateShoppingItem) { request in
+            let caller = try auth.caller(of: request)
+            let id = try Self.itemID(of: request)
+            let body = try request.decode(UpdateShoppingItemRequest.self)
+            let label = try Self.checked { () throws(ShoppingInputError) in try body.label.map { v throws(ShoppingInputError) in try ShoppingInput.label(v) } }
+            let price: Double?? = try Self.checked { () throws(ShoppingInputError) -> Double?? in
+                switch body.price {
+                case .some(.some(let value)): .some(try ShoppingInput.price(value))
+                case .some(.none): .some(nil)
+                case .none: nil
+                }
+            }
+            let position = try Self.checked { () throws(ShoppingInputError) in try body.position.map { v throws(ShoppingInputError) in try ShoppingInput.position(v) } }
+            guard body.done != nil || label != nil || price != nil || position != nil else {
+                throw HTTPError.badRequest("nothing to change: give done, label, price or position", field: "body")
+            }
+            let actor = try actor(body.by, caller: caller)
+            guard let (item, rev) = try domain.updateItem(
+                id: id, householdID: caller.householdID, actor: actor.id, done: body.done, label: label, price: price, position: position, now: clock()
+            ) else { throw HTTPError.notFound("there is no item \(id) in your household's lists") }
+            return try .json(ShoppingItemResponse(item: item.listItem, rev: rev))
+        }
+        router.add(Routes.removeShoppingItem) { request in
+            let caller = try auth.caller(of: request)
+            let id = try Self.itemID(of: request)
+            let by = try request.query["by"].map { text in
+                guard let value = Int(text) else { throw HTTPError.badRequest("by must be a user id (a whole number), not '\(text)'", field: "by") }
+                return value
+            }
+            let actor = try actor(by, caller: caller)
+            guard let rev = try domain.removeItem(id: id, householdID: caller.householdID, actor: actor.id, now: clock()) else {
+                throw HTTPError.notFound("there is no item \(id) in your household's lists")
+            }
+            return try .json(RemoveShoppingItemResponse(id: id, removed: true, rev: rev))
+        }
+        router.add(Routes.startShopping) { request in
+            let caller = try auth.caller(of: request)
+            let week = try Self.week(of: request)
+            let actor = try actor(try Self.sessionBody(request).by, caller: caller)
+            return try .json(try startShopping(week: week, actor: actor, caller: caller))
+        }
+        router.add(Routes.shoppingHeartbeat) { request in
+            let caller = try auth.caller(of: request)
+            let week = try Self.week(of: request)
+            let actor = try actor(try Self.sessionBody(request).by, caller: caller)
+            let active = try domain.heartbeat(week: week, householdID: caller.householdID, actor: actor.id, now: clock())
+            return try .json(ShoppingHeartbeatResponse(week: week.monday, active: active))
+        }
+        router.add(Routes.endShopping) { request in
+            let caller = try auth.caller(of: request)
+            let week = try Self.week(of: request)
+            let actor = try actor(try Self.sessionBody(request).by, caller: caller)
+            if let (rev, finished) = try domain.endSession(week: week, householdID: caller.householdID, actor: actor.id, now: clock()) {
+                return try .json(ShoppingSessionEndResponse(week: week.monday, rev: rev, left: true, finished: finished))
+            }
+            let rev = try engine.store.contexts.revision(key: week.contextKey(householdID: caller.householdID)) ?? 0
+            return try .json(ShoppingSessionEndResponse(week: week.monday, rev: rev, left: false, finished: false))
+        }
+    }
+
+    /// `actor` starts shopping: the session commits (a change of the card), then the card is
+    /// started by push-to-start on the other members' devices that do not show it yet; they get
+    /// update tokens. The week's broadcast channel is created with the first start (without one,
+    /// tokens only) and is what the starter's own app follows when it starts its card itself.
+    func startShopping(week: ShoppingWeek, actor: UserRecord, caller: Caller) throws -> ShoppingSessionResponse {
+        let rev = try domain.startSession(week: week, householdID: caller.householdID, actor: actor.id, now: clock())
+        let key = week.contextKey(householdID: caller.householdID)
+        let others = try engine.store.accounts.members(householdID: caller.householdID).map(\.id).filter { $0 != actor.id }
+        let english = actor.locale == "en"
+        let alert = LiveActivityAlert(
+            title: .plain(english ? "\(actor.name) is shopping" : "\(actor.name) kauft ein"),
+            body: .plain(english ? "Week of \(week.monday): add what you need" : "Woche vom \(week.monday): schreib dazu, was fehlt")
+        )
+        let result: StartResult
+        do {
+            result = try ContextHandlers.mapping {
+                try engine.startActivities(contextKey: key, userIDs: others, deviceIDs: [], alert: alert, useChannel: true, startsFollowChannel: false)
+            }
+        } catch let error as EngineError {
+            throw HTTPError.contractViolation(error.message, field: "week")
+        }
+        let shoppers = try snapshot.shoppers(week: week, householdID: caller.householdID)
+        return ShoppingSessionResponse(
+            week: week.monday, rev: rev, contextKey: key, activeShoppers: shoppers, channelId: result.channelID,
+            channelFallback: result.channelFallback,
+            starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID, reason: $0.reason) }
+        )
+    }
+
+    /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
+    func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
+        guard let by, by != caller.userID else { return caller.user }
+        guard let user = try engine.store.accounts.user(id: by), user.householdID == caller.householdID else {
+            throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
+        }
+        return user
+    }
+
+    // MARK: Input
+
+    /// The `{week}` parameter: the ISO date of a Monday (`2026-01-05`), else a 400.
+    static func week(of request: HTTPRequest) throws -> ShoppingWeek {
+        let text = try request.parameter("week")
+        guard let week = ShoppingWeek(text) else {
+            throw HTTPError.badRequest("week must be the ISO date of a Monday, e.g. 2026-01-05, not '\(text.prefix(40))'", field: "week")
+        }
+        return week
+    }
+
+    /// The `{id}` parameter of an item: a whole number.
+    static func itemID(of request: HTTPRequest) throws -> Int {
+        let text = try request.parameter("id")
+        guard let id = Int(text), id > 0 else {
+            throw HTTPError.badRequest("id must be an item id (a whole number above 0), not '\(text.prefix(40))'", field: "id")
+        }
+        return id
+    }
+
+    /// The body of a session route; an empty one is `{}`.
+    static func sessionBody(_ request: HTTPRequest) throws -> ShoppingSessionRequest {
+        request.body.isEmpty ? ShoppingSessionRequest() : try request.decode(ShoppingSessionRequest.self)
+    }
+
+    /// Runs an input check, turning its refusal into a 400 naming the field.
+    static func checked<T>(_ check: () throws(ShoppingInputError) -> T) throws -> T {
+        do {
+            return try check()
+        } catch {
+            throw HTTPError.badRequest(error.message, field: error.field)
+        }
+    }
+}
