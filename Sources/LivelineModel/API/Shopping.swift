@@ -26,6 +26,22 @@ public struct ShoppingListItem: Codable, Sendable, Hashable {
         self.checkedBy = checkedBy
         self.checkedAt = checkedAt
     }
+
+    enum CodingKeys: String, CodingKey { case id, label, price, position, done, addedBy, addedAt, checkedBy, checkedAt }
+
+    /// Every key is written, an absent value as `null` (an app sees `price: null`, not no key).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(label, forKey: .label)
+        try container.encode(price, forKey: .price)
+        try container.encode(position, forKey: .position)
+        try container.encode(done, forKey: .done)
+        try container.encode(addedBy, forKey: .addedBy)
+        try container.encode(addedAt, forKey: .addedAt)
+        try container.encode(checkedBy, forKey: .checkedBy)
+        try container.encode(checkedAt, forKey: .checkedAt)
+    }
 }
 
 /// Answer of `GET /api/shopping/{week}?since_rev=N`: with `N` equal to the current revision only
