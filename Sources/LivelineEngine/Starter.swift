@@ -72,14 +72,14 @@ struct Starter: Sendable {
             if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
             let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
-            let showing = try store.tokens.devicesShowing(contextKey: contextKey, in: transaction)
+            let showing = try store.tokens.devicesShowing(contextKey: contextKey, since: context.startedAt, in: transaction)
             var outcomes: [StartOutcome] = []
             for token in tokens {
                 // Never a start in place of an update: the device's app started it (or answered a start) already.
                 if showing.contains("\(token.householdID):\(token.deviceID)") {
                     outcomes.append(StartOutcome(
                         deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted,
-                        reason: "the device shows it: its update token for \(contextKey) is registered"
+                        reason: "the device shows it: its app registered an update token for \(contextKey) or reported rendering it"
                     ))
                     continue
                 }

@@ -27,7 +27,9 @@ final class DeviceHarness: @unchecked Sendable {
     let session = URLSession(configuration: .ephemeral)
     var sandbox: APNsSandbox { app.sandbox! }
 
-    init(faults: DeviceFaults = .none, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// With `serverOnClock`, the server runs on the manual clock too (presence timeouts, push
+    /// timestamps); else it runs on real time and only the devices' clock is moved by hand.
+    init(faults: DeviceFaults = .none, serverOnClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-devices-\(UUID().uuidString)")
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -37,7 +39,7 @@ final class DeviceHarness: @unchecked Sendable {
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
         configure(&configuration)
-        app = try buildApplication(configuration)
+        app = try serverOnClock ? buildApplication(configuration, clock: clock.function) : buildApplication(configuration)
         try app.start()
         fleet = DeviceFleet(sandbox: app.sandbox!, faults: faults)
         let token = SecureRandom.token(prefix: "ll_")
@@ -49,19 +51,36 @@ final class DeviceHarness: @unchecked Sendable {
         householdID = user.householdID
     }
 
-    /// A phone of the user, launched: its app registered its tokens with the server.
+    /// Another member of the household: their user id and bearer token.
+    func member(_ name: String, tint: String = "coral") throws -> (userID: Int, bearer: String) {
+        let token = SecureRandom.token(prefix: "ll_")
+        let user = try app.store.accounts.createUser(
+            household: "Fisch", name: name, avatarTint: tint, emoji: "🦊", locale: "de", tokenHash: SHA256.hex(token), now: Date()
+        )
+        return (user.id, token)
+    }
+
+    /// The app's API client for `bearer` (the harness user's when nil) on device `deviceID`.
+    func client(bearer: String? = nil, deviceID: String? = nil) -> LivelineClient {
+        LivelineClient(
+            baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, bearerToken: bearer ?? self.bearer, deviceID: deviceID, session: session,
+            timeout: 20
+        )
+    }
+
+    /// A phone of the user (or of `member`), launched: its app registered its tokens with the server.
     func phone(
-        _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules()
+        _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules(),
+        member: (userID: Int, bearer: String)? = nil
     ) async -> SimulatedDevice {
         let device = SimulatedDevice(
             DeviceConfiguration(
-                id: id, userID: userID, householdID: householdID, os: os, liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
+                id: id, userID: member?.userID ?? userID, householdID: householdID, os: os, liveActivitiesAllowed: allowed,
+                frequentUpdatesAllowed: frequent
             ),
             rules: rules, clock: clock.function
         )
-        fleet.add(device, client: LivelineClient(
-            baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, bearerToken: bearer, deviceID: id, session: session, timeout: 20
-        ))
+        fleet.add(device, client: client(bearer: member?.bearer, deviceID: id))
         await fleet.settle(timeout: 30)
         return device
     }

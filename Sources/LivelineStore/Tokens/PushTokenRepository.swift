@@ -220,13 +220,19 @@ public struct PushTokenRepository: Sendable {
         return tokens.values.sorted { ($0.userID, $0.deviceID, $0.id) < ($1.userID, $1.deviceID, $1.id) }
     }
 
-    /// The devices (household, device id) that have an active `la-update` token for the context:
-    /// they show its activity already.
-    public func devicesShowing(contextKey: String, in transaction: any SQLTransaction) throws -> Set<String> {
-        Set(try transaction.query(
+    /// The devices (`householdID:deviceID`) that show the context's activity already: they have an
+    /// active `la-update` token for it, or their app reported rendering one of its revisions
+    /// since `since` (the card's start) — a card the app started itself and that follows a
+    /// broadcast channel has no update token, only receipts.
+    public func devicesShowing(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> Set<String> {
+        let tokens = try transaction.query(
             "SELECT household_id, device_id FROM push_tokens WHERE kind = 'la-update' AND context_key = $1 AND status = 'active'",
             [.text(contextKey)]
-        ).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
+        )
+        let receipts = try transaction.query(
+            "SELECT household_id, device_id FROM la_receipts WHERE context_key = $1 AND received_at >= $2", [.text(contextKey), SQLValue(since)]
+        )
+        return Set(try (tokens + receipts).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
     }
 
     /// The active tokens of one kind of the given user in one environment, by device and id.
