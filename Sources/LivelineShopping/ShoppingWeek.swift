@@ -1,20 +1,24 @@
-import Foundation
-
 /// A shopping week, named by the ISO date of its Monday (`shopping.md`: "anything else is a 400").
 public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
     public let monday: String
 
-    /// Nil unless `text` is `YYYY-MM-DD`, a real date, and a Monday.
+    /// Nil unless `text` is `YYYY-MM-DD`, a real date of the proleptic Gregorian calendar, and a
+    /// Monday. (Plain arithmetic: it runs on every request of the list's routes.)
     public init?(_ text: String) {
-        guard text.utf8.count == 10, text.firstMatch(of: /^\d{4}-\d{2}-\d{2}$/) != nil else { return nil }
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        var components = DateComponents()
-        (components.year, components.month, components.day) = (parts[0], parts[1], parts[2])
-        guard let date = calendar.date(from: components),
-            calendar.dateComponents([.year, .month, .day], from: date) == DateComponents(year: parts[0], month: parts[1], day: parts[2]),
-            calendar.component(.weekday, from: date) == 2 else { return nil }
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), year >= 1,
+            (1...12).contains(month), day >= 1, day <= Self.days(inMonth: month, year: year),
+            Self.weekday(year: year, month: month, day: day) == 1 else { return nil }
         monday = text
     }
 
@@ -22,4 +26,24 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
 
     /// The context key of a household's week (`contracts.md` §1).
     public func contextKey(householdID: Int) -> String { "shopping:\(householdID):\(monday)" }
+
+    static func days(inMonth month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// ISO weekday, 1 = Monday … 7 = Sunday (days since 1970-01-01, a Thursday).
+    static func weekday(year: Int, month: Int, day: Int) -> Int {
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days % 7 + 7) % 7 + 3) % 7 + 1
+    }
 }

@@ -39,6 +39,28 @@ import Testing
         #expect(ShoppingWeek("2026-01-05")?.monday == "2026-01-05")
         for bad in ["2026-01-06", "2026-02-30", "2026-1-5", "05.01.2026", "2026-01-05T00:00:00Z", ""] { #expect(ShoppingWeek(bad) == nil, "\(bad)") }
         #expect(ShoppingWeek("2026-01-05")?.contextKey(householdID: 7) == "shopping:7:2026-01-05")
+        for bad in ["1900-02-26x", "2026-01-0５", "+026-01-05", "2026-00-05", "2026-13-07", "0000-01-03"] { #expect(ShoppingWeek(bad) == nil, "\(bad)") }
+    }
+
+    @Test func everyDayOfFiftyYearsIsAMondayExactlyWhenFoundationsCalendarSaysSo() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var date = calendar.date(from: DateComponents(year: 1996, month: 1, day: 1))!
+        let end = calendar.date(from: DateComponents(year: 2046, month: 1, day: 1))!
+        var mondays = 0
+        while date < end {
+            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+            let text = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            let isMonday = parts.weekday == 2
+            #expect((ShoppingWeek(text) != nil) == isMonday, "\(text)")
+            if isMonday { mondays += 1 }
+            date = calendar.date(byAdding: .day, value: 1, to: date)!
+        }
+        #expect(mondays == 2609)
+        // Days that do not exist are refused whatever their weekday would be.
+        for bad in ["2025-02-29", "2100-02-29", "2026-04-31", "2026-06-31"] { #expect(ShoppingWeek(bad) == nil, "\(bad)") }
+        #expect(ShoppingWeek("2000-02-29") == nil && ShoppingWeek("2028-02-29") == nil, "leap days, not Mondays")
+        #expect(ShoppingWeek("2000-02-28") != nil && ShoppingWeek("2044-02-29") != nil, "Mondays (the second a leap day)")
     }
 
     @Test func theCardCountsPricesTellsTheStoryAndListsWhatIsNext() throws {

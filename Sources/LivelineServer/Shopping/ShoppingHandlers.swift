@@ -22,7 +22,9 @@ struct ShoppingHandlers: Sendable {
             let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
             switch try domain.read(week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: snapshot) {
             case .unchanged(let rev):
-                return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: true))
+                // The answer to every push-woken pull: written directly (the same bytes the
+                // encoder writes for ShoppingWeekResponse, keys sorted; a test compares them).
+                return .jsonBytes(Self.unchangedBody(week: week, rev: rev))
             case .changed(let rev, let items, let state):
                 return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: false, items: items.map(\.listItem), state: state))
             }
@@ -133,6 +135,11 @@ struct ShoppingHandlers: Sendable {
             throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
         }
         return user
+    }
+
+    /// `{"rev":N,"unchanged":true,"week":"YYYY-MM-DD"}`.
+    static func unchangedBody(week: ShoppingWeek, rev: Int) -> [UInt8] {
+        Array(#"{"rev":\#(rev),"unchanged":true,"week":"\#(week.monday)"}"#.utf8)
     }
 
     // MARK: Input
