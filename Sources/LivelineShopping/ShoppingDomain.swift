@@ -96,8 +96,12 @@ public struct ShoppingDomain: Sendable {
     /// revision first; when it equals `sinceRev` nothing else is read; else the items and the
     /// card's content state. A week nobody touched yet is revision 0 with no items.
     public func read(week: ShoppingWeek, householdID: Int, sinceRev: Int?, snapshot: ShoppingSnapshotSource) throws -> ShoppingRead {
-        try store.database.read { transaction in
-            let key = week.contextKey(householdID: householdID)
+        let key = week.contextKey(householdID: householdID)
+        // The push-woken pull of an app that is up to date: answered from the revision cache.
+        if let sinceRev, try store.revisions.revision(key: key, read: { try store.contexts.revision(key: key) }) ?? 0 == sinceRev {
+            return .unchanged(rev: sinceRev)
+        }
+        return try store.database.read { transaction in
             let rev = try store.contexts.revision(key: key, in: transaction) ?? 0
             if let sinceRev, sinceRev == rev { return .unchanged(rev: rev) }
             let context = try store.contexts.context(key: key, in: transaction)

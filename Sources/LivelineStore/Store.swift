@@ -15,6 +15,8 @@ public struct Store: Sendable {
     public let reports: ActivityReportRepository
     public let channels: ChannelRepository
     public let notifications: NotificationRepository
+    /// Context revisions as last read, while nothing committed since (see ``RevisionCache``).
+    public let revisions: RevisionCache
 
     /// The repositories over `database`, as it is (no migration).
     public init(database: any Database) {
@@ -28,6 +30,7 @@ public struct Store: Sendable {
         reports = ActivityReportRepository(database: database)
         channels = ChannelRepository(database: database)
         notifications = NotificationRepository(database: database)
+        revisions = RevisionCache(changes: outbox.enqueued)
     }
 
     /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers

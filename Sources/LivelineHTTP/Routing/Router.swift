@@ -38,7 +38,7 @@ public struct Router: Sendable {
         }
         let segments = Route.split(path: path)
         var allowed: [String] = []
-        for (route, handler) in entries {
+        for (route, handler) in entries where route.segments.count == segments.count {
             guard let parameters = route.match(segments: segments) else { continue }
             if route.method.rawValue == method {
                 return .matched(handler, parameters: parameters)

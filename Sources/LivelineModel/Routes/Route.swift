@@ -57,10 +57,14 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     public func match(segments pathSegments: [Substring]) -> [String: String]? {
         guard pathSegments.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
+        // Literals first, byte by byte (no dictionary is made for a route that does not match).
+        for (segment, part) in zip(segments, pathSegments) {
+            if case .literal(let text) = segment, !part.utf8.elementsEqual(text.utf8) { return nil }
+        }
         for (segment, part) in zip(segments, pathSegments) {
             switch segment {
-            case .literal(let text):
-                if part != text { return nil }
+            case .literal:
+                continue
             case .parameter(let name):
                 if part.isEmpty { return nil }
                 parameters[name] = String(part)

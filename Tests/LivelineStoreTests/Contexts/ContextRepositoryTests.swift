@@ -319,3 +319,30 @@ struct ContextRepositoryTests {
         }
     }
 }
+
+/// The revision cache answers from memory while nothing committed, and reads again after any commit.
+struct RevisionCacheTests {
+    @Test(arguments: DatabaseFactory.all)
+    func aCachedRevisionIsReadAgainAfterEveryCommittedChange(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext("trip:1", at: 10)
+            var reads = 0
+            func revision() throws -> Int? {
+                try store.revisions.revision(key: "trip:1") {
+                    reads += 1
+                    return try store.contexts.revision(key: "trip:1")
+                }
+            }
+            #expect(try revision() == 0 && reads == 1)
+            #expect(try revision() == 0 && reads == 1, "nothing committed: no read")
+            // A domain change through Store.write (one transaction, then the outbox is notified).
+            try store.write { transaction in _ = try store.contexts.recordChange(key: "trip:1", now: time(20), note: "x", in: transaction) }
+            #expect(try revision() == 1 && reads == 2)
+            // The repository's own writes notify as well.
+            try store.contexts.end(key: "trip:1", now: time(30))
+            #expect(try revision() == 2 && reads == 3)
+            // An unknown context is not cached (it may be created any time).
+            #expect(try store.revisions.revision(key: "trip:none") { try store.contexts.revision(key: "trip:none") } == nil)
+        }
+    }
+}
