@@ -10,7 +10,7 @@ import Foundation
 /// message".)
 public struct Migrator: Sendable {
     /// Liveline's schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6]
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7]
 
     /// The migrations this build knows, in ascending version order.
     public var migrations: [Migration]

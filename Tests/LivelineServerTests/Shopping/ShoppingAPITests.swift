@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineSandbox
 import LivelineServer
 import LivelineTestSupport
 import Synchronization
@@ -16,9 +17,11 @@ import Testing
         let clock: ManualClock?
         let partner: (id: Int, token: String)
 
-        init(clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        init(
+            folder: URL? = nil, external: APNsSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+        ) throws {
             self.clock = clock
-            setup = try ContextAPITests.Setup(clock: clock, configure: configure)
+            setup = try ContextAPITests.Setup(folder: folder, external: external, clock: clock, configure: configure)
             let (user, token) = try setup.server.addUser(household: "Fisch", name: "Jaqueline")
             partner = (user.id, token)
         }
@@ -296,6 +299,32 @@ import Testing
         #expect((next.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(next.text)")
         #expect(try await eventually { home.setup.aps(hers).filter { $0["event"] as? String == "start" }.count == 2 })
         #expect(next.json?["channelId"] as? String != channel)
+    }
+
+    @Test func anOptedOutMemberIsNotStartedAndWithoutAChannelTheCardsGoByTokens() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-shopping-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try ChannelTests.externalSandbox(folder, quota: 0)
+        defer { sandbox.stop() }
+        let home = try Household(folder: folder.appendingPathComponent("data"), external: sandbox)
+        defer { home.stop() }
+        let type = ShoppingActivityAttributes.typeName
+        let (kim, kimToken) = try home.server.addUser(household: "Fisch", name: "Kim")
+        let hers = try home.setup.startDevice(1, type: type, bearer: home.partner.token)
+        let kims = try home.setup.startDevice(2, type: type, bearer: kimToken)
+        let optOut = try home.call("POST", "/api/la/preferences", token: home.partner.token, json: #"{"attributes_type":"\#(type)","enabled":false}"#)
+        #expect(optOut.status == 200, "\(optOut.text)")
+
+        let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
+        #expect(started.status == 200, "\(started.text)")
+        let outcomes = Dictionary(uniqueKeysWithValues: (started.json?["starts"] as? [[String: Any]] ?? []).compactMap { start in
+            (start["userId"] as? Int).map { ($0, start["outcome"] as? String ?? "") }
+        })
+        #expect(outcomes == [home.partner.id: "optedOut", kim.id: "queued"], "\(started.text)")
+        #expect(started.json?["channelId"] == nil)
+        #expect((started.json?["channelFallback"] as? String)?.contains("CannotCreateChannelConfig") == true, "\(started.text)")
+        #expect(try await eventually { home.setup.aps(kims).contains { $0["event"] as? String == "start" && $0["input-push-token"] as? Int == 1 } })
+        #expect(home.setup.aps(hers).isEmpty, "she turned shopping cards off")
     }
 
     @Test func twentyClientsAtOnceLoseNoUpdateAndEverySnapshotIsConsistent() async throws {
