@@ -20,10 +20,7 @@ scripts/install-deps.sh --bench
 swift build -c release --product liveline >&2
 swift build -c release --product liveline-bench >&2
 bin=.build/release/liveline
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+source scripts/bench-lib.sh
 
 echo "== fan-out: one change → $TOKENS la-update tokens"
 .build/release/liveline-bench fanout "$TOKENS" "$ROUNDS"
@@ -31,11 +28,7 @@ echo "== fan-out: one change → $TOKENS la-update tokens"
 echo "== PUT /v1/contexts/… with SQLite"
 .build/release/liveline-bench upsert 5
 admin_key=bench-admin-key-0123456789abcdef
-LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key "$bin" serve --host 127.0.0.1 --port 0 --data "$work/data" 2>"$work/liveline.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q "pushes go to" "$work/liveline.err" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/liveline.err")
-[ -n "$port" ] || { cat "$work/liveline.err" >&2; exit 1; }
+bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key
 
 put=$(ADMIN_KEY=$admin_key CONTEXTS=1000 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/peers/put_contexts.lua "http://127.0.0.1:$port")
 put_rate=$(echo "$put" | awk '/Requests\/sec/ {print $2}')

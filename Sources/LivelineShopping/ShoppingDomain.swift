@@ -19,7 +19,7 @@ public struct ShoppingDomain: Sendable {
     // MARK: Items
 
     /// Adds an item at the end of the week's list.
-    public func addItem(week: ShoppingWeek, householdID: Int, actor: Int, label: String, price: Double?, now: Date) throws -> (item: ShoppingItem, rev: Int) {
+    public func addItem(week: ShoppingWeek, householdID: Int, actor: Int, label: String, price: Double?, now: Date) throws -> (item: ShoppingListItem, rev: Int) {
         try store.write { transaction in
             let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
             let position = try transaction.queryOne(
@@ -30,11 +30,11 @@ public struct ShoppingDomain: Sendable {
                 """
                 INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
                 VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
-                RETURNING \(ShoppingItem.columns)
+                RETURNING \(ShoppingListItem.columns)
                 """,
                 [SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position), SQLValue(actor), SQLValue(now)]
             ) else { throw StoreError(.database, "adding an item returned no row") }
-            let item = try ShoppingItem(row: row)
+            let item = try ShoppingListItem(row: row)
             let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
             return (item, rev)
         }
@@ -45,7 +45,7 @@ public struct ShoppingDomain: Sendable {
     /// event and keeps the revision; it still refreshes the actor's active session.
     public func updateItem(
         id: Int, householdID: Int, actor: Int, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
-    ) throws -> (item: ShoppingItem, rev: Int)? {
+    ) throws -> (item: ShoppingListItem, rev: Int)? {
         try store.write { transaction in
             guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             let week = try weekOfItem(id, in: transaction)
@@ -112,7 +112,7 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// The week's items in list order.
-    public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingItem] {
+    public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingListItem] {
         try store.database.read { transaction in try items(week: week, householdID: householdID, in: transaction) }
     }
 
@@ -208,7 +208,7 @@ public struct ShoppingDomain: Sendable {
 
     /// Appends the event, refreshes the actor's active session (never creates one), bumps the rev.
     private func track(
-        _ action: ShoppingAction, item: ShoppingItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, now: Date,
+        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, now: Date,
         in transaction: any SQLTransaction
     ) throws -> Int {
         try transaction.execute(
@@ -240,17 +240,17 @@ public struct ShoppingDomain: Sendable {
         ).map { try $0.int("user_id") }
     }
 
-    func items(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [ShoppingItem] {
+    func items(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [ShoppingListItem] {
         try transaction.query(
-            "SELECT \(ShoppingItem.columns) FROM shopping_items WHERE household_id = $1 AND week = $2 ORDER BY position, id",
+            "SELECT \(ShoppingListItem.columns) FROM shopping_items WHERE household_id = $1 AND week = $2 ORDER BY position, id",
             [SQLValue(householdID), .text(week.monday)]
-        ).map(ShoppingItem.init(row:))
+        ).map(ShoppingListItem.init(row:))
     }
 
-    private func item(id: Int, householdID: Int, in transaction: any SQLTransaction) throws -> ShoppingItem? {
+    private func item(id: Int, householdID: Int, in transaction: any SQLTransaction) throws -> ShoppingListItem? {
         try transaction.queryOne(
-            "SELECT \(ShoppingItem.columns) FROM shopping_items WHERE id = $1 AND household_id = $2", [SQLValue(id), SQLValue(householdID)]
-        ).map(ShoppingItem.init(row:))
+            "SELECT \(ShoppingListItem.columns) FROM shopping_items WHERE id = $1 AND household_id = $2", [SQLValue(id), SQLValue(householdID)]
+        ).map(ShoppingListItem.init(row:))
     }
 
     private func weekOfItem(_ id: Int, in transaction: any SQLTransaction) throws -> ShoppingWeek {

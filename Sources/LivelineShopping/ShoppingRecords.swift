@@ -3,30 +3,16 @@ import LivelineEngine
 import LivelineModel
 import LivelineStore
 
-/// One item of a household's week.
-public struct ShoppingItem: Sendable, Hashable, Codable {
-    public var id: Int
-    public var label: String
-    public var price: Double?
-    public var position: Int
-    public var done: Bool
-    public var addedBy: Int?
-    public var addedAt: Date
-    public var checkedBy: Int?
-    public var checkedAt: Date?
-
+/// An item as the database holds it: the shared model's `ShoppingListItem` (what the API shows).
+extension ShoppingListItem {
     static let columns = "id, label, price, position, done, added_by, added_at, checked_by, checked_at"
 
     init(row: Row) throws {
-        id = try row.int("id")
-        label = try row.string("label")
-        price = try row.optionalDouble("price")
-        position = try row.int("position")
-        done = try row.bool("done")
-        addedBy = try row.optionalInt("added_by")
-        addedAt = try row.date("added_at")
-        checkedBy = try row.optionalInt("checked_by")
-        checkedAt = try row.optionalDate("checked_at")
+        self.init(
+            id: try row.int("id"), label: try row.string("label"), price: try row.optionalDouble("price"), position: try row.int("position"),
+            done: try row.bool("done"), addedBy: try row.optionalInt("added_by"), addedAt: try row.date("added_at"),
+            checkedBy: try row.optionalInt("checked_by"), checkedAt: try row.optionalDate("checked_at")
+        )
     }
 }
 
@@ -38,20 +24,10 @@ public enum ShoppingAction: String, Sendable, Hashable, Codable {
     public var isMaterial: Bool { self != .edited }
 }
 
-extension ShoppingItem {
-    /// The item as the API shows it.
-    public var listItem: ShoppingListItem {
-        ShoppingListItem(
-            id: id, label: label, price: price, position: position, done: done, addedBy: addedBy, addedAt: addedAt, checkedBy: checkedBy,
-            checkedAt: checkedAt
-        )
-    }
-}
-
 /// What a pull of a shopping week found (``ShoppingDomain/read(week:householdID:sinceRev:snapshot:)``).
 public enum ShoppingRead: Sendable {
     case unchanged(rev: Int)
-    case changed(rev: Int, items: [ShoppingItem], state: ShoppingActivityAttributes.ContentState)
+    case changed(rev: Int, items: [ShoppingListItem], state: ShoppingActivityAttributes.ContentState)
 }
 
 /// Ends the shopping sessions whose heartbeat lapsed (each a change of its week's card), on the

@@ -32,7 +32,7 @@ public struct ShoppingSnapshotSource: SnapshotSource {
 
     /// The week's content state at `rev`, from the transaction's one snapshot.
     public func state(
-        week: ShoppingWeek, householdID: Int, rev: Int, ended: Bool, items known: [ShoppingItem]? = nil, in transaction: any SQLTransaction
+        week: ShoppingWeek, householdID: Int, rev: Int, ended: Bool, items known: [ShoppingListItem]? = nil, in transaction: any SQLTransaction
     ) throws -> ShoppingActivityAttributes.ContentState {
         let items = try known ?? domain.items(week: week, householdID: householdID, in: transaction)
         let open = items.filter { !$0.done }

@@ -26,7 +26,7 @@ struct ShoppingHandlers: Sendable {
                 // encoder writes for ShoppingWeekResponse, keys sorted; a test compares them).
                 return .jsonBytes(Self.unchangedBody(week: week, rev: rev))
             case .changed(let rev, let items, let state):
-                return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: false, items: items.map(\.listItem), state: state))
+                return try .json(ShoppingWeekResponse(week: week.monday, rev: rev, unchanged: false, items: items, state: state))
             }
         }
         router.add(Routes.addShoppingItem) { request in
@@ -37,7 +37,7 @@ struct ShoppingHandlers: Sendable {
             let price = try Self.checked { () throws(ShoppingInputError) in try body.price.map { v throws(ShoppingInputError) in try ShoppingInput.price(v) } }
             let actor = try actor(body.by, caller: caller)
             let (item, rev) = try domain.addItem(week: week, householdID: caller.householdID, actor: actor.id, label: label, price: price, now: clock())
-            return try .json(ShoppingItemResponse(item: item.listItem, rev: rev), status: 201)
+            return try .json(ShoppingItemResponse(item: item, rev: rev), status: 201)
         }
         router.add(Routes.updateShoppingItem) { request in
             let caller = try auth.caller(of: request)
@@ -59,7 +59,7 @@ struct ShoppingHandlers: Sendable {
             guard let (item, rev) = try domain.updateItem(
                 id: id, householdID: caller.householdID, actor: actor.id, done: body.done, label: label, price: price, position: position, now: clock()
             ) else { throw HTTPError.notFound("there is no item \(id) in your household's lists") }
-            return try .json(ShoppingItemResponse(item: item.listItem, rev: rev))
+            return try .json(ShoppingItemResponse(item: item, rev: rev))
         }
         router.add(Routes.removeShoppingItem) { request in
             let caller = try auth.caller(of: request)

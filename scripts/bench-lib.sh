@@ -1,0 +1,65 @@
+# Shared by the benchmark scripts (source it; not a script of its own): a work folder removed on
+# exit, liveline and nginx started in it, wrk runs that refuse to measure error answers.
+
+work=$(mktemp -d)
+# nginx workers run as an unprivileged user: they must be able to read the files it serves.
+chmod 755 "$work"
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# bench_liveline [env assignments…]: starts `liveline serve` on a free port with a fresh data
+# folder ($work/data), access log to $work/liveline-access.log; sets $port.
+bench_liveline() {
+  env LIVELINE_ACCESS_LOG=stdout "$@" "$bin" serve --host 127.0.0.1 --port 0 --data "$work/data" \
+    >"$work/liveline-access.log" 2>"$work/liveline.err" &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q "listening on" "$work/liveline.err" 2>/dev/null && break; sleep 0.1; done
+  port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/liveline.err")
+  [ -n "$port" ] || { cat "$work/liveline.err" >&2; exit 1; }
+}
+
+# bench_user: a user of a new household; prints its bearer token.
+bench_user() {
+  "$bin" users add --household Bench --name Bench --data "$work/data" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])'
+}
+
+# bench_nginx FILE: nginx serving FILE's bytes (as application/json, access log to a file) on a
+# free port; sets $nginx_port and $nginx_url.
+bench_nginx() {
+  nginx_port=$(free_port)
+  mkdir -p "$work/www" "$work/nginx"
+  cp "$1" "$work/www/$(basename "$1")"
+  cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log $work/nginx/access.log;
+  keepalive_requests 1000000;
+  default_type application/json;
+  server { listen 127.0.0.1:$nginx_port; root $work/www; }
+}
+CONF
+  nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+  pids+=($!)
+  nginx_url="http://127.0.0.1:$nginx_port/$(basename "$1")"
+  for _ in $(seq 50); do curl -sf "$nginx_url" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+
+# bench_rate CONNECTIONS URL [HEADER | SCRIPT.lua]: wrk's requests/s over $DURATION seconds; a run
+# with error answers (e.g. nginx's 403 for a file it cannot read) is not measured.
+bench_rate() {
+  local connections=$1 url=$2 extra=${3:-} out
+  case "$extra" in
+    "") out=$(wrk -t2 -c"$connections" -d"${DURATION}s" "$url") ;;
+    *.lua) out=$(wrk -t2 -c"$connections" -d"${DURATION}s" -s "$extra" "$url") ;;
+    *) out=$(wrk -t2 -c"$connections" -d"${DURATION}s" -H "$extra" "$url") ;;
+  esac
+  if echo "$out" | grep -q "Non-2xx"; then echo "$out" >&2; echo "non-2xx answers in the run above" >&2; exit 1; fi
+  echo "$out" | awk '/Requests\/sec/ {print $2}'
+}
+
+bench_best() { printf '%s\n' "$@" | sort -g | tail -1; }
