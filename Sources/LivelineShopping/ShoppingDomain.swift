@@ -118,26 +118,48 @@ public struct ShoppingDomain: Sendable {
 
     // MARK: Sessions
 
-    /// `actor` starts shopping: an active session (the one they have is refreshed). A change of
-    /// the card (a shopper joins).
+    /// `actor` starts shopping: an active session, a change of the card (a shopper joins). When
+    /// nobody was shopping, a new trip begins: an ended card starts again (a new card, its
+    /// 8-hour lifetime from now), an active one without shoppers gets its lifetime from now, and
+    /// sessions left open by a previous trip close. Already shopping: the session is refreshed and
+    /// nothing changes. Returns the revision and whether a new trip began.
     @discardableResult
-    public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Int {
+    public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, newTrip: Bool) {
         try store.write { transaction in
-            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
-            // Already shopping: the session is refreshed and the card does not change.
-            if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0 {
-                return try store.contexts.revision(key: key, in: transaction) ?? 0
+            let key = week.contextKey(householdID: householdID)
+            var newTrip = false
+            if let context = try store.contexts.context(key: key, in: transaction) {
+                if context.state == .ended {
+                    try store.contexts.reopen(key: key, now: now, in: transaction)
+                    newTrip = true
+                } else if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
+                    try store.contexts.restartLifetime(key: key, now: now, in: transaction)
+                    newTrip = true
+                }
+            } else {
+                try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+                newTrip = true
             }
-            // A session that lapsed and was not swept yet ends now; the new one starts.
-            try transaction.execute(
-                "UPDATE shopping_sessions SET ended_at = $4 WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL",
-                [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
-            )
+            if newTrip {
+                try transaction.execute(
+                    "UPDATE shopping_sessions SET ended_at = $3 WHERE household_id = $1 AND week = $2 AND ended_at IS NULL",
+                    [SQLValue(householdID), .text(week.monday), SQLValue(now)]
+                )
+            } else if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0 {
+                return (try store.contexts.revision(key: key, in: transaction) ?? 0, false)
+            } else {
+                // A session of the actor that lapsed and was not swept yet ends now.
+                try transaction.execute(
+                    "UPDATE shopping_sessions SET ended_at = $4 WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL",
+                    [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
+                )
+            }
             try transaction.execute(
                 "INSERT INTO shopping_sessions (household_id, week, user_id, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)",
                 [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
             )
-            return try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) joined", in: transaction)
+            let note = newTrip ? "shopper \(actor) started a trip" : "shopper \(actor) joined"
+            return (try store.contexts.recordChange(key: key, now: now, note: note, in: transaction), newTrip)
         }
     }
 
@@ -154,24 +176,34 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// `actor` leaves the shop. When nobody is left shopping, the trip is finished: the card ends.
-    /// Returns the revision and whether the trip finished; nil when `actor` was not shopping.
+    /// Returns the revision and whether the trip finished; nil when `actor` was not shopping (a
+    /// lapsed session is closed without a change: they had left the card already).
     public func endSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, finished: Bool)? {
         try store.write { transaction in
-            let ended = try transaction.execute(
+            let left = try transaction.execute(
+                """
+                UPDATE shopping_sessions SET ended_at = $4
+                WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL AND heartbeat_at >= $5
+                """,
+                [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now), SQLValue(now.addingTimeInterval(-presenceTimeout))]
+            )
+            try transaction.execute(
                 "UPDATE shopping_sessions SET ended_at = $4 WHERE household_id = $1 AND week = $2 AND user_id = $3 AND ended_at IS NULL",
                 [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
             )
-            guard ended > 0 else { return nil }
+            guard left > 0 else { return nil }
             let key = week.contextKey(householdID: householdID)
+            guard let context = try store.contexts.context(key: key, in: transaction) else { return nil }
+            if context.state == .ended { return (context.rev, true) }
             if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
-                let result = try store.contexts.end(key: key, now: now, note: "the last shopper left", in: transaction)
-                return (result.rev, true)
+                return (try store.contexts.end(key: key, now: now, note: "the last shopper left", in: transaction).rev, true)
             }
             return (try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) left", in: transaction), false)
         }
     }
 
-    /// Ends the sessions whose heartbeat lapsed; each is a change of its week's card. Returns how many.
+    /// Ends the sessions whose heartbeat lapsed; each is a change of its week's card, and when
+    /// the last shopper of a trip lapsed, the trip is finished (the card ends). Returns how many.
     @discardableResult
     public func expireSessions(now: Date) throws -> Int {
         try store.write { transaction in
@@ -179,10 +211,17 @@ public struct ShoppingDomain: Sendable {
                 "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
                 [SQLValue(now.addingTimeInterval(-presenceTimeout))]
             )
+            var weeks: [String: (householdID: Int, week: ShoppingWeek)] = [:]
             for row in lapsed {
                 try transaction.execute("UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1", [SQLValue(try row.int("id")), SQLValue(now)])
-                let key = "shopping:\(try row.int("household_id")):\(try row.string("week"))"
-                if try store.contexts.context(key: key, in: transaction)?.state == .active {
+                let householdID = try row.int("household_id")
+                if let week = ShoppingWeek(try row.string("week")) { weeks[week.contextKey(householdID: householdID)] = (householdID, week) }
+            }
+            for (key, lapsedWeek) in weeks.sorted(by: { $0.key < $1.key }) {
+                guard try store.contexts.context(key: key, in: transaction)?.state == .active else { continue }
+                if try activeShopperIDs(week: lapsedWeek.week, householdID: lapsedWeek.householdID, now: now, in: transaction).isEmpty {
+                    try store.contexts.end(key: key, now: now, note: "the last shopper's session timed out: the trip is finished", in: transaction)
+                } else {
                     try store.contexts.recordChange(key: key, now: now, note: "a shopper's session timed out", in: transaction)
                 }
             }
@@ -192,12 +231,13 @@ public struct ShoppingDomain: Sendable {
 
     // MARK: Internals
 
-    /// The week's context, created (rev 0) or started again after a finished trip.
+    /// The week's context, created (rev 0) when it has none. An ended one stays ended: changes
+    /// after the trip count revisions (the pull shows them) but push nothing; only a new shopping
+    /// session starts a new card.
+    @discardableResult
     func ensureContext(week: ShoppingWeek, householdID: Int, now: Date, in transaction: any SQLTransaction) throws -> String {
         let key = week.contextKey(householdID: householdID)
-        if let context = try store.contexts.context(key: key, in: transaction) {
-            if context.state == .ended { try store.contexts.reopen(key: key, now: now, in: transaction) }
-        } else {
+        if try store.contexts.revision(key: key, in: transaction) == nil {
             try store.contexts.create(
                 key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID,
                 attributes: #"{"week":"\#(week.monday)"}"#, contentState: nil, now: now, in: transaction

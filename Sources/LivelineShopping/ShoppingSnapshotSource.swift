@@ -43,7 +43,8 @@ public struct ShoppingSnapshotSource: SnapshotSource {
             open: open.count, done: items.count - open.count, total: items.count,
             estEur: (priced.reduce(0, +) * 100).rounded() / 100, estPriced: priced.count,
             nextOpen: open.prefix(3).map { OpenItem(id: $0.id, label: $0.label) },
-            activeShoppers: try shoppers(week: week, householdID: householdID, in: transaction),
+            // A finished trip has nobody in the shop (also when the engine ended it at its deadline).
+            activeShoppers: ended ? [] : try shoppers(week: week, householdID: householdID, in: transaction),
             ended: ended ? true : nil, rev: rev
         )
         if let event = try transaction.queryOne(

@@ -30,7 +30,7 @@ public struct Store: Sendable {
         reports = ActivityReportRepository(database: database)
         channels = ChannelRepository(database: database)
         notifications = NotificationRepository(database: database)
-        revisions = RevisionCache(changes: outbox.enqueued)
+        revisions = RevisionCache(database: database)
     }
 
     /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers

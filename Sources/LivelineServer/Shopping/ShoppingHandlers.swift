@@ -104,9 +104,12 @@ struct ShoppingHandlers: Sendable {
     /// update tokens. The week's broadcast channel is created with the first start (without one,
     /// tokens only) and is what the starter's own app follows when it starts its card itself.
     func startShopping(week: ShoppingWeek, actor: UserRecord, caller: Caller) throws -> ShoppingSessionResponse {
-        let rev = try domain.startSession(week: week, householdID: caller.householdID, actor: actor.id, now: clock())
+        let (rev, _) = try domain.startSession(week: week, householdID: caller.householdID, actor: actor.id, now: clock())
         let key = week.contextKey(householdID: caller.householdID)
-        let others = try engine.store.accounts.members(householdID: caller.householdID).map(\.id).filter { $0 != actor.id }
+        // Not the actor, and not the caller either: with `by` the calling device is shared, and its
+        // app starts its own card.
+        let others = try engine.store.accounts.members(householdID: caller.householdID).map(\.id)
+            .filter { $0 != actor.id && $0 != caller.userID }
         let english = actor.locale == "en"
         let alert = LiveActivityAlert(
             title: .plain(english ? "\(actor.name) is shopping" : "\(actor.name) kauft ein"),

@@ -124,6 +124,16 @@ public struct ContextRepository: Sendable {
         )
     }
 
+    /// A new run of an active context that has no card on any phone (e.g. a shopping week whose
+    /// items were added from home, and now a trip starts): started `now` with a new 8-hour
+    /// deadline. Throws `.notFound`.
+    public func restartLifetime(key: String, now: Date, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            "UPDATE contexts SET started_at = $2, deadline_at = $3, updated_at = $2 WHERE key = $1 AND state = 'active'",
+            [.text(key), SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))], key: key, in: transaction
+        )
+    }
+
     /// The `aps.timestamp` for the next push of the context: `max(now in whole seconds, last + 1)`,
     /// stored as the new last. Strictly increasing per context even within one second (`engine.md`:
     /// "a second-resolution clock can tie, so bump it"); ahead of real time only by as many pushes

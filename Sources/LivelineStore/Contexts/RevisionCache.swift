@@ -1,13 +1,10 @@
 import Synchronization
 
-/// The revisions of contexts as last read, kept while no transaction that may have changed one
-/// committed since: every revision bump enqueues a sync in its transaction, and whoever commits
-/// such a transaction bumps ``OutboxRepository/enqueued`` afterwards — the version checked here,
-/// read *before* the database. The pull an app makes when a push wakes it (`?since_rev=` equal
-/// to the current revision) is then answered without a database read.
-///
-/// Like ``ChangeSignal`` it sees this process's commits: a database shared by several processes
-/// (PostgreSQL) must bump the signal on `LISTEN/NOTIFY` for the others' writes.
+/// The revisions of contexts as last read, kept while the database's ``Database/changeVersion()``
+/// — which moves with every commit, of this process or another sharing the database — stays the
+/// same (read *before* the revision). The pull an app makes when a push wakes it (`?since_rev=`
+/// equal to the current revision) is then answered without a read transaction. A backend that
+/// cannot tell its change version gets no caching: every lookup reads.
 public final class RevisionCache: Sendable {
     private struct Entry {
         let rev: Int
@@ -15,17 +12,17 @@ public final class RevisionCache: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    private let changes: ChangeSignal
+    private let database: any Database
     private let capacity = 100_000
 
-    public init(changes: ChangeSignal) {
-        self.changes = changes
+    public init(database: any Database) {
+        self.database = database
     }
 
     /// The revision of `key`: the cached one while nothing committed since it was read, else
     /// `read()`'s (nil for an unknown context; not cached).
-    public func revision(key: String, read: () throws -> Int?) rethrows -> Int? {
-        let version = changes.value
+    public func revision(key: String, read: () throws -> Int?) throws -> Int? {
+        guard let version = try database.changeVersion() else { return try read() }
         if let entry = entries.withLock({ $0[key] }), entry.version == version { return entry.rev }
         guard let rev = try read() else { return nil }
         entries.withLock { entries in

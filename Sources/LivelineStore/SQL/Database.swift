@@ -20,4 +20,13 @@ public protocol Database: Sendable {
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     @discardableResult
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+
+    /// A number that changes whenever a transaction committed to the database — by this process
+    /// or any other — so a reader can keep a derived value while it is unchanged. Nil when the
+    /// backend cannot tell (then nothing may be cached across requests).
+    func changeVersion() throws -> UInt64?
+}
+
+extension Database {
+    public func changeVersion() throws -> UInt64? { nil }
 }

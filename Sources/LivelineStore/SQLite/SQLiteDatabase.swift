@@ -22,6 +22,10 @@ public final class SQLiteDatabase: Database {
 
     private let writer: Mutex<SQLiteConnection>
     private let idleReaders = Mutex<[SQLiteConnection]>([])
+    /// A read-only connection that only asks `PRAGMA data_version`: it changes when any other
+    /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
+    /// data_version").
+    private let watcher: Mutex<SQLiteConnection?> = Mutex(nil)
 
     /// Opens the database file at `path`, creating it (not its folder) when missing.
     public init(path: String) throws {
@@ -41,6 +45,18 @@ public final class SQLiteDatabase: Database {
         var result: Result<T, any Error>?
         writer.withLock { connection in
             result = Result { try connection.transaction(begin: "BEGIN IMMEDIATE", body) }
+        }
+        return try result!.get()
+    }
+
+    public func changeVersion() throws -> UInt64? {
+        var result: Result<UInt64?, any Error>?
+        watcher.withLock { watcher in
+            result = Result {
+                let connection = try watcher ?? SQLiteConnection(path: path, readOnly: true)
+                watcher = connection
+                return try connection.run("PRAGMA data_version", [], collect: true).rows.first.map { UInt64(try $0.int64("data_version")) }
+            }
         }
         return try result!.get()
     }

@@ -234,6 +234,7 @@ import Testing
         let after = try home.pull()
         #expect(after["rev"] as? Int == revAfterStart + 2, "the check-off and the expiry are one revision each")
         #expect(((after["state"] as? [String: Any])?["activeShoppers"] as? [Any])?.isEmpty == true)
+        #expect((after["state"] as? [String: Any])?["ended"] as? Bool == true, "the last shopper lapsed: the trip is finished")
         #expect(try home.call("POST", "/api/shopping/\(Self.week)/session/heartbeat").json?["active"] as? Bool == false)
         // A mutation after the lapse does not bring the session back.
         try home.patch(milk, ["done": false])
@@ -272,8 +273,14 @@ import Testing
             {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
             """)
         #expect(registered.status == 200, "\(registered.text)")
-        let again = try home.call("POST", "/api/shopping/\(Self.week)/session", token: home.partner.token)
-        #expect((again.json?["starts"] as? [[String: Any]])?.allSatisfy { $0["outcome"] as? String == "alreadyStarted" || $0["userId"] as? Int != home.partner.id } == true)
+        // His app started his card itself and reported rendering it: when she joins the shop, his
+        // device is not started again.
+        let rendered = try home.call("POST", "/api/la/receipts", json: #"{"context_key":"\#(key)","rev":2,"device_id":"phone-0"}"#)
+        #expect(rendered.status == 200, "\(rendered.text)")
+        let joined = try home.call("POST", "/api/shopping/\(Self.week)/session", token: home.partner.token)
+        let his = try #require((joined.json?["starts"] as? [[String: Any]])?.first { $0["deviceId"] as? String == "phone-0" }, "\(joined.text)")
+        #expect(his["outcome"] as? String == "alreadyStarted" && (his["reason"] as? String)?.contains("shows it") == true, "\(his)")
+        #expect(home.setup.aps(mine).isEmpty)
         try home.add("Brot", by: home.partner.id)
         #expect(try await eventually { home.setup.contentStates(update).contains { $0["total"] as? Int == 2 } })
         #expect(try await eventually {
@@ -299,6 +306,72 @@ import Testing
         #expect((next.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(next.text)")
         #expect(try await eventually { home.setup.aps(hers).filter { $0["event"] as? String == "start" }.count == 2 })
         #expect(next.json?["channelId"] as? String != channel)
+    }
+
+    @Test func theCardLivesEightHoursFromTheTripNotFromTheFirstItem() async throws {
+        let clock = ManualClock()
+        let home = try Household(clock: clock)
+        defer { home.stop() }
+        try home.add("Milch")  // at 08:00, from home: the week's context begins, no card anywhere
+        let key = "shopping:\(try home.server.app.store.accounts.user(id: home.partner.id)!.householdID):\(Self.week)"
+        clock.advance(by: 7 * 3600 + 40 * 60)  // 15:40
+        let tripStart = clock.now
+        #expect(try home.call("POST", "/api/shopping/\(Self.week)/session").status == 200)
+        let context = try #require(try home.server.app.store.contexts.context(key: key))
+        #expect(context.state == .active && abs(context.deadlineAt.timeIntervalSince(tripStart) - 8 * 3600) < 1, "\(context.deadlineAt)")
+        // Past 08:00 + 7 h 50 min (when the engine ends a card before its deadline), still shopping with heartbeats.
+        for _ in 0..<3 {
+            clock.advance(by: 10 * 60)
+            #expect(try home.call("POST", "/api/shopping/\(Self.week)/session/heartbeat").json?["active"] as? Bool == true)
+            home.server.app.engine.sweepLifecycle()
+        }
+        let state = try home.state()
+        #expect(state["ended"] is NSNull && (state["activeShoppers"] as? [Any])?.count == 1, "\(state)")
+    }
+
+    @Test func aChangeAfterTheTripIsCountedButStartsNoCardAndPushesNothing() async throws {
+        let home = try Household()
+        defer { home.stop() }
+        let type = ShoppingActivityAttributes.typeName
+        try home.setup.startDevice(1, type: type, bearer: home.partner.token)
+        try home.add("Milch")
+        let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
+        let key = try #require(started.json?["contextKey"] as? String)
+        let update = String(format: "%064x", 0xabc002)
+        home.setup.sandbox.registerDevice(token: update)
+        #expect(try home.call("POST", "/api/apns/register", token: home.partner.token, json: """
+            {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
+            """).status == 200)
+        let left = try home.call("POST", "/api/shopping/\(Self.week)/session/end")
+        #expect(left.json?["finished"] as? Bool == true, "\(left.text)")
+        #expect(try await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
+
+        // She adds butter from home after the trip: the list has it (a new revision), the card stays finished.
+        let butter = try home.add("Butter", token: home.partner.token)
+        let truth = try home.pull()
+        #expect(truth["rev"] as? Int == butter["rev"] as? Int && (truth["items"] as? [Any])?.count == 2)
+        #expect((truth["state"] as? [String: Any])?["ended"] as? Bool == true)
+        #expect(try await eventually { try home.setup.outboxIsEmpty() }, "the end and the channel's deletion went out")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(home.setup.aps(update).last?["event"] as? String == "end", "nothing is pushed after the end")
+        let tokens = try home.server.app.store.tokens.activeTokens(householdID: try home.server.app.store.accounts.user(id: home.partner.id)!.householdID)
+        #expect(tokens.contains { $0.contextKey == key }, "her card's token stays until a new trip starts a new card")
+    }
+
+    @Test func startingForAnotherMemberOnASharedDeviceDoesNotStartTheCallersOwnDevice() async throws {
+        let home = try Household()
+        defer { home.stop() }
+        let type = ShoppingActivityAttributes.typeName
+        let shared = try home.setup.startDevice(0, type: type)  // Dennis's phone, used by both
+        let (kim, kimToken) = try home.server.addUser(household: "Fisch", name: "Kim")
+        let kims = try home.setup.startDevice(2, type: type, bearer: kimToken)
+        let started = try home.call("POST", "/api/shopping/\(Self.week)/session", json: #"{"by":\#(home.partner.id)}"#)
+        #expect(started.status == 200, "\(started.text)")
+        #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.partner.id])
+        let starts = try #require(started.json?["starts"] as? [[String: Any]])
+        #expect(starts.compactMap { $0["userId"] as? Int } == [kim.id], "only Kim's devices: \(starts)")
+        #expect(try await eventually { home.setup.aps(kims).count == 1 })
+        #expect(home.setup.aps(shared).isEmpty)
     }
 
     @Test func anOptedOutMemberIsNotStartedAndWithoutAChannelTheCardsGoByTokens() async throws {
@@ -342,8 +415,11 @@ import Testing
         let revs = Mutex<[Int]>([])
         let problems = Mutex<[String]>([])
         let done = Atomic<Bool>(false)
+        let pulls = Atomic<Int>(0)
         let reader = Thread {
             var lastRev = 0
+            var snapshots = 0
+            defer { pulls.store(snapshots, ordering: .relaxed) }
             while !done.load(ordering: .relaxed) {
                 guard let pull = try? TestHTTPConnection(port: port).request(
                     "GET", "/api/shopping/\(Self.week)", headers: ["Authorization": "Bearer \(token)"]
@@ -355,6 +431,7 @@ import Testing
                     problems.withLock { $0.append("rev \(rev) (after \(lastRev)): \(state["open"] ?? "?")/\(state["done"] ?? "?")/\(state["total"] ?? "?") vs \(items.count) items, \(checked) checked") }
                 }
                 lastRev = rev
+                snapshots += 1
             }
         }
         reader.start()
@@ -384,6 +461,7 @@ import Testing
         while !reader.isFinished { try await Task.sleep(for: .milliseconds(5)) }
 
         #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0 }.prefix(5))")
+        #expect(pulls.load(ordering: .relaxed) >= 5, "the reader checked \(pulls.load(ordering: .relaxed)) snapshots while the clients wrote")
         let all = revs.withLock { $0 }.sorted()
         #expect(all == Array(51...150), "every change got its own revision: \(all.count) answers")
         let truth = try home.pull()

@@ -345,4 +345,48 @@ struct RevisionCacheTests {
             #expect(try store.revisions.revision(key: "trip:none") { try store.contexts.revision(key: "trip:none") } == nil)
         }
     }
+
+    @Test func aCommitByAnotherProcessOnTheSameSQLiteFileIsSeen() throws {
+        try TemporaryFolder.with { folder in
+            // Two stores on one file: to SQLite, two processes sharing the database.
+            let ours = try Store.openSQLite(folder: folder)
+            let theirs = try Store.openSQLite(folder: folder)
+            try ours.makeContext("trip:1", at: 10)
+            var reads = 0
+            func revision() throws -> Int? {
+                try ours.revisions.revision(key: "trip:1") {
+                    reads += 1
+                    return try ours.contexts.revision(key: "trip:1")
+                }
+            }
+            #expect(try revision() == 0 && reads == 1)
+            #expect(try revision() == 0 && reads == 1)
+            try theirs.write { transaction in _ = try theirs.contexts.recordChange(key: "trip:1", now: time(20), note: "x", in: transaction) }
+            #expect(try revision() == 1 && reads == 2, "the other writer's commit is noticed")
+            // A write that changes nothing else (not even through the outbox signal) is noticed too.
+            try theirs.database.write { transaction in
+                try transaction.execute("UPDATE contexts SET rev = 7 WHERE key = 'trip:1'")
+            }
+            #expect(try revision() == 7 && reads == 3)
+        }
+    }
+
+    /// A backend that cannot tell when it changed gets no caching.
+    struct Opaque: Database {
+        let inner: any Database
+        var dialect: SQLDialect { inner.dialect }
+        var location: String { inner.location }
+        func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
+        func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.write(body) }
+    }
+
+    @Test func withoutAChangeVersionEveryLookupReads() throws {
+        try TemporaryFolder.with { folder in
+            let store = try Store.open(Opaque(inner: try SQLiteDatabase(folder: folder)))
+            try store.makeContext("trip:1", at: 10)
+            var reads = 0
+            for _ in 0..<3 { _ = try store.revisions.revision(key: "trip:1") { reads += 1; return try store.contexts.revision(key: "trip:1") } }
+            #expect(reads == 3)
+        }
+    }
 }
