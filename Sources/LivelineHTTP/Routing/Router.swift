@@ -16,7 +16,8 @@ public struct Router: Sendable {
 
     private var entries: [(route: Route, handler: Handler)] = []
     /// Routes without parameters, by "METHOD path", for a lookup without scanning.
-    private var literal: [String: Handler] = [:]
+    /// Routes without parameters, by path, then method: found without building a key string.
+    private var literal: [String: [String: Handler]] = [:]
 
     public init() {}
 
@@ -25,7 +26,7 @@ public struct Router: Sendable {
         precondition(!entries.contains { $0.route == route }, "route \(route) is added twice")
         entries.append((route, handler))
         if route.parameterNames.isEmpty {
-            literal[route.method.rawValue + " " + route.path()] = handler
+            literal[route.path(), default: [:]][route.method.rawValue] = handler
         }
     }
 
@@ -33,7 +34,7 @@ public struct Router: Sendable {
     public var routes: [Route] { entries.map(\.route) }
 
     public func resolve(method: String, path: String) -> Resolution {
-        if let handler = literal[method + " " + path] {
+        if let handler = literal[path]?[method] {
             return .matched(handler, parameters: [:])
         }
         let segments = Route.split(path: path)

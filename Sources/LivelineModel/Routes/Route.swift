@@ -80,7 +80,8 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits a path into its segments, dropping empty ones.
     public static func split(path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
+        // Byte-wise (every request's path goes through here).
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Substring($0) }
     }
 
     /// Percent-encodes one path segment: unreserved characters and `:`, `@` stay as they are.

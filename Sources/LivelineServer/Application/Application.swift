@@ -72,6 +72,7 @@ public final class Application: Sendable {
         // closes its connections at once (the other way round the sandbox waits for them).
         sandbox?.stop()
         apns.shutdown()
+        (store.database as? SQLiteDatabase)?.releaseServer()
     }
 }
 
@@ -82,6 +83,21 @@ public func buildApplication(
     clock: @escaping @Sendable () -> Date = { Date() }
 ) throws -> Application {
     let store = try Store.openSQLite(folder: configuration.dataDirectory)
+    // One server per SQLite data folder (its revisions are then cached without a database call).
+    let sqlite = store.database as? SQLiteDatabase
+    try sqlite?.claimServer()
+    do {
+        return try assembleApplication(configuration, store: store, clock: clock)
+    } catch {
+        sqlite?.releaseServer()
+        throw error
+    }
+}
+
+/// The application around an opened store.
+private func assembleApplication(
+    _ configuration: ServerConfiguration, store: Store, clock: @escaping @Sendable () -> Date
+) throws -> Application {
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
     let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
     let (apns, sandbox) = try makeAPNS(configuration)

@@ -81,6 +81,16 @@ final class SQLiteConnection: @unchecked Sendable {
 
     // MARK: Statements
 
+    /// `PRAGMA data_version`: changes when another connection (of any process) committed since
+    /// this one last asked. A direct step of its prepared statement (it runs on every pull).
+    func dataVersion() throws -> UInt64 {
+        let statement = try prepared("PRAGMA data_version")
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW else { throw failure(code, "could not read PRAGMA data_version") }
+        return UInt64(bitPattern: sqlite3_column_int64(statement, 0))
+    }
+
     /// Runs one statement; collects its rows when `collect`, and counts the rows it changed.
     @discardableResult
     func run(_ sql: String, _ parameters: [SQLValue], collect: Bool) throws -> (rows: [Row], changes: Int) {

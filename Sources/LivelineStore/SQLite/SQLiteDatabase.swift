@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The embedded default ``Database``: one SQLite file in WAL mode.
 ///
@@ -26,6 +29,10 @@ public final class SQLiteDatabase: Database {
     /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
     /// data_version").
     private let watcher: Mutex<SQLiteConnection?> = Mutex(nil)
+    /// Commits by this object's writer (bumped after each).
+    private let commits = ChangeCounter()
+    /// The file descriptor holding the server lock (``claimServer()``), or -1.
+    private let serverLock = Atomic<Int32>(-1)
 
     /// Opens the database file at `path`, creating it (not its folder) when missing.
     public init(path: String) throws {
@@ -46,20 +53,60 @@ public final class SQLiteDatabase: Database {
         writer.withLock { connection in
             result = Result { try connection.transaction(begin: "BEGIN IMMEDIATE", body) }
         }
+        commits.bump()
         return try result!.get()
     }
 
+    /// While this process holds the server lock, its own writer is the only one (``claimServer()``),
+    /// so the count of its commits is the version — no database call. Otherwise `PRAGMA
+    /// data_version` on a connection of its own, which also sees other processes' commits.
     public func changeVersion() throws -> UInt64? {
+        if serverLock.load(ordering: .acquiring) >= 0 { return commits.value }
         var result: Result<UInt64?, any Error>?
         watcher.withLock { watcher in
             result = Result {
                 let connection = try watcher ?? SQLiteConnection(path: path, readOnly: true)
                 watcher = connection
-                return try connection.run("PRAGMA data_version", [], collect: true).rows.first.map { UInt64(try $0.int64("data_version")) }
+                return try connection.dataVersion()
             }
         }
         return try result!.get()
     }
+
+    /// The lock file of ``claimServer()``.
+    public var serverLockPath: String { path + ".serve-lock" }
+
+    /// Takes the server lock of this database file (`engine.md`, "Storage": SQLite has one
+    /// writer; several server instances share a PostgreSQL database). Throws `.busy`, naming the
+    /// process, when another server holds it. Other commands (`liveline users add`) do not take
+    /// it. Held until ``releaseServer()`` or the process ends.
+    public func claimServer() throws {
+        guard serverLock.load(ordering: .acquiring) < 0 else { return }
+        let descriptor = open(serverLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.io, "could not open the server lock \(serverLockPath): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            let holder = (try? String(contentsOfFile: serverLockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            throw StoreError(.busy, """
+                another liveline server (pid \(holder)) is using the database \(path); SQLite has one server per data \
+                folder (several instances share a PostgreSQL database). Stop it or use another data folder.
+                """)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+        serverLock.store(descriptor, ordering: .releasing)
+    }
+
+    /// Lets another server use the database (its shutdown).
+    public func releaseServer() {
+        let descriptor = serverLock.exchange(-1, ordering: .acquiringAndReleasing)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    deinit { releaseServer() }
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         let connection = try checkOutReader()

@@ -84,6 +84,26 @@ import Testing
         #expect(versions == Set(Migrator().migrations.map(\.version)))
     }
 
+    @Test func aSecondServerOnTheSameSQLiteFolderIsRefusedUntilTheFirstStops() throws {
+        let first = try TestServer()
+        var firstStopped = false
+        defer { if !firstStopped { first.stop() } }
+        #expect {
+            try TestServer(folder: first.folder)
+        } throws: { error in
+            let message = (error as? StoreError)?.message ?? ""
+            return (error as? StoreError)?.code == .busy && message.contains("pid \(getpid())") && message.contains("PostgreSQL")
+        }
+        // Other commands still use the database while the server runs.
+        let (_, bearer) = try first.addUser(household: "Fisch", name: "Dennis")
+        #expect(try first.request("GET", "/api/me", token: bearer).status == 200)
+        first.stop(keepData: true)
+        firstStopped = true
+        let second = try TestServer(folder: first.folder)
+        defer { second.stop() }
+        #expect(try second.request("GET", "/api/me", token: bearer).status == 200)
+    }
+
     @Test func aDatabaseFromANewerVersionIsRefusedClearly() throws {
         let server = try TestServer()
         try server.app.store.database.write { transaction in
