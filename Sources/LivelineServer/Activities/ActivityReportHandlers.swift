@@ -20,6 +20,10 @@ struct ActivityReportHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let context = try visibleContext(try ContextHandlers.key(of: request), to: caller)
             let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
+            // Up to date (the usual push-woken pull): the row just read answers it.
+            if sinceRev == context.rev {
+                return try .json(ContextHandlers.response(.unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev)))
+            }
             guard let read = try engine.snapshot(key: context.key, sinceRev: sinceRev) else {
                 throw HTTPError.notFound("there is no context \(context.key)")
             }
