@@ -101,6 +101,17 @@ public final class Engine: Sendable {
         return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
     }
 
+    /// Checks an update push of `type` with this content state as the dispatcher would render it
+    /// now (size, dates, alert, decoding into the contract), before a caller stores the state.
+    public func checkUpdate(type: String, contentState: JSONValue, alert: JSONValue?, relevanceScore: Double?) -> PayloadCheckReport {
+        let now = configuration.clock()
+        let aps = renderer.updateAPS(
+            type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), ended: false, alert: alert,
+            relevanceScore: relevanceScore, now: now
+        )
+        return PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": aps]).compactJSON, typeName: type)
+    }
+
     /// The lifecycle's periodic work now, whatever its interval (tests, tools).
     public func sweepLifecycle() { lifecycle.sweep(now: configuration.clock()) }
 }

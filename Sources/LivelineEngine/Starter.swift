@@ -152,16 +152,15 @@ struct Starter: Sendable {
         let state = try renderer.contentState(of: context, in: transaction)
         let attributes = try JSONValue(json: Data(context.attributes.utf8))
         let alertJSON = try JSONValue(json: JSONEncoder().encode(alert))
-        var aps: [String: JSONValue] = [
-            "timestamp": .int(try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction)),
-            "event": "start", "content-state": state, "attributes-type": .string(context.activityType), "attributes": attributes,
-            "alert": alertJSON,
-        ]
+        // An update's keys (stale date, relevance score, the alert), made a start.
+        guard case .object(var aps) = renderer.updateAPS(
+            type: context.activityType, state: state, timestamp: try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction),
+            ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
+        ) else { throw EngineError("the start of \(context.key) has no aps object") }
+        aps["event"] = "start"
+        aps["attributes-type"] = .string(context.activityType)
+        aps["attributes"] = attributes
         if let channelID { aps["input-push-channel"] = .string(channelID) } else { aps["input-push-token"] = 1 }
-        if let staleAfter = configuration.staleAfter(type: context.activityType) {
-            aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
-        }
-        if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
         let payload = JSONValue.object(["aps": .object(aps)]).compactJSON
         let report = PayloadCheck(destination: .device, now: now).check(json: payload, typeName: context.activityType)
         guard report.isAccepted else {

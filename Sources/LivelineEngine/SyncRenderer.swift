@@ -15,6 +15,22 @@ struct SyncRenderer: Sendable {
     let sources: [String: any SnapshotSource]
     let registry: ContractRegistry
 
+    /// The `aps` of an update or end push of `type` (`apns.md`): the per-type stale date on
+    /// updates, the per-type dismissal date on the end, an alert and relevance score when set.
+    func updateAPS(
+        type: String, state: JSONValue, timestamp: Int, ended: Bool, alert: JSONValue?, relevanceScore: Double?, now: Date
+    ) -> JSONValue {
+        var aps: [String: JSONValue] = ["timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state]
+        if ended {
+            aps["dismissal-date"] = .int(Int(now.addingTimeInterval(configuration.dismissAfter(type: type)).timeIntervalSince1970))
+        } else if let staleAfter = configuration.staleAfter(type: type) {
+            aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
+        }
+        if let relevanceScore { aps["relevance-score"] = .double(relevanceScore) }
+        if let alert { aps["alert"] = alert }
+        return .object(aps)
+    }
+
     /// The context's full content state as of `transaction`: from its snapshot source (or as
     /// stored, for `/v1` contexts), with the contract's own `rev` and `ended` keys set to the
     /// engine's truth.
@@ -65,21 +81,12 @@ struct SyncRenderer: Sendable {
             if fanOut && configuration.minimumPushInterval > 0 {
                 try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
             }
-            var aps: [String: JSONValue] = [
-                "timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state,
-            ]
-            if ended {
-                aps["dismissal-date"] = .int(Int(now.addingTimeInterval(configuration.dismissAfter(type: context.activityType)).timeIntervalSince1970))
-            } else if let staleAfter = configuration.staleAfter(type: context.activityType) {
-                aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
-            }
-            if let score = context.relevanceScore { aps["relevance-score"] = .double(score) }
-            var carriesHints = context.priorityHint != nil
-            if let alert = context.alert, let value = try? JSONValue(json: Data(alert.utf8)) {
-                aps["alert"] = value
-                carriesHints = true
-            }
-            let payload = Array(JSONValue.object(["aps": .object(aps)]).compactJSON)
+            let carriesHints = context.priorityHint != nil || context.alert != nil
+            let aps = updateAPS(
+                type: context.activityType, state: state, timestamp: timestamp, ended: ended,
+                alert: context.alert.flatMap { try? JSONValue(json: Data($0.utf8)) }, relevanceScore: context.relevanceScore, now: now
+            )
+            let payload = Array(JSONValue.object(["aps": aps]).compactJSON)
 
             var tokens: [PushTokenRecord] = []
             var channel: String?
@@ -91,8 +98,8 @@ struct SyncRenderer: Sendable {
                 channel = context.channelID
             case .token(let id)?:
                 tokens = try store.tokens.updateTokens(
-                    contextKey: key, environment: configuration.environment, householdID: context.householdID, in: transaction
-                ).filter { $0.id == id }
+                    contextKey: key, environment: configuration.environment, householdID: context.householdID, onlyID: id, in: transaction
+                )
             case .channel(let id)?:
                 channel = context.channelID == id ? id : nil
             }

@@ -163,11 +163,6 @@ public struct ShoppingDomain: Sendable {
         }
     }
 
-    /// The week's active shoppers' user ids, by session start.
-    public func activeShopperIDs(week: ShoppingWeek, householdID: Int, now: Date) throws -> [Int] {
-        try store.database.read { transaction in try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction) }
-    }
-
     /// Keeps `actor`'s session alive; false when they have no active session (none is created).
     public func heartbeat(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Bool {
         try store.database.write { transaction in
@@ -206,7 +201,15 @@ public struct ShoppingDomain: Sendable {
     /// the last shopper of a trip lapsed, the trip is finished (the card ends). Returns how many.
     @discardableResult
     public func expireSessions(now: Date) throws -> Int {
-        try store.write { transaction in
+        // Runs every second: a read finds nothing lapsed almost always, and then nothing is written.
+        let anyLapsed = try store.database.read { transaction in
+            try transaction.queryOne(
+                "SELECT 1 AS lapsed FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1 LIMIT 1",
+                [SQLValue(now.addingTimeInterval(-presenceTimeout))]
+            ) != nil
+        }
+        guard anyLapsed else { return 0 }
+        return try store.write { transaction in
             let lapsed = try transaction.query(
                 "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
                 [SQLValue(now.addingTimeInterval(-presenceTimeout))]

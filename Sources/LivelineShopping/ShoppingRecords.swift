@@ -19,9 +19,6 @@ extension ShoppingListItem {
 /// A tracked action of the week's chronology.
 public enum ShoppingAction: String, Sendable, Hashable, Codable {
     case added, checked, unchecked, removed, edited
-
-    /// Whether the action is material for the card (`shopping.md`: edits go at priority 5).
-    public var isMaterial: Bool { self != .edited }
 }
 
 /// What a pull of a shopping week found (``ShoppingDomain/read(week:householdID:sinceRev:snapshot:)``).

@@ -123,16 +123,9 @@ struct ContextHandlers: Sendable {
             fields["rev"] = .int(0)
             state = .object(fields)
         }
-        try Self.refuse(registry.checkContentState(json: state.compactJSON, typeName: body.type, now: now), in: "contentState")
         let alertJSON = try body.alert.map { try JSONValue(json: try APICoding.makeEncoder().encode($0)) }
-        // The whole push as the dispatcher will render it must pass too (size, dates, alert).
-        var aps: [String: JSONValue] = [
-            "timestamp": .int(Int(now.timeIntervalSince1970)), "event": "update", "content-state": state,
-            "stale-date": .int(Int(now.timeIntervalSince1970) + 15 * 60),
-        ]
-        if let alertJSON { aps["alert"] = alertJSON }
-        if let score = body.relevanceScore { aps["relevance-score"] = .double(score) }
-        let report = PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": .object(aps)]).compactJSON, typeName: body.type)
+        // The whole push as the dispatcher will render it must pass (the contract, size, dates, alert).
+        let report = engine.checkUpdate(type: body.type, contentState: state, alert: alertJSON, relevanceScore: body.relevanceScore)
         try Self.refuse(report.errors.map { problem in
             var problem = problem
             for (prefix, field) in [("aps.content-state", "contentState"), ("aps.alert", "alert"), ("aps.relevance-score", "relevanceScore")]

@@ -59,6 +59,9 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// Rows inserted, updated or deleted through this connection since it was opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     // MARK: Transactions
 
     /// Runs `body` between `begin` and `COMMIT`; rolls back when `body` or the commit throws.

@@ -29,7 +29,7 @@ public final class SQLiteDatabase: Database {
     /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
     /// data_version").
     private let watcher: Mutex<SQLiteConnection?> = Mutex(nil)
-    /// Commits by this object's writer (bumped after each).
+    /// Commits by this object's writer that changed rows (bumped after each).
     private let commits = ChangeCounter()
     /// The file descriptor holding the server lock (``claimServer()``), or -1.
     private let serverLock = Atomic<Int32>(-1)
@@ -50,10 +50,14 @@ public final class SQLiteDatabase: Database {
         // The result goes through a local: `withLock` may only return `sending` values, and the
         // caller's `T` need not be Sendable.
         var result: Result<T, any Error>?
+        var changed = false
         writer.withLock { connection in
+            let before = connection.totalChanges
             result = Result { try connection.transaction(begin: "BEGIN IMMEDIATE", body) }
+            changed = connection.totalChanges != before
         }
-        commits.bump()
+        // Only a commit that changed rows counts (the dispatcher's idle claims change nothing).
+        if changed, case .success = result { commits.bump() }
         return try result!.get()
     }
 

@@ -150,28 +150,25 @@ public struct PushTokenRepository: Sendable {
     /// "update by context" (`engine.md`, fan-out). With `householdID`, only that household's
     /// tokens — a context of a household never reaches another household's device, whatever key
     /// someone registered; contexts without an owner (the `/v1` API) reach every token
-    /// registered with their key.
+    /// registered with their key. With `onlyID`, just that token (the one target of a retry or a
+    /// catch-up), if it is still one of them.
     public func updateTokens(
-        contextKey: String, environment: PushEnvironment, householdID: Int?, in transaction: any SQLTransaction
+        contextKey: String, environment: PushEnvironment, householdID: Int?, onlyID: Int? = nil, in transaction: any SQLTransaction
     ) throws -> [PushTokenRecord] {
-        if let householdID {
-            return try transaction.query(
-                """
-                SELECT \(PushTokenRecord.columns) FROM push_tokens
-                WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND household_id = $3 AND status = 'active'
-                ORDER BY id
-                """,
-                [.text(contextKey), .text(environment.rawValue), SQLValue(householdID)]
-            ).map(PushTokenRecord.init(row:))
-        }
-        return try transaction.query(
-            """
+        var sql = """
             SELECT \(PushTokenRecord.columns) FROM push_tokens
             WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND status = 'active'
-            ORDER BY id
-            """,
-            [.text(contextKey), .text(environment.rawValue)]
-        ).map(PushTokenRecord.init(row:))
+            """
+        var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
+        if let householdID {
+            parameters.append(SQLValue(householdID))
+            sql += " AND household_id = $\(parameters.count)"
+        }
+        if let onlyID {
+            parameters.append(SQLValue(onlyID))
+            sql += " AND id = $\(parameters.count)"
+        }
+        return try transaction.query(sql + " ORDER BY id", parameters).map(PushTokenRecord.init(row:))
     }
 
     /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.

@@ -371,6 +371,37 @@ struct RevisionCacheTests {
         }
     }
 
+    @Test func whileTheServerLockIsHeldOnlyCommitsThatChangedRowsReadAgain() throws {
+        try TemporaryFolder.with { folder in
+            let store = try Store.openSQLite(folder: folder)
+            let database = try #require(store.database as? SQLiteDatabase)
+            try database.claimServer()
+            defer { database.releaseServer() }
+            try store.makeContext("trip:1", at: 10)
+            var reads = 0
+            func revision() throws -> Int? {
+                try store.revisions.revision(key: "trip:1") {
+                    reads += 1
+                    return try store.contexts.revision(key: "trip:1")
+                }
+            }
+            #expect(try revision() == 0 && reads == 1)
+            // The dispatcher's idle claim: a write that changes no row keeps the cache.
+            _ = try store.outbox.claim(owner: "idle", now: time(11), lease: 30, limit: 10)
+            #expect(try revision() == 0 && reads == 1)
+            try store.write { transaction in _ = try store.contexts.recordChange(key: "trip:1", now: time(20), note: "x", in: transaction) }
+            #expect(try revision() == 1 && reads == 2)
+            // A write that failed (rolled back) changes nothing either.
+            #expect(throws: (any Error).self) {
+                try store.write { transaction in
+                    _ = try store.contexts.recordChange(key: "trip:1", now: time(30), note: "y", in: transaction)
+                    throw StoreError(.misuse, "the domain refused")
+                }
+            }
+            #expect(try revision() == 1 && reads == 2)
+        }
+    }
+
     /// A backend that cannot tell when it changed gets no caching.
     struct Opaque: Database {
         let inner: any Database
