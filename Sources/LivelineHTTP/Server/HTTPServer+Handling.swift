@@ -15,10 +15,15 @@ extension HTTPServer {
             // announces itself as too large is refused here (the connection then closes).
             let state = RequestState(method: String(cString: method), path: String(cString: url))
             slot.pointee = Unmanaged.passRetained(state).toOpaque()
-            // In flight from its headers on, so a shutdown waits for a body still arriving.
-            state.inFlight = true
-            inFlight.add(1, ordering: .relaxed)
-            state.arrivedWhileDraining = draining.load(ordering: .relaxed)
+            // In flight from its headers on, so a shutdown waits for a body still arriving; one
+            // that arrives during the drain is answered 503 and not waited for (see `shutdown`).
+            inFlight.add(1, ordering: .sequentiallyConsistent)
+            if draining.load(ordering: .sequentiallyConsistent) {
+                state.arrivedWhileDraining = true
+                inFlight.subtract(1, ordering: .sequentiallyConsistent)
+            } else {
+                state.inFlight = true
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes {
                 state.tooLarge = true

@@ -8,8 +8,16 @@ import Synchronization
 /// Handlers run synchronously on the worker threads. Every failure is answered in the error
 /// shape of `engine.md`; bodies over the limit get 413, non-JSON bodies 415, unknown paths 404,
 /// wrong methods 405. One JSON access-log line is written per request, without query strings,
-/// headers or bodies (they may hold tokens). `shutdown()` stops accepting, lets in-flight requests
-/// finish and answers any further request on a kept-alive connection with 503.
+/// headers or bodies (they may hold tokens). `shutdown()` drains: requests in progress finish, any
+/// request that arrives meanwhile (a new connection or a kept-alive one) is answered 503 with
+/// `Connection: close`, then the daemon stops.
+///
+/// The drain never calls `MHD_quiesce_daemon`: in libmicrohttpd 0.9.75 (Debian 12) with a thread
+/// pool and epoll, it removes the listening socket from each worker's epoll set from the calling
+/// thread while the worker may remove it too; the loser's `epoll_ctl(EPOLL_CTL_DEL)` fails with
+/// `ENOENT` and the library aborts the process ("Failed to remove listen FD from epoll set").
+/// `MHD_stop_daemon` alone signals the workers through their inter-thread channel and lets each
+/// leave its own loop.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     let router: Router
@@ -17,6 +25,7 @@ public final class HTTPServer: Sendable {
 
     private let daemon = Mutex<DaemonRef?>(nil)
     private let boundPort = Atomic<Int>(0)
+    /// Requests being served that arrived before a shutdown began (a drain waits for these).
     let inFlight = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
     /// Set by the first `shutdown` (a second one, concurrent or later, returns at once).
@@ -90,36 +99,38 @@ public final class HTTPServer: Sendable {
         keepAlive.withLock { $0 = TimerBox(timer: timer) }
     }
 
-    /// Stops accepting connections, closes event streams, waits up to `timeout` for in-flight
-    /// requests to finish, then stops the worker threads. Safe to call more than once.
+    /// Drains and stops: closes event streams, waits up to `timeout` for the requests that arrived
+    /// before it to finish (answering later ones 503), then stops the worker threads. Safe to call
+    /// more than once.
     public func shutdown(timeout: Duration = .seconds(10)) {
-        // One shutdown at a time: two concurrent quiesces of one daemon make MHD abort the process.
+        // One shutdown at a time: MHD_stop_daemon twice on one daemon makes MHD abort the process.
         guard !shuttingDown.exchange(true, ordering: .relaxed) else { return }
-        guard let handle = daemon.withLock({ $0 }) else { return }
-        draining.store(true, ordering: .relaxed)
+        guard daemon.withLock({ $0 }) != nil else { return }
+        // Sequentially consistent with the request side (`access`): a request either sees the
+        // drain and is answered 503, or this loop sees it counted and waits for it.
+        draining.store(true, ordering: .sequentiallyConsistent)
         keepAlive.withLock { $0?.timer.cancel() }
-        // With internal threads the listening socket may only be closed after MHD_stop_daemon.
-        let listener = MHD_quiesce_daemon(handle.raw)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             // Streams may still be opened by handlers that passed the draining check: close
             // each round, since MHD_stop_daemon must not find a suspended connection.
             closeEventStreams()
-            if inFlight.load(ordering: .relaxed) == 0 { break }
+            if inFlight.load(ordering: .sequentiallyConsistent) == 0 { break }
             Thread.sleep(forTimeInterval: 0.005)
         }
         closeEventStreams()
         daemon.withLock { daemon in
             if let current = daemon {
+                // Closes the listening socket and every connection, each worker in its own thread.
                 MHD_stop_daemon(current.raw)
                 daemon = nil
             }
         }
-        if listener >= 0 { close(listener) }
         accessLog.flush()
     }
 
-    /// How many requests are being handled right now (open event streams included).
+    /// How many requests are being handled right now (open event streams included), not counting
+    /// those answered 503 during a shutdown.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     private func closeEventStreams() {

@@ -15,7 +15,7 @@ final class RequestState {
     var discarded = 0
     var status = 0
     var bytes = 0
-    /// Counted in the server's in-flight requests (the handler phase was reached).
+    /// Counted in the server's in-flight requests (it arrived before any shutdown began).
     var inFlight = false
 
     init(method: String, path: String) {

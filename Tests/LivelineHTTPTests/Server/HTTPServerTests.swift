@@ -15,10 +15,15 @@ import Testing
     static let slow = Route(.get, "/slow")
     static let events = Route(.get, "/events")
     static let boom = Route(.get, "/boom")
+    static let identity = Route(.get, "/identity")
 
     /// Starts a server with the test routes; `maxBodyBytes` small so 413 is cheap to reach.
-    static func startServer(log: LogSink = .discarding(), onSlow: @escaping @Sendable () -> Void = {}) throws -> HTTPServer {
+    /// `/identity` answers `identity`, so a test can tell this server from any other on its port.
+    static func startServer(
+        log: LogSink = .discarding(), identity: String = UUID().uuidString, onSlow: @escaping @Sendable () -> Void = {}
+    ) throws -> HTTPServer {
         var router = Router()
+        router.add(Self.identity) { _ in .jsonBytes(Array(identity.utf8)) }
         router.add(echo) { request in
             let body = try request.decode(Echo.self)
             return try .json(Echo(name: body.name.uppercased(), count: body.count + 1))
@@ -187,8 +192,10 @@ import Testing
 
     @Test func shutdownLetsInFlightRequestsFinishAndRefusesNewConnections() throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try Self.startServer(onSlow: { started.signal() })
+        let identity = UUID().uuidString
+        let server = try Self.startServer(identity: identity, onSlow: { started.signal() })
         let port = server.port
+        #expect(Self.identity(on: port) == identity)
         let result = Mutex<Int?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -200,7 +207,16 @@ import Testing
         server.shutdown()
         done.wait()
         #expect(result.withLock { $0 } == 200)
-        #expect(throws: TestHTTPConnection.Failure.self) { try TestHTTPConnection(port: port).request("GET", "/items/1") }
+        // Connections are refused now — or, should another test's server have been given the port
+        // meanwhile, answered by that one: never by this server.
+        #expect(Self.identity(on: port) != identity)
+    }
+
+    /// What `/identity` answers on `port`; nil when nothing accepts a connection there.
+    static func identity(on port: Int) -> String? {
+        guard let connection = try? TestHTTPConnection(port: port, timeout: 5),
+            let response = try? connection.request("GET", "/identity"), response.status == 200 else { return nil }
+        return response.text
     }
 
     @Test func accessLogHasOneJSONLinePerRequestWithoutQueryOrHeaders() throws {
@@ -352,4 +368,65 @@ extension HTTPServerTests {
         #expect(response.status == 400)
         #expect(response.errorMessage == "the body is not valid JSON (UTF-8)")
     }
+}
+
+extension HTTPServerTests {
+    @Test func duringTheDrainNewRequestsGet503WithConnectionCloseWhileTheOneInProgressFinishes() throws {
+        let server = try Self.startServer()
+        let port = server.port
+        let keptAlive = try TestHTTPConnection(port: port)
+        #expect(try keptAlive.request("GET", "/items/1").status == 200)
+        // In progress: its headers have arrived, its body has not (no worker thread is held).
+        let held = try TestHTTPConnection(port: port)
+        let body = #"{"name":"milk","count":1}"#
+        try held.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8))
+        #expect(eventuallyBlocking { server.requestsInFlight == 1 })
+
+        let stopped = DispatchSemaphore(value: 0)
+        let finished = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            server.shutdown(timeout: .seconds(20))
+            finished.store(true, ordering: .relaxed)
+            stopped.signal()
+        }
+        // A new connection is still accepted while the request is in progress; once the drain
+        // has begun, it is answered 503 and closed.
+        var drained: TestHTTPConnection.Response?
+        let deadline = Date().addingTimeInterval(10)
+        while drained == nil, Date() < deadline {
+            let connection = try TestHTTPConnection(port: port)
+            let response = try connection.request("GET", "/items/2")
+            if response.status == 503 {
+                drained = response
+                #expect(connection.isClosedByServer())
+            } else {
+                #expect(response.status == 200)
+            }
+        }
+        let refused = try #require(drained, "no 503 while draining")
+        #expect(refused.headers["connection"]?.lowercased() == "close")
+        #expect(refused.errorCode == "unavailable")
+        // The connection kept alive from before the drain gets the same answer.
+        let again = try keptAlive.request("GET", "/items/3")
+        #expect(again.status == 503 && again.headers["connection"]?.lowercased() == "close")
+        #expect(server.requestsInFlight == 1, "only the request in progress is waited for")
+        let finishedEarly = finished.load(ordering: .relaxed)
+        #expect(!finishedEarly, "the drain waits for it")
+
+        try held.send(Array(body.dropFirst(8).utf8))
+        let answer = try held.readResponse()
+        #expect(answer.status == 200 && answer.json?["count"] as? Int == 2)
+        stopped.wait()
+        #expect(server.requestsInFlight == 0)
+    }
+}
+
+/// Polls `condition` every 5 ms for up to `timeout` seconds, on the calling thread.
+func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        if Date() >= deadline { return false }
+        usleep(5000)
+    }
+    return true
 }
