@@ -59,11 +59,11 @@ let package = Package(
         .executableTarget(name: "liveline-bench", dependencies: ["LivelineBench"], swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
-        .target(name: "LivelineTestSupport", path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
+        .target(name: "LivelineTestSupport", dependencies: ["CLinux"], path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelinePushTests",
             dependencies: ["LivelinePush", "LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel"],

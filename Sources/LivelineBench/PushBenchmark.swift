@@ -2,6 +2,7 @@ import Foundation
 import LivelineCrypto
 import LivelinePush
 import LivelineSandbox
+import LivelineTestSupport
 
 /// `liveline-bench push`: N Live Activity pushes to the APNs sandbox on one connection, sent by
 /// Liveline's `APNSClient`, by aioapns (an independent Python client) and by h2load (the ceiling:
@@ -111,15 +112,8 @@ public enum PushBenchmark {
     }
 
     static func runProcess(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        // ChildProcess, not Foundation's Process (see its documentation); standard error after the output.
+        let run = try ChildProcess.run(path, arguments, timeout: 600)
+        return String(decoding: run.output + run.errors, as: UTF8.self)
     }
 }

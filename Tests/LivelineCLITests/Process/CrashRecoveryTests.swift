@@ -72,7 +72,7 @@ import Testing
             }
         }
         first.kill(SIGKILL)
-        #expect(first.process.terminationReason == .uncaughtSignal)
+        #expect(first.process.termination == .signalled(SIGKILL))
 
         let lastDelay = { (token: String) -> Int? in
             sandbox.accepted(token: token).compactMap { push -> Int? in

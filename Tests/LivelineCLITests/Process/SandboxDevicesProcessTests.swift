@@ -14,17 +14,16 @@ import Testing
         let devices = folder.appendingPathComponent("devices.json")
         try Data(#"{"seed": 3, "devices": [{"id": "iphone-cli", "userId": 1, "householdId": 1, "os": "17.2"}]}"#.utf8).write(to: devices)
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [
-            "sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", folder.appendingPathComponent("sbx").path,
-            "--devices", devices.path,
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let output = OutputCollector(errors.fileHandleForReading)
+        let process = try ChildProcess(
+            executable.path,
+            [
+                "sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", folder.appendingPathComponent("sbx").path,
+                "--devices", devices.path,
+            ],
+            standardError: .pipe
+        )
+        defer { process.terminate() }
+        let output = OutputCollector(try #require(process.standardError))
 
         #expect(await eventually(timeout: 20) { output.text.contains("device iphone-cli:") })
         let text = output.text

@@ -10,18 +10,18 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build liveline first: \(executable.path)")
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-sandbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", data.path, "--bundle-id", "com.example.cli"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let process = try ChildProcess(
+            executable.path,
+            ["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", data.path, "--bundle-id", "com.example.cli"],
+            standardError: .pipe
+        )
+        defer { process.terminate() }
+        let errors = try #require(process.standardError)
 
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while !text.contains("device tokens:"), Date() < deadline {
-            text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+            text += String(decoding: errors.availableData, as: UTF8.self)
         }
         func value(_ key: String) -> String? {
             text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
@@ -38,8 +38,7 @@ import Testing
         #expect(info.status == 200 && info.json?["bundleID"] as? String == "com.example.cli")
 
         process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("stopped"))
+        #expect(process.waitUntilExit() == .exited(0))
+        #expect(String(decoding: errors.readDataToEndOfFile(), as: UTF8.self).contains("stopped"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 import Testing
 
 /// `liveline serve` as a real child process on a free port, for tests that need a separate
@@ -9,8 +10,7 @@ final class ServeProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveline")
     }
 
-    let process = Process()
-    let errors = Pipe()
+    let process: ChildProcess
     let output: OutputCollector
     /// What the process wrote to standard error up to the ready line.
     private(set) var startText = ""
@@ -20,12 +20,12 @@ final class ServeProcess {
     /// off), and waits for its ready line (its standard error is read on a thread of its own).
     init(data: URL, environment: [String: String] = [:]) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path]
-        process.environment = ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        process.standardError = errors
-        try process.run()
-        output = OutputCollector(errors.fileHandleForReading)
+        process = try ChildProcess(
+            Self.executable.path, ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path],
+            environment: ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+            standardError: .pipe
+        )
+        output = OutputCollector(process.standardError!)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, process.isRunning {
             let text = output.text
@@ -42,7 +42,7 @@ final class ServeProcess {
 
     /// Sends `signal` and waits for the process to end.
     func kill(_ signal: Int32) {
-        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        process.send(signal)
         process.waitUntilExit()
     }
 
@@ -53,5 +53,5 @@ final class ServeProcess {
         return output.text
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    deinit { process.terminate() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 
 /// Runs another program (an independent client) and collects its output.
 enum PeerProcess {
@@ -14,33 +15,23 @@ enum PeerProcess {
 
     /// Runs `executable` with `arguments`, killing it after `timeout` seconds.
     static func run(_ executable: String, _ arguments: [String], timeout: Double = 120) async throws -> Output {
-        try await Task.detached {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            do {
-                try process.run()
-            } catch {
-                throw Failure(description: "could not run \(executable): \(error)")
+        // On a thread of its own: the run blocks until the peer ends.
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    let run = try ChildProcess.run(executable, arguments, timeout: timeout)
+                    let status: Int32 = switch run.termination {
+                    case .exited(let code): code
+                    case .signalled(let signal): 128 + signal
+                    }
+                    continuation.resume(returning: Output(
+                        status: status, stdout: String(decoding: run.output, as: UTF8.self), stderr: String(decoding: run.errors, as: UTF8.self)
+                    ))
+                } catch {
+                    continuation.resume(throwing: Failure(description: "could not run \(executable): \(error)"))
+                }
             }
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + timeout)
-            timer.setEventHandler { if process.isRunning { process.terminate() } }
-            timer.resume()
-            // Read both pipes before waiting, so a chatty peer cannot block on a full pipe.
-            let errorData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
-            let outputData = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            timer.cancel()
-            return Output(
-                status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-                stderr: String(decoding: await errorData.value, as: UTF8.self)
-            )
-        }.value
+        }
     }
 
     /// The path of `name` on PATH (or the usual Debian places), if installed.

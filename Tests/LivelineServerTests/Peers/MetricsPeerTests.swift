@@ -21,18 +21,12 @@ import Testing
         #expect(metrics.status == 200)
         let file = setup.server.folder.appendingPathComponent("metrics.txt")
         try Data(metrics.body).write(to: file)
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [Self.root.appendingPathComponent("Tests/LivelineServerTests/Peers/prometheus_peer.py").path, file.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errorText)")
+        let peer = try ChildProcess.run(
+            python.path, [Self.root.appendingPathComponent("Tests/LivelineServerTests/Peers/prometheus_peer.py").path, file.path]
+        )
+        let data = peer.output
+        let errorText = String(decoding: peer.errors, as: UTF8.self)
+        #expect(peer.termination == .exited(0), "\(errorText)")
         let families = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]], "\(errorText)")
 
         // prometheus_client names counter families without the `_total` suffix.
