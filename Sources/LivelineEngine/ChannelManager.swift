@@ -77,7 +77,10 @@ final class ChannelManager: Sendable {
         let known = Set(channels)
         do {
             // Rows made after the list was asked for may be missing from it: they are left alone.
-            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue && $0.createdAt < now }
+            // Compared at the stored precision (whole milliseconds, rounded down): a row made in
+            // the same millisecond as `now` reads back as that millisecond, not as older.
+            let cutoff = SQLValue.date(milliseconds: SQLValue.milliseconds(now))
+            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue && $0.createdAt < cutoff }
             let recorded = Set(rows.map(\.channelID))
             for row in rows where !known.contains(row.channelID) {
                 try store.channels.markDeleted(channelID: row.channelID, now: now)

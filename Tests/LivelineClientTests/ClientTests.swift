@@ -100,7 +100,8 @@ import Testing
         let body = #"{"userIds":[\#(server.userID)],"alert":{"title":"Your trip"}}"#
         let refused = try server.admin("POST", "/v1/contexts/trip:opt/start", json: body)
         #expect((refused.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "optedOut", "\(refused.text)")
-        try await Task.sleep(for: .milliseconds(200))
+        // Drained: a start enqueued by mistake would have been sent by now.
+        #expect(try await eventually { try server.outboxIsEmpty() })
         #expect(server.sandbox.accepted(token: startToken).isEmpty)
 
         await #expect(throws: LivelineClientError.self) { try await client.setLiveActivities(enabled: false, for: "NoSuchAttributes") }

@@ -104,10 +104,10 @@ import Testing
     }
 
     @Test func aServerThatIsDownIsRetriedThenReportedAsANetworkFailure() async throws {
-        let server = try ClientTestServer()
-        let url = server.baseURL
-        server.stop()
-        let client = LivelineClient(baseURL: url, bearerToken: "ll_x")
+        // A port nothing listens on for the whole test (a stopped server's port may be taken by
+        // a server another test starts meanwhile).
+        let dead = try DeadPort()
+        let client = LivelineClient(baseURL: dead.url, bearerToken: "ll_x")
         let reconciler = client.reconciler(
             for: TripLiveActivityAttributes.self, contextKey: "trip:1", retryDelays: [.milliseconds(5), .milliseconds(5)]
         )

@@ -38,6 +38,12 @@ import Testing
         reader.start()
         for rev in 1...150 {
             try store.write(Snapshot(contextKey: "shopping:1:2026-01-05", rev: rev, state: versions[rev % 2], ended: false, receivedAt: Date()))
+            if rev == 75 {
+                // Halfway, the reader gets to read (on a busy machine its thread may not have run
+                // yet), so it reads while the writes go on.
+                let deadline = Date().addingTimeInterval(20)
+                while reads.withLock({ $0 }) == 0 && Date() < deadline { usleep(1000) }
+            }
         }
         done.withLock { $0 = true }
         while !reader.isFinished { usleep(1000) }

@@ -119,15 +119,26 @@ final class DeviceHarness: @unchecked Sendable {
 
     var now: Int { Int(Date().timeIntervalSince1970) }
 
-    /// Waits until `condition` holds, letting the fleet deliver.
+    /// Waits until `condition` holds, letting the fleet deliver; then until what the devices' apps
+    /// started meanwhile (a push delivered just before the condition was checked may have started a
+    /// registration) is done too.
     func until(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             await fleet.settle(timeout: 1)
-            if condition() { return true }
+            if condition() {
+                await fleet.settle()
+                return true
+            }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return condition()
+    }
+
+    /// True once the outbox has nothing due or leased: every push the server meant to send has been
+    /// answered, and each accepted one handed to the fleet (`fleet.settle()` then waits for its delivery).
+    var outboxIsEmpty: Bool {
+        (try? app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
     }
 
     func stop() {

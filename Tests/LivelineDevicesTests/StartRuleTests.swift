@@ -33,7 +33,9 @@ import Testing
         #expect(phone.activity(contextKey: "trip:allow")?.updateToken == nil)
         #expect(phone.logged("no update token until the user taps Allow"))
         try harness.put("allow", delay: 7)  // nothing can reach the card yet
-        try await Task.sleep(for: .milliseconds(200))
+        // Drained: the server sent what it was going to, and the fleet delivered it.
+        #expect(await harness.until { harness.outboxIsEmpty })
+        await harness.fleet.settle()
         #expect(phone.activity(contextKey: "trip:allow")?.contentState.objectValue?["delay"] == .int(1))
 
         harness.fleet.allow(device: "phone-1")

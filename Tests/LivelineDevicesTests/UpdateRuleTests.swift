@@ -88,6 +88,10 @@ import Testing
             try harness.put("off", delay: delay)
             _ = await harness.until { harness.sandbox.accepted(token: phone.activity(contextKey: "trip:off")!.updateToken!).count >= delay - 1 }
         }
+        // Drained: the sandbox counts a push before the fleet has routed it; once the outbox is
+        // empty every accepted push has been handed to the fleet.
+        #expect(await harness.until { harness.outboxIsEmpty })
+        await harness.fleet.settle()
         #expect(phone.activity(contextKey: "trip:off")?.contentState.objectValue?["delay"] == .int(1))
         #expect(phone.log.filter { $0.message.contains("APNs keeps only the latest push") }.count == 2)
         harness.fleet.setOnline(true, device: phone.id)

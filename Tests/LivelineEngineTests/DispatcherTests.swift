@@ -122,7 +122,8 @@ import Testing
         let token = try harness.device(0, contextKey: "trip:1")
         harness.sandbox.setFaults(SandboxFaults(seed: 11, internalErrorShare: 0.5, tooManyRequestsShare: 0.3))
         try harness.put("trip:1", delay: 7)
-        let deadline = Date().addingTimeInterval(10)
+        // Waits for the retries' backoff to pass (the dispatcher runs on real time here).
+        let deadline = Date().addingTimeInterval(20)
         while harness.sandbox.accepted(token: token).isEmpty && Date() < deadline {
             harness.engine.dispatcher.drain()
             try await Task.sleep(for: .milliseconds(20))

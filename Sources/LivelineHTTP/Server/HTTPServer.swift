@@ -129,6 +129,9 @@ public final class HTTPServer: Sendable {
         accessLog.flush()
     }
 
+    /// Whether a shutdown has begun (requests that arrive now are answered 503).
+    public var isShuttingDown: Bool { draining.load(ordering: .sequentiallyConsistent) }
+
     /// How many requests are being handled right now (open event streams included), not counting
     /// those answered 503 during a shutdown.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }

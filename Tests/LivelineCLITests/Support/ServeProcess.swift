@@ -10,6 +10,13 @@ final class ServeProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveline")
     }
 
+    /// What every child gets: no access log, a plain PATH, and the test run's crash settings.
+    static var baseEnvironment: [String: String] {
+        var environment = ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"]
+        environment["SWIFT_BACKTRACE"] = ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"]
+        return environment
+    }
+
     let process: ChildProcess
     let output: OutputCollector
     /// What the process wrote to standard error up to the ready line.
@@ -22,7 +29,7 @@ final class ServeProcess {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         process = try ChildProcess(
             Self.executable.path, ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path],
-            environment: ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+            environment: Self.baseEnvironment.merging(environment) { $1 },
             standardError: .pipe
         )
         output = OutputCollector(process.standardError!)

@@ -65,6 +65,12 @@ final class ClientTestServer: @unchecked Sendable {
         #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t1","line":"S5","destination":"Flughafen"},"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":\#(remaining),"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}}"#
     }
 
+    /// True once the outbox has nothing due or leased: everything the server meant to send went out.
+    func outboxIsEmpty() throws -> Bool {
+        let depth = try app.store.outbox.depth(now: Date().addingTimeInterval(3600))
+        return depth.due == 0 && depth.leased == 0
+    }
+
     func stop() {
         app.shutdown()
         try? FileManager.default.removeItem(at: folder)

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineHTTP2
+import LivelineTestSupport
 import Synchronization
 import Testing
 
@@ -97,8 +98,7 @@ import Testing
         let client = try Self.client(server)
         let last = try await client.send(HTTP2ClientRequest(path: "/goaway"))
         #expect(last.status == 503)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!client.isUsable)
+        #expect(await eventually { !client.isUsable })
         do {
             _ = try await client.send(HTTP2ClientRequest(path: "/ok"))
             Issue.record("a request after GOAWAY was answered")
@@ -118,8 +118,7 @@ import Testing
         } catch {
             #expect(error.kind == .connectionLost, "\(error.message)")
         }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(handler.closedConnections.withLock { $0.count } == 1)
+        #expect(await eventually { handler.closedConnections.withLock { $0.count } == 1 })
     }
 
     @Test func anUntrustedCertificateIsRefused() async throws {
@@ -140,16 +139,13 @@ import Testing
         let client = try Self.client(server)
         _ = try await client.send(HTTP2ClientRequest(path: "/ok"))
         server.shutdown()
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(!client.isUsable)
+        #expect(await eventually { !client.isUsable })
         #expect(server.connectionCount == 0)
     }
 
     @Test func connectingToAClosedPortFailsQuickly() async throws {
-        let (server, _) = try Self.start()
-        let port = server.port
-        server.shutdown()
-        let client = try HTTP2ClientConnection(host: "127.0.0.1", port: port, tls: nil, loop: Self.loop)
+        let dead = try DeadPort()
+        let client = try HTTP2ClientConnection(host: "127.0.0.1", port: dead.port, tls: nil, loop: Self.loop)
         do {
             _ = try await client.send(HTTP2ClientRequest(path: "/ok"))
             Issue.record("connected to a closed port")

@@ -309,13 +309,13 @@ extension HTTPServerTests {
         let connection = try TestHTTPConnection(port: server.port)
         let body = #"{"name":"milk","count":1}"#
         try connection.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8))
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(eventuallyBlocking { server.requestsInFlight == 1 }, "its headers arrived before the shutdown")
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            server.shutdown(timeout: .seconds(5))
+            server.shutdown(timeout: .seconds(20))
             stopped.signal()
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(eventuallyBlocking { server.isShuttingDown })
         try connection.send(Array(body.dropFirst(8).utf8))
         let response = try connection.readResponse()
         stopped.wait()
@@ -376,6 +376,8 @@ extension HTTPServerTests {
         let port = server.port
         let keptAlive = try TestHTTPConnection(port: port)
         #expect(try keptAlive.request("GET", "/items/1").status == 200)
+        // That request counts until the server has finished it, which may be after its answer arrived.
+        #expect(eventuallyBlocking { server.requestsInFlight == 0 })
         // In progress: its headers have arrived, its body has not (no worker thread is held).
         let held = try TestHTTPConnection(port: port)
         let body = #"{"name":"milk","count":1}"#

@@ -58,7 +58,9 @@ import Testing
         #expect(try await eventually {
             try setup.server.app.store.deliveries.attempts(contextKey: "trip:chan").contains { $0.targetKind == .channel && $0.status == 500 }
         })
-        try await Task.sleep(for: .milliseconds(100))
+        // Drained: the failed end is recorded and its retry waits for the clock; a deletion enqueued
+        // by mistake would be due now and sent before the dispatcher is idle.
+        #expect(try await eventually { try setup.dispatcherIsIdle() })
         #expect(setup.sandbox.channels() == [channelID], "not deleted while the end has not reached it")
         setup.sandbox.setFaults(SandboxFaults(seed: 3))
         clock.advance(by: 5)  // past the retry's backoff

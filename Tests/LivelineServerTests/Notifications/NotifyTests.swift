@@ -23,7 +23,8 @@ import Testing
         #expect(second.json?["id"] as? Int == first.json?["id"] as? Int)
 
         #expect(await eventually { setup.sandbox.accepted(token: token).count == 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        // Drained: whatever the two notifies enqueued has been sent (a second push would be here now).
+        #expect(try await eventually { try setup.outboxIsEmpty() })
         let pushes = setup.sandbox.accepted(token: token)
         #expect(pushes.count == 1)
         #expect(pushes.first?.topic == "dev.liveline.demo" && pushes.first?.pushType == "alert")
