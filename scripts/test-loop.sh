@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 shift || true
-export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no}"
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no,output-to=stdout}"
 logs=$(mktemp -d)
 start=$(date +%s)
 for run in $(seq 1 "$runs"); do

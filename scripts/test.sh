@@ -7,6 +7,6 @@ scripts/test-venv.sh   # .venv with PyJWT and aioapns: independent peers of the 
 # A crash prints the whole symbolicated backtrace of the crashing thread (the runtime's defaults
 # show at most 64 frames with the middle elided, and every other thread besides); children that
 # tests start inherit it. Keys: docs/Backtracing.rst in the Swift repository.
-export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no}"
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no,output-to=stdout}"
 swift build --build-tests
 swift test --skip-build "$@"

@@ -68,7 +68,8 @@ public final class LivelineClient: Sendable {
             throw LivelineClientError.unexpectedResponse("the snapshot of \(contextKey) has no contentState")
         }
         return .snapshot(Snapshot(
-            contextKey: response.key, rev: response.rev, state: state, ended: response.state == .ended, receivedAt: Date()
+            contextKey: response.key, rev: response.rev, state: state, ended: response.state == .ended, receivedAt: Date(),
+            dismissalDate: response.dismissalAt
         ))
     }
 
@@ -83,7 +84,7 @@ public final class LivelineClient: Sendable {
         case .snapshot(let snapshot):
             do {
                 let state = try JSONDecoder().decode(Contract.ContentState.self, from: snapshot.state.compactJSON)
-                return .snapshot(Snapshot(contextKey: snapshot.contextKey, rev: snapshot.rev, state: state, ended: snapshot.ended, receivedAt: snapshot.receivedAt))
+                return .snapshot(Snapshot(contextKey: snapshot.contextKey, rev: snapshot.rev, state: state, ended: snapshot.ended, receivedAt: snapshot.receivedAt, dismissalDate: snapshot.dismissalDate))
             } catch {
                 throw LivelineClientError.unexpectedResponse("the content state of \(contextKey) does not decode as \(Contract.typeName): \(error)")
             }

@@ -9,13 +9,17 @@ public struct Snapshot<State: Sendable>: Sendable {
     public var ended: Bool
     /// When this device received it (the freshness of what it shows).
     public var receivedAt: Date
+    /// When an ended card leaves the lock screen: end the activity with
+    /// `dismissalPolicy: .after(dismissalDate)` (see `ContextSnapshotResponse.dismissalAt`).
+    public var dismissalDate: Date?
 
-    public init(contextKey: String, rev: Int, state: State, ended: Bool, receivedAt: Date) {
+    public init(contextKey: String, rev: Int, state: State, ended: Bool, receivedAt: Date, dismissalDate: Date? = nil) {
         self.contextKey = contextKey
         self.rev = rev
         self.state = state
         self.ended = ended
         self.receivedAt = receivedAt
+        self.dismissalDate = dismissalDate
     }
 }
 

@@ -258,7 +258,9 @@ public final class DeviceFleet: Sendable {
                 case .unchanged(let rev):
                     device.note(.event, "app pulled: unchanged at rev \(rev)", contextKey: contextKey)
                 case .snapshot(let snapshot):
-                    for next in device.applyPull(contextKey: contextKey, rev: snapshot.rev, contentState: snapshot.state, ended: snapshot.ended) {
+                    for next in device.applyPull(
+                        contextKey: contextKey, rev: snapshot.rev, contentState: snapshot.state, ended: snapshot.ended, dismissalDate: snapshot.dismissalDate
+                    ) {
                         await run(next, device: device, client: client)
                     }
                 }

@@ -246,7 +246,7 @@ public final class SimulatedDevice: Sendable {
     /// The app pulled the truth of `contextKey` and updates its activity locally (the revision
     /// guard: only a newer revision replaces what is shown; an ended context ends the card).
     /// Returns the receipt to report, if the card changed.
-    public func applyPull(contextKey: String, rev: Int, contentState: JSONValue, ended: Bool) -> [AppAction] {
+    public func applyPull(contextKey: String, rev: Int, contentState: JSONValue, ended: Bool, dismissalDate: Date? = nil) -> [AppAction] {
         let now = clock()
         return state.withLock { state in
             guard let index = state.activities.lastIndex(where: { $0.contextKey == contextKey && $0.isVisible }) else { return [] }
@@ -262,9 +262,12 @@ public final class SimulatedDevice: Sendable {
             }
             activity.contentState = contentState
             if ended {
+                // The app ends it with the server's dismissal date (at most the system's cap; a
+                // past one removes the card at the next tick), as the end push would have.
                 activity.state = .ended
                 activity.endedAt = now
-                activity.dismissAt = now.addingTimeInterval(rules.dismissalCap)
+                let cap = now.addingTimeInterval(rules.dismissalCap)
+                activity.dismissAt = dismissalDate.map { min($0, cap) } ?? cap
             }
             state.activities[index] = activity
             Self.note(&state, now, .applied, contextKey, "updated by the app from pull: rev \(rev)\(ended ? " (ended)" : "")")

@@ -106,7 +106,7 @@ public final class Engine: Sendable {
     public func checkUpdate(type: String, contentState: JSONValue, alert: JSONValue?, relevanceScore: Double?) -> PayloadCheckReport {
         let now = configuration.clock()
         let aps = renderer.updateAPS(
-            type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), ended: false, alert: alert,
+            type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), endedAt: nil, alert: alert,
             relevanceScore: relevanceScore, now: now
         )
         return PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": aps]).compactJSON, typeName: type)

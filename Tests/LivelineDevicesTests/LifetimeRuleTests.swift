@@ -84,4 +84,26 @@ import Testing
         other.tick()
         #expect(other.activity(contextKey: "trip:dis2") == nil)
     }
+
+    @Test func anEndTheAppPullsBeforeItsPushLeavesAtTheServersDismissalDateNotFourHoursLater() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let (phone, _) = try await UpdateRuleTests.running(harness, "pulled")
+        // Every push is lost from now on: the app learns of the end only from its own pull.
+        harness.fleet.setFaults(DeviceFaults(seed: 1, dropShare: 1))
+        let ending = Date()
+        #expect(try harness.admin("POST", "/v1/contexts/trip:pulled/end").status == 200)
+        let ended = Date()
+        harness.fleet.foreground(device: phone.id)
+        #expect(await harness.until { phone.activity(contextKey: "trip:pulled")?.state == .ended }, "\(phone.messages())")
+        #expect(phone.logged("updated by the app from pull") && !phone.logged("ended; dismissal-date"), "ended by the pull, not by the push")
+        let dismissAt = try #require(phone.activity(contextKey: "trip:pulled")?.dismissAt)
+        #expect(
+            dismissAt >= ending.addingTimeInterval(30 - 1) && dismissAt <= ended.addingTimeInterval(30),
+            "the trip's 30-second dismissal date, as the end push carries it: \(dismissAt.timeIntervalSince(ending)) s after the end"
+        )
+        harness.clock.advance(by: dismissAt.timeIntervalSince(harness.clock.now) + 1)
+        phone.tick()
+        #expect(phone.activity(contextKey: "trip:pulled") == nil, "gone at the dismissal date")
+    }
 }

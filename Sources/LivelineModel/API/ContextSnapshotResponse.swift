@@ -21,10 +21,15 @@ public struct ContextSnapshotResponse: Codable, Sendable, Hashable {
     /// The hard deadline (start + 8 hours): the phone ends the activity then.
     public var deadlineAt: Date?
     public var endedAt: Date?
+    /// When an ended card leaves the lock screen (its end push's `dismissal-date`). An app that
+    /// learns of the end from a pull before the end push arrives ends the activity with this date
+    /// (ActivityKit's `dismissalPolicy: .after(_:)`): a push that arrives after the end is ignored,
+    /// so without it the card would stay up to the system's 4 hours.
+    public var dismissalAt: Date?
 
     public init(
         key: String, type: String, state: ContextLifecycle, rev: Int, unchanged: Bool, attributes: JSONValue? = nil,
-        contentState: JSONValue? = nil, startedAt: Date? = nil, deadlineAt: Date? = nil, endedAt: Date? = nil
+        contentState: JSONValue? = nil, startedAt: Date? = nil, deadlineAt: Date? = nil, endedAt: Date? = nil, dismissalAt: Date? = nil
     ) {
         self.key = key
         self.type = type
@@ -36,5 +41,6 @@ public struct ContextSnapshotResponse: Codable, Sendable, Hashable {
         self.startedAt = startedAt
         self.deadlineAt = deadlineAt
         self.endedAt = endedAt
+        self.dismissalAt = dismissalAt
     }
 }

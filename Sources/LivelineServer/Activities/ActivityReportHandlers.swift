@@ -22,12 +22,12 @@ struct ActivityReportHandlers: Sendable {
             let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
             // Up to date (the usual push-woken pull): the row just read answers it.
             if sinceRev == context.rev {
-                return try .json(ContextHandlers.response(.unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev)))
+                return try .json(ContextHandlers.response(.unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev), engine: engine))
             }
             guard let read = try engine.snapshot(key: context.key, sinceRev: sinceRev) else {
                 throw HTTPError.notFound("there is no context \(context.key)")
             }
-            return try .json(ContextHandlers.response(read))
+            return try .json(ContextHandlers.response(read, engine: engine))
         }
         router.add(Routes.optIns) { request in
             let caller = try auth.caller(of: request)

@@ -38,7 +38,7 @@ struct ContextHandlers: Sendable {
             guard let read = try engine.snapshot(key: key, sinceRev: sinceRev) else {
                 throw HTTPError.notFound("there is no context \(key)")
             }
-            return try .json(Self.response(read))
+            return try .json(Self.response(read, engine: engine))
         }
         router.add(Routes.endContext) { request in
             try auth.requireAdmin(request)
@@ -196,7 +196,7 @@ struct ContextHandlers: Sendable {
         }
     }
 
-    static func response(_ read: ContextSnapshotRead) throws -> ContextSnapshotResponse {
+    static func response(_ read: ContextSnapshotRead, engine: Engine) throws -> ContextSnapshotResponse {
         switch read {
         case .unchanged(let key, let activityType, let state, let rev):
             return ContextSnapshotResponse(key: key, type: activityType, state: lifecycle(state), rev: rev, unchanged: true)
@@ -204,7 +204,8 @@ struct ContextHandlers: Sendable {
             return ContextSnapshotResponse(
                 key: context.key, type: context.activityType, state: lifecycle(context.state), rev: context.rev, unchanged: false,
                 attributes: try JSONValue(json: Data(context.attributes.utf8)), contentState: contentState,
-                startedAt: context.startedAt, deadlineAt: context.deadlineAt, endedAt: context.endedAt
+                startedAt: context.startedAt, deadlineAt: context.deadlineAt, endedAt: context.endedAt,
+                dismissalAt: context.endedAt.map { engine.configuration.dismissalDate(type: context.activityType, endedAt: $0) }
             )
         }
     }

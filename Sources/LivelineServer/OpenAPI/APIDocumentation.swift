@@ -126,7 +126,7 @@ enum APIDocumentation {
         "ContextSnapshot": object([
             "key": string, "type": string, "state": ["type": "string", "enum": ["active", "ended"]], "rev": integer,
             "unchanged": boolean, "attributes": ["type": "object"], "contentState": ["type": "object"],
-            "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime,
+            "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime, "dismissalAt": dateTime,
         ], required: ["key", "type", "state", "rev", "unchanged"]),
         "ContextTimeline": object([
             "key": string, "sentRev": integer, "acknowledged": ["type": "object", "additionalProperties": integer],

@@ -35,6 +35,12 @@ import Testing
         #expect(try setup.outboxIsEmpty())
         #expect(setup.sandbox.accepted(token: token).count == pushes)
         #expect(try setup.admin("GET", "/v1/contexts/trip:over?since_rev=2").json?["unchanged"] as? Bool == false, "pull still tells the truth")
+        // A pull tells an app that ends the card itself the dismissal date the end push carries.
+        let pulled = try #require(try setup.admin("GET", "/v1/contexts/trip:over").json)
+        let endedAt = try #require((pulled["endedAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }, "\(pulled)")
+        let dismissalAt = try #require((pulled["dismissalAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }, "\(pulled)")
+        #expect(dismissalAt.timeIntervalSince(endedAt) == 30, "a trip leaves 30 s after its end")
+        #expect(abs(dismissalAt.timeIntervalSince1970 - Double(dismissal)) < 1, "the pull and the end push agree")
     }
 
     @Test func theEngineEndsAContextBeforeItsEightHourDeadline() async throws {
