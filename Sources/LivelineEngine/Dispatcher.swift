@@ -52,14 +52,11 @@ public final class Dispatcher: Sendable {
             return true
         }
         guard started else { return }
-        let thread = Thread { [self] in
-            while !isStopping {
-                periodic()
-                let seen = store.outbox.enqueued.value
-                if runOnce() == 0 && !isStopping {
-                    store.outbox.enqueued.waitBlocking(past: seen, timeout: configuration.idlePoll)
-                }
-            }
+        // The thread holds the dispatcher only for one round at a time: once it signals that it
+        // finished, nothing it holds can be released later (a release that runs the store's
+        // deinit while the process exits corrupts the heap).
+        let thread = Thread { [weak self] in
+            while let dispatcher = self, !dispatcher.isStopping { dispatcher.round() }
             finished.signal()
         }
         thread.name = "liveline-dispatcher"
@@ -82,6 +79,15 @@ public final class Dispatcher: Sendable {
     }
 
     private var isStopping: Bool { running.withLock { $0.stopping } }
+
+    /// The periodic work, one batch, and a wait for the next enqueue when there was nothing to send.
+    private func round() {
+        periodic()
+        let seen = store.outbox.enqueued.value
+        if runOnce() == 0 && !isStopping {
+            store.outbox.enqueued.waitBlocking(past: seen, timeout: configuration.idlePoll)
+        }
+    }
 
     /// Claims one batch, sends it and records the answers; returns how many rows it handled.
     /// Blocks the calling thread until APNs answered every push of the batch.

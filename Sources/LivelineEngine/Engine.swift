@@ -41,9 +41,14 @@ public final class Engine: Sendable {
     /// Starts the dispatcher's thread (it also runs the lifecycle's periodic work).
     public func start() { dispatcher.start() }
 
-    /// Stops the dispatcher after the batch in flight; false when that took longer than `timeout`.
+    /// Stops the dispatcher after the batch in flight and waits for a channel reconcile in
+    /// progress; false when that took longer than `timeout`. No thread of the engine runs after it.
     @discardableResult
-    public func stop(timeout: Duration = .seconds(10)) -> Bool { dispatcher.stop(timeout: timeout) }
+    public func stop(timeout: Duration = .seconds(10)) -> Bool {
+        let started = ContinuousClock.now
+        let stopped = dispatcher.stop(timeout: timeout)
+        return lifecycle.waitForReconcile(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && stopped
+    }
 
     /// Pull-reconcile (`engine.md`, "Contexts, revisions, snapshots"): in one read transaction,
     /// the revision first; when it equals `sinceRev`, `.unchanged` and nothing else is read;

@@ -20,6 +20,8 @@ final class LifecycleSweeper: Sendable {
         var reconcileBackoff: TimeInterval = 60
     }
     private let state = Mutex(State())
+    /// The channel reconcile running on its thread, if any (``waitForReconcile(timeout:)``).
+    private let reconciles = DispatchGroup()
 
     init(store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, tasks: [any PeriodicTask] = []) {
         self.tasks = tasks
@@ -59,16 +61,30 @@ final class LifecycleSweeper: Sendable {
             return true
         }
         guard go else { return }
-        Thread.detachNewThread { [self] in
-            let done = channels.reconcile(now: now)
-            state.withLock { state in
-                state.reconciling = false
-                if done {
-                    state.reconciled = true
-                } else {
-                    state.nextReconcile = configuration.clock().addingTimeInterval(state.reconcileBackoff)
-                    state.reconcileBackoff = min(state.reconcileBackoff * 2, 30 * 60)
-                }
+        reconciles.enter()
+        // Holds the sweeper only while it reconciles (see ``waitForReconcile(timeout:)``).
+        Thread.detachNewThread { [weak self, reconciles] in
+            self?.reconcile(now: now)
+            reconciles.leave()
+        }
+    }
+
+    /// Waits up to `timeout` for a channel reconcile in progress; false when it still runs.
+    /// The engine's stop calls it: no thread of the engine may outlive it.
+    func waitForReconcile(timeout: Duration) -> Bool {
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        return reconciles.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+    }
+
+    private func reconcile(now: Date) {
+        let done = channels.reconcile(now: now)
+        state.withLock { state in
+            state.reconciling = false
+            if done {
+                state.reconciled = true
+            } else {
+                state.nextReconcile = configuration.clock().addingTimeInterval(state.reconcileBackoff)
+                state.reconcileBackoff = min(state.reconcileBackoff * 2, 30 * 60)
             }
         }
     }

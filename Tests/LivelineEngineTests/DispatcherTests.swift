@@ -151,3 +151,21 @@ import Testing
         #expect(timeline.contains { if case .deadLetter = $0 { true } else { false } })
     }
 }
+
+extension DispatcherTests {
+    /// No thread of the engine outlives its stop: a channel reconcile still waiting for APNs when
+    /// the engine stops is waited for. (A thread that did outlive it released the store's last
+    /// references while `liveline serve` exited, and the process crashed in its teardown.)
+    @Test func stopWaitsForAChannelReconcileInFlight() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        // A channel no row knows: the reconcile deletes it (through the outbox) once APNs has listed it.
+        _ = try #require(await harness.client.createChannel(bundleID: harness.sandbox.bundleID).channelID)
+        harness.sandbox.setFaults(SandboxFaults(seed: 1, latency: .milliseconds(1500)))
+        harness.engine.sweepLifecycle()  // starts the reconcile on its thread; APNs answers 1.5 s later
+        #expect(try harness.store.outbox.depth(now: Date().addingTimeInterval(3600)).due == 0, "the reconcile is still waiting")
+        #expect(harness.engine.stop(timeout: .seconds(20)))
+        // Nothing may happen after the stop: the reconcile's work, the orphan's delete, is already enqueued.
+        #expect(try harness.store.outbox.depth(now: Date().addingTimeInterval(3600)).due == 1)
+    }
+}
