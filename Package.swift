@@ -60,6 +60,7 @@ let package = Package(
 
         // MARK: Tests mirror the sources.
         .target(name: "LivelineTestSupport", dependencies: ["CLinux"], path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),

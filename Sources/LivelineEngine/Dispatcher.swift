@@ -27,7 +27,11 @@ public final class Dispatcher: Sendable {
 
     private struct Running {
         var stopping = false
+        /// The running thread's end: signalled when it left its loop, and again by every wait,
+        /// so a stop can be waited for more than once. Nil before the first start.
         var finished: DispatchSemaphore?
+        /// The running thread's number (``Dispatcher/stop(timeout:)`` cannot wait for itself).
+        var thread: ObjectIdentifier?
     }
     private let running = Mutex(Running())
 
@@ -47,7 +51,11 @@ public final class Dispatcher: Sendable {
     public func start() {
         let finished = DispatchSemaphore(value: 0)
         let started = running.withLock { running -> Bool in
-            guard running.finished == nil else { return false }
+            // Started again only once the previous thread has ended.
+            if let previous = running.finished {
+                guard previous.wait(timeout: .now()) == .success else { return false }
+                previous.signal()
+            }
             running = Running(stopping: false, finished: finished)
             return true
         }
@@ -60,22 +68,26 @@ public final class Dispatcher: Sendable {
             finished.signal()
         }
         thread.name = "liveline-dispatcher"
+        running.withLock { $0.thread = ObjectIdentifier(thread) }
         thread.start()
     }
 
     /// Stops sending: the batch in flight finishes (its answers are recorded), then the thread
     /// ends. Returns false when that took longer than `timeout` (rows still leased come back to
-    /// any dispatcher when their lease ends). Safe to call from any thread or task.
+    /// any dispatcher when their lease ends); calling it again waits again. Safe to call from any
+    /// thread or task; from the dispatcher's own thread (a periodic task) it asks the thread to
+    /// stop and returns false at once, since a thread cannot wait for its own end.
     @discardableResult
     public func stop(timeout: Duration = .seconds(10)) -> Bool {
-        guard let finished = running.withLock({ running -> DispatchSemaphore? in
+        guard let (finished, thread) = running.withLock({ running -> (DispatchSemaphore, ObjectIdentifier?)? in
             running.stopping = true
-            defer { running.finished = nil }
-            return running.finished
+            return running.finished.map { ($0, running.thread) }
         }) else { return true }
+        if let thread, thread == ObjectIdentifier(Thread.current) { return false }
         store.outbox.enqueued.bump()  // wakes the thread if it sleeps
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        return finished.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+        guard finished.wait(timeout: DispatchTime.after(timeout)) == .success else { return false }
+        finished.signal()
+        return true
     }
 
     private var isStopping: Bool { running.withLock { $0.stopping } }

@@ -39,15 +39,20 @@ public final class Engine: Sendable {
     }
 
     /// Starts the dispatcher's thread (it also runs the lifecycle's periodic work).
-    public func start() { dispatcher.start() }
+    public func start() {
+        lifecycle.start()
+        dispatcher.start()
+    }
 
     /// Stops the dispatcher after the batch in flight and waits for a channel reconcile in
-    /// progress; false when that took longer than `timeout`. No thread of the engine runs after it.
+    /// progress; false when that took longer than `timeout` (call it again to wait again, e.g.
+    /// after shutting the APNs client down, which fails what still waits for an answer). No
+    /// thread of the engine runs once it returned true.
     @discardableResult
     public func stop(timeout: Duration = .seconds(10)) -> Bool {
         let started = ContinuousClock.now
         let stopped = dispatcher.stop(timeout: timeout)
-        return lifecycle.waitForReconcile(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && stopped
+        return lifecycle.stop(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && stopped
     }
 
     /// Pull-reconcile (`engine.md`, "Contexts, revisions, snapshots"): in one read transaction,
@@ -111,7 +116,7 @@ public final class Engine: Sendable {
     public func checkUpdate(type: String, contentState: JSONValue, alert: JSONValue?, relevanceScore: Double?) -> PayloadCheckReport {
         let now = configuration.clock()
         let aps = renderer.updateAPS(
-            type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), endedAt: nil, alert: alert,
+            type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), ended: false, alert: alert,
             relevanceScore: relevanceScore, now: now
         )
         return PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": aps]).compactJSON, typeName: type)

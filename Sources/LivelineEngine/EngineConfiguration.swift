@@ -106,8 +106,9 @@ public struct EngineConfiguration: Sendable {
 
     func staleAfter(type: String) -> TimeInterval? { staleAfterByType[type] ?? staleAfter }
     func dismissAfter(type: String) -> TimeInterval { dismissAfterByType[type] ?? dismissAfter }
-    /// When an ended card of `type` leaves the lock screen: its end push's `dismissal-date`, and
-    /// what a pull reports to an app that ends the activity itself.
+    /// When an ended card of `type` leaves the lock screen, counted from `endedAt`: a pull reports
+    /// it from the context's end (for an app that ends the activity itself), the end push from
+    /// when it is rendered.
     public func dismissalDate(type: String, endedAt: Date) -> Date { endedAt.addingTimeInterval(dismissAfter(type: type)) }
     func priorityBudget(type: String, frequent: Bool) -> Int {
         frequent ? max(frequentPriorityBudget, priorityBudgetByType[type] ?? 0) : priorityBudgetByType[type] ?? priorityBudget

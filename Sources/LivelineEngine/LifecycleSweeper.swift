@@ -18,6 +18,8 @@ final class LifecycleSweeper: Sendable {
         var reconciling = false
         var nextReconcile: Date?
         var reconcileBackoff: TimeInterval = 60
+        /// The engine is stopping: no new reconcile thread starts.
+        var stopped = false
     }
     private let state = Mutex(State())
     /// The channel reconcile running on its thread, if any (``waitForReconcile(timeout:)``).
@@ -56,12 +58,14 @@ final class LifecycleSweeper: Sendable {
     /// after a backoff (1 minute, doubling up to 30).
     func reconcileChannelsIfDue(now: Date) {
         let go = state.withLock { state -> Bool in
-            guard !state.reconciled, !state.reconciling, state.nextReconcile.map({ now >= $0 }) ?? true else { return false }
+            guard !state.stopped, !state.reconciled, !state.reconciling, state.nextReconcile.map({ now >= $0 }) ?? true else { return false }
             state.reconciling = true
+            // Entered under the lock that `stop` takes: a stop either sees this reconcile or
+            // keeps it from starting.
+            reconciles.enter()
             return true
         }
         guard go else { return }
-        reconciles.enter()
         // Holds the sweeper only while it reconciles (see ``waitForReconcile(timeout:)``).
         Thread.detachNewThread { [weak self, reconciles] in
             self?.reconcile(now: now)
@@ -69,11 +73,15 @@ final class LifecycleSweeper: Sendable {
         }
     }
 
-    /// Waits up to `timeout` for a channel reconcile in progress; false when it still runs.
-    /// The engine's stop calls it: no thread of the engine may outlive it.
-    func waitForReconcile(timeout: Duration) -> Bool {
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        return reconciles.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+    /// Lets reconciles start again after a ``stop(timeout:)``.
+    func start() { state.withLock { $0.stopped = false } }
+
+    /// Keeps new reconciles from starting and waits up to `timeout` for one in progress; false
+    /// when it still runs (calling it again waits again). The engine's stop calls it: no thread
+    /// of the engine may outlive it.
+    func stop(timeout: Duration) -> Bool {
+        state.withLock { $0.stopped = true }
+        return reconciles.wait(timeout: DispatchTime.after(timeout)) == .success
     }
 
     private func reconcile(now: Date) {

@@ -155,7 +155,7 @@ struct Starter: Sendable {
         // An update's keys (stale date, relevance score, the alert), made a start.
         guard case .object(var aps) = renderer.updateAPS(
             type: context.activityType, state: state, timestamp: try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction),
-            endedAt: nil, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
+            ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
         ) else { throw EngineError("the start of \(context.key) has no aps object") }
         aps["event"] = "start"
         aps["attributes-type"] = .string(context.activityType)

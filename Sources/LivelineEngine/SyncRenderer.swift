@@ -16,15 +16,15 @@ struct SyncRenderer: Sendable {
     let registry: ContractRegistry
 
     /// The `aps` of an update or end push of `type` (`apns.md`): the per-type stale date on
-    /// updates; on the end (`endedAt` set) the dismissal date, the per-type time after the end
-    /// (the same one a pull reports, however late the end is sent); an alert and relevance score
+    /// updates, the per-type dismissal date on the end (counted from now, so an end that goes out
+    /// late, after retries, still shows its final state that long); an alert and relevance score
     /// when set.
     func updateAPS(
-        type: String, state: JSONValue, timestamp: Int, endedAt: Date?, alert: JSONValue?, relevanceScore: Double?, now: Date
+        type: String, state: JSONValue, timestamp: Int, ended: Bool, alert: JSONValue?, relevanceScore: Double?, now: Date
     ) -> JSONValue {
-        var aps: [String: JSONValue] = ["timestamp": .int(timestamp), "event": .string(endedAt != nil ? "end" : "update"), "content-state": state]
-        if let endedAt {
-            aps["dismissal-date"] = .int(Int(configuration.dismissalDate(type: type, endedAt: endedAt).timeIntervalSince1970))
+        var aps: [String: JSONValue] = ["timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state]
+        if ended {
+            aps["dismissal-date"] = .int(Int(configuration.dismissalDate(type: type, endedAt: now).timeIntervalSince1970))
         } else if let staleAfter = configuration.staleAfter(type: type) {
             aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
         }
@@ -85,7 +85,7 @@ struct SyncRenderer: Sendable {
             }
             let carriesHints = context.priorityHint != nil || context.alert != nil
             let aps = updateAPS(
-                type: context.activityType, state: state, timestamp: timestamp, endedAt: ended ? context.endedAt ?? now : nil,
+                type: context.activityType, state: state, timestamp: timestamp, ended: ended,
                 alert: context.alert.flatMap { try? JSONValue(json: Data($0.utf8)) }, relevanceScore: context.relevanceScore, now: now
             )
             let payload = Array(JSONValue.object(["aps": aps]).compactJSON)

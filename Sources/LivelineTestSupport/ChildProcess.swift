@@ -16,7 +16,10 @@ import Glibc
 /// directory is read.
 ///
 /// Every pipe is created close-on-exec, so no other child started meanwhile inherits it; the
-/// child's signal mask is empty and every signal has its default action, whichever thread spawned it.
+/// child's signal mask is empty and every signal has its default action, whichever thread spawned
+/// it. The child leads a process group of its own, so what it starts can be stopped with it
+/// (``run(_:_:environment:input:timeout:)``'s timeout). A name without a slash is looked up on the
+/// test process's `PATH`.
 public final class ChildProcess: Sendable {
     /// Where one of the child's standard streams goes.
     public enum Stream: Sendable {
@@ -26,7 +29,7 @@ public final class ChildProcess: Sendable {
         case null
         /// A pipe; the test reads (or, for standard input, writes) its other end.
         case pipe
-        /// A file, created or truncated.
+        /// A file: read as standard input; created or truncated as standard output or error.
         case file(String)
     }
 
@@ -93,7 +96,7 @@ public final class ChildProcess: Sendable {
                 )
             case .file(let path):
                 try Self.check(
-                    posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644),
+                    posix_spawn_file_actions_addopen(&actions, target, path, target == STDIN_FILENO ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0o644),
                     "posix_spawn_file_actions_addopen \(path)"
                 )
             case .pipe:
@@ -116,8 +119,10 @@ public final class ChildProcess: Sendable {
         sigfillset(&all)
         try Self.check(posix_spawnattr_setsigmask(&attributes, &empty), "posix_spawnattr_setsigmask")
         try Self.check(posix_spawnattr_setsigdefault(&attributes, &all), "posix_spawnattr_setsigdefault")
+        try Self.check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
         try Self.check(
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)), "posix_spawnattr_setflags"
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)),
+            "posix_spawnattr_setflags"
         )
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -180,6 +185,14 @@ public final class ChildProcess: Sendable {
     /// SIGTERM.
     public func terminate() { send(SIGTERM) }
 
+    /// Sends `signal` to the child's process group (the child and what it started), unless the
+    /// child already ended (the group's id stays the child's until it is reaped).
+    public func sendToGroup(_ signal: Int32) {
+        end.termination.withLock { termination in
+            if termination == nil { _ = kill(-processIdentifier, signal) }
+        }
+    }
+
     /// Waits for the child's end.
     @discardableResult
     public func waitUntilExit() -> Termination {
@@ -196,7 +209,8 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs a program to its end with its output collected (standard error beside it, read on a
-    /// thread of its own so a chatty child cannot block on a full pipe). Killed after `timeout`.
+    /// thread of its own so a chatty child cannot block on a full pipe). After `timeout` the child
+    /// and what it started (its process group) are killed, so the pipes close and this returns.
     public static func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, input: Data? = nil,
         timeout: TimeInterval = 120
@@ -214,17 +228,32 @@ public final class ChildProcess: Sendable {
         }
         if let input, let standardInput = child.standardInput {
             Thread.detachNewThread {
-                standardInput.write(input)
+                // A child that exits before reading everything: the write fails (EPIPE) instead of
+                // raising SIGPIPE (default: the test process dies; ignored: FileHandle traps).
+                var pipeSignal = sigset_t()
+                sigemptyset(&pipeSignal)
+                sigaddset(&pipeSignal, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+                try? standardInput.write(contentsOf: input)
                 try? standardInput.close()
             }
         }
+        // The output is read to its end: until the child and whatever it started with the pipes
+        // are gone. On time out the group is killed even after the child ended, as long as the
+        // pipes are still open (a member of the group still holds them, so its id is still its).
+        let reading = Atomic<Bool>(true)
+        let group = child.processIdentifier
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + timeout)
-        timer.setEventHandler { child.send(SIGKILL) }
+        timer.setEventHandler {
+            child.sendToGroup(SIGKILL)
+            if reading.load(ordering: .relaxed) { _ = kill(-group, SIGKILL) }
+        }
         timer.resume()
         defer { timer.cancel() }
         let output = child.standardOutput!.readDataToEndOfFile()
         errorsRead.wait()
+        reading.store(false, ordering: .relaxed)
         return (child.waitUntilExit(), output, errors.withLock { $0 })
     }
 

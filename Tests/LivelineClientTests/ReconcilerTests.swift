@@ -107,6 +107,7 @@ import Testing
         // A port nothing listens on for the whole test (a stopped server's port may be taken by
         // a server another test starts meanwhile).
         let dead = try DeadPort()
+        defer { withExtendedLifetime(dead) {} }  // held until the test is done
         let client = LivelineClient(baseURL: dead.url, bearerToken: "ll_x")
         let reconciler = client.reconciler(
             for: TripLiveActivityAttributes.self, contextKey: "trip:1", retryDelays: [.milliseconds(5), .milliseconds(5)]

@@ -10,7 +10,8 @@ enum ServeCommand: CLICommand {
         Usage: liveline serve [--port N] [--host ADDRESS] [--data DIR]
 
         Runs the server on its embedded defaults: HTTP on port 8080, SQLite in ./liveline-data.
-        On SIGINT or SIGTERM it stops accepting requests, lets in-flight ones finish and exits.
+        On SIGINT or SIGTERM it drains: requests in progress finish, new ones are answered 503,
+        pushes in flight get their answers recorded; then it exits.
 
         Options:
           --port N        port to listen on; 0 picks a free port and prints it  [LIVELINE_PORT, 8080]
@@ -47,7 +48,14 @@ enum ServeCommand: CLICommand {
 
         signals.wait()
         context.printError("liveline: shutting down (finishing in-flight requests)")
-        application.shutdown()
+        guard application.shutdown() else {
+            // A thread still works on the application: a normal exit would run the libraries'
+            // teardown (exit handlers, destructors) under it, which is not safe. Everything the
+            // server accepted is committed; what was in flight is sent again after the lease.
+            context.printError("liveline: stopped (work still in flight was left to the next start)")
+            fflush(nil)
+            _exit(0)
+        }
         context.printError("liveline: stopped")
         return 0
     }

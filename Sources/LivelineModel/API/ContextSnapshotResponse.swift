@@ -21,10 +21,11 @@ public struct ContextSnapshotResponse: Codable, Sendable, Hashable {
     /// The hard deadline (start + 8 hours): the phone ends the activity then.
     public var deadlineAt: Date?
     public var endedAt: Date?
-    /// When an ended card leaves the lock screen (its end push's `dismissal-date`). An app that
-    /// learns of the end from a pull before the end push arrives ends the activity with this date
-    /// (ActivityKit's `dismissalPolicy: .after(_:)`): a push that arrives after the end is ignored,
-    /// so without it the card would stay up to the system's 4 hours.
+    /// When an ended card leaves the lock screen: the type's dismissal time after `endedAt` (the
+    /// end push carries the same time after it was sent). An app that learns of the end from a
+    /// pull before the end push arrives ends the activity with this date (ActivityKit's
+    /// `dismissalPolicy: .after(_:)`): a push that arrives after the end is ignored, so without
+    /// it the card would stay up to the system's 4 hours.
     public var dismissalAt: Date?
 
     public init(

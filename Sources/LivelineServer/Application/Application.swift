@@ -62,17 +62,23 @@ public final class Application: Sendable {
         if configuration.dispatcherEnabled { engine.start() }
     }
 
-    /// Stops accepting requests and lets in-flight ones finish, lets the dispatcher record the
-    /// answers of the pushes in flight, then stops. Nothing committed is lost either way: what
-    /// was not sent stays in the outbox for the next start.
-    public func shutdown(timeout: Duration = .seconds(10)) {
+    /// Drains the HTTP server (requests in progress finish, new ones are answered 503), lets the
+    /// dispatcher record the answers of the pushes in flight, then stops. Nothing committed is
+    /// lost either way: what was not sent stays in the outbox for the next start. Returns false
+    /// when a thread of the engine was still running at the end (see `Engine.stop(timeout:)`).
+    @discardableResult
+    public func shutdown(timeout: Duration = .seconds(10)) -> Bool {
         http.shutdown(timeout: timeout)
-        engine.stop(timeout: timeout)
+        var stopped = engine.stop(timeout: timeout)
         // The in-process sandbox first: its GOAWAY reaches a client that is still running, which
         // closes its connections at once (the other way round the sandbox waits for them).
         sandbox?.stop()
         apns.shutdown()
+        // Whatever still waited for an answer from APNs (an outage, a slow channel list) has its
+        // failure now: wait for the engine's threads once more.
+        if !stopped { stopped = engine.stop(timeout: timeout) }
         (store.database as? SQLiteDatabase)?.releaseServer()
+        return stopped
     }
 }
 

@@ -38,7 +38,7 @@ import Testing
         #expect(info.status == 200 && info.json?["bundleID"] as? String == "com.example.cli")
 
         process.terminate()
-        #expect(process.waitUntilExit() == .exited(0))
+        #expect(process.wait(timeout: 30) == .exited(0), "stops within 30 s of SIGTERM")
         #expect(String(decoding: errors.readDataToEndOfFile(), as: UTF8.self).contains("stopped"))
     }
 }

@@ -47,10 +47,15 @@ final class ServeProcess {
         port = try #require(Int(match.1))
     }
 
-    /// Sends `signal` and waits for the process to end.
-    func kill(_ signal: Int32) {
+    /// Sends `signal` and waits for the process to end: at most `timeout` seconds, then it is
+    /// killed and the test fails (a child that hangs fails its test, not the whole run).
+    func kill(_ signal: Int32, timeout: TimeInterval = 30, sourceLocation: SourceLocation = #_sourceLocation) {
         process.send(signal)
-        process.waitUntilExit()
+        if process.wait(timeout: timeout) == nil {
+            Issue.record("liveline serve did not end within \(Int(timeout)) s of signal \(signal)", sourceLocation: sourceLocation)
+            process.send(SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// Everything written to standard error (after the process ended: all of it).
@@ -60,5 +65,9 @@ final class ServeProcess {
         return output.text
     }
 
-    deinit { process.terminate() }
+    /// A child still running when its test is done gets SIGTERM, then SIGKILL after 10 s.
+    deinit {
+        process.terminate()
+        if process.wait(timeout: 10) == nil { process.send(SIGKILL) }
+    }
 }

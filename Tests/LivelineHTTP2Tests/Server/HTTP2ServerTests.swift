@@ -145,6 +145,7 @@ import Testing
 
     @Test func connectingToAClosedPortFailsQuickly() async throws {
         let dead = try DeadPort()
+        defer { withExtendedLifetime(dead) {} }  // held until the test is done
         let client = try HTTP2ClientConnection(host: "127.0.0.1", port: dead.port, tls: nil, loop: Self.loop)
         do {
             _ = try await client.send(HTTP2ClientRequest(path: "/ok"))

@@ -195,7 +195,7 @@ import Testing
         let identity = UUID().uuidString
         let server = try Self.startServer(identity: identity, onSlow: { started.signal() })
         let port = server.port
-        #expect(Self.identity(on: port) == identity)
+        #expect(Self.probe(port) == .answered(identity))
         let result = Mutex<Int?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -209,14 +209,32 @@ import Testing
         #expect(result.withLock { $0 } == 200)
         // Connections are refused now — or, should another test's server have been given the port
         // meanwhile, answered by that one: never by this server.
-        #expect(Self.identity(on: port) != identity)
+        switch Self.probe(port) {
+        case .refused: break
+        case .answered(let other): #expect(other != identity, "still served by the stopped server")
+        case .failed(let why): Issue.record("neither refused nor answered by another server: \(why)")
+        }
     }
 
-    /// What `/identity` answers on `port`; nil when nothing accepts a connection there.
-    static func identity(on port: Int) -> String? {
-        guard let connection = try? TestHTTPConnection(port: port, timeout: 5),
-            let response = try? connection.request("GET", "/identity"), response.status == 200 else { return nil }
-        return response.text
+    enum Probe: Equatable {
+        /// Nothing accepts connections on the port.
+        case refused
+        /// `/identity` was answered 200 with this body.
+        case answered(String)
+        /// Anything else (another status, a timeout, a reset).
+        case failed(String)
+    }
+
+    /// Who answers `/identity` on `port`.
+    static func probe(_ port: Int) -> Probe {
+        let connection: TestHTTPConnection
+        do { connection = try TestHTTPConnection(port: port, timeout: 5) } catch { return .refused }
+        do {
+            let response = try connection.request("GET", "/identity")
+            return response.status == 200 ? .answered(response.text) : .failed("status \(response.status)")
+        } catch {
+            return .failed("\(error)")
+        }
     }
 
     @Test func accessLogHasOneJSONLinePerRequestWithoutQueryOrHeaders() throws {
@@ -411,7 +429,9 @@ extension HTTPServerTests {
         // The connection kept alive from before the drain gets the same answer.
         let again = try keptAlive.request("GET", "/items/3")
         #expect(again.status == 503 && again.headers["connection"]?.lowercased() == "close")
-        #expect(server.requestsInFlight == 1, "only the request in progress is waited for")
+        // Only the request in progress is waited for (a 200 of the loop above may still be
+        // finishing: its completion can follow its answer).
+        #expect(eventuallyBlocking { server.requestsInFlight == 1 }, "only the request in progress is waited for")
         let finishedEarly = finished.load(ordering: .relaxed)
         #expect(!finishedEarly, "the drain waits for it")
 
