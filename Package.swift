@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
-            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel"],
+            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel", "LivelinePush"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),

@@ -20,7 +20,7 @@ public enum PushBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = SandboxConfiguration(folder: folder)
         configuration.acceptAnyToken = true
-        let sandbox = try APNsSandbox.start(configuration)
+        let sandbox = try APNSSandbox.start(configuration)
         defer { sandbox.stop() }
         let token = String(repeating: "ab", count: 32)
         let payload = Array(#"{"aps":{"timestamp":1767574000,"event":"update","content-state":{"rev":1}}}"#.utf8)

@@ -9,7 +9,7 @@ import Synchronization
 /// the configured faults), and what its app does next (register tokens, pull, report receipts and
 /// dismissals) is carried out through the real API with ``LivelineClient``.
 public final class DeviceFleet: Sendable {
-    public let sandbox: APNsSandbox
+    public let sandbox: APNSSandbox
 
     struct Member: Sendable {
         let device: SimulatedDevice
@@ -33,7 +33,7 @@ public final class DeviceFleet: Sendable {
     private let queue = DispatchQueue(label: "liveline-device-fleet")
     private let observation: Mutex<UInt64?> = Mutex(nil)
 
-    public init(sandbox: APNsSandbox, faults: DeviceFaults = .none) {
+    public init(sandbox: APNSSandbox, faults: DeviceFaults = .none) {
         self.sandbox = sandbox
         state = Mutex(State(faults: faults, random: SplitMix64(seed: faults.seed)))
         let id = sandbox.observeAccepted { [weak self] push in self?.accepted(push) }

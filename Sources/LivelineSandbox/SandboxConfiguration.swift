@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an `APNsSandbox` listens and what it knows at start.
+/// How an `APNSSandbox` listens and what it knows at start.
 public struct SandboxConfiguration: Sendable {
     /// IPv4 address every port binds.
     public var host: String

@@ -25,7 +25,7 @@ final class DeviceHarness: @unchecked Sendable {
     let householdID: Int
     /// One URL session per harness: tests in parallel never queue behind each other's connections.
     let session = URLSession(configuration: .ephemeral)
-    var sandbox: APNsSandbox { app.sandbox! }
+    var sandbox: APNSSandbox { app.sandbox! }
 
     /// With `serverOnClock`, the server runs on the manual clock too (presence timeouts, push
     /// timestamps); else it runs on real time and only the devices' clock is moved by hand.

@@ -11,7 +11,7 @@ import Testing
     final class Harness: Sendable {
         let folder: URL
         let store: Store
-        let sandbox: APNsSandbox
+        let sandbox: APNSSandbox
         let client: APNSClient
         let engine: Engine
         let householdID: Int
@@ -20,7 +20,7 @@ import Testing
         init(retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 20)) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")
             store = try Store.openSQLite(folder: folder.appendingPathComponent("data"))
-            sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+            sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
             client = try APNSClient(configuration: APNSClientConfiguration(
                 credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
                 environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)

@@ -73,7 +73,7 @@ enum SandboxCommand: CLICommand {
         }
 
         let signals = ShutdownSignal()
-        let sandbox = try APNsSandbox.start(configuration)
+        let sandbox = try APNSSandbox.start(configuration)
         context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken))
         var fleet: DeviceFleet?
         var printer: (any DispatchSourceTimer)?
@@ -117,7 +117,7 @@ enum SandboxCommand: CLICommand {
     }
 
     /// What a client needs, one fact per line (tests and scripts read the `key: value` lines).
-    static func description(of sandbox: APNsSandbox, acceptAnyToken: Bool) -> String {
+    static func description(of sandbox: APNSSandbox, acceptAnyToken: Bool) -> String {
         """
         liveline sandbox: APNs sandbox listening (\(sandbox.environment.rawValue) environment)
           device URL:        \(sandbox.deviceURL)  (POST /3/device/<token>, POST /4/broadcasts/apps/<bundle>)

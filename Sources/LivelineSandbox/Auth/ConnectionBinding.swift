@@ -27,7 +27,7 @@ struct ConnectionBinding: Sendable {
 
     /// Applies the connection rules to a valid, unexpired `token`; binds the connection on its
     /// first one.
-    mutating func admit(issuedAt: Int, keyID: String, teamID: String, now: Date) throws(APNsRejection) {
+    mutating func admit(issuedAt: Int, keyID: String, teamID: String, now: Date) throws(APNSRejection) {
         guard let boundKey = self.keyID else {
             self.keyID = keyID
             self.teamID = teamID
@@ -35,10 +35,10 @@ struct ConnectionBinding: Sendable {
             tokenAdoptedAt = now
             return
         }
-        guard keyID == boundKey else { throw .forbidden(.unrelatedKeyIdInToken) }
+        guard keyID == boundKey else { throw .forbidden(.unrelatedKeyIDInToken) }
         guard issuedAt != tokenIssuedAt else { return }
         guard now.timeIntervalSince(tokenAdoptedAt) >= Self.tokenUpdateInterval else {
-            throw APNsRejection(429, .tooManyProviderTokenUpdates)
+            throw APNSRejection(429, .tooManyProviderTokenUpdates)
         }
         tokenIssuedAt = issuedAt
         tokenAdoptedAt = now

@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePush
 import LivelineHTTP2
 
 extension SandboxCore {
@@ -25,14 +26,14 @@ extension SandboxCore {
     /// - the channel: unknown for this app → `400 ChannelNotRegistered`; a no-storage channel
     ///   (policy 0) with a non-zero `apns-expiration` → `400 BadExpirationDate`.
     /// Answers carry `apns-request-id` (echoed, or generated), not `apns-id`.
-    func broadcast(_ request: HTTP2Request, bundleID: String, headers: RequestHeaders, requestID: String, now: Date) throws(APNsRejection) -> HTTP2Response {
+    func broadcast(_ request: HTTP2Request, bundleID: String, headers: RequestHeaders, requestID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         if let topic = headers["apns-topic"], topic != bundleID, topic != bundleID + ".push-type.liveactivity" {
             throw .badRequest(.topicDisallowed)
         }
         guard let pushType = headers["apns-push-type"], !pushType.isEmpty else { throw .badRequest(.missingPushType) }
-        guard pushType.lowercased() == APNsPushType.liveactivity.rawValue else { throw .badRequest(.invalidPushType) }
-        if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageId) }
+        guard pushType.lowercased() == APNSPushType.liveActivity.rawValue else { throw .badRequest(.invalidPushType) }
+        if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageID) }
         let channelID = try Self.channelID(headers)
         let priority: Int
         if let sent = headers["apns-priority"] {
@@ -43,16 +44,16 @@ extension SandboxCore {
         }
         let expiration = try Self.expiration(headers)
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
-        guard request.body.count <= Self.maxBroadcastBytes else { throw APNsRejection(413, .payloadTooLarge) }
+        guard request.body.count <= Self.maxBroadcastBytes else { throw APNSRejection(413, .payloadTooLarge) }
         guard (try? JSONSerialization.jsonObject(with: Data(request.body))) is [String: Any] else {
             throw .badRequest(.badRequestPayload)
         }
         let accepted = AcceptedPush(
-            apnsID: requestID, pushType: APNsPushType.liveactivity.rawValue, topic: headers["apns-topic"],
+            apnsID: requestID, pushType: APNSPushType.liveActivity.rawValue, topic: headers["apns-topic"],
             priority: priority, expiration: expiration, collapseID: headers["apns-collapse-id"], payload: request.body,
             receivedAt: now, token: nil, channelID: channelID, connectionID: request.connectionID
         )
-        try state.withLock { state throws(APNsRejection) in
+        try state.withLock { state throws(APNSRejection) in
             guard let channel = state.channels[channelID], channel.bundleID == bundleID else {
                 throw .badRequest(.channelNotRegistered)
             }
@@ -69,7 +70,7 @@ extension SandboxCore {
     /// Related APNs documentation (`spec/apns.md` §1.8): `400 TopicDisallowed` ("do not add a push
     /// type suffix to the bundle ID"); an app outside the token's team is an authentication
     /// problem, `403 TopicMismatch`.
-    func checkBroadcastApp(_ bundleID: String) throws(APNsRejection) {
+    func checkBroadcastApp(_ bundleID: String) throws(APNSRejection) {
         if bundleID.contains(".push-type.") { throw .badRequest(.topicDisallowed) }
         guard state.withLock({ $0.bundles.contains(bundleID) }) else { throw .forbidden(.topicMismatch) }
     }
@@ -78,9 +79,9 @@ extension SandboxCore {
     ///
     /// Related APNs documentation (`spec/apns.md` §1.8): none → `400 MissingChannelId`; badly
     /// encoded or too long → `400 BadChannelId`.
-    static func channelID(_ headers: RequestHeaders) throws(APNsRejection) -> String {
-        guard let channelID = headers["apns-channel-id"], !channelID.isEmpty else { throw .badRequest(.missingChannelId) }
-        guard WireFormats.isChannelID(channelID) else { throw .badRequest(.badChannelId) }
+    static func channelID(_ headers: RequestHeaders) throws(APNSRejection) -> String {
+        guard let channelID = headers["apns-channel-id"], !channelID.isEmpty else { throw .badRequest(.missingChannelID) }
+        guard WireFormats.isChannelID(channelID) else { throw .badRequest(.badChannelID) }
         return channelID
     }
 }

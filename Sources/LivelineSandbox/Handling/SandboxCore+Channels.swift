@@ -12,7 +12,7 @@ extension SandboxCore {
     /// policy other than 0 or 1 is `400 BadRequestParams`; the app's 10,000th-and-first channel
     /// (the quota is configurable) is `400 CannotCreateChannelConfig`. IDs are 16 random bytes in
     /// base64, never issued twice.
-    func createChannel(_ request: HTTP2Request, bundleID: String, requestID: String, now: Date) throws(APNsRejection) -> HTTP2Response {
+    func createChannel(_ request: HTTP2Request, bundleID: String, requestID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
         guard let body = try? JSONDecoder().decode(ChannelCreationBody.self, from: Data(request.body)) else {
@@ -23,7 +23,7 @@ extension SandboxCore {
         guard case .integer(let policy)? = body.storagePolicy, policy == 0 || policy == 1 else {
             throw .badRequest(.badRequestParams)
         }
-        let channelID = try state.withLock { state throws(APNsRejection) -> String in
+        let channelID = try state.withLock { state throws(APNSRejection) -> String in
             guard state.channelOrder[bundleID, default: []].count < channelQuota else {
                 throw .badRequest(.cannotCreateChannelConfig)
             }
@@ -43,10 +43,10 @@ extension SandboxCore {
     ///
     /// Related APNs documentation (`spec/apns.md` §1.8): a channel this app does not have is
     /// `400 ChannelNotRegistered`.
-    func readChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNsRejection) -> HTTP2Response {
+    func readChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         let channelID = try Self.channelID(headers)
-        let channel = try state.withLock { state throws(APNsRejection) -> ChannelRecord in
+        let channel = try state.withLock { state throws(APNSRejection) -> ChannelRecord in
             guard let channel = state.channels[channelID], channel.bundleID == bundleID else { throw .badRequest(.channelNotRegistered) }
             return channel
         }
@@ -57,10 +57,10 @@ extension SandboxCore {
     /// `DELETE /1/apps/<bundleID>/channels` with `apns-channel-id`: `204`.
     ///
     /// Related APNs documentation (`spec/apns.md` §1.8): the ID is never issued again.
-    func deleteChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNsRejection) -> HTTP2Response {
+    func deleteChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         let channelID = try Self.channelID(headers)
-        try state.withLock { state throws(APNsRejection) in
+        try state.withLock { state throws(APNSRejection) in
             guard let channel = state.channels[channelID], channel.bundleID == bundleID else { throw .badRequest(.channelNotRegistered) }
             state.channels[channelID] = nil
             state.channelOrder[bundleID]?.removeAll { $0 == channelID }
@@ -69,7 +69,7 @@ extension SandboxCore {
     }
 
     /// `GET /1/apps/<bundleID>/all-channels`: `200 {"channels": [...]}`, oldest first.
-    func listChannels(bundleID: String, requestID: String) throws(APNsRejection) -> HTTP2Response {
+    func listChannels(bundleID: String, requestID: String) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         let ids = state.withLock { $0.channelOrder[bundleID] ?? [] }
         let data = (try? JSONSerialization.data(withJSONObject: ["channels": ids], options: [.withoutEscapingSlashes])) ?? Data()

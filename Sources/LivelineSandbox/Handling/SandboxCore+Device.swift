@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePush
 import LivelineHTTP2
 
 extension SandboxCore {
@@ -20,19 +21,19 @@ extension SandboxCore {
     /// - the token's record: unknown → `400 BadDeviceToken` (unless `acceptAnyToken`); registered
     ///   for another app → `400 DeviceTokenNotForTopic`; unregistered or expired → `410 Unregistered`
     ///   / `410 ExpiredToken` with the `timestamp` (ms) it stopped being valid.
-    func devicePush(_ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date) throws(APNsRejection) -> HTTP2Response {
+    func devicePush(_ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
         guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
         guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
         let token = rawToken.lowercased()
-        if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageId) }
+        if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageID) }
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }
-        let pushType: APNsPushType
+        let pushType: APNSPushType
         if let sent = headers["apns-push-type"] {
-            pushType = APNsPushType(sent.lowercased())
+            pushType = APNSPushType(rawValue: sent.lowercased())
             guard pushType.isKnown else { throw .badRequest(.invalidPushType) }
         } else {
-            pushType = APNsPushType.implied(byTopic: topic)
+            pushType = APNSPushType.implied(byTopic: topic)
         }
         guard WireFormats.isTopic(topic) else { throw .badRequest(.badTopic) }
         var bundleID: String?
@@ -40,7 +41,7 @@ extension SandboxCore {
             guard topic.hasSuffix(suffix), topic.count > suffix.count else { throw .badRequest(.topicDisallowed) }
             let bundle = String(topic.dropLast(suffix.count))
             // A bare-bundle type (alert, background) must not carry another type's suffix.
-            if suffix.isEmpty, APNsPushType.implied(byTopic: topic) != .alert { throw .badRequest(.topicDisallowed) }
+            if suffix.isEmpty, APNSPushType.implied(byTopic: topic) != .alert { throw .badRequest(.topicDisallowed) }
             bundleID = bundle
         }
 
@@ -51,28 +52,28 @@ extension SandboxCore {
         } else {
             priority = pushType == .background ? 5 : 10
         }
-        if pushType == .liveactivity && priority == 1 { throw .badRequest(.badPriority) }
+        if pushType == .liveActivity && priority == 1 { throw .badRequest(.badPriority) }
         if pushType == .background && priority == 10 { throw .badRequest(.badPriority) }
 
         let expiration = try Self.expiration(headers)
         let collapseID = headers["apns-collapse-id"]
-        if let collapseID, collapseID.utf8.count > 64 { throw .badRequest(.badCollapseId) }
+        if let collapseID, collapseID.utf8.count > 64 { throw .badRequest(.badCollapseID) }
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
-        guard request.body.count <= pushType.maxPayloadBytes else { throw APNsRejection(413, .payloadTooLarge) }
+        guard request.body.count <= pushType.maxPayloadBytes else { throw APNSRejection(413, .payloadTooLarge) }
 
         let accepted = AcceptedPush(
             apnsID: apnsID, pushType: pushType.rawValue, topic: topic, priority: priority, expiration: expiration,
             collapseID: collapseID, payload: request.body, receivedAt: now, token: token, channelID: nil,
             connectionID: request.connectionID
         )
-        try state.withLock { state throws(APNsRejection) in
+        try state.withLock { state throws(APNSRejection) in
             if let bundleID, !state.bundles.contains(bundleID) { throw .badRequest(.topicDisallowed) }
             if let device = state.devices[token] {
                 if let bundleID, device.bundleID != bundleID { throw .badRequest(.deviceTokenNotForTopic) }
                 switch device.status {
                 case .active: break
-                case .unregistered(let date): throw APNsRejection(410, .unregistered, timestamp: date)
-                case .expired(let date): throw APNsRejection(410, .expiredToken, timestamp: date)
+                case .unregistered(let date): throw APNSRejection(410, .unregistered, timestamp: date)
+                case .expired(let date): throw APNSRejection(410, .expiredToken, timestamp: date)
                 }
             } else if !acceptAnyToken {
                 throw .badRequest(.badDeviceToken)
@@ -88,7 +89,7 @@ extension SandboxCore {
     ///
     /// Related APNs documentation (`spec/apns.md` §1.2): anything but a non-negative integer is
     /// `400 BadExpirationDate`.
-    static func expiration(_ headers: RequestHeaders) throws(APNsRejection) -> Int? {
+    static func expiration(_ headers: RequestHeaders) throws(APNSRejection) -> Int? {
         guard let sent = headers["apns-expiration"] else { return nil }
         guard !sent.isEmpty, sent.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(sent) else {
             throw .badRequest(.badExpirationDate)

@@ -80,11 +80,11 @@ final class SandboxCore: Sendable {
         case .drop:
             return (HTTP2Response(status: 500, then: .drop), nil)
         case .goAway, .ended:
-            let shutdown = APNsRejection(503, .shutdown)
+            let shutdown = APNSRejection(503, .shutdown)
             let then: HTTP2Response.Then = fate == .goAway ? .goAway(errorCode: 0, debugData: shutdown.body) : .keepOpen
             return (HTTP2Response(status: 503, headers: [(idName, id)], body: shutdown.body, then: then), fate == .goAway ? delay : nil)
         }
-        do throws(APNsRejection) {
+        do throws(APNSRejection) {
             let response = try respond(to: request, route: route, connection: connection, id: id)
             return (response, delay)
         } catch {
@@ -92,22 +92,22 @@ final class SandboxCore: Sendable {
         }
     }
 
-    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNsRejection) -> HTTP2Response {
+    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNSRejection) -> HTTP2Response {
         let allowedMethods: Set<String>
         switch route {
-        case .notFound: throw APNsRejection(404, .badPath)
+        case .notFound: throw APNSRejection(404, .badPath)
         case .device, .broadcast: allowedMethods = ["POST"]
         case .channels: allowedMethods = ["POST", "GET", "DELETE"]
         case .allChannels: allowedMethods = ["GET"]
         }
-        guard allowedMethods.contains(request.method) else { throw APNsRejection(405, .methodNotAllowed) }
+        guard allowedMethods.contains(request.method) else { throw APNSRejection(405, .methodNotAllowed) }
         let headers = RequestHeaders(request.headers)
         guard !headers.hasDuplicates else { throw .badRequest(.duplicateHeaders) }
         let now = self.now
         try authenticate(headers, connection: connection, now: now)
         switch route {
         case .notFound:
-            throw APNsRejection(404, .badPath)
+            throw APNSRejection(404, .badPath)
         case .device(let token):
             return try devicePush(request, token: token, headers: headers, apnsID: id, now: now)
         case .broadcast(let bundleID):
@@ -139,7 +139,7 @@ final class SandboxCore: Sendable {
     /// §1.4): `403 MissingProviderToken` without one, `403 InvalidProviderToken` for a token that
     /// does not verify, `403 ExpiredProviderToken` when `iat` is more than an hour old, then the
     /// connection rules of `ConnectionBinding`.
-    func authenticate(_ headers: RequestHeaders, connection: ConnectionKey, now: Date) throws(APNsRejection) {
+    func authenticate(_ headers: RequestHeaders, connection: ConnectionKey, now: Date) throws(APNSRejection) {
         guard let authorization = headers["authorization"], !authorization.isEmpty else {
             throw .forbidden(.missingProviderToken)
         }
@@ -152,7 +152,7 @@ final class SandboxCore: Sendable {
         guard now.timeIntervalSince1970 - Double(token.issuedAt) <= Self.tokenLifetime else {
             throw .forbidden(.expiredProviderToken)
         }
-        try state.withLock { state throws(APNsRejection) in
+        try state.withLock { state throws(APNSRejection) in
             var binding = state.connections[connection, default: ConnectionBinding()]
             try binding.admit(issuedAt: token.issuedAt, keyID: token.keyID, teamID: token.teamID, now: now)
             state.connections[connection] = binding

@@ -32,14 +32,14 @@ struct SandboxState: Sendable {
     }
 
     /// The share fault for the next push that would be accepted, if any.
-    mutating func drawFault() -> APNsRejection? {
+    mutating func drawFault() -> APNSRejection? {
         let shares = faults.internalErrorShare + faults.unavailableShare + faults.tooManyRequestsShare
         guard shares > 0 else { return nil }
         let draw = FaultDice.draw(seed: faults.seed, index: faultDraws)
         faultDraws += 1
-        if draw < faults.internalErrorShare { return APNsRejection(500, .internalServerError) }
-        if draw < faults.internalErrorShare + faults.unavailableShare { return APNsRejection(503, .serviceUnavailable) }
-        if draw < shares { return APNsRejection(429, .tooManyRequests) }
+        if draw < faults.internalErrorShare { return APNSRejection(500, .internalServerError) }
+        if draw < faults.internalErrorShare + faults.unavailableShare { return APNSRejection(503, .serviceUnavailable) }
+        if draw < shares { return APNSRejection(429, .tooManyRequests) }
         return nil
     }
 }

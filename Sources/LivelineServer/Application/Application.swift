@@ -21,14 +21,14 @@ public final class Application: Sendable {
     /// The APNs client: to Apple with a configured key, else to `sandbox`.
     public let apns: APNSClient
     /// The APNs sandbox started in-process when no APNs key is configured (the embedded default).
-    public let sandbox: APNsSandbox?
+    public let sandbox: APNSSandbox?
     /// Contexts, the outbox and the dispatcher.
     public let engine: Engine
     let http: HTTPServer
 
     init(
         configuration: ServerConfiguration, store: Store, adminKey: String, adminKeyGenerated: Bool, apns: APNSClient,
-        sandbox: APNsSandbox?, engine: Engine, http: HTTPServer
+        sandbox: APNSSandbox?, engine: Engine, http: HTTPServer
     ) {
         self.configuration = configuration
         self.store = store
@@ -159,7 +159,7 @@ private func assembleApplication(
 /// The APNs client of the configuration: to Apple (or another APNs-speaking server) with a key;
 /// without one, to an APNs sandbox started in-process over real HTTP/2 + TLS, its certificate and
 /// test key kept in `<data>/apns-sandbox`.
-func makeAPNS(_ configuration: ServerConfiguration) throws -> (APNSClient, APNsSandbox?) {
+func makeAPNS(_ configuration: ServerConfiguration) throws -> (APNSClient, APNSSandbox?) {
     let apns = configuration.apns
     if apns.hasKey {
         let client = try APNSClient(configuration: APNSClientConfiguration(credentials: try apns.credentials(), environment: apns.apnsEnvironment))
@@ -167,7 +167,7 @@ func makeAPNS(_ configuration: ServerConfiguration) throws -> (APNSClient, APNsS
     }
     var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
     sandboxConfiguration.bundleID = apns.bundleID
-    let sandbox = try APNsSandbox.start(sandboxConfiguration)
+    let sandbox = try APNSSandbox.start(sandboxConfiguration)
     let client = try APNSClient(configuration: APNSClientConfiguration(
         credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
         environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)

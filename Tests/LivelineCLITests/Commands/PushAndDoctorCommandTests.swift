@@ -5,10 +5,10 @@ import Testing
 /// `liveline push` and `liveline doctor` against an APNs sandbox over HTTP/2 + TLS, configured
 /// through the `LIVELINE_APNS_*` variables as the README shows.
 @Suite struct PushAndDoctorCommandTests {
-    static func withSandbox(_ body: (APNsSandbox, [String: String]) throws -> Void) throws {
+    static func withSandbox(_ body: (APNSSandbox, [String: String]) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-apns-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder))
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder))
         defer { sandbox.stop() }
         try body(sandbox, [
             "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
@@ -61,7 +61,7 @@ import Testing
         }
     }
 
-    @Test func pushRefusesWhatAPhoneWouldDropAndReportsAPNsErrors() throws {
+    @Test func pushRefusesWhatAPhoneWouldDropAndReportsAPNSErrors() throws {
         try Self.withSandbox { sandbox, environment in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: file) }

@@ -12,7 +12,7 @@ import Testing
     static let adminKey = "crash-test-admin-key-0123456789"
 
     /// The child's settings: the admin key, and APNs = the test's sandbox.
-    static func environment(_ sandbox: APNsSandbox) -> [String: String] {
+    static func environment(_ sandbox: APNSSandbox) -> [String: String] {
         [
             "LIVELINE_ADMIN_KEY": adminKey,
             "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
@@ -39,7 +39,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("data")
-        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
         let environment = Self.environment(sandbox)
         let bearer = try Self.user(in: data)
@@ -101,7 +101,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("data")
-        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
         let environment = Self.environment(sandbox).merging(["LIVELINE_OUTBOX_LEASE_S": "20"]) { $1 }
         let bearer = try Self.user(in: data)

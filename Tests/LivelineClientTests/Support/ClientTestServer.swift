@@ -48,7 +48,7 @@ final class ClientTestServer: @unchecked Sendable {
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(app.port)")! }
-    var sandbox: APNsSandbox { app.sandbox! }
+    var sandbox: APNSSandbox { app.sandbox! }
 
     func client(deviceID: String? = "iphone-1", bearer: String? = nil) -> LivelineClient {
         LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID, session: session, timeout: 10)

@@ -15,7 +15,7 @@ final class TestClock: Sendable {
 /// An in-process APNs sandbox over real HTTP/2 + TLS, and an `APNSClient` pointed at it.
 final class SandboxHarness: Sendable {
     let folder: URL
-    let sandbox: APNsSandbox
+    let sandbox: APNSSandbox
     let client: APNSClient
     let sandboxClock: TestClock
     let clientClock: TestClock
@@ -29,7 +29,7 @@ final class SandboxHarness: Sendable {
         configuration.maxConcurrentStreams = maxConcurrentStreams
         configuration.clock = sandboxClock.read
         configure(&configuration)
-        sandbox = try APNsSandbox.start(configuration)
+        sandbox = try APNSSandbox.start(configuration)
         client = try APNSClient(configuration: APNSClientConfiguration(
             credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
             environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path),

@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePush
 import LivelineHTTP2
 import Testing
 @testable import LivelineSandbox
@@ -117,14 +118,14 @@ import Testing
         defer { harness.sandbox.stop() }
         let client = try harness.client()
         defer { client.close() }
-        for (type, suffix) in APNsPushType.topicSuffixes where type != .mdm {
+        for (type, suffix) in APNSPushType.topicSuffixes where type != .mdm {
             let priority = type == .background ? "5" : "10"
             let right = try await harness.push(client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo" + suffix), ("apns-priority", priority)])
             #expect(right.status == 200, "\(type) to \(suffix)")
             let wrong = try await harness.push(client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo.push-type.nothing"), ("apns-priority", priority)])
             #expect(wrong.status == 400 && wrong.reason == "TopicDisallowed", "\(type)")
         }
-        #expect(harness.sandbox.accepted(token: SandboxHarness.token).count == APNsPushType.topicSuffixes.count - 1)
+        #expect(harness.sandbox.accepted(token: SandboxHarness.token).count == APNSPushType.topicSuffixes.count - 1)
     }
 
     @Test func sizeLimitsAreInclusive() async throws {

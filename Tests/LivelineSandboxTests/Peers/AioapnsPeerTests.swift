@@ -15,7 +15,7 @@ import Testing
             return
         }
         // The real clock: aioapns puts time.time() in its tokens.
-        let sandbox = try APNsSandbox.start(SandboxConfiguration(folder: SandboxHarness.folder))
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: SandboxHarness.folder))
         defer { sandbox.stop() }
         let token = String(repeating: "7c", count: 32)
         let gone = String(repeating: "3d", count: 32)

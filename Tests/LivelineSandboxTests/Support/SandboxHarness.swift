@@ -8,7 +8,7 @@ struct SandboxHarness {
     /// Certificate and key made once per test run (every sandbox of the run reuses them).
     static let folder: URL = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-sandbox-tests-\(getpid())")
-        _ = try? APNsSandbox.start(SandboxConfiguration(folder: folder)).stop()
+        _ = try? APNSSandbox.start(SandboxConfiguration(folder: folder)).stop()
         return folder
     }()
 
@@ -18,7 +18,7 @@ struct SandboxHarness {
     static let token = String(repeating: "ab", count: 32)
     static let liveActivityPayload = Array(#"{"aps":{"timestamp":1767000000,"event":"update","content-state":{"n":1}}}"#.utf8)
 
-    let sandbox: APNsSandbox
+    let sandbox: APNSSandbox
     let clock: TestClock
 
     init(
@@ -26,7 +26,7 @@ struct SandboxHarness {
         controlPort: Int? = nil, maxConcurrentStreams: UInt32 = 1000
     ) throws {
         clock = TestClock()
-        sandbox = try APNsSandbox.start(SandboxConfiguration(
+        sandbox = try APNSSandbox.start(SandboxConfiguration(
             folder: Self.folder, controlPort: controlPort, environment: environment, maxConcurrentStreams: maxConcurrentStreams,
             acceptAnyToken: acceptAnyToken, channelQuota: channelQuota, clock: clock.function
         ))

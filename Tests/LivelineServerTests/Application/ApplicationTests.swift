@@ -137,7 +137,7 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 extension ApplicationTests {
-    @Test func withoutAnAPNsKeyPushesGoToTheInProcessSandbox() async throws {
+    @Test func withoutAnAPNSKeyPushesGoToTheInProcessSandbox() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let sandbox = try #require(server.app.sandbox)
@@ -152,7 +152,7 @@ extension ApplicationTests {
         #expect(FileManager.default.fileExists(atPath: server.folder.appendingPathComponent("apns-sandbox").path))
     }
 
-    @Test func anIncompleteAPNsKeyConfigurationIsRefusedByName() {
+    @Test func anIncompleteAPNSKeyConfigurationIsRefusedByName() {
         #expect(throws: ConfigurationError.self) {
             try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_KEY_PATH": "/tmp/AuthKey.p8"])
         }

@@ -14,10 +14,10 @@ import Testing
         #"{"userIds":[\#(userID)],"alert":{"title":"Shopping"},"useChannel":true}"#
     }
 
-    static func externalSandbox(_ folder: URL, quota: Int = 10_000) throws -> APNsSandbox {
+    static func externalSandbox(_ folder: URL, quota: Int = 10_000) throws -> APNSSandbox {
         var configuration = SandboxConfiguration(folder: folder.appendingPathComponent("sandbox"))
         configuration.channelQuota = quota
-        return try APNsSandbox.start(configuration)
+        return try APNSSandbox.start(configuration)
     }
 
     @Test func aChannelIsCreatedOnTheFirstStartCarriesTheUpdatesAndIsDeletedAfterTheEnd() async throws {
@@ -99,7 +99,7 @@ import Testing
         #expect(try second.server.app.store.channels.channel(id: kept)?.isActive == true)
     }
 
-    @Test func whenAPNsWillNotCreateAChannelTheStartFallsBackToTokens() async throws {
+    @Test func whenAPNSWillNotCreateAChannelTheStartFallsBackToTokens() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let sandbox = try Self.externalSandbox(folder, quota: 0)

@@ -17,12 +17,12 @@ import Testing
         let bearer: String
         let userID: Int
         /// The sandbox: the server's in-process one, or the `external` one it was pointed at.
-        let sandbox: APNsSandbox
+        let sandbox: APNSSandbox
 
         /// A server on `folder` (a new one when nil); with `external`, pushes go to that sandbox
         /// through the `LIVELINE_APNS_*` settings instead of an in-process one.
         init(
-            folder: URL? = nil, external: APNsSandbox? = nil, clock: ManualClock? = nil,
+            folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil,
             configure: (inout ServerConfiguration) -> Void = { _ in }
         ) throws {
             server = try TestServer(folder: folder, clock: clock) { configuration in

@@ -18,7 +18,7 @@ import Testing
         let partner: (id: Int, token: String)
 
         init(
-            folder: URL? = nil, external: APNsSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+            folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
         ) throws {
             self.clock = clock
             setup = try ContextAPITests.Setup(folder: folder, external: external, clock: clock, configure: configure)

@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePush
 
 /// An APNs error answer: the HTTP status, the reason, and for a 410 the moment the token stopped
 /// being valid.
@@ -6,13 +7,13 @@ import Foundation
 /// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.6):
 /// errors carry a JSON body `{"reason": "…"}`; a 410 body also carries `timestamp`, in
 /// milliseconds since 1970.
-public struct APNsRejection: Error, Sendable, Hashable, CustomStringConvertible {
+public struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int
-    public var reason: APNsReason
+    public var reason: APNSReason
     /// Only for 410 (`Unregistered`, `ExpiredToken`).
     public var timestamp: Date?
 
-    public init(_ status: Int, _ reason: APNsReason, timestamp: Date? = nil) {
+    public init(_ status: Int, _ reason: APNSReason, timestamp: Date? = nil) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp
@@ -29,6 +30,6 @@ public struct APNsRejection: Error, Sendable, Hashable, CustomStringConvertible 
         return Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8)
     }
 
-    static func badRequest(_ reason: APNsReason) -> APNsRejection { APNsRejection(400, reason) }
-    static func forbidden(_ reason: APNsReason) -> APNsRejection { APNsRejection(403, reason) }
+    static func badRequest(_ reason: APNSReason) -> APNSRejection { APNSRejection(400, reason) }
+    static func forbidden(_ reason: APNSReason) -> APNSRejection { APNSRejection(403, reason) }
 }

@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Provider tokens are ES256 JWTs signed by a key the sandbox trusts: the one it generated
 /// (`keyFile`, `signingKey`, `keyID`, `teamID`) or any added with `addKey`.
-public final class APNsSandbox: Sendable {
+public final class APNSSandbox: Sendable {
     public let devicePort: Int
     public let managementPort: Int
     /// The JSON HTTP/1.1 control port, when configured.
@@ -61,7 +61,7 @@ public final class APNsSandbox: Sendable {
     }
 
     /// Makes (or reuses) the certificate and key in `configuration.folder`, then listens.
-    public static func start(_ configuration: SandboxConfiguration) throws -> APNsSandbox {
+    public static func start(_ configuration: SandboxConfiguration) throws -> APNSSandbox {
         let folder = configuration.folder
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -116,7 +116,7 @@ public final class APNsSandbox: Sendable {
             }
             controlServer = server
         }
-        return APNsSandbox(
+        return APNSSandbox(
             configuration: configuration, core: core, deviceServer: deviceServer, managementServer: managementServer,
             controlServer: controlServer, certificateFile: certificate.certificate, keyFile: keyFile, signingKey: signingKey
         )
