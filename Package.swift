@@ -39,27 +39,50 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
-        .target(name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine"], swiftSettings: swiftSettings),
+        // What handlers of the core and of features share: auth, the error mapping, request helpers, the feature seam.
+        .target(
+            name: "LivelineAPI", dependencies: ["LivelineModel", "LivelineHTTP", "LivelineEngine", "LivelineStore", "LivelineCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // MARK: Features, each behind the seam of LivelineAPI.
+        .target(
+            name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineAPI"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
+            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LivelineCLI",
             dependencies: [
-                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine",
-                "LivelineShopping",
+                "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
+                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping",
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivelineCLI", dependencies: ["LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices", "LivelineClient"], swiftSettings: swiftSettings),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
 
         // MARK: Benchmarks (not part of the product).
-        .target(name: "LivelineBench", dependencies: ["LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineBench",
+            dependencies: [
+                "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
+                "LivelineCLI", "LivelineEngine",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(name: "liveline-bench", dependencies: ["LivelineBench"], swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
-        .target(name: "LivelineTestSupport", dependencies: ["CLinux"], path: "Sources/LivelineTestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush"], path: "Sources/LivelineTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
@@ -78,29 +101,38 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineEngineTests",
-            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel"],
+            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineServerTests",
-            dependencies: ["LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox"],
+            dependencies: [
+                "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
+                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP",
+            ],
             exclude: ["Peers/prometheus_peer.py"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LivelineClientTests",
-            dependencies: ["LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox"],
+            dependencies: [
+                "LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox",
+                "LivelineCLI",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LivelineDevicesTests",
             dependencies: [
                 "LivelineDevices", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
-                "LivelineTestSupport", "LivelinePush", "LivelineStore",
+                "LivelineTestSupport", "LivelinePush", "LivelineStore", "LivelineCLI",
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LivelineShoppingTests", dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineShoppingTests", dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline"], swiftSettings: swiftSettings),
     ]
 )

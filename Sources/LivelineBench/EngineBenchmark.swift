@@ -1,5 +1,7 @@
 import Foundation
+import LivelineCLI
 import LivelineCrypto
+import LivelineEngine
 import LivelineModel
 import LivelinePush
 import LivelineServer
@@ -16,7 +18,7 @@ public enum EngineBenchmark {
         #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t","line":"S5","destination":"Flughafen"},"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}}"#
     }
 
-    static func makeServer(folder: URL) throws -> Application {
+    static func makeServer(folder: URL) throws -> Assembly.Server {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -24,9 +26,9 @@ public enum EngineBenchmark {
         configuration.accessLog = "off"
         configuration.adminKey = adminKey
         configuration.minimumPushInterval = 0
-        let app = try buildApplication(configuration)
-        try app.start()
-        return app
+        let server = try Assembly.server(configuration)
+        try server.app.start()
+        return server
     }
 
     /// Time from one `PUT /v1/contexts/{key}` to the sandbox having accepted the snapshot on
@@ -36,9 +38,10 @@ public enum EngineBenchmark {
     public static func fanout(tokens count: Int, rounds: Int, output: @Sendable (String) -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let app = try makeServer(folder: folder)
+        let server = try makeServer(folder: folder)
+        let app = server.app
         defer { app.shutdown() }
-        guard let sandbox = app.sandbox else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
+        guard let sandbox = server.sandbox else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
         let key = "trip:fanout"
         let user = try app.store.accounts.createUser(
             household: "Bench", name: "B", avatarTint: "azure", emoji: "🚆", locale: "de", tokenHash: SHA256.hex("bench"), now: Date()
@@ -101,25 +104,26 @@ public enum EngineBenchmark {
         output("last recorded attempt: status \(attempts.map { String($0.status) } ?? "none"), rev \(attempts?.rev.map(String.init) ?? "?")")
     }
 
-    /// Committed `store.contexts.upsert` calls per second in one thread, without HTTP: the
-    /// storage ceiling of `PUT /v1/contexts/…` on a fresh SQLite file (WAL, `synchronous=NORMAL`),
-    /// each a write transaction of its own with its revision row and coalesced sync row.
+    /// Committed `Engine.putContext` calls per second in one thread, without HTTP: the ceiling of
+    /// `PUT /v1/contexts/…` below the HTTP layer on a fresh SQLite file (WAL, `synchronous=NORMAL`):
+    /// the payload check, then a write transaction of its own with its revision row and coalesced
+    /// sync row (nothing is sent: the dispatcher does not run).
     public static func upsert(seconds duration: Double, contexts: Int, output: @Sendable (String) -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Store.openSQLite(folder: folder)
-        let state = try JSONValue(json: Data(trip(delay: 1).utf8)).objectValue!["contentState"]!.compactJSON
-        let stateText = String(decoding: state, as: UTF8.self)
+        let engine = Engine(store: store, sender: RecordingPushSender(), configuration: EngineConfiguration(bundleID: "dev.liveline.demo"))
+        let state = try JSONValue(json: Data(trip(delay: 1).utf8)).objectValue!["contentState"]!
+        let attributes = try JSONValue(json: Data(#"{"tripId":"t","line":"S5","destination":"Flughafen"}"#.utf8))
         let started = ContinuousClock.now
         var done = 0
         while seconds(ContinuousClock.now - started) < duration {
-            try store.contexts.upsert(
-                key: "trip:\(done % contexts)", activityType: "TripLiveActivityAttributes",
-                attributes: #"{"tripId":"t","line":"S5","destination":"Flughafen"}"#, contentState: stateText, now: Date()
+            try engine.putContext(
+                key: "trip:\(done % contexts)", ContextPut(type: "TripLiveActivityAttributes", attributes: attributes, contentState: state)
             )
             done += 1
         }
-        output(String(format: "storage ceiling: %.0f committed upserts/s (one thread, no HTTP, SQLite WAL, %d contexts)",
+        output(String(format: "write path without HTTP: %.0f committed puts/s (one thread, no HTTP, SQLite WAL, %d contexts)",
                       Double(done) / seconds(ContinuousClock.now - started), contexts))
     }
 

@@ -101,16 +101,6 @@ public final class Engine: Sendable {
         try store.notifications.resolve(userID: userID, dedupeKey: dedupeKey)
     }
 
-    /// The user dismissed the context's activity (`POST /api/la/dismissed`): no new start for
-    /// them unless asked, and their update tokens for it are ended (the activity is gone).
-    /// Returns how many tokens ended.
-    @discardableResult
-    public func dismissed(contextKey: String, userID: Int) throws -> Int {
-        let now = configuration.clock()
-        try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now)
-        return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
-    }
-
     /// Checks an update push of `type` with this content state as the dispatcher would render it
     /// now (size, dates, alert, decoding into the contract), before a caller stores the state.
     public func checkUpdate(type: String, contentState: JSONValue, alert: JSONValue?, relevanceScore: Double?) -> PayloadCheckReport {

@@ -88,18 +88,17 @@ public struct EngineConfiguration: Sendable {
         self.clock = clock
     }
 
-    /// Freshness windows of the built-in contracts: a trip's real-time data ages fast, a
-    /// shopping list slowly.
+    /// Freshness windows of the contracts the `/v1` API serves without a feature: a trip's
+    /// real-time data ages fast, a meal-planning session more slowly. A feature that owns a type
+    /// sets its own (the server puts them in ``staleAfterByType``).
     public static let defaultStaleAfter: [String: TimeInterval] = [
         TripLiveActivityAttributes.typeName: 10 * 60,
         CookSuggestActivityAttributes.typeName: 30 * 60,
-        ShoppingActivityAttributes.typeName: 60 * 60,
     ]
 
-    /// How long an ended card stays (`engine.md`, "Lifecycle"): shopping 15 min, a decided
-    /// cook-suggest session about 2 min, an arrived trip 30 s.
+    /// How long an ended card of those contracts stays (docs/architecture.md, "Lifecycle"): a
+    /// decided cook-suggest session about 2 min, an arrived trip 30 s.
     public static let defaultDismissAfter: [String: TimeInterval] = [
-        ShoppingActivityAttributes.typeName: 15 * 60,
         CookSuggestActivityAttributes.typeName: 2 * 60,
         TripLiveActivityAttributes.typeName: 30,
     ]

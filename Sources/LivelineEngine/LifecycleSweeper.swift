@@ -104,10 +104,8 @@ final class LifecycleSweeper: Sendable {
         guard let contexts = try? store.contexts.contextsPastDeadline(now: now.addingTimeInterval(configuration.deadlineMargin)) else { return }
         let formatter = ISO8601DateFormatter()
         for context in contexts {
-            _ = try? store.contexts.end(
-                key: context.key, now: now,
-                note: "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
-            )
+            let note = "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
+            _ = try? store.write { transaction in try EngineWrite(sql: transaction, now: now, store: store).end(context.key, note: note) }
         }
     }
 

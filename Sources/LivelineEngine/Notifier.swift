@@ -37,7 +37,15 @@ struct AlertPushChannel: NotificationChannel {
         )
         let report = PayloadCheck(destination: .device, now: now).check(alert)
         guard report.isAccepted else {
-            throw EngineError("the alert push would be refused: " + report.errors.prefix(3).map { "\($0.keyPath): \($0.message)" }.joined(separator: "; "))
+            // The request's fields: the alert's title and body, its link; anything else is the title's.
+            let field = report.errors.first.map { problem in
+                problem.keyPath.hasPrefix("aps.alert.body") ? "body" : problem.keyPath.hasPrefix("link") ? "link" : "title"
+            }
+            throw EngineError(
+                .payloadRefused,
+                "the alert push would be refused: " + report.errors.prefix(3).map { "\($0.keyPath): \($0.message)" }.joined(separator: "; "),
+                field: field
+            )
         }
         let payload = Array(try alert.encoded())
         var count = 0

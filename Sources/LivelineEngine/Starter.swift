@@ -49,10 +49,10 @@ struct Starter: Sendable {
         startsFollowChannel: Bool = true, now: Date
     ) throws -> StartResult {
         guard let context = try store.contexts.context(key: contextKey) else {
-            throw StoreError(.notFound, "there is no context \(contextKey)")
+            throw EngineError(.notFound, "there is no context \(contextKey)")
         }
         guard context.state == .active else {
-            throw StoreError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
+            throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
         }
         var channelID = context.channelID
         var fallback: String?
@@ -61,7 +61,7 @@ struct Starter: Sendable {
         }
         let result = try store.write { transaction -> StartResult in
             guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {
-                throw StoreError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
+                throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
             }
             let startChannel = startsFollowChannel ? context.channelID : nil
             let payload = try startPayload(context, channelID: startChannel, alert: alert, now: now, in: transaction)
@@ -164,8 +164,7 @@ struct Starter: Sendable {
         let payload = JSONValue.object(["aps": .object(aps)]).compactJSON
         let report = PayloadCheck(destination: .device, now: now).check(json: payload, typeName: context.activityType)
         guard report.isAccepted else {
-            let problems = report.errors.prefix(3).map { "\($0.keyPath): \($0.message)" }.joined(separator: "; ")
-            throw EngineError("the start of \(context.key) would be dropped by the phone: \(problems)")
+            throw EngineError.payloadRefused("the start of \(context.key)", report)
         }
         return Array(payload)
     }

@@ -1,18 +1,21 @@
 import Foundation
+import LivelineEngine
 import LivelineModel
 import LivelineStore
 
-/// The household's weekly shopping list (`shopping.md`): items, the chronology of tracked
-/// actions, shopping sessions. Every mutation writes its rows, appends the event, bumps the
-/// week's revision and enqueues its sync — one transaction (``Store/write(_:)``). A mutation with
-/// an actor refreshes that actor's active session and never creates one.
+/// The household's weekly shopping list (docs/features/shopping.md): items, the chronology of
+/// tracked actions, shopping sessions. Every mutation writes its rows, appends the event and
+/// records the week's change — one transaction through the engine's door (`EngineDoor.write`), which bumps
+/// the revision and enqueues the sync. A mutation with an actor refreshes that actor's active
+/// session and never creates one.
 public struct ShoppingDomain: Sendable {
-    public let store: Store
+    /// Where every write and read goes through.
+    public let door: EngineDoor
     /// A shopper whose heartbeat is older than this is no longer in the shop.
     public let presenceTimeout: TimeInterval
 
-    public init(store: Store, presenceTimeout: TimeInterval = 15 * 60) {
-        self.store = store
+    public init(door: EngineDoor, presenceTimeout: TimeInterval = 15 * 60) {
+        self.door = door
         self.presenceTimeout = presenceTimeout
     }
 
@@ -20,8 +23,9 @@ public struct ShoppingDomain: Sendable {
 
     /// Adds an item at the end of the week's list.
     public func addItem(week: ShoppingWeek, householdID: Int, actor: Int, label: String, price: Double?, now: Date) throws -> (item: ShoppingListItem, rev: Int) {
-        try store.write { transaction in
-            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+        try door.write(now: now) { change in
+            let transaction = change.sql
+            let key = try ensureContext(week: week, householdID: householdID, in: change)
             let position = try transaction.queryOne(
                 "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
                 [SQLValue(householdID), .text(week.monday)]
@@ -35,7 +39,7 @@ public struct ShoppingDomain: Sendable {
                 [SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position), SQLValue(actor), SQLValue(now)]
             ) else { throw StoreError(.database, "adding an item returned no row") }
             let item = try ShoppingListItem(row: row)
-            let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+            let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, in: change)
             return (item, rev)
         }
     }
@@ -46,7 +50,8 @@ public struct ShoppingDomain: Sendable {
     public func updateItem(
         id: Int, householdID: Int, actor: Int, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
     ) throws -> (item: ShoppingListItem, rev: Int)? {
-        try store.write { transaction in
+        try door.write(now: now) { change in
+            let transaction = change.sql
             guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             let week = try weekOfItem(id, in: transaction)
             var action: ShoppingAction?
@@ -71,24 +76,25 @@ public struct ShoppingDomain: Sendable {
             }
             guard let action else {
                 try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction)
-                let rev = try store.contexts.revision(key: week.contextKey(householdID: householdID), in: transaction) ?? 0
+                let rev = try change.revision(week.contextKey(householdID: householdID)) ?? 0
                 return (current, rev)
             }
-            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            let key = try ensureContext(week: week, householdID: householdID, in: change)
             guard let updated = try item(id: id, householdID: householdID, in: transaction) else { return nil }
-            let rev = try track(action, item: updated, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+            let rev = try track(action, item: updated, key: key, week: week, householdID: householdID, actor: actor, in: change)
             return (updated, rev)
         }
     }
 
     /// Removes an item of the caller's household; nil when there is none.
     public func removeItem(id: Int, householdID: Int, actor: Int, now: Date) throws -> Int? {
-        try store.write { transaction in
+        try door.write(now: now) { change in
+            let transaction = change.sql
             guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             let week = try weekOfItem(id, in: transaction)
-            let key = try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+            let key = try ensureContext(week: week, householdID: householdID, in: change)
             try transaction.execute("DELETE FROM shopping_items WHERE id = $1", [SQLValue(id)])
-            return try track(.removed, item: current, key: key, week: week, householdID: householdID, actor: actor, now: now, in: transaction)
+            return try track(.removed, item: current, key: key, week: week, householdID: householdID, actor: actor, in: change)
         }
     }
 
@@ -98,13 +104,14 @@ public struct ShoppingDomain: Sendable {
     public func read(week: ShoppingWeek, householdID: Int, sinceRev: Int?, snapshot: ShoppingSnapshotSource) throws -> ShoppingRead {
         let key = week.contextKey(householdID: householdID)
         // The push-woken pull of an app that is up to date: answered from the revision cache.
-        if let sinceRev, try store.revisions.revision(key: key, read: { try store.contexts.revision(key: key) }) ?? 0 == sinceRev {
+        if let sinceRev, try door.cachedRevision(key: key) ?? 0 == sinceRev {
             return .unchanged(rev: sinceRev)
         }
-        return try store.database.read { transaction in
-            let rev = try store.contexts.revision(key: key, in: transaction) ?? 0
+        return try door.read { read in
+            let transaction = read.sql
+            let rev = try read.revision(key) ?? 0
             if let sinceRev, sinceRev == rev { return .unchanged(rev: rev) }
-            let context = try store.contexts.context(key: key, in: transaction)
+            let context = try read.context(key)
             let items = try items(week: week, householdID: householdID, in: transaction)
             let state = try snapshot.state(week: week, householdID: householdID, rev: rev, ended: context?.state == .ended, items: items, in: transaction)
             return .changed(rev: rev, items: items, state: state)
@@ -113,7 +120,7 @@ public struct ShoppingDomain: Sendable {
 
     /// The week's items in list order.
     public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingListItem] {
-        try store.database.read { transaction in try items(week: week, householdID: householdID, in: transaction) }
+        try door.read { read in try items(week: week, householdID: householdID, in: read.sql) }
     }
 
     // MARK: Sessions
@@ -125,19 +132,20 @@ public struct ShoppingDomain: Sendable {
     /// nothing changes. Returns the revision and whether a new trip began.
     @discardableResult
     public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, newTrip: Bool) {
-        try store.write { transaction in
+        try door.write(now: now) { change in
+            let transaction = change.sql
             let key = week.contextKey(householdID: householdID)
             var newTrip = false
-            if let context = try store.contexts.context(key: key, in: transaction) {
+            if let context = try change.context(key) {
                 if context.state == .ended {
-                    try store.contexts.reopen(key: key, now: now, in: transaction)
+                    try change.reopen(key)
                     newTrip = true
                 } else if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
-                    try store.contexts.restartLifetime(key: key, now: now, in: transaction)
+                    try change.restartLifetime(key)
                     newTrip = true
                 }
             } else {
-                try ensureContext(week: week, householdID: householdID, now: now, in: transaction)
+                try ensureContext(week: week, householdID: householdID, in: change)
                 newTrip = true
             }
             if newTrip {
@@ -146,7 +154,7 @@ public struct ShoppingDomain: Sendable {
                     [SQLValue(householdID), .text(week.monday), SQLValue(now)]
                 )
             } else if try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0 {
-                return (try store.contexts.revision(key: key, in: transaction) ?? 0, false)
+                return (try change.revision(key) ?? 0, false)
             } else {
                 // A session of the actor that lapsed and was not swept yet ends now.
                 try transaction.execute(
@@ -159,14 +167,14 @@ public struct ShoppingDomain: Sendable {
                 [SQLValue(householdID), .text(week.monday), SQLValue(actor), SQLValue(now)]
             )
             let note = newTrip ? "shopper \(actor) started a trip" : "shopper \(actor) joined"
-            return (try store.contexts.recordChange(key: key, now: now, note: note, in: transaction), newTrip)
+            return (try change.recordChange(key, note: note), newTrip)
         }
     }
 
     /// Keeps `actor`'s session alive; false when they have no active session (none is created).
     public func heartbeat(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Bool {
-        try store.database.write { transaction in
-            try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction) > 0
+        try door.write(now: now) { change in
+            try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: change.sql) > 0
         }
     }
 
@@ -174,7 +182,8 @@ public struct ShoppingDomain: Sendable {
     /// Returns the revision and whether the trip finished; nil when `actor` was not shopping (a
     /// lapsed session is closed without a change: they had left the card already).
     public func endSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, finished: Bool)? {
-        try store.write { transaction in
+        try door.write(now: now) { change in
+            let transaction = change.sql
             let left = try transaction.execute(
                 """
                 UPDATE shopping_sessions SET ended_at = $4
@@ -188,12 +197,12 @@ public struct ShoppingDomain: Sendable {
             )
             guard left > 0 else { return nil }
             let key = week.contextKey(householdID: householdID)
-            guard let context = try store.contexts.context(key: key, in: transaction) else { return nil }
+            guard let context = try change.context(key) else { return nil }
             if context.state == .ended { return (context.rev, true) }
             if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
-                return (try store.contexts.end(key: key, now: now, note: "the last shopper left", in: transaction).rev, true)
+                return (try change.end(key, note: "the last shopper left").rev, true)
             }
-            return (try store.contexts.recordChange(key: key, now: now, note: "shopper \(actor) left", in: transaction), false)
+            return (try change.recordChange(key, note: "shopper \(actor) left"), false)
         }
     }
 
@@ -202,14 +211,15 @@ public struct ShoppingDomain: Sendable {
     @discardableResult
     public func expireSessions(now: Date) throws -> Int {
         // Runs every second: a read finds nothing lapsed almost always, and then nothing is written.
-        let anyLapsed = try store.database.read { transaction in
-            try transaction.queryOne(
+        let anyLapsed = try door.read { read in
+            try read.sql.queryOne(
                 "SELECT 1 AS lapsed FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1 LIMIT 1",
                 [SQLValue(now.addingTimeInterval(-presenceTimeout))]
             ) != nil
         }
         guard anyLapsed else { return 0 }
-        return try store.write { transaction in
+        return try door.write(now: now) { change in
+            let transaction = change.sql
             let lapsed = try transaction.query(
                 "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
                 [SQLValue(now.addingTimeInterval(-presenceTimeout))]
@@ -221,11 +231,11 @@ public struct ShoppingDomain: Sendable {
                 if let week = ShoppingWeek(try row.string("week")) { weeks[week.contextKey(householdID: householdID)] = (householdID, week) }
             }
             for (key, lapsedWeek) in weeks.sorted(by: { $0.key < $1.key }) {
-                guard try store.contexts.context(key: key, in: transaction)?.state == .active else { continue }
+                guard try change.context(key)?.state == .active else { continue }
                 if try activeShopperIDs(week: lapsedWeek.week, householdID: lapsedWeek.householdID, now: now, in: transaction).isEmpty {
-                    try store.contexts.end(key: key, now: now, note: "the last shopper's session timed out: the trip is finished", in: transaction)
+                    try change.end(key, note: "the last shopper's session timed out: the trip is finished")
                 } else {
-                    try store.contexts.recordChange(key: key, now: now, note: "a shopper's session timed out", in: transaction)
+                    try change.recordChange(key, note: "a shopper's session timed out")
                 }
             }
             return lapsed.count
@@ -238,12 +248,11 @@ public struct ShoppingDomain: Sendable {
     /// after the trip count revisions (the pull shows them) but push nothing; only a new shopping
     /// session starts a new card.
     @discardableResult
-    func ensureContext(week: ShoppingWeek, householdID: Int, now: Date, in transaction: any SQLTransaction) throws -> String {
+    func ensureContext(week: ShoppingWeek, householdID: Int, in change: EngineWrite) throws -> String {
         let key = week.contextKey(householdID: householdID)
-        if try store.contexts.revision(key: key, in: transaction) == nil {
-            try store.contexts.create(
-                key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID,
-                attributes: #"{"week":"\#(week.monday)"}"#, contentState: nil, now: now, in: transaction
+        if try change.revision(key) == nil {
+            try change.createContext(
+                key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID, attributes: #"{"week":"\#(week.monday)"}"#
             )
         }
         return key
@@ -251,15 +260,16 @@ public struct ShoppingDomain: Sendable {
 
     /// Appends the event, refreshes the actor's active session (never creates one), bumps the rev.
     private func track(
-        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, now: Date,
-        in transaction: any SQLTransaction
+        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, in change: EngineWrite
     ) throws -> Int {
+        let transaction = change.sql
+        let now = change.now
         try transaction.execute(
             "INSERT INTO shopping_events (household_id, week, action, actor_id, item_id, item_label, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             [SQLValue(householdID), .text(week.monday), .text(action.rawValue), SQLValue(actor), SQLValue(item.id), .text(item.label), SQLValue(now)]
         )
         try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: transaction)
-        return try store.contexts.recordChange(key: key, now: now, note: "\(action.rawValue) \(item.label)", in: transaction)
+        return try change.recordChange(key, note: "\(action.rawValue) \(item.label)")
     }
 
     @discardableResult

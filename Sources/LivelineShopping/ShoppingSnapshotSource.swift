@@ -70,7 +70,7 @@ public struct ShoppingSnapshotSource: SnapshotSource {
 
     /// Who is in the shop now, by session start.
     public func shoppers(week: ShoppingWeek, householdID: Int) throws -> [Shopper] {
-        try domain.store.database.read { transaction in try shoppers(week: week, householdID: householdID, in: transaction) }
+        try domain.door.read { read in try shoppers(week: week, householdID: householdID, in: read.sql) }
     }
 
     func shoppers(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [Shopper] {

@@ -48,19 +48,21 @@ public struct Store: Sendable {
         return result
     }
 
-    /// Migrates `database` to this build's schema and returns the store over it.
+    /// Migrates `database` to this build's schema (the core's, then `features`' migrations) and
+    /// returns the store over it.
     ///
     /// Throws `.schemaTooNew` for a database written by a newer Liveline.
-    public static func open(_ database: any Database, now: Date = Date()) throws -> Store {
-        try Migrator().migrate(database, now: now)
+    public static func open(_ database: any Database, features: [FeatureMigrations] = [], now: Date = Date()) throws -> Store {
+        try Migrator(features: features).migrate(database, now: now)
         return Store(database: database)
     }
 
-    /// Opens (creating when needed) `<folder>/liveline.sqlite` and migrates it.
+    /// Opens (creating when needed) `<folder>/liveline.sqlite` and migrates it (the core's, then
+    /// `features`' migrations).
     ///
     /// A missing folder is created readable by its owner only (0700): it holds token hashes and
     /// push tokens.
-    public static func openSQLite(folder: URL, now: Date = Date()) throws -> Store {
+    public static func openSQLite(folder: URL, features: [FeatureMigrations] = [], now: Date = Date()) throws -> Store {
         do {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
@@ -74,6 +76,6 @@ public struct Store: Sendable {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database.path + suffix) {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: database.path + suffix)
         }
-        return try open(database, now: now)
+        return try open(database, features: features, now: now)
     }
 }

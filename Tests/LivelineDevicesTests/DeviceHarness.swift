@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,6 +19,8 @@ final class DeviceHarness: @unchecked Sendable {
     static let adminKey = "devices-tests-admin-key-0123456789"
     let folder: URL
     let app: Application
+    /// The server's in-process APNs sandbox, which the fleet's devices are attached to.
+    let sandbox: APNSSandbox
     let fleet: DeviceFleet
     let clock = ManualClock()
     let bearer: String
@@ -25,7 +28,6 @@ final class DeviceHarness: @unchecked Sendable {
     let householdID: Int
     /// One URL session per harness: tests in parallel never queue behind each other's connections.
     let session = URLSession(configuration: .ephemeral)
-    var sandbox: APNSSandbox { app.sandbox! }
 
     /// With `serverOnClock`, the server runs on the manual clock too (presence timeouts, push
     /// timestamps); else it runs on real time and only the devices' clock is moved by hand.
@@ -39,9 +41,11 @@ final class DeviceHarness: @unchecked Sendable {
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
         configure(&configuration)
-        app = try serverOnClock ? buildApplication(configuration, clock: clock.function) : buildApplication(configuration)
+        let server = try serverOnClock ? Assembly.server(configuration, clock: clock.function) : Assembly.server(configuration)
+        app = server.app
+        sandbox = server.sandbox!
         try app.start()
-        fleet = DeviceFleet(sandbox: app.sandbox!, faults: faults)
+        fleet = DeviceFleet(sandbox: sandbox, faults: faults)
         let token = SecureRandom.token(prefix: "ll_")
         let user = try app.store.accounts.createUser(
             household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()

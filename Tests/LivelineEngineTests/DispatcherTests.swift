@@ -42,13 +42,25 @@ import Testing
             return token
         }
 
-        /// A `/v1`-style change of a trip context's delay.
+        /// A `/v1` change of a trip context's delay, through the engine.
         func put(_ key: String, delay: Int) throws {
             let state = #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
-            try store.contexts.upsert(
-                key: key, activityType: "TripLiveActivityAttributes", attributes: #"{"tripId":"t","line":"5","destination":"B"}"#,
-                contentState: state, now: Date()
-            )
+            try engine.putContext(key: key, ContextPut(
+                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                contentState: try JSONValue(json: Data(state.utf8))
+            ))
+        }
+
+        /// A `/v1` context stored with `state` as it is, past the engine's checks (a row an older
+        /// build wrote, or a hand-edited database), with a change to push.
+        func storeUnchecked(_ key: String, state: String) throws {
+            try store.write { transaction in
+                try store.contexts.create(
+                    key: key, activityType: "TripLiveActivityAttributes", householdID: nil,
+                    attributes: #"{"tripId":"t","line":"5","destination":"B"}"#, contentState: state, now: Date(), in: transaction
+                )
+                try store.contexts.recordChange(key: key, now: Date(), note: "created", in: transaction)
+            }
         }
 
         func payloads(_ token: String) -> [[String: Any]] {
@@ -138,10 +150,7 @@ import Testing
         let harness = try Harness()
         defer { harness.stop() }
         _ = try harness.device(0, contextKey: "trip:1")
-        try harness.store.contexts.upsert(
-            key: "trip:1", activityType: "TripLiveActivityAttributes", attributes: #"{"tripId":"t","line":"5","destination":"B"}"#,
-            contentState: #"{"currentStop":"A"}"#, now: Date()
-        )
+        try harness.storeUnchecked("trip:1", state: #"{"currentStop":"A"}"#)
         harness.engine.dispatcher.drain()
         #expect(harness.sandbox.acceptedCount == 0)
         let dead = try harness.store.outbox.deadLetters(contextKey: "trip:1")

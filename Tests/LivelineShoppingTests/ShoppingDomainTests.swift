@@ -1,4 +1,6 @@
 import Foundation
+import LivelineAPI
+import LivelineEngine
 import LivelineModel
 import LivelineShopping
 import LivelineStore
@@ -17,8 +19,8 @@ import Testing
         var now = Date(timeIntervalSince1970: 1_767_600_000)
 
         init(locale: String = "de") throws {
-            store = try Store.openSQLite(folder: folder)
-            domain = ShoppingDomain(store: store)
+            store = try Store.openSQLite(folder: folder, features: [ShoppingFeature().featureMigrations])
+            domain = ShoppingDomain(door: EngineDoor(store: store, clock: { Date() }))
             anna = try store.accounts.createUser(household: "Fisch", name: "Anna", avatarTint: "coral", emoji: "🐠", locale: locale, tokenHash: "a", now: now)
             ben = try store.accounts.createUser(household: "Fisch", name: "Ben", avatarTint: "azure", emoji: "🐟", locale: locale, tokenHash: "b", now: now)
         }

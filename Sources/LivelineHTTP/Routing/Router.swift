@@ -19,6 +19,9 @@ public struct Router: Sendable {
     /// Routes without parameters, by path, then method: found without building a key string.
     private var literal: [String: [String: Handler]] = [:]
 
+    /// Maps what a handler throws (other than an ``HTTPError``) to an answer; nil leaves it a 500.
+    public var mapError: @Sendable (any Error) -> HTTPError? = { _ in nil }
+
     public init() {}
 
     /// Adds a handler for `route`. Adding the same route twice is a programming error.

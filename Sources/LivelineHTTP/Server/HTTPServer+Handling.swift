@@ -95,12 +95,15 @@ extension HTTPServer {
             } catch let error as HTTPError {
                 return error.response
             } catch {
+                if let mapped = router.mapError(error) { return mapped.response }
+                // Error descriptions never hold secrets (tokens, keys); they say what failed.
                 var line = JSONLine()
                 line.add("level", "error")
                 line.add("event", "handlerFailed")
                 line.add("method", state.method)
                 line.add("path", state.path)
-                line.add("error", String(describing: type(of: error)))
+                line.add("errorType", String(describing: type(of: error)))
+                line.add("error", String(describing: error))
                 accessLog.write(line.string)
                 return HTTPError.internalError.response
             }

@@ -1,3 +1,5 @@
+import LivelineAPI
+import LivelineEngine
 import LivelineHTTP
 import LivelineModel
 import LivelineStore
@@ -6,12 +8,12 @@ import LivelineStore
 /// A user of another household is answered 404, exactly like one that does not exist.
 struct AccountHandlers: Sendable {
     let auth: Authenticator
-    let accounts: AccountRepository
+    let engine: Engine
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.me) { request in
             let caller = try auth.caller(of: request)
-            let members = try accounts.members(householdID: caller.householdID)
+            let members = try engine.members(householdID: caller.householdID)
             return try .json(MeResponse(
                 user: caller.user.profile, householdName: caller.user.householdName,
                 members: members.map(\.profile)
@@ -23,7 +25,7 @@ struct AccountHandlers: Sendable {
             guard let id = Int(text), id > 0 else {
                 throw HTTPError.badRequest("userId must be a positive whole number, not '\(text)'", field: "userId")
             }
-            guard let user = try accounts.user(id: id), user.householdID == caller.householdID else {
+            guard let user = try engine.user(id: id), user.householdID == caller.householdID else {
                 throw HTTPError.notFound("no user \(id) in your household")
             }
             return try .json(user.profile)

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
@@ -18,8 +19,8 @@ struct ActivityReportHandlers: Sendable {
     func addRoutes(to router: inout Router) {
         router.add(Routes.pullContext) { request in
             let caller = try auth.caller(of: request)
-            let context = try visibleContext(try ContextHandlers.key(of: request), to: caller)
-            let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
+            let context = try visibleContext(try request.contextKey(), to: caller)
+            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
             // Up to date (the usual push-woken pull): the row just read answers it.
             if sinceRev == context.rev {
                 return try .json(ContextHandlers.response(.unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev), engine: engine))
@@ -31,7 +32,7 @@ struct ActivityReportHandlers: Sendable {
         }
         router.add(Routes.optIns) { request in
             let caller = try auth.caller(of: request)
-            return try .json(OptInsResponse(preferences: try engine.store.reports.optIns(userID: caller.userID)))
+            return try .json(OptInsResponse(preferences: try engine.optIns(userID: caller.userID)))
         }
         router.add(Routes.setOptIn) { request in
             let caller = try auth.caller(of: request)
@@ -40,8 +41,8 @@ struct ActivityReportHandlers: Sendable {
                 let known = ContractRegistry.known.names.joined(separator: ", ")
                 throw HTTPError.badRequest("attributes_type must be a known activity type (\(known))", field: "attributes_type")
             }
-            try engine.store.reports.setOptIn(userID: caller.userID, attributesType: body.attributesType, enabled: body.enabled, now: clock())
-            return try .json(OptInsResponse(preferences: try engine.store.reports.optIns(userID: caller.userID)))
+            try engine.setOptIn(userID: caller.userID, attributesType: body.attributesType, enabled: body.enabled)
+            return try .json(OptInsResponse(preferences: try engine.optIns(userID: caller.userID)))
         }
         router.add(Routes.activityDismissed) { request in
             let caller = try auth.caller(of: request)
@@ -58,8 +59,8 @@ struct ActivityReportHandlers: Sendable {
                 throw HTTPError.badRequest("rev must be a revision of \(context.key): 0 to \(context.rev), not \(body.rev)", field: "rev")
             }
             let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
-            let recorded = try engine.store.reports.recordReceipt(
-                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, userID: caller.userID, rev: body.rev, now: clock()
+            let recorded = try engine.recordReceipt(
+                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, userID: caller.userID, rev: body.rev
             )
             return try .json(ReceiptResponse(contextKey: context.key, deviceId: deviceID, rev: recorded))
         }
@@ -67,16 +68,16 @@ struct ActivityReportHandlers: Sendable {
 
     /// The context if the caller may see it: one of their household's, or a `/v1` context.
     func visibleContext(_ key: String, to caller: Caller) throws -> ContextRecord {
-        guard !key.isEmpty, key.utf8.count <= ContextHandlers.maxKeyLength else {
-            throw HTTPError.badRequest("context_key must be a context key of 1 to \(ContextHandlers.maxKeyLength) bytes", field: "context_key")
+        guard !key.isEmpty, key.utf8.count <= HTTPRequest.maxContextKeyLength else {
+            throw HTTPError.badRequest("context_key must be a context key of 1 to \(HTTPRequest.maxContextKeyLength) bytes", field: "context_key")
         }
-        guard let context = try engine.store.contexts.context(key: key) else {
+        guard let context = try engine.context(key: key) else {
             throw HTTPError.notFound("there is no context \(key)")
         }
         let visible = if let householdID = context.householdID {
             householdID == caller.householdID
         } else {
-            try engine.store.contexts.isFollowed(key: key, householdID: caller.householdID)
+            try engine.isFollowed(key: key, householdID: caller.householdID)
         }
         guard visible else { throw HTTPError.notFound("there is no context \(key)") }
         return context

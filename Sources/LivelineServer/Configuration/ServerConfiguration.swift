@@ -40,9 +40,6 @@ public struct ServerConfiguration: Sendable {
     public var priorityBudgetByType: [String: Int] = [:]
     /// How long a quiet (not material) change waits after the last push (`LIVELINE_QUIET_DEBOUNCE_S`, 30).
     public var quietChangeDebounce: TimeInterval = 30
-    /// A shopper whose last heartbeat is older than this leaves `activeShoppers`
-    /// (`LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S`, 900).
-    public var shoppingPresenceTimeout: TimeInterval = 15 * 60
     /// Push-to-starts per device per hour (`LIVELINE_START_BUDGET`, 8).
     public var startBudget = 8
     /// How long a dispatcher holds a claimed outbox row before another may take it
@@ -50,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var outboxLease: TimeInterval = 30
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
+    /// The environment the configuration was read from: features read their own settings in it.
+    public var environment: [String: String] = [:]
 
     public init() {}
 
@@ -69,7 +68,6 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_PRIORITY_BUDGET_FREQUENT", "the same for devices that allow frequent updates (default 36)"),
         ("LIVELINE_PRIORITY_BUDGET_BY_TYPE", "per activity type, e.g. TripLiveActivityAttributes=20,ShoppingActivityAttributes=6"),
         ("LIVELINE_QUIET_DEBOUNCE_S", "a change that is not material waits this long after the last push, then goes at 5 (default 30)"),
-        ("LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S", "a shopper without a heartbeat for this long leaves the shop's card (default 900)"),
         ("LIVELINE_START_BUDGET", "push-to-starts per device per hour (default 8)"),
         ("LIVELINE_OUTBOX_LEASE_S", "seconds a claimed outbox row stays with its dispatcher; after a crash it is sent again then (default 30)"),
         ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
@@ -78,6 +76,7 @@ public struct ServerConfiguration: Sendable {
     /// Reads the `LIVELINE_*` variables over the defaults. A malformed value is an error naming it.
     public static func fromEnvironment(_ environment: [String: String]) throws -> ServerConfiguration {
         var config = ServerConfiguration()
+        config.environment = environment
         if let host = environment["LIVELINE_HOST"], !host.isEmpty { config.host = host }
         if let text = environment["LIVELINE_PORT"] { config.port = try integer(text, name: "LIVELINE_PORT", in: 0...65535) }
         if let path = environment["LIVELINE_DATA_DIR"], !path.isEmpty { config.dataDirectory = URL(fileURLWithPath: path) }
@@ -122,9 +121,6 @@ public struct ServerConfiguration: Sendable {
                 }
                 config.priorityBudgetByType[parts[0]] = value
             }
-        }
-        if let text = environment["LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S"] {
-            config.shoppingPresenceTimeout = Double(try integer(text, name: "LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S", in: 10...86_400))
         }
         if let text = environment["LIVELINE_QUIET_DEBOUNCE_S"] {
             config.quietChangeDebounce = Double(try integer(text, name: "LIVELINE_QUIET_DEBOUNCE_S", in: 0...86_400))

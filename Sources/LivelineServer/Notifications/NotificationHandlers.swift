@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
@@ -16,18 +17,13 @@ struct NotificationHandlers: Sendable {
             try auth.requireAdmin(request)
             let body = try request.decode(NotifyRequest.self)
             try Self.check(body)
-            guard try engine.store.accounts.user(id: body.userId) != nil else {
+            guard try engine.user(id: body.userId) != nil else {
                 throw HTTPError.notFound("there is no user \(body.userId)")
             }
-            let result: NotifyResult
-            do {
-                result = try engine.notify(
-                    userID: body.userId, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
-                )
-            } catch let error as EngineError {
-                throw HTTPError.contractViolation(error.message, field: "title")
-            }
-            let id = try result.notification?.id ?? engine.store.notifications.notification(userID: body.userId, dedupeKey: body.dedupeKey)?.id
+            let result = try engine.notify(
+                userID: body.userId, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
+            )
+            let id = try result.notification?.id ?? engine.notification(userID: body.userId, dedupeKey: body.dedupeKey)?.id
             return try .json(NotifyResponse(created: result.created, id: id, queued: result.queued), status: result.created ? 201 : 200)
         }
         router.add(Routes.resolveNotification) { request in
@@ -41,7 +37,7 @@ struct NotificationHandlers: Sendable {
         }
         router.add(Routes.notifications) { request in
             let caller = try auth.caller(of: request)
-            let items = try engine.store.notifications.notifications(userID: caller.userID).map { record in
+            let items = try engine.notifications(userID: caller.userID).map { record in
                 NotificationItem(
                     id: record.id, title: record.title, body: record.body, icon: record.icon, link: record.link, dedupeKey: record.dedupeKey,
                     resolved: record.resolved, read: record.readAt != nil, createdAt: record.createdAt
@@ -54,7 +50,7 @@ struct NotificationHandlers: Sendable {
             guard let id = Int(try request.parameter("id")), id > 0 else {
                 throw HTTPError.badRequest("id must be a notification id (a whole number)", field: "id")
             }
-            guard try engine.store.notifications.markRead(id: id, userID: caller.userID, now: clock()) else {
+            guard try engine.markRead(notification: id, userID: caller.userID) else {
                 throw HTTPError.notFound("there is no notification \(id)")
             }
             return try .json(NotificationReadResponse(id: id, read: true))

@@ -1,7 +1,15 @@
+import LivelineAPI
 import LivelineModel
 
 /// The documentation of every route, and the schemas of their bodies.
 enum APIDocumentation {
+    static let string = Schema.string, integer = Schema.integer, boolean = Schema.boolean, dateTime = Schema.dateTime
+    static let nullableString = Schema.nullableString, nullableNumber = Schema.nullableNumber, nullableInteger = Schema.nullableInteger
+    static func ref(_ name: String) -> JSONValue { Schema.ref(name) }
+    static func object(_ properties: KeyValuePairs<String, JSONValue>, required: [String]? = nil) -> JSONValue {
+        Schema.object(properties, required: required)
+    }
+
     static let routes: [RouteDocumentation] = [
         .init(Routes.healthz, "Liveness: answers while the server runs", auth: .none, response: "Health"),
         .init(Routes.openAPI, "This OpenAPI 3.1 document", auth: .none, response: "OpenAPIDocument"),
@@ -57,34 +65,6 @@ enum APIDocumentation {
         .init(
             Routes.notify, "An inbox record and an alert push to each of the user's devices, once per dedupeKey (201 when new)",
             auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
-        ),
-        .init(
-            Routes.shoppingWeek, "The household's list of a week (week = ISO date of its Monday) and its card; since_rev equal to the current rev: {week, rev, unchanged: true}",
-            auth: .bearer, response: "ShoppingWeek", errors: [400], query: [("since_rev", "the revision the app has (a whole number)")]
-        ),
-        .init(
-            Routes.addShoppingItem, "Add an item (label 1–200 characters, price in euros ≥ 0); by: the acting member (default: the caller)",
-            auth: .bearer, request: "AddShoppingItem", response: "ShoppingItem", errors: [400, 403], mayCreate: true
-        ),
-        .init(
-            Routes.updateShoppingItem, "Check an item off (done: true), put it back, or edit label, price (null removes it) or position",
-            auth: .bearer, request: "UpdateShoppingItem", response: "ShoppingItem", errors: [400, 403, 404]
-        ),
-        .init(
-            Routes.removeShoppingItem, "Remove an item (?by= the acting member)", auth: .bearer, response: "RemovedShoppingItem", errors: [400, 403, 404],
-            query: [("by", "user id of the acting member of the household (default: the caller)")]
-        ),
-        .init(
-            Routes.startShopping, "by starts shopping: an active shopper; the other members' devices get the card by push-to-start",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionResult", errors: [400, 403]
-        ),
-        .init(
-            Routes.shoppingHeartbeat, "Keep the shopper's session alive (active: false when it lapsed; none is created)",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingHeartbeat", errors: [400, 403]
-        ),
-        .init(
-            Routes.endShopping, "Leave the shop; when the last shopper leaves the trip is finished and the card ends",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionEnd", errors: [400, 403]
         ),
         .init(Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve", response: "ResolveResult", errors: [400, 404]),
     ]
@@ -166,36 +146,6 @@ enum APIDocumentation {
             "resolved": boolean, "read": boolean, "createdAt": dateTime,
         ], required: ["id", "title", "dedupeKey", "resolved", "read", "createdAt"])]]),
         "NotificationRead": object(["id": integer, "read": boolean]),
-        "ShoppingListItem": object([
-            "id": integer, "label": string, "price": nullableNumber, "position": integer, "done": boolean, "addedBy": nullableInteger,
-            "addedAt": dateTime, "checkedBy": nullableInteger, "checkedAt": ["type": ["string", "null"], "format": "date-time"],
-        ], required: ["id", "label", "position", "done", "addedAt"]),
-        "ShoppingItem": [
-            "description": "the item's fields, and the week's revision after the change",
-            "allOf": [ref("ShoppingListItem"), object(["rev": integer])],
-        ],
-        "ShoppingWeek": object([
-            "week": string, "rev": integer, "unchanged": boolean,
-            "items": ["type": "array", "items": ref("ShoppingListItem")],
-            "state": ["type": "object", "description": "the card's content state (ShoppingActivityAttributes.ContentState)"],
-        ], required: ["week", "rev", "unchanged"]),
-        "AddShoppingItem": object(["label": string, "price": ["type": "number", "minimum": 0], "by": integer], required: ["label"]),
-        "UpdateShoppingItem": object([
-            "done": boolean, "label": string, "price": nullableNumber, "position": ["type": "integer", "minimum": 0], "by": integer,
-        ], required: []),
-        "RemovedShoppingItem": object(["id": integer, "removed": boolean, "rev": integer]),
-        "ShoppingSession": object(["by": integer], required: []),
-        "ShoppingSessionResult": object([
-            "week": string, "rev": integer, "contextKey": string,
-            "activeShoppers": ["type": "array", "items": object(["name": string, "avatarTint": string, "userId": integer])],
-            "channelId": string, "channelFallback": string,
-            "starts": ["type": "array", "items": object([
-                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"]],
-                "deviceId": string, "userId": integer, "reason": string,
-            ], required: ["outcome"])],
-        ], required: ["week", "rev", "contextKey", "activeShoppers", "starts"]),
-        "ShoppingHeartbeat": object(["week": string, "active": boolean]),
-        "ShoppingSessionEnd": object(["week": string, "rev": integer, "left": boolean, "finished": boolean]),
         "DeviceTokens": object(["devices": ["type": "array", "items": object([
             "deviceId": string,
             "tokens": ["type": "array", "items": object([
@@ -205,24 +155,4 @@ enum APIDocumentation {
             ])],
         ])]]),
     ]
-
-    static let string: JSONValue = ["type": "string"]
-    static let integer: JSONValue = ["type": "integer"]
-    static let boolean: JSONValue = ["type": "boolean"]
-    static let dateTime: JSONValue = ["type": "string", "format": "date-time"]
-    static let nullableString: JSONValue = ["type": ["string", "null"]]
-    static let nullableNumber: JSONValue = ["type": ["number", "null"]]
-    static let nullableInteger: JSONValue = ["type": ["integer", "null"]]
-
-    static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
-
-    /// An object schema; every property is required unless `required` says otherwise.
-    static func object(_ properties: KeyValuePairs<String, JSONValue>, required: [String]? = nil) -> JSONValue {
-        let names = required ?? properties.map(\.key)
-        return [
-            "type": "object",
-            "properties": .object(Dictionary(uniqueKeysWithValues: properties.map { ($0.key, $0.value) })),
-            "required": .array(names.map { .string($0) }),
-        ]
-    }
 }

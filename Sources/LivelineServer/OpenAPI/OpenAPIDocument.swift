@@ -1,10 +1,13 @@
+import LivelineAPI
 import LivelineModel
 
-/// Builds the OpenAPI 3.1 document served at `/openapi.json` from `APIDocumentation`.
+/// Builds the OpenAPI 3.1 document served at `/openapi.json` from the core's documentation
+/// (`APIDocumentation`) and the features'.
 enum OpenAPIDocument {
-    static func build(version: String) -> JSONValue {
+    static func build(version: String, features: [APIDocumentationPart] = []) -> JSONValue {
+        let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas)] + features
         var paths: [String: [String: JSONValue]] = [:]
-        for doc in APIDocumentation.routes {
+        for doc in parts.flatMap(\.routes) {
             paths[doc.route.template, default: [:]][doc.route.method.rawValue.lowercased()] = Self.operation(doc)
         }
         return [
@@ -19,7 +22,7 @@ enum OpenAPIDocument {
                     "bearer": ["type": "http", "scheme": "bearer", "description": "a user's device-session token (`liveline users add`)"],
                     "admin": ["type": "http", "scheme": "bearer", "description": "the admin key (LIVELINE_ADMIN_KEY)"],
                 ],
-                "schemas": .object(APIDocumentation.schemas),
+                "schemas": .object(parts.reduce(into: [:]) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }),
             ],
             "paths": .object(paths.mapValues { .object($0) }),
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
@@ -27,7 +28,7 @@ struct MetricsHandler: Sendable {
 
     func text() throws -> String {
         let metrics = engine.metrics.snapshot
-        let depth = try engine.store.outbox.depth(now: clock())
+        let depth = try engine.outboxDepth()
         var out = PrometheusText()
 
         out.family("liveline_pushes_total", type: "counter", help: "APNs answers to the engine's pushes, by HTTP status and reason (status 0: no answer).")
@@ -56,7 +57,7 @@ struct MetricsHandler: Sendable {
         }
 
         out.family("liveline_suspect_start_tokens", type: "gauge", help: "Active push-to-start tokens whose last start went unanswered.")
-        out.sample("liveline_suspect_start_tokens", [:], try engine.store.tokens.suspectCount())
+        out.sample("liveline_suspect_start_tokens", [:], try engine.suspectStartTokens())
 
         out.family("liveline_dispatch_latency_seconds", type: "histogram", help: "From an outbox row being due to APNs' answers to its pushes.")
         var cumulative = 0

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineHTTP
 import LivelineModel
 
@@ -7,11 +8,11 @@ struct OperationHandlers: Sendable {
     let health: [UInt8]
     let openAPI: [UInt8]
 
-    init(version: String) throws {
+    init(version: String, features: [APIDocumentationPart] = []) throws {
         health = Array(#"{"status":"ok","version":"\#(version)"}"#.utf8)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        openAPI = try Array(encoder.encode(OpenAPIDocument.build(version: version)))
+        openAPI = try Array(encoder.encode(OpenAPIDocument.build(version: version, features: features)))
     }
 
     func addRoutes(to router: inout Router) {

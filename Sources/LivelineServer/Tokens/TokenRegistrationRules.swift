@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineCrypto
 import LivelineHTTP
 import LivelineModel

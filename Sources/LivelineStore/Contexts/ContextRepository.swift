@@ -89,15 +89,13 @@ public struct ContextRepository: Sendable {
             return ContextEndResult(rev: rev, alreadyEnded: true)
         }
         let rev = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, in: transaction)
-        // Starts not yet sent would open cards after the end.
-        try StartRepository(database: database).cancelQueued(contextKey: key, reason: "the context ended before the start went out", now: now, in: transaction)
         return ContextEndResult(rev: rev, alreadyEnded: false)
     }
 
-    /// Starts an ended context again (a domain's new session starts a new card): active, started
-    /// `now` with a new 8-hour deadline; the revision keeps counting up. What belonged to the
-    /// previous card goes with it: its starts (each device may be started again), its dismissals,
-    /// and the update tokens of its activities (they ended on the phones). Throws `.notFound`.
+    /// Makes an ended context active again (a domain's new session starts a new card): started
+    /// `now` with a new 8-hour deadline, nothing recorded as sent; the revision keeps counting
+    /// up. The engine retires what belonged to the previous card in the same transaction
+    /// (`Engine` write, `reopen`). Throws `.notFound`.
     public func reopen(key: String, now: Date, in transaction: any SQLTransaction) throws {
         try updateOne(
             """
@@ -106,21 +104,6 @@ public struct ContextRepository: Sendable {
             WHERE key = $1
             """,
             [.text(key), SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))], key: key, in: transaction
-        )
-        try transaction.execute(
-            """
-            UPDATE la_starts SET status = 'skipped', reason = 'the card this start belonged to ended', updated_at = $2
-            WHERE context_key = $1 AND status IN ('queued', 'sent')
-            """,
-            [.text(key), SQLValue(now)]
-        )
-        try transaction.execute("DELETE FROM la_dismissals WHERE context_key = $1", [.text(key)])
-        try transaction.execute(
-            """
-            UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = 'its activity ended with the previous card'
-            WHERE kind = 'la-update' AND context_key = $1 AND status = 'active'
-            """,
-            [.text(key), SQLValue(now)]
         )
     }
 
@@ -203,77 +186,26 @@ public struct ContextRepository: Sendable {
         ) == 1
     }
 
-    // MARK: Writing, in its own transaction
-
-    /// `PUT /v1/contexts/{key}` (`engine.md`, "Generic API"): creates the context at revision 1,
-    /// or stores the new content state and bumps the revision, in one write transaction; then
-    /// wakes the dispatchers.
-    ///
-    /// Every call is a change (a repeated `PUT` pushes again). `attributes` replace the stored ones
-    /// (used by later starts; running activities keep theirs). `alert` and `priorityHint`, when
-    /// given, are hints for the next push, pending until ``clearHints(key:sentRev:in:)``;
-    /// `relevanceScore` is stored as given (`nil` removes it). Refused, with nothing changed:
-    /// another activity type for an existing key (`.activityTypeChanged`), an ended context
-    /// (`.contextEnded`), a context owned by a household (`.conflict`): each a 409 for the caller.
-    @discardableResult
-    public func upsert(
-        key: String, activityType: String, attributes: String, contentState: String, alert: String? = nil,
-        priorityHint: Int? = nil, relevanceScore: Double? = nil, now: Date
-    ) throws -> ContextUpsertResult {
-        let result = try database.write { transaction in
-            let created: Bool
-            if let existing = try context(key: key, in: transaction) {
-                guard existing.activityType == activityType else {
-                    throw StoreError(.activityTypeChanged, """
-                        the context \(key) has the activity type \(existing.activityType); it cannot become \(activityType)
-                        """)
-                }
-                guard existing.state == .active else {
-                    throw StoreError(.contextEnded, "the context \(key) has ended; its state no longer changes")
-                }
-                guard existing.householdID == nil else {
-                    throw StoreError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
-                }
-                created = false
-            } else {
-                try create(
-                    key: key, activityType: activityType, householdID: nil, attributes: attributes,
-                    contentState: contentState, now: now, in: transaction
-                )
-                created = true
-            }
-            let rev = try recordChange(key: key, now: now, note: created ? "created" : "updated", in: transaction)
-            let value: SQLValue = relevanceScore.map { .real($0) } ?? .null
-            try transaction.execute(
-                "UPDATE contexts SET attributes = $2, content_state = $3, relevance_score = $4 WHERE key = $1",
-                [.text(key), .text(attributes), .text(contentState), value]
-            )
-            if alert != nil || priorityHint != nil {
-                try transaction.execute(
-                    """
-                    UPDATE contexts SET alert = COALESCE($2, alert), priority_hint = COALESCE($3, priority_hint), hint_rev = $4
-                    WHERE key = $1
-                    """,
-                    [.text(key), SQLValue(alert), SQLValue(priorityHint), SQLValue(rev)]
-                )
-            }
-            return ContextUpsertResult(rev: rev, created: created)
-        }
-        outbox.notifyEnqueued()
-        return result
+    /// Stores a `/v1` context's state as given: its attributes (used by later starts; running
+    /// activities keep theirs), content state and relevance score (`nil` removes it). Not a
+    /// change by itself: record one in the same transaction. Throws `.notFound`.
+    public func setGivenState(key: String, attributes: String, contentState: String, relevanceScore: Double?, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            "UPDATE contexts SET attributes = $2, content_state = $3, relevance_score = $4 WHERE key = $1",
+            [.text(key), .text(attributes), .text(contentState), relevanceScore.map { .real($0) } ?? .null], key: key, in: transaction
+        )
     }
 
-    /// ``end(key:now:note:in:)`` in its own write transaction; then wakes the dispatchers.
-    @discardableResult
-    public func end(key: String, now: Date, note: String? = "ended") throws -> ContextEndResult {
-        let result = try database.write { transaction in try end(key: key, now: now, note: note, in: transaction) }
-        if !result.alreadyEnded { outbox.notifyEnqueued() }
-        return result
-    }
-
-    /// ``setChannel(key:channelID:now:in:)`` in its own write transaction.
-    public func setChannel(key: String, channelID: String?, now: Date) throws {
-        try database.write { transaction in try setChannel(key: key, channelID: channelID, now: now, in: transaction) }
+    /// Hints for the next push, set at revision `rev` and pending until
+    /// ``clearHints(key:sentRev:in:)``: an alert (JSON) and a priority, each kept when `nil`.
+    public func setHints(key: String, alert: String?, priority: Int?, rev: Int, in transaction: any SQLTransaction) throws {
+        try updateOne(
+            """
+            UPDATE contexts SET alert = COALESCE($2, alert), priority_hint = COALESCE($3, priority_hint), hint_rev = $4
+            WHERE key = $1
+            """,
+            [.text(key), SQLValue(alert), SQLValue(priority), SQLValue(rev)], key: key, in: transaction
+        )
     }
 
     // MARK: Private

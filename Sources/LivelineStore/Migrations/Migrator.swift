@@ -2,29 +2,38 @@ import Foundation
 
 /// Brings a database's schema up to date, and refuses one written by a newer Liveline.
 ///
-/// Each migration runs in its own write transaction together with its row in
-/// `schema_migrations (version, name, applied_at)`, so a failing migration leaves nothing behind
-/// and a second process opening the same database at the same time applies nothing twice (the
-/// applied versions are read again under the write lock). (`engine.md`, "Storage": "Migrations
-/// are numbered and applied once; a database newer than the binary is refused with a clear
-/// message".)
+/// The core's migrations come first, then each feature's, in the order the features are given.
+/// Each migration runs in its own write transaction together with its record (core:
+/// `schema_migrations (version, name, applied_at)`; a feature's: `feature_migrations (feature,
+/// version, name, applied_at)`), so a failing migration leaves nothing behind and a second process
+/// opening the same database at the same time applies nothing twice (the applied versions are read
+/// again under the write lock). A database that records a version this build does not know — of
+/// the core, or of a feature this build has — is refused with a clear message.
 public struct Migrator: Sendable {
-    /// Liveline's schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7]
+    /// Liveline's core schema, oldest first.
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5]
 
-    /// The migrations this build knows, in ascending version order.
+    /// Core versions that once belonged to a feature's tables and were moved to that feature (its
+    /// migrations name them as ``Migration/formerCoreVersion``). They are never used again.
+    public static let retiredVersions: Set<Int> = [6, 7]
+
+    /// The core migrations this build knows, in ascending version order.
     public var migrations: [Migration]
+    /// The features' migrations, in the order they are applied.
+    public var features: [FeatureMigrations]
 
-    public init(migrations: [Migration] = Migrator.liveline) {
+    public init(migrations: [Migration] = Migrator.liveline, features: [FeatureMigrations] = []) {
         self.migrations = migrations.sorted { $0.version < $1.version }
+        self.features = features
     }
 
-    /// The highest version this build knows (0 when it knows none).
+    /// The highest core version this build knows (0 when it knows none).
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
-    /// Applies every migration the database lacks and returns them, in order.
+    /// Applies every migration the database lacks and returns them, in order (the core's, then
+    /// each feature's).
     ///
-    /// Throws `.schemaTooNew` when the database records a version above ``latestVersion``.
+    /// Throws `.schemaTooNew` when the database records a version above what this build knows.
     @discardableResult
     public func migrate(_ database: any Database, now: Date = Date()) throws -> [Migration] {
         try database.write { transaction in
@@ -33,16 +42,22 @@ public struct Migrator: Sendable {
                     version BIGINT PRIMARY KEY,
                     name TEXT NOT NULL,
                     applied_at BIGINT NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS feature_migrations (
+                    feature TEXT NOT NULL,
+                    version BIGINT NOT NULL,
+                    name TEXT NOT NULL,
+                    applied_at BIGINT NOT NULL,
+                    PRIMARY KEY (feature, version)
                 )
                 """)
         }
-        try refuseNewer(database, applied: try database.read(Self.appliedVersions))
+        try database.read { transaction in try refuseNewer(database, in: transaction) }
         var applied: [Migration] = []
         for migration in migrations {
             let didApply = try database.write { transaction in
-                let versions = try Self.appliedVersions(transaction)
-                try refuseNewer(database, applied: versions)
-                guard !versions.contains(migration.version) else { return false }
+                try refuseNewer(database, in: transaction)
+                guard !(try Self.appliedVersions(transaction)).contains(migration.version) else { return false }
                 try transaction.executeScript(database.dialect.render(migration.sql))
                 try transaction.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
@@ -52,19 +67,52 @@ public struct Migrator: Sendable {
             }
             if didApply { applied.append(migration) }
         }
+        for feature in features {
+            for migration in feature.migrations {
+                let didApply = try database.write { transaction in
+                    try refuseNewer(database, in: transaction)
+                    guard !(try Self.appliedVersions(feature: feature.feature, transaction)).contains(migration.version) else { return false }
+                    // Applied already as the core migration it once was: recorded, not run again.
+                    let former = try migration.formerCoreVersion.map { try Self.appliedVersions(transaction).contains($0) } ?? false
+                    if !former { try transaction.executeScript(database.dialect.render(migration.sql)) }
+                    try transaction.execute(
+                        "INSERT INTO feature_migrations (feature, version, name, applied_at) VALUES ($1, $2, $3, $4)",
+                        [SQLValue(feature.feature), SQLValue(migration.version), SQLValue(migration.name), SQLValue(now)]
+                    )
+                    return !former
+                }
+                if didApply { applied.append(migration) }
+            }
+        }
         return applied
     }
 
-    /// The versions recorded in `schema_migrations`.
+    /// The core versions recorded in `schema_migrations`.
     public static func appliedVersions(_ transaction: any SQLTransaction) throws -> Set<Int> {
         Set(try transaction.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
     }
 
-    private func refuseNewer(_ database: any Database, applied: Set<Int>) throws {
-        guard let highest = applied.max(), highest > latestVersion else { return }
-        throw StoreError(.schemaTooNew, """
-            the database at \(database.location) was written by a newer Liveline (schema version \(highest); \
-            this build knows up to \(latestVersion)). Use a newer liveline or another data folder.
-            """)
+    /// The versions of `feature` recorded in `feature_migrations`.
+    public static func appliedVersions(feature: String, _ transaction: any SQLTransaction) throws -> Set<Int> {
+        Set(try transaction.query("SELECT version FROM feature_migrations WHERE feature = $1", [.text(feature)]).map { try $0.int("version") })
+    }
+
+    private func refuseNewer(_ database: any Database, in transaction: any SQLTransaction) throws {
+        let core = try Self.appliedVersions(transaction).subtracting(Self.retiredVersions)
+        if let highest = core.max(), highest > latestVersion {
+            throw StoreError(.schemaTooNew, """
+                the database at \(database.location) was written by a newer Liveline (schema version \(highest); \
+                this build knows up to \(latestVersion)). Use a newer liveline or another data folder.
+                """)
+        }
+        for feature in features {
+            let known = feature.migrations.last?.version ?? 0
+            if let highest = try Self.appliedVersions(feature: feature.feature, transaction).max(), highest > known {
+                throw StoreError(.schemaTooNew, """
+                    the database at \(database.location) was written by a newer Liveline (\(feature.feature) schema version \
+                    \(highest); this build knows up to \(known)). Use a newer liveline or another data folder.
+                    """)
+            }
+        }
     }
 }

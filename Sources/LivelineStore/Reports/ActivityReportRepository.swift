@@ -21,20 +21,25 @@ public struct ActivityReportRepository: Sendable {
         }
     }
 
+    /// Forgets every dismissal of the context's activity (a new card of it begins).
+    public func clearDismissals(contextKey: String, in transaction: any SQLTransaction) throws {
+        try transaction.execute("DELETE FROM la_dismissals WHERE context_key = $1", [.text(contextKey)])
+    }
+
     /// The users who dismissed the context's activity.
     public func dismissedUsers(contextKey: String, in transaction: any SQLTransaction) throws -> Set<Int> {
         Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { try $0.int("user_id") })
     }
 
-    /// Records that a device (`householdID`'s `deviceID`) rendered revision `rev`; a lower
-    /// revision than the one recorded is kept out (receipts may arrive out of order). A receipt
-    /// also answers the device's start of the context. Returns the revision recorded.
+    /// Records that a device (`householdID`'s `deviceID`) rendered revision `rev`, in the caller's
+    /// transaction; a lower revision than the one recorded is kept out (receipts may arrive out of
+    /// order). Returns the revision recorded. (The engine's receipt also answers the device's start
+    /// of the context, in the same transaction.)
     @discardableResult
-    public func recordReceipt(contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int, now: Date) throws -> Int {
-        try database.write { transaction in
-            try StartRepository(database: database).answered(
-                contextKey: contextKey, householdID: householdID, deviceID: deviceID, now: now, in: transaction
-            )
+    public func recordReceipt(
+        contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int, now: Date, in transaction: any SQLTransaction
+    ) throws -> Int {
+        do {
             try transaction.execute(
                 """
                 INSERT INTO la_receipts (context_key, household_id, device_id, user_id, rev, received_at) VALUES ($1, $2, $3, $4, $5, $6)

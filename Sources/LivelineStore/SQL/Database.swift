@@ -25,8 +25,18 @@ public protocol Database: Sendable {
     /// or any other — so a reader can keep a derived value while it is unchanged. Nil when the
     /// backend cannot tell (then nothing may be cached across requests).
     func changeVersion() throws -> UInt64?
+
+    /// Takes what a server needs to use this database alone where the backend allows only one
+    /// (SQLite: a lock file next to the database; refused, naming the holder, when another server
+    /// has it). Nothing where several servers share the database.
+    func claimServer() throws
+
+    /// Lets another server use the database (a server's shutdown).
+    func releaseServer()
 }
 
 extension Database {
     public func changeVersion() throws -> UInt64? { nil }
+    public func claimServer() throws {}
+    public func releaseServer() {}
 }

@@ -70,8 +70,9 @@ public struct StartRepository: Sendable {
     }
 
     /// The device answered the context's start — it registered its `la-update` token or reported
-    /// a rendered revision: the start is answered and the device's push-to-start tokens are no
-    /// longer suspect. In the caller's transaction; returns whether a start was waiting.
+    /// a rendered revision: the start is answered. In the caller's transaction; returns whether a
+    /// start was waiting (the engine then clears the suspicion of the device's push-to-start
+    /// tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
     @discardableResult
     public func answered(contextKey: String, householdID: Int, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         let answered = try transaction.execute(
@@ -81,15 +82,19 @@ public struct StartRepository: Sendable {
             """,
             [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(now)]
         )
-        guard answered > 0 else { return false }
+        return answered > 0
+    }
+
+    /// Retires the starts of the context's previous card (queued or sent): each device may be
+    /// started again for the new card.
+    public func retire(contextKey: String, now: Date, in transaction: any SQLTransaction) throws {
         try transaction.execute(
             """
-            UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
-            WHERE household_id = $1 AND device_id = $2 AND kind = 'la-pushToStart' AND suspect_at IS NOT NULL
+            UPDATE la_starts SET status = 'skipped', reason = 'the card this start belonged to ended', updated_at = $2
+            WHERE context_key = $1 AND status IN ('queued', 'sent')
             """,
-            [SQLValue(householdID), .text(deviceID)]
+            [.text(contextKey), SQLValue(now)]
         )
-        return true
     }
 
     /// Cancels the context's queued starts (it ended before they went out); returns how many.

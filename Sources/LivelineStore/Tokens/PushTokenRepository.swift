@@ -40,18 +40,18 @@ public struct PushTokenRepository: Sendable {
     /// a token gives no way to end another household's registration. The partial unique index makes two
     /// active rows in one slot impossible; an insert that loses a race is retried as an update.
     ///
-    /// An `la-update` token for a context also records that the device's push-to-start (if any)
-    /// was answered and clears the suspicion of that device's push-to-start tokens: the start
-    /// reached the phone (only starts of the registering household: device ids are per household).
+    /// (The engine's registration also records, in the same transaction, that an `la-update`
+    /// token answers the device's push-to-start.)
     @discardableResult
     public func register(_ registration: TokenRegistration, now: Date) throws -> RegistrationOutcome {
+        try write { transaction in try register(registration, now: now, in: transaction) }
+    }
+
+    /// ``register(_:now:)`` inside the caller's write transaction; call ``noteCommitted()`` once
+    /// it committed (cached token lists are then read again).
+    public func register(_ registration: TokenRegistration, now: Date, in transaction: any SQLTransaction) throws -> RegistrationOutcome {
         let slot = try registration.slot
-        return try write { transaction in
-            if registration.kind == .update, let contextKey = registration.contextKey {
-                try StartRepository(database: database).answered(
-                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, now: now, in: transaction
-                )
-            }
+        do {
             try transaction.execute(
                 """
                 UPDATE push_tokens SET status = 'replaced', ended_at = $1, end_reason = 'moved'
@@ -97,6 +97,9 @@ public struct PushTokenRepository: Sendable {
             throw StoreError(.busy, "the \(registration.kind.rawValue) slot kept being taken by concurrent registrations")
         }
     }
+
+    /// A write of this table committed outside ``register(_:now:)`` (see ``register(_:now:in:)``).
+    public func noteCommitted() { changes.bump() }
 
     /// Marks the household's active rows holding `token` as `deleted` and returns how many there
     /// were; rows of other households are never touched.
@@ -176,14 +179,21 @@ public struct PushTokenRepository: Sendable {
         householdID: Int, environment: PushEnvironment, kind: PushTokenKind, slot: String
     ) throws -> PushTokenRecord? {
         try database.read { transaction in
-            try transaction.queryOne(
-                """
-                SELECT \(PushTokenRecord.columns) FROM push_tokens
-                WHERE household_id = $1 AND environment = $2 AND kind = $3 AND slot = $4 AND status = 'active'
-                """,
-                [SQLValue(householdID), .text(environment.rawValue), .text(kind.rawValue), .text(slot)]
-            ).map(PushTokenRecord.init(row:))
+            try activeToken(householdID: householdID, environment: environment, kind: kind, slot: slot, in: transaction)
         }
+    }
+
+    /// ``activeToken(householdID:environment:kind:slot:)`` in the caller's transaction.
+    public func activeToken(
+        householdID: Int, environment: PushEnvironment, kind: PushTokenKind, slot: String, in transaction: any SQLTransaction
+    ) throws -> PushTokenRecord? {
+        try transaction.queryOne(
+            """
+            SELECT \(PushTokenRecord.columns) FROM push_tokens
+            WHERE household_id = $1 AND environment = $2 AND kind = $3 AND slot = $4 AND status = 'active'
+            """,
+            [SQLValue(householdID), .text(environment.rawValue), .text(kind.rawValue), .text(slot)]
+        ).map(PushTokenRecord.init(row:))
     }
 
     /// The active push-to-start tokens for `attributesType` in one environment of the given users
@@ -270,6 +280,30 @@ public struct PushTokenRepository: Sendable {
             """,
             [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
         ) }
+    }
+
+    /// The device answered a start: its push-to-start tokens are no longer suspect. In the
+    /// caller's transaction.
+    public func clearStartSuspicion(householdID: Int, deviceID: String, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
+            WHERE household_id = $1 AND device_id = $2 AND kind = 'la-pushToStart' AND suspect_at IS NOT NULL
+            """,
+            [SQLValue(householdID), .text(deviceID)]
+        )
+    }
+
+    /// Ends every active `la-update` token of `contextKey` in the caller's transaction (their
+    /// activities ended with the context's previous card).
+    public func endUpdateTokens(contextKey: String, reason: String, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = $3
+            WHERE kind = 'la-update' AND context_key = $1 AND status = 'active'
+            """,
+            [.text(contextKey), SQLValue(now), .text(reason)]
+        )
     }
 
     /// The household's active tokens, by user, device, kind and id.

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -30,11 +31,9 @@ final class ClientTestServer: @unchecked Sendable {
         configuration.accessLog = "off"
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
-        if let clock {
-            app = try buildApplication(configuration, clock: clock.function)
-        } else {
-            app = try buildApplication(configuration)
-        }
+        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
+        app = server.app
+        sandbox = server.sandbox!
         try app.start()
         (bearer, userID, householdID) = try Self.addUser(app, household: "Fisch", name: "Dennis")
     }
@@ -48,7 +47,8 @@ final class ClientTestServer: @unchecked Sendable {
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(app.port)")! }
-    var sandbox: APNSSandbox { app.sandbox! }
+    /// The server's in-process APNs sandbox.
+    let sandbox: APNSSandbox
 
     func client(deviceID: String? = "iphone-1", bearer: String? = nil) -> LivelineClient {
         LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID, session: session, timeout: 10)

@@ -140,7 +140,7 @@ extension ApplicationTests {
     @Test func withoutAnAPNSKeyPushesGoToTheInProcessSandbox() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let sandbox = try #require(server.app.sandbox)
+        let sandbox = try #require(server.sandbox)
         let token = String(repeating: "5e", count: 32)
         sandbox.registerDevice(token: token)
         let result = await server.app.apns.send(.liveActivity(

@@ -39,7 +39,7 @@ import Testing
                 configuration.pushRetry = RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100), maximumAttempts: 30)
                 configure(&configuration)
             }
-            sandbox = external ?? server.app.sandbox!
+            sandbox = external ?? server.sandbox!
             // A new user each time (a restarted server on the same folder gets another one).
             let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis \(try server.app.store.accounts.users().count + 1)")
             self.bearer = bearer

@@ -1,13 +1,19 @@
 import Foundation
+import LivelineCLI
 import LivelineCrypto
+import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
 
-/// A real Liveline server for a test: a temporary data folder, SQLite, HTTP on a free port.
+/// A real Liveline server for a test, assembled as `liveline serve` assembles it: a temporary
+/// data folder, SQLite, HTTP on a free port, the features, and the APNs the configuration names
+/// (without a key: an in-process sandbox).
 final class TestServer {
     let folder: URL
     let app: Application
+    /// The in-process APNs sandbox, when the configuration has no APNs key.
+    let sandbox: APNSSandbox?
 
     init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-test-\(UUID().uuidString)")
@@ -17,11 +23,9 @@ final class TestServer {
         configuration.dataDirectory = self.folder
         configuration.accessLog = "off"
         configure(&configuration)
-        if let clock {
-            app = try buildApplication(configuration, clock: clock.function)
-        } else {
-            app = try buildApplication(configuration)
-        }
+        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
+        app = server.app
+        sandbox = server.sandbox
         try app.start()
     }
 

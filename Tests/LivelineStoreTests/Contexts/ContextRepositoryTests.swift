@@ -142,7 +142,7 @@ struct ContextRepositoryTests {
             try store.makeContext()
             try store.change(at: 1)
             _ = try store.outbox.claim(owner: "d1", now: time(1), lease: 60, limit: 10)
-            let ended = try store.contexts.end(key: "trip:1", now: time(2))
+            let ended = try store.end("trip:1", at: 2)
             #expect(ended == ContextEndResult(rev: 2, alreadyEnded: false))
             let record = try #require(try store.contexts.context(key: "trip:1"))
             #expect(record.state == .ended)
@@ -151,7 +151,7 @@ struct ContextRepositoryTests {
             let final = try store.outboxRows(status: .due)
             #expect(final.count == 1)
 
-            #expect(try store.contexts.end(key: "trip:1", now: time(3)) == ContextEndResult(rev: 2, alreadyEnded: true))
+            #expect(try store.end("trip:1", at: 3) == ContextEndResult(rev: 2, alreadyEnded: true))
             #expect(try store.contexts.context(key: "trip:1")?.endedAt == time(2))
 
             // The final sync goes out; a later change raises rev for pull-reconcile but pushes nothing.
@@ -162,22 +162,16 @@ struct ContextRepositoryTests {
             #expect(try store.outboxRows(status: .due).isEmpty)
             #expect(try store.contexts.contexts(state: .ended).map(\.key) == ["trip:1"])
             #expect(try store.contexts.contexts(state: .active).isEmpty)
-            #expect { try store.contexts.end(key: "trip:9", now: time(6)) } throws: { ($0 as? StoreError)?.code == .notFound }
+            #expect { try store.end("trip:9", at: 6) } throws: { ($0 as? StoreError)?.code == .notFound }
         }
     }
 
     @Test(arguments: DatabaseFactory.all)
-    func upsertCreatesAtRevisionOneThenUpdatesTheContentState(_ factory: DatabaseFactory) throws {
+    func aPutCreatesAtRevisionOneThenUpdatesTheContentState(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
-            let created = try store.contexts.upsert(
-                key: "trip:1", activityType: "TransitActivityAttributes", attributes: #"{"line":"5"}"#,
-                contentState: #"{"phase":"boarding"}"#, relevanceScore: 50, now: time(1)
-            )
+            let created = try store.put(state: #"{"phase":"boarding"}"#, relevanceScore: 50, at: 1)
             #expect(created == ContextUpsertResult(rev: 1, created: true))
-            let updated = try store.contexts.upsert(
-                key: "trip:1", activityType: "TransitActivityAttributes", attributes: #"{"line":"5"}"#,
-                contentState: #"{"phase":"riding"}"#, now: time(2)
-            )
+            let updated = try store.put(state: #"{"phase":"riding"}"#, at: 2)
             #expect(updated == ContextUpsertResult(rev: 2, created: false))
             let record = try #require(try store.contexts.context(key: "trip:1"))
             #expect(record.contentState == #"{"phase":"riding"}"#)
@@ -189,47 +183,12 @@ struct ContextRepositoryTests {
     }
 
     @Test(arguments: DatabaseFactory.all)
-    func upsertRefusesATypeChangeAnEndedContextAndAHouseholdsContext(_ factory: DatabaseFactory) throws {
-        try factory.withStore { store in
-            try store.contexts.upsert(key: "trip:1", activityType: "TransitActivityAttributes", attributes: "{}", contentState: "{}", now: time(1))
-            #expect {
-                try store.contexts.upsert(key: "trip:1", activityType: "ShoppingActivityAttributes", attributes: "{}", contentState: "{}", now: time(2))
-            } throws: { ($0 as? StoreError)?.code == .activityTypeChanged }
-            #expect(try store.contexts.revision(key: "trip:1") == 1)
-
-            try store.contexts.end(key: "trip:1", now: time(3))
-            #expect {
-                try store.contexts.upsert(key: "trip:1", activityType: "TransitActivityAttributes", attributes: "{}", contentState: "{}", now: time(4))
-            } throws: { ($0 as? StoreError)?.code == .contextEnded }
-            #expect(try store.contexts.revision(key: "trip:1") == 2)
-
-            let ada = try store.makeUser("Ada")
-            try store.write { transaction in
-                try store.contexts.create(
-                    key: "shopping:\(ada.householdID):2026-01-05", activityType: "ShoppingActivityAttributes",
-                    householdID: ada.householdID, attributes: "{}", contentState: nil, now: time(5), in: transaction
-                )
-            }
-            #expect {
-                try store.contexts.upsert(
-                    key: "shopping:\(ada.householdID):2026-01-05", activityType: "ShoppingActivityAttributes",
-                    attributes: "{}", contentState: "{}", now: time(6)
-                )
-            } throws: { ($0 as? StoreError)?.code == .conflict }
-            #expect(try store.contexts.context(key: "shopping:\(ada.householdID):2026-01-05")?.householdID == ada.householdID)
-        }
-    }
-
-    @Test(arguments: DatabaseFactory.all)
     func hintsStayUntilAPushRenderedAtTheirRevisionCarriedThem(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
-            try store.contexts.upsert(key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", now: time(1))
-            try store.contexts.upsert(
-                key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", alert: #"{"title":"Delay"}"#,
-                priorityHint: 10, now: time(2)
-            )
+            try store.put(type: "T", at: 1)
+            try store.put(type: "T", alert: #"{"title":"Delay"}"#, priority: 10, at: 2)
             // A later update without hints keeps the pending ones.
-            try store.contexts.upsert(key: "trip:1", activityType: "T", attributes: "{}", contentState: "{}", now: time(3))
+            try store.put(type: "T", at: 3)
             var record = try #require(try store.contexts.context(key: "trip:1"))
             #expect(record.alert == #"{"title":"Delay"}"#)
             #expect(record.priorityHint == 10)
@@ -247,14 +206,14 @@ struct ContextRepositoryTests {
     func channelAndRelevanceScoreChangeWithoutARevision(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             try store.makeContext()
-            try store.contexts.setChannel(key: "trip:1", channelID: "dHJpcA==", now: time(1))
+            try store.write { try store.contexts.setChannel(key: "trip:1", channelID: "dHJpcA==", now: time(1), in: $0) }
             try store.write { try store.contexts.setRelevanceScore(key: "trip:1", 0.5, now: time(1), in: $0) }
             let record = try #require(try store.contexts.context(key: "trip:1"))
             #expect(record.channelID == "dHJpcA==")
             #expect(record.relevanceScore == 0.5)
             #expect(record.rev == 0)
             #expect(try store.outbox.rows(contextKey: "trip:1").isEmpty)
-            #expect { try store.contexts.setChannel(key: "trip:9", channelID: nil, now: time(1)) } throws: {
+            #expect { try store.write { try store.contexts.setChannel(key: "trip:9", channelID: nil, now: time(1), in: $0) } } throws: {
                 ($0 as? StoreError)?.code == .notFound
             }
         }
@@ -266,7 +225,7 @@ struct ContextRepositoryTests {
             try store.makeContext("trip:1", at: 0)
             try store.makeContext("trip:2", at: 60)
             try store.makeContext("trip:3", at: 0)
-            try store.contexts.end(key: "trip:3", now: time(10))
+            try store.end("trip:3", at: 10)
             let hours8 = 8 * 3600
             #expect(try store.contexts.contextsPastDeadline(now: time(hours8 - 1)).isEmpty)
             #expect(try store.contexts.contextsPastDeadline(now: time(hours8)).map(\.key) == ["trip:1"])
@@ -339,7 +298,7 @@ struct RevisionCacheTests {
             try store.write { transaction in _ = try store.contexts.recordChange(key: "trip:1", now: time(20), note: "x", in: transaction) }
             #expect(try revision() == 1 && reads == 2)
             // The repository's own writes notify as well.
-            try store.contexts.end(key: "trip:1", now: time(30))
+            try store.end("trip:1", at: 30)
             #expect(try revision() == 2 && reads == 3)
             // An unknown context is not cached (it may be created any time).
             #expect(try store.revisions.revision(key: "trip:none") { try store.contexts.revision(key: "trip:none") } == nil)

@@ -78,15 +78,65 @@ struct MigratorTests {
             #expect(throws: StoreError.self) { try database.read { try $0.query("SELECT * FROM contexts") } }
 
             let applied = try Migrator().migrate(database, now: time(2))
-            #expect(applied.map(\.version) == [2, 3, 4, 5, 6, 7])
+            #expect(applied.map(\.version) == Migrator.liveline.map(\.version).filter { $0 > 1 })
             let store = Store(database: database)
             #expect(try store.accounts.users() == [ada])
             #expect(try store.tokens.activeTokens(userID: ada.id).map(\.token) == ["aaaa"])
-            let result = try store.contexts.upsert(
-                key: "trip:1", activityType: "TransitActivityAttributes", attributes: "{}", contentState: "{}", now: time(3)
-            )
+            let result = try store.put(at: 3)
             #expect(result == ContextUpsertResult(rev: 1, created: true))
             #expect(try store.outbox.rows(contextKey: "trip:1").first?.dueAt == time(3), "no push held back yet")
+        }
+    }
+
+    static let notes = FeatureMigrations(feature: "notes", migrations: [
+        Migration(version: 1, name: "notes: table", sql: "CREATE TABLE notes (id {{primaryKey}}, text TEXT NOT NULL)"),
+        Migration(version: 2, name: "notes: index", sql: "CREATE INDEX notes_text ON notes (text)"),
+    ])
+
+    @Test(arguments: DatabaseFactory.all)
+    func aFeaturesMigrationsRunAfterTheCoresOnceRecordedUnderItsName(_ factory: DatabaseFactory) throws {
+        try factory.withDatabase { database in
+            let applied = try Migrator(features: [Self.notes]).migrate(database, now: time(0))
+            #expect(applied.map(\.name) == Migrator.liveline.map(\.name) + ["notes: table", "notes: index"])
+            #expect(try database.read { try Migrator.appliedVersions(feature: "notes", $0) } == [1, 2])
+            #expect(try database.read { try Migrator.appliedVersions($0) } == Set(Migrator.liveline.map(\.version)), "the core's record holds the core's only")
+            #expect(try database.read { try $0.query("SELECT * FROM notes") }.isEmpty)
+            #expect(try Migrator(features: [Self.notes]).migrate(database).isEmpty, "each runs once")
+            // A build without the feature opens the database too (its tables stay).
+            #expect(try Migrator().migrate(database).isEmpty)
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
+    func aFeatureMigrationThatWasACoreMigrationIsRecordedNotRunAgain(_ factory: DatabaseFactory) throws {
+        try factory.withDatabase { database in
+            // A database of the build before features had migrations: the feature's table came
+            // with core version 6.
+            let before = Migrator(migrations: Migrator.liveline + [Migration(version: 6, name: "notes: table", sql: "CREATE TABLE notes (id {{primaryKey}}, text TEXT NOT NULL)")])
+            try before.migrate(database, now: time(0))
+            try database.write { try $0.execute("INSERT INTO notes (text) VALUES ('kept')") }
+
+            let moved = FeatureMigrations(feature: "notes", migrations: [
+                Migration(version: 1, name: "notes: table", formerCoreVersion: 6, sql: "CREATE TABLE notes (id {{primaryKey}}, text TEXT NOT NULL)"),
+                Self.notes.migrations[1],
+            ])
+            let applied = try Migrator(features: [moved]).migrate(database, now: time(1))
+            #expect(applied.map(\.name) == ["notes: index"], "the table is there already: only the new index runs")
+            #expect(try database.read { try Migrator.appliedVersions(feature: "notes", $0) } == [1, 2])
+            #expect(try database.read { try $0.query("SELECT text FROM notes") }.map { try $0.string("text") } == ["kept"])
+        }
+    }
+
+    @Test func aDatabaseWithANewerFeatureSchemaIsRefused() throws {
+        try TemporaryFolder.with { folder in
+            let store = try Store.openSQLite(folder: folder, features: [Self.notes])
+            try store.database.write {
+                try $0.execute("INSERT INTO feature_migrations (feature, version, name, applied_at) VALUES ('notes', 9, 'future', 0)")
+            }
+            #expect { try Store.openSQLite(folder: folder, features: [Self.notes]) } throws: { error in
+                let error = error as? StoreError
+                return error?.code == .schemaTooNew && error?.message.contains("notes schema version 9; this build knows up to 2") == true
+            }
         }
     }
 }

@@ -61,11 +61,11 @@ struct ChangeSignalTests {
             try store.makeContext()
             try store.change(at: 1)
             #expect(store.outbox.enqueued.value == before + 2)
-            try store.contexts.upsert(key: "trip:2", activityType: "T", attributes: "{}", contentState: "{}", now: time(2))
+            try store.put("trip:2", type: "T", at: 2)
             #expect(store.outbox.enqueued.value == before + 3)
-            try store.contexts.end(key: "trip:2", now: time(3))
-            try store.contexts.end(key: "trip:2", now: time(4))
-            #expect(store.outbox.enqueued.value == before + 4)
+            try store.end("trip:2", at: 3)
+            try store.end("trip:2", at: 4)
+            #expect(store.outbox.enqueued.value == before + 5, "every write wakes the dispatchers, an end that changed nothing too")
         }
     }
 }

@@ -48,7 +48,7 @@ struct StartRepositoryTests {
     }
 
     @Test(arguments: DatabaseFactory.all)
-    func theUpdateTokenAnswersTheStartAndClearsSuspicion(_ factory: DatabaseFactory) throws {
+    func anAnswerRecordsTheUpdateTokenAndClearsSuspicion(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             let user = try store.makeUser("Ada")
             let token = try startToken(store, user, device: "phone")
@@ -63,10 +63,9 @@ struct StartRepositoryTests {
             #expect(try store.tokens.markSuspect(id: token.id, reason: "no answer", now: time(100)))
             #expect(try store.tokens.suspectCount() == 1)
 
-            try store.tokens.register(TokenRegistration(
-                householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .update, environment: .sandbox,
-                token: String(repeating: "cd", count: 32), contextKey: "trip:1"
-            ), now: time(200))
+            // The engine answers the start when the device registers its update token (or a receipt).
+            #expect(try store.write { try store.starts.answered(contextKey: "trip:1", householdID: user.householdID, deviceID: "phone", now: time(200), in: $0) })
+            try store.write { try store.tokens.clearStartSuspicion(householdID: user.householdID, deviceID: "phone", in: $0) }
             let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
             #expect(start.updateTokenAt == time(200) && start.suspectAt == nil)
             #expect(try store.tokens.suspectCount() == 0)
@@ -84,11 +83,8 @@ struct StartRepositoryTests {
             try store.makeContext("trip:1")
             if case .reserved = try reserve(store, "trip:1", adas, at: 1, budget: 1) {} else { Issue.record("Ada's start") }
             if case .reserved = try reserve(store, "trip:1", eves, at: 2, budget: 1) {} else { Issue.record("Eve's start is her own") }
-            // Eve's update token answers Eve's start only.
-            try store.tokens.register(TokenRegistration(
-                householdID: eve.householdID, userID: eve.id, deviceID: "phone", kind: .update, environment: .sandbox,
-                token: String(repeating: "ef", count: 32), contextKey: "trip:1"
-            ), now: time(3))
+            // Eve's answer answers Eve's start only.
+            try store.write { try store.starts.answered(contextKey: "trip:1", householdID: eve.householdID, deviceID: "phone", now: time(3), in: $0) }
             let starts = try store.starts.starts(contextKey: "trip:1")
             #expect(starts.first { $0.householdID == eve.householdID }?.updateTokenAt == time(3))
             #expect(starts.first { $0.householdID == ada.householdID }?.updateTokenAt == nil)
@@ -105,7 +101,7 @@ struct StartRepositoryTests {
                 Issue.record("the start is reserved")
                 return
             }
-            try store.contexts.end(key: "trip:1", now: time(2))
+            try store.write { try store.starts.cancelQueued(contextKey: "trip:1", reason: "the context ended before the start went out", now: time(2), in: $0) }
             let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
             #expect(start.status == .skipped && start.reason?.contains("ended before the start went out") == true)
         }

@@ -45,6 +45,33 @@ extension Store {
         try write { transaction in try contexts.recordChange(key: key, now: time(seconds), note: note, in: transaction) }
     }
 
+    /// Ends `key` at `time(seconds)` in its own transaction (the store's part of an end).
+    @discardableResult
+    func end(_ key: String = "trip:1", at seconds: Int) throws -> ContextEndResult {
+        try write { transaction in try contexts.end(key: key, now: time(seconds), in: transaction) }
+    }
+
+    /// The store's part of a `/v1` put, in one transaction: the context created when missing, a
+    /// change recorded, the state stored as given and the hints set (the engine checks first).
+    @discardableResult
+    func put(
+        _ key: String = "trip:1", type: String = "TransitActivityAttributes", state: String = "{}", alert: String? = nil,
+        priority: Int? = nil, relevanceScore: Double? = nil, at seconds: Int
+    ) throws -> ContextUpsertResult {
+        try write { transaction in
+            let created = try contexts.revision(key: key, in: transaction) == nil
+            if created {
+                try contexts.create(
+                    key: key, activityType: type, householdID: nil, attributes: "{}", contentState: state, now: time(seconds), in: transaction
+                )
+            }
+            let rev = try contexts.recordChange(key: key, now: time(seconds), note: created ? "created" : "updated", in: transaction)
+            try contexts.setGivenState(key: key, attributes: "{}", contentState: state, relevanceScore: relevanceScore, in: transaction)
+            if alert != nil || priority != nil { try contexts.setHints(key: key, alert: alert, priority: priority, rev: rev, in: transaction) }
+            return ContextUpsertResult(rev: rev, created: created)
+        }
+    }
+
     /// The context's outbox rows of `kind` in `status`, oldest first.
     func outboxRows(_ key: String = "trip:1", kind: OutboxKind = .sync, status: OutboxStatus) throws -> [OutboxRow] {
         try outbox.rows(contextKey: key).filter { $0.kind == kind && $0.status == status }

@@ -2,29 +2,29 @@ import LivelineModel
 
 /// What `/openapi.json` says about one route. Every served route must have one; a test fails
 /// when a route is served without being documented.
-struct RouteDocumentation: Sendable {
-    enum Auth: Sendable {
+public struct RouteDocumentation: Sendable {
+    public enum Auth: Sendable {
         case none, bearer, admin
     }
 
-    let route: Route
-    let summary: String
-    let auth: Auth
+    public let route: Route
+    public let summary: String
+    public let auth: Auth
     /// Schema name of the JSON request body (in `components.schemas`), if any.
-    let requestBody: String?
+    public let requestBody: String?
     /// Schema name of the 2xx response body.
-    let response: String
+    public let response: String
     /// Error statuses the route may answer besides the ones every route may (401 where auth is
     /// needed, 413, 415).
-    let errors: [Int]
+    public let errors: [Int]
     /// Query parameters: name and description.
-    let query: [(String, String)]
+    public let query: [(String, String)]
     /// The media type of the 2xx response.
-    let responseType: String
+    public let responseType: String
     /// True when the route answers 201 (created) as well as 200.
-    let mayCreate: Bool
+    public let mayCreate: Bool
 
-    init(
+    public init(
         _ route: Route, _ summary: String, auth: Auth, request: String? = nil, response: String,
         errors: [Int] = [], query: [(String, String)] = [], responseType: String = "application/json", mayCreate: Bool = false
     ) {

@@ -7,18 +7,18 @@ import LivelineStore
 ///
 /// Bearer tokens are stored only as SHA-256 hashes (`engine.md`, "Auth"), so a token is hashed
 /// and looked up; neither the token nor its hash is ever logged or put into an error message.
-struct Authenticator: Sendable {
+public struct Authenticator: Sendable {
     let accounts: AccountRepository
     let adminKeyDigest: [UInt8]
     let sessions = SessionCache()
 
-    init(accounts: AccountRepository, adminKey: String) {
+    public init(accounts: AccountRepository, adminKey: String) {
         self.accounts = accounts
         self.adminKeyDigest = SHA256.digest(Array(adminKey.utf8))
     }
 
     /// The user behind the request's bearer token, or a 401.
-    func caller(of request: HTTPRequest) throws -> Caller {
+    public func caller(of request: HTTPRequest) throws -> Caller {
         let hash = SHA256.hex(try Self.bearerToken(of: request))
         if let caller = sessions.caller(forTokenHash: hash) { return caller }
         guard let session = try accounts.session(tokenHash: hash) else {
@@ -30,7 +30,7 @@ struct Authenticator: Sendable {
     }
 
     /// Passes when the request carries the admin key as its bearer token, else a 401.
-    func requireAdmin(_ request: HTTPRequest) throws {
+    public func requireAdmin(_ request: HTTPRequest) throws {
         let token = try Self.bearerToken(of: request)
         guard Self.constantTimeEqual(SHA256.digest(Array(token.utf8)), adminKeyDigest) else {
             throw HTTPError.unauthorized("this route needs the admin key (LIVELINE_ADMIN_KEY) as bearer token")

@@ -1,8 +1,13 @@
-extension Migration {
-    /// The shopping feature's tables (`shopping.md`, "Data"): a household's items per week, the
-    /// chronology of tracked actions (the card's story comes from its latest entry), and shopping
-    /// sessions (presence with a heartbeat).
-    static let v6 = Migration(version: 6, name: "shopping: items, events, sessions", sql: """
+import LivelineStore
+
+/// The shopping feature's tables, recorded under the name `shopping`. Both were the core's
+/// migrations 6 and 7 before features had migrations of their own.
+enum ShoppingMigrations {
+    static let all = [tables, openSessionsIndex]
+
+    /// A household's items per week, the chronology of tracked actions (the card's story comes
+    /// from its latest entry), and shopping sessions (presence with a heartbeat).
+    static let tables = Migration(version: 1, name: "shopping: items, events, sessions", formerCoreVersion: 6, sql: """
         CREATE TABLE shopping_items (
             id {{primaryKey}},
             household_id BIGINT NOT NULL REFERENCES households (id),
@@ -39,4 +44,12 @@ extension Migration {
         );
         CREATE INDEX shopping_sessions_week ON shopping_sessions (household_id, week, ended_at);
         """)
+
+    /// The sweep looks for open sessions whose heartbeat lapsed every second: an index over the
+    /// open ones only, so it never reads the history of finished sessions.
+    static let openSessionsIndex = Migration(
+        version: 2, name: "shopping: index of open sessions by heartbeat", formerCoreVersion: 7, sql: """
+        CREATE INDEX shopping_sessions_open ON shopping_sessions (heartbeat_at) WHERE ended_at IS NULL;
+        """
+    )
 }

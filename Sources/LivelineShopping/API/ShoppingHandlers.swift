@@ -1,26 +1,32 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
-import LivelineShopping
 import LivelineStore
 
-/// The household's weekly shopping list (`shopping.md`), on the paths of the source document so
-/// its app works unchanged. Every route needs the bearer token of a household member; items of
+/// The household's weekly shopping list (docs/features/shopping.md), on the paths of the shopping
+/// app that came before Liveline, so it works unchanged. Every route needs the bearer token of a household member; items of
 /// another household are a 404; `by` must be a member of the caller's household (else 403).
 struct ShoppingHandlers: Sendable {
     let auth: Authenticator
     let engine: Engine
     let domain: ShoppingDomain
-    let snapshot: ShoppingSnapshotSource
     let clock: @Sendable () -> Date
+
+    init(context: FeatureContext, domain: ShoppingDomain) {
+        auth = context.auth
+        engine = context.engine
+        clock = context.clock
+        self.domain = domain
+    }
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.shoppingWeek) { request in
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)
-            let sinceRev = try ContextHandlers.integer(request, "since_rev", in: 0...Int(Int32.max))
-            switch try domain.read(week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: snapshot) {
+            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            switch try domain.read(week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: ShoppingSnapshotSource(domain: domain, clock: clock)) {
             case .unchanged(let rev):
                 // The answer to every push-woken pull: written directly (the same bytes the
                 // encoder writes for ShoppingWeekResponse, keys sorted; a test compares them).
@@ -94,7 +100,7 @@ struct ShoppingHandlers: Sendable {
             if let (rev, finished) = try domain.endSession(week: week, householdID: caller.householdID, actor: actor.id, now: clock()) {
                 return try .json(ShoppingSessionEndResponse(week: week.monday, rev: rev, left: true, finished: finished))
             }
-            let rev = try engine.store.contexts.revision(key: week.contextKey(householdID: caller.householdID)) ?? 0
+            let rev = try engine.revision(key: week.contextKey(householdID: caller.householdID)) ?? 0
             return try .json(ShoppingSessionEndResponse(week: week.monday, rev: rev, left: false, finished: false))
         }
     }
@@ -108,22 +114,17 @@ struct ShoppingHandlers: Sendable {
         let key = week.contextKey(householdID: caller.householdID)
         // Not the actor, and not the caller either: with `by` the calling device is shared, and its
         // app starts its own card.
-        let others = try engine.store.accounts.members(householdID: caller.householdID).map(\.id)
+        let others = try engine.members(householdID: caller.householdID).map(\.id)
             .filter { $0 != actor.id && $0 != caller.userID }
         let english = actor.locale == "en"
         let alert = LiveActivityAlert(
             title: .plain(english ? "\(actor.name) is shopping" : "\(actor.name) kauft ein"),
             body: .plain(english ? "Week of \(week.monday): add what you need" : "Woche vom \(week.monday): schreib dazu, was fehlt")
         )
-        let result: StartResult
-        do {
-            result = try ContextHandlers.mapping {
-                try engine.startActivities(contextKey: key, userIDs: others, deviceIDs: [], alert: alert, useChannel: true, startsFollowChannel: false)
-            }
-        } catch let error as EngineError {
-            throw HTTPError.contractViolation(error.message, field: "week")
-        }
-        let shoppers = try snapshot.shoppers(week: week, householdID: caller.householdID)
+        let result = try engine.startActivities(
+            contextKey: key, userIDs: others, deviceIDs: [], alert: alert, useChannel: true, startsFollowChannel: false
+        )
+        let shoppers = try ShoppingSnapshotSource(domain: domain, clock: clock).shoppers(week: week, householdID: caller.householdID)
         return ShoppingSessionResponse(
             week: week.monday, rev: rev, contextKey: key, activeShoppers: shoppers, channelId: result.channelID,
             channelFallback: result.channelFallback,
@@ -134,7 +135,7 @@ struct ShoppingHandlers: Sendable {
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
     func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
         guard let by, by != caller.userID else { return caller.user }
-        guard let user = try engine.store.accounts.user(id: by), user.householdID == caller.householdID else {
+        guard let user = try engine.user(id: by), user.householdID == caller.householdID else {
             throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
         }
         return user

@@ -1,0 +1,36 @@
+import LivelineEngine
+import LivelineHTTP
+import LivelineStore
+
+/// The one mapping from what a handler throws to the answer the client gets (the error body of
+/// docs/architecture.md, "Errors"). A refusal of the engine says what was wrong and where; a
+/// database that stays busy is a 503 the client may retry after a second; anything else is a
+/// 500, logged with its description by the HTTP server (messages never hold secrets).
+public enum APIErrors {
+    /// The HTTP answer for `error`; nil for an unexpected failure (a 500).
+    @Sendable public static func map(_ error: any Error) -> HTTPError? {
+        switch error {
+        case let error as HTTPError:
+            return error
+        case let error as EngineError:
+            switch error.code {
+            case .notFound: return .notFound(error.message)
+            case .activityTypeChanged, .contextEnded, .conflict: return .conflict(error.message)
+            case .payloadRefused: return .contractViolation(error.message, field: error.field)
+            default: return nil
+            }
+        case let error as StoreError:
+            switch error.code {
+            case .busy:
+                var busy = HTTPError.unavailable("the database is busy; retry in a moment")
+                busy.headers.append(("Retry-After", "1"))
+                return busy
+            case .notFound: return .notFound(error.message)
+            case .invalidArgument: return .badRequest(error.message)
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+}

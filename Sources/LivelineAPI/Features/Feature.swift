@@ -1,0 +1,56 @@
+import Foundation
+import LivelineEngine
+import LivelineStore
+
+/// A feature of the server — the shopping list, meal planning, transit, or one an app adds: one
+/// module that plugs in through this one seam (docs/architecture.md, "Adding a feature").
+///
+/// The server composes its features from a list: their migrations run after the core's, in the
+/// list's order, recorded under ``name`` so each runs once; then each feature's ``install(into:)``
+/// contributes its snapshot sources, periodic tasks, per-type lifecycle defaults, routes with
+/// their documentation, and the settings it reads. The core names no feature. A feature changes
+/// data only through the engine (``Engine/write(_:)``): its own tables through the transaction it
+/// is given, contexts through the engine's rules.
+public protocol Feature: Sendable {
+    /// A short lowercase name: its migrations are recorded under it.
+    var name: String { get }
+    /// The feature's own tables, numbered from 1 within the feature.
+    var migrations: [Migration] { get }
+    /// The `LIVELINE_…` variables it reads (for `serve --help` and the README).
+    var settings: [FeatureSetting] { get }
+    /// Contributes what the feature brings; called once, before the engine starts.
+    func install(into setup: FeatureSetup) throws
+}
+
+extension Feature {
+    public var settings: [FeatureSetting] { [] }
+
+    /// The feature's migrations under its name.
+    public var featureMigrations: FeatureMigrations { FeatureMigrations(feature: name, migrations: migrations) }
+}
+
+/// A configuration variable of a feature.
+public struct FeatureSetting: Sendable, Hashable {
+    public var variable: String
+    public var defaultValue: String
+    public var meaning: String
+
+    public init(variable: String, defaultValue: String, meaning: String) {
+        self.variable = variable
+        self.defaultValue = defaultValue
+        self.meaning = meaning
+    }
+}
+
+/// The per-type lifecycle defaults a feature sets for the activity types it owns.
+public struct ActivityLifecycle: Sendable, Hashable {
+    /// Each update's `stale-date` is this long after it is sent; nil sends none.
+    public var staleAfter: TimeInterval?
+    /// The end's `dismissal-date` is this long after it is sent (at most 4 hours).
+    public var dismissAfter: TimeInterval
+
+    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval) {
+        self.staleAfter = staleAfter
+        self.dismissAfter = dismissAfter
+    }
+}

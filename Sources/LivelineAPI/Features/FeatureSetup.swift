@@ -1,0 +1,101 @@
+import Foundation
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import Synchronization
+
+/// What features contribute while the server is assembled (``Feature/install(into:)``). Sources,
+/// tasks and lifecycle defaults go into the engine; the routes are added once the engine exists,
+/// with a ``FeatureContext`` to reach it.
+public final class FeatureSetup: Sendable {
+    /// The server's environment (a feature reads its own `LIVELINE_…` settings from it).
+    public let environment: [String: String]
+    /// The server's clock.
+    public let clock: @Sendable () -> Date
+    /// The engine's door for the feature's writes and reads (usable before the engine runs).
+    public let door: EngineDoor
+
+    private struct Parts {
+        var sources: [String: any SnapshotSource] = [:]
+        var tasks: [any PeriodicTask] = []
+        var lifecycle: [String: ActivityLifecycle] = [:]
+        var routes: [@Sendable (inout Router, FeatureContext) throws -> Void] = []
+        var documentation: [APIDocumentationPart] = []
+    }
+    private let parts = Mutex(Parts())
+
+    public init(environment: [String: String], clock: @escaping @Sendable () -> Date, door: EngineDoor) {
+        self.environment = environment
+        self.clock = clock
+        self.door = door
+    }
+
+    /// Builds the content state of every context of `activityType` at send time.
+    public func snapshotSource(_ source: any SnapshotSource, for activityType: String) {
+        parts.withLock { $0.sources[activityType] = source }
+    }
+
+    /// Work to run with the engine's periodic sweep.
+    public func periodicTask(_ task: any PeriodicTask) {
+        parts.withLock { $0.tasks.append(task) }
+    }
+
+    /// The stale and dismissal times of `activityType`'s pushes.
+    public func lifecycle(_ lifecycle: ActivityLifecycle, for activityType: String) {
+        parts.withLock { $0.lifecycle[activityType] = lifecycle }
+    }
+
+    /// Adds routes once the engine exists; each route must also be documented.
+    public func routes(_ add: @escaping @Sendable (inout Router, FeatureContext) throws -> Void) {
+        parts.withLock { $0.routes.append(add) }
+    }
+
+    /// The documentation of the feature's routes and their bodies.
+    public func documentation(_ part: APIDocumentationPart) {
+        parts.withLock { $0.documentation.append(part) }
+    }
+
+    // MARK: Read by the server that assembles the features
+
+    public var sources: [String: any SnapshotSource] { parts.withLock { $0.sources } }
+    public var tasks: [any PeriodicTask] { parts.withLock { $0.tasks } }
+    public var lifecycleByType: [String: ActivityLifecycle] { parts.withLock { $0.lifecycle } }
+    public var documentationParts: [APIDocumentationPart] { parts.withLock { $0.documentation } }
+
+    /// Adds every feature's routes.
+    public func addRoutes(to router: inout Router, context: FeatureContext) throws {
+        for add in parts.withLock({ $0.routes }) { try add(&router, context) }
+    }
+}
+
+/// What a feature's handlers reach: the engine (the only door for writes), who is calling, and the clock.
+public struct FeatureContext: Sendable {
+    public let engine: Engine
+    public let auth: Authenticator
+    public let clock: @Sendable () -> Date
+
+    public init(engine: Engine, auth: Authenticator, clock: @escaping @Sendable () -> Date) {
+        self.engine = engine
+        self.auth = auth
+        self.clock = clock
+    }
+}
+
+extension FeatureSetup {
+    /// The whole-number setting `variable` within `range`, else `defaultValue`; a malformed value
+    /// is an error naming the variable and what it expects.
+    public func integer(_ variable: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = environment[variable] else { return defaultValue }
+        guard let value = Int(text), range.contains(value) else {
+            throw FeatureSettingError("\(variable) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+}
+
+/// A feature's setting that cannot be used; the message names it and what was expected.
+public struct FeatureSettingError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LivelineModel
+import LivelineStore
+
+/// A context's whole state as the `/v1` API gives it (`PUT /v1/contexts/{key}`).
+public struct ContextPut: Sendable {
+    public var type: String
+    public var attributes: JSONValue
+    public var contentState: JSONValue
+    /// Shown with the next push, once.
+    public var alert: LiveActivityAlert?
+    /// The next push's priority (5 or 10), once.
+    public var priority: Int?
+    public var relevanceScore: Double?
+
+    public init(
+        type: String, attributes: JSONValue = .object([:]), contentState: JSONValue, alert: LiveActivityAlert? = nil,
+        priority: Int? = nil, relevanceScore: Double? = nil
+    ) {
+        self.type = type
+        self.attributes = attributes
+        self.contentState = contentState
+        self.alert = alert
+        self.priority = priority
+        self.relevanceScore = relevanceScore
+    }
+}
+
+/// What a context's timeline shows: its history, the newest revision a device was sent, and the
+/// newest each device reported rendering.
+public struct ContextTimeline: Sendable {
+    public var entries: [TimelineEntry]
+    public var sentRev: Int?
+    public var acknowledged: [String: Int]
+}
+
+extension Engine {
+    /// Stores a `/v1` context's whole state and pushes it (docs/architecture.md, "The path of a
+    /// write"): the state must decode into the type's contract and the whole push, as the
+    /// dispatcher will render it now, must pass the payload check; then, in one transaction, the
+    /// context is created (revision 1) or updated (the revision goes up), and its sync row is
+    /// enqueued. Refused with nothing changed: an unknown type or a push the phone would drop
+    /// (`.payloadRefused`, naming the field), another activity type for an existing key
+    /// (`.activityTypeChanged`), an ended context (`.contextEnded`), a context a feature owns
+    /// (`.conflict`).
+    @discardableResult
+    public func putContext(key: String, _ put: ContextPut) throws -> ContextUpsertResult {
+        let now = configuration.clock()
+        let registry = renderer.registry
+        guard let contract = registry.contract(named: put.type) else {
+            let problem = registry.checkContentState(json: Data("{}".utf8), typeName: put.type, now: now).first
+            throw EngineError(.payloadRefused, problem?.message ?? "'\(put.type)' is not a known contract type", field: "type")
+        }
+        let attributesJSON = put.attributes.compactJSON
+        try EngineError.refuse(registry.checkAttributes(json: attributesJSON, typeName: put.type, now: now), in: "attributes")
+        // The engine sets the contract's `rev` itself when it renders; the caller need not send one.
+        var state = put.contentState
+        if contract.schema.contentState.contains(where: { $0.key == "rev" }), case .object(var fields) = state, fields["rev"] == nil {
+            fields["rev"] = .int(0)
+            state = .object(fields)
+        }
+        let alert = try put.alert.map { try JSONValue(json: try APICoding.makeEncoder().encode($0)) }
+        // The whole push as the dispatcher will render it must pass (the contract, size, dates, alert).
+        let report = checkUpdate(type: put.type, contentState: state, alert: alert, relevanceScore: put.relevanceScore)
+        try EngineError.refuse(report.errors.map(EngineError.requestField), in: "")
+
+        return try write { change in
+            let created: Bool
+            if let existing = try change.context(key) {
+                guard existing.activityType == put.type else {
+                    throw EngineError(.activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
+                }
+                guard existing.state == .active else {
+                    throw EngineError(.contextEnded, "the context \(key) has ended; its state no longer changes")
+                }
+                guard existing.householdID == nil else {
+                    throw EngineError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
+                }
+                created = false
+            } else {
+                try change.createContext(
+                    key: key, activityType: put.type, householdID: nil, attributes: String(decoding: attributesJSON, as: UTF8.self),
+                    contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self)
+                )
+                created = true
+            }
+            let rev = try change.recordChange(key, note: created ? "created" : "updated")
+            try store.contexts.setGivenState(
+                key: key, attributes: String(decoding: attributesJSON, as: UTF8.self),
+                contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self), relevanceScore: put.relevanceScore,
+                in: change.sql
+            )
+            if alert != nil || put.priority != nil {
+                try store.contexts.setHints(
+                    key: key, alert: alert.map { String(decoding: $0.compactJSON, as: UTF8.self) }, priority: put.priority, rev: rev, in: change.sql
+                )
+            }
+            return ContextUpsertResult(rev: rev, created: created)
+        }
+    }
+
+    /// Ends the context (`POST /v1/contexts/{key}/end`): its activities get the final state as the
+    /// `end` event, starts not yet sent are cancelled, nothing is sent after. Ending an ended
+    /// context changes nothing and says so. Throws `.notFound`.
+    @discardableResult
+    public func endContext(key: String, note: String? = "ended") throws -> ContextEndResult {
+        try write { change in try change.end(key, note: note) }
+    }
+
+    /// The context's timeline, newest first; nil for an unknown key.
+    public func timeline(key: String, limit: Int = 200) throws -> ContextTimeline? {
+        guard try store.contexts.revision(key: key) != nil else { return nil }
+        return ContextTimeline(
+            entries: try store.contexts.timeline(key: key, limit: limit),
+            sentRev: try store.deliveries.lastDeliveredRev(contextKey: key),
+            acknowledged: Dictionary(try store.reports.receipts(contextKey: key).map { ($0.deviceID, $0.rev) }, uniquingKeysWith: max)
+        )
+    }
+
+    /// The context's row; nil for an unknown key.
+    public func context(key: String) throws -> ContextRecord? { try store.contexts.context(key: key) }
+
+    /// The context's revision; nil for an unknown key.
+    public func revision(key: String) throws -> Int? { try store.contexts.revision(key: key) }
+
+    /// Whether a device of the household follows the `/v1` context `key` (a token registered for
+    /// it, or a start sent to it): what lets the household's apps pull it.
+    public func isFollowed(key: String, householdID: Int) throws -> Bool { try store.contexts.isFollowed(key: key, householdID: householdID) }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LivelineModel
+import LivelineStore
+
+/// What the devices of a household tell the engine: their push tokens, what they rendered, what
+/// the user dismissed or turned off.
+extension Engine {
+    /// Registers a push token (idempotent; a newer token of the same slot replaces the older, kept
+    /// in history). An `la-update` token of a context also answers that device's push-to-start, in
+    /// the same transaction; a new one of a running context gets the current state at once (the
+    /// activity may have missed changes between its start and its token), as a one-target sync
+    /// row. Throws `.invalidArgument` (a store error) for a registration that cannot be stored.
+    @discardableResult
+    public func registerToken(_ registration: TokenRegistration) throws -> RegistrationOutcome {
+        let outcome = try write { change in
+            if registration.kind == .update, let contextKey = registration.contextKey {
+                try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
+            }
+            let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
+            if outcome != .unchanged { try catchUp(registration, in: change) }
+            return outcome
+        }
+        store.tokens.noteCommitted()
+        return outcome
+    }
+
+    private func catchUp(_ registration: TokenRegistration, in change: EngineWrite) throws {
+        guard registration.kind == .update, let key = registration.contextKey,
+            let context = try change.context(key), context.state == .active, context.rev > 0,
+            context.householdID == nil || context.householdID == registration.householdID,
+            let token = try store.tokens.activeToken(
+                householdID: registration.householdID, environment: registration.environment, kind: .update, slot: try registration.slot,
+                in: change.sql
+            ) else { return }
+        _ = try store.outbox.enqueueSync(contextKey: key, target: .token(token.id), now: change.now, in: change.sql)
+    }
+
+    /// Removes the household's registrations of `token`; returns how many were active. Rows of
+    /// other households are never touched.
+    @discardableResult
+    public func unregisterToken(_ token: String, householdID: Int) throws -> Int {
+        try store.tokens.unregister(token: token, householdID: householdID, now: configuration.clock())
+    }
+
+    /// The user's active tokens.
+    public func activeTokens(userID: Int) throws -> [PushTokenRecord] { try store.tokens.activeTokens(userID: userID) }
+
+    /// Goes up with every write of the token registry (for caches of what was read from it).
+    public var tokenChanges: ChangeCounter { store.tokens.changes }
+
+    /// The device rendered revision `rev` of the context (`POST /api/la/receipts`): kept unless a
+    /// newer one is recorded already; it also answers the device's push-to-start of the context.
+    /// Returns the revision recorded.
+    @discardableResult
+    public func recordReceipt(contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int) throws -> Int {
+        try write { change in
+            try change.answerStart(contextKey: contextKey, householdID: householdID, deviceID: deviceID)
+            return try store.reports.recordReceipt(
+                contextKey: contextKey, householdID: householdID, deviceID: deviceID, userID: userID, rev: rev, now: change.now, in: change.sql
+            )
+        }
+    }
+
+    /// The user dismissed the context's activity (`POST /api/la/dismissed`): no new start for
+    /// them unless asked, and their update tokens for it are ended (the activity is gone).
+    /// Returns how many tokens ended.
+    @discardableResult
+    public func dismissed(contextKey: String, userID: Int) throws -> Int {
+        let now = configuration.clock()
+        try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now)
+        return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
+    }
+
+    /// The user's Live Activity setting per activity type (types not listed are on).
+    public func optIns(userID: Int) throws -> [String: Bool] { try store.reports.optIns(userID: userID) }
+
+    /// Turns the user's Live Activities of `attributesType` on or off (off: never push-started).
+    public func setOptIn(userID: Int, attributesType: String, enabled: Bool) throws {
+        try store.reports.setOptIn(userID: userID, attributesType: attributesType, enabled: enabled, now: configuration.clock())
+    }
+}
+
+/// The people the engine pushes to, as the API reads them.
+extension Engine {
+    /// The user with `id`; nil when there is none.
+    public func user(id: Int) throws -> UserRecord? { try store.accounts.user(id: id) }
+
+    /// The household's members.
+    public func members(householdID: Int) throws -> [UserRecord] { try store.accounts.members(householdID: householdID) }
+
+    /// The household with `id`; nil when there is none.
+    public func household(id: Int) throws -> HouseholdRecord? { try store.accounts.household(id: id) }
+}
+
+/// The inbox (notify's first channel), as the API reads and marks it.
+extension Engine {
+    /// The user's inbox, newest first.
+    public func notifications(userID: Int, limit: Int = 100) throws -> [NotificationRecord] {
+        try store.notifications.notifications(userID: userID, limit: limit)
+    }
+
+    /// The user's record with `dedupeKey`; nil when there is none.
+    public func notification(userID: Int, dedupeKey: String) throws -> NotificationRecord? {
+        try store.notifications.notification(userID: userID, dedupeKey: dedupeKey)
+    }
+
+    /// Marks one of the user's records read; false when the user has no record `id`.
+    public func markRead(notification id: Int, userID: Int) throws -> Bool {
+        try store.notifications.markRead(id: id, userID: userID, now: configuration.clock())
+    }
+}
+
+/// What `/metrics` reports beside the counters of ``EngineMetrics``.
+extension Engine {
+    /// The outbox's rows by state and the age of the oldest due one, now.
+    public func outboxDepth() throws -> OutboxDepth { try store.outbox.depth(now: configuration.clock()) }
+
+    /// How many active push-to-start tokens are suspect (a start they got went unanswered).
+    public func suspectStartTokens() throws -> Int { try store.tokens.suspectCount() }
+}

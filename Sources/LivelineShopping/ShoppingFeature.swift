@@ -1,0 +1,32 @@
+import Foundation
+import LivelineAPI
+import LivelineModel
+import LivelineStore
+
+/// The household's weekly shopping list and its Live Activity (docs/features/shopping.md), as a
+/// feature of the server: its tables, the card's snapshot, the sweep of lapsed sessions, its
+/// routes, and the card's lifecycle (stale after an hour, gone 15 minutes after the trip).
+public struct ShoppingFeature: Feature {
+    public init() {}
+
+    public var name: String { "shopping" }
+    public var migrations: [Migration] { ShoppingMigrations.all }
+
+    /// `LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S`.
+    public static let presenceTimeout = FeatureSetting(
+        variable: "LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S", defaultValue: "900",
+        meaning: "a shopper without a heartbeat (or an item change) for this long leaves the card's activeShoppers"
+    )
+    public var settings: [FeatureSetting] { [Self.presenceTimeout] }
+
+    public func install(into setup: FeatureSetup) throws {
+        let timeout = try setup.integer(Self.presenceTimeout.variable, default: 900, in: 10...86_400)
+        let domain = ShoppingDomain(door: setup.door, presenceTimeout: TimeInterval(timeout))
+        let type = ShoppingActivityAttributes.typeName
+        setup.snapshotSource(ShoppingSnapshotSource(domain: domain, clock: setup.clock), for: type)
+        setup.lifecycle(ActivityLifecycle(staleAfter: 60 * 60, dismissAfter: 15 * 60), for: type)
+        setup.periodicTask(ShoppingSessionExpiry(domain: domain, report: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }))
+        setup.routes { router, context in ShoppingHandlers(context: context, domain: domain).addRoutes(to: &router) }
+        setup.documentation(ShoppingDocumentation.part)
+    }
+}

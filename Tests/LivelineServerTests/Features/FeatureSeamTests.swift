@@ -1,0 +1,126 @@
+import Foundation
+import LivelineAPI
+import LivelineCLI
+import LivelineCrypto
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+import Testing
+
+/// A feature that exists only in this test: a household's notes, shown on a meal-planning card.
+/// It plugs in through the seam alone — a migration of its own table, a snapshot source, a route
+/// with its documentation, a lifecycle default — and no core file knows it.
+struct NotesFeature: Feature {
+    static let route = Route(.post, "/api/test-notes")
+    static let type = CookSuggestActivityAttributes.typeName
+
+    var name: String { "notes" }
+    var migrations: [Migration] {
+        [Migration(version: 1, name: "notes: table", sql: "CREATE TABLE test_notes (id {{primaryKey}}, household_id BIGINT NOT NULL, text TEXT NOT NULL)")]
+    }
+
+    static func key(householdID: Int) -> String { "notes:\(householdID)" }
+
+    /// The card: how many notes the household has, and the latest.
+    struct Card: SnapshotSource {
+        func contentState(of context: ContextRecord, in transaction: any SQLTransaction) throws -> JSONValue {
+            let rows = try transaction.query("SELECT text FROM test_notes WHERE household_id = $1 ORDER BY id", [SQLValue(context.householdID)])
+            var state = CookSuggestActivityAttributes.exampleContentState
+            state.statusLabel = "\(rows.count) notes, the last: \(try rows.last?.string("text") ?? "-")"
+            state.rev = context.rev
+            return try JSONValue(json: JSONEncoder().encode(state))
+        }
+    }
+
+    func install(into setup: FeatureSetup) throws {
+        let door = setup.door
+        setup.snapshotSource(Card(), for: Self.type)
+        setup.lifecycle(ActivityLifecycle(staleAfter: 5 * 60, dismissAfter: 60), for: Self.type)
+        setup.routes { router, context in
+            router.add(Self.route) { request in
+                let caller = try context.auth.caller(of: request)
+                struct Body: Decodable { var text: String }
+                let text = try request.decode(Body.self).text
+                guard !text.isEmpty else { throw HTTPError.badRequest("text must not be empty", field: "text") }
+                let key = Self.key(householdID: caller.householdID)
+                let rev = try door.write { change in
+                    if try change.context(key) == nil {
+                        let attributes = String(decoding: try JSONEncoder().encode(CookSuggestActivityAttributes.example), as: UTF8.self)
+                        try change.createContext(key: key, activityType: Self.type, householdID: caller.householdID, attributes: attributes)
+                    }
+                    try change.sql.execute("INSERT INTO test_notes (household_id, text) VALUES ($1, $2)", [SQLValue(caller.householdID), .text(text)])
+                    return try change.recordChange(key, note: "note added")
+                }
+                return .jsonBytes(Array(#"{"rev":\#(rev)}"#.utf8), status: 201)
+            }
+        }
+        setup.documentation(APIDocumentationPart(
+            routes: [RouteDocumentation(Self.route, "Add a note to the household's card", auth: .bearer, request: "TestNote", response: "TestNoteResult", errors: [400], mayCreate: true)],
+            schemas: ["TestNote": Schema.object(["text": Schema.string]), "TestNoteResult": Schema.object(["rev": Schema.integer])]
+        ))
+    }
+}
+
+@Suite struct FeatureSeamTests {
+    @Test func aFeatureOfATestPlugsInThroughTheSeamAndWorksEndToEnd() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-seam-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = folder
+        configuration.accessLog = "off"
+        configuration.minimumPushInterval = 0
+        let (transport, sandbox) = try Assembly.transport(configuration)
+        let app = try buildApplication(configuration, transport: transport, features: [NotesFeature()])
+        try app.start()
+        defer { app.shutdown() }
+        let sandboxServer = try #require(sandbox)
+
+        // Its migration ran, recorded under its name.
+        #expect(try app.store.database.read { try Migrator.appliedVersions(feature: "notes", $0) } == [1])
+        #expect(app.features == ["notes"])
+
+        let bearer = SecureRandom.token(prefix: "ll_")
+        let user = try app.store.accounts.createUser(
+            household: "Seam", name: "Ada", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: SHA256.hex(bearer), now: Date()
+        )
+        let key = NotesFeature.key(householdID: user.householdID)
+        let token = String(repeating: "5e", count: 32)
+        sandboxServer.registerDevice(token: token)
+        let connection = try TestHTTPConnection(port: app.port)
+        let auth = ["Authorization": "Bearer \(bearer)"]
+        let registered = try connection.request(
+            "POST", "/api/apns/register", headers: auth,
+            json: #"{"kind":"la-update","token":"\#(token)","device_id":"phone","context_key":"\#(key)"}"#
+        )
+        #expect(registered.status == 200 || registered.status == 201, "\(registered.text)")
+
+        // Its route answers, writes through the engine's door, and the card goes out, built by
+        // its snapshot source, with its lifecycle's stale date.
+        #expect(try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":"Zwiebeln"}"#).status == 201)
+        let second = try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":"Knoblauch"}"#)
+        #expect(second.status == 201 && second.json?["rev"] as? Int == 2)
+        #expect(await eventually(timeout: 20) {
+            sandboxServer.accepted(token: token).contains { push in
+                let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
+                return (aps?["content-state"] as? [String: Any])?["statusLabel"] as? String == "2 notes, the last: Knoblauch"
+            }
+        })
+        let last = try #require(sandboxServer.accepted(token: token).last)
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(last.payload)) as? [String: Any])?["aps"] as? [String: Any])
+        let stale = try #require(aps["stale-date"] as? Int)
+        let timestamp = try #require(aps["timestamp"] as? Int)
+        #expect((299...300).contains(stale - timestamp), "the feature's 5-minute stale date")
+
+        // Bad input is the feature's 400; the route is documented in /openapi.json.
+        #expect(try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":""}"#).errorField == "text")
+        let document = try connection.request("GET", "/openapi.json")
+        let paths = try #require(document.json?["paths"] as? [String: Any])
+        #expect(paths[NotesFeature.route.template] != nil)
+        #expect(((document.json?["components"] as? [String: Any])?["schemas"] as? [String: Any])?["TestNote"] != nil)
+    }
+}
