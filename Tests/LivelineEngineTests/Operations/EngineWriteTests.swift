@@ -16,9 +16,9 @@ import Testing
         let engine: Engine
         let sender = RecordingPushSender()
 
-        init() throws {
+        init(configuration: EngineConfiguration = EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0)) throws {
             store = try Store.openSQLite(folder: folder)
-            engine = Engine(store: store, sender: sender, configuration: EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0))
+            engine = Engine(store: store, sender: sender, configuration: configuration)
         }
 
         func user(_ name: String, household: String = "H") throws -> UserRecord {
@@ -158,5 +158,47 @@ import Testing
         }
         #expect(try fixture.engine.context(key: "trip:half") == nil)
         #expect(try fixture.store.outbox.rows(contextKey: "trip:half").isEmpty)
+    }
+
+    /// The pre-check of a put renders the push exactly as the dispatcher will: with the type's
+    /// stale date (trip: 10 minutes), and without one for a type that has none.
+    @Test func aPutIsCheckedWithItsTypesStaleDateExactlyAsItWillBeSent() throws {
+        // A trip state whose push is about 4,085 bytes without a stale date: over APNs' 4,096
+        // with one (`,"stale-date":<10 digits>` adds 24).
+        func put(padding: Int) throws -> ContextPut {
+            var put = try Fixture.trip(delay: 1)
+            if case .object(var fields) = put.contentState {
+                fields["currentStop"] = .string(String(repeating: "x", count: padding))
+                put.contentState = .object(fields)
+            }
+            return put
+        }
+        func sizeWithoutStaleDate(_ put: ContextPut) throws -> Int {
+            let state = try JSONSerialization.jsonObject(with: Data(put.contentState.compactJSON))
+            let aps: [String: Any] = ["timestamp": Int(Date().timeIntervalSince1970), "event": "update", "content-state": state]
+            return try JSONSerialization.data(withJSONObject: ["aps": aps]).count
+        }
+        var padding = 3_800
+        while try sizeWithoutStaleDate(put(padding: padding)) < 4_085 { padding += 1 }
+        let big = try put(padding: padding)
+
+        let withStale = try Fixture()
+        #expect { try withStale.engine.putContext(key: "trip:big", big) } throws: { ($0 as? EngineError)?.code == .payloadRefused }
+        #expect(try withStale.engine.context(key: "trip:big") == nil, "refused: nothing stored")
+
+        let noStale = try Fixture(configuration: EngineConfiguration(
+            bundleID: "dev.liveline.demo", minimumPushInterval: 0, staleAfter: nil, staleAfterByType: [:]
+        ))
+        let token = String(repeating: "ab", count: 32)
+        let ada = try noStale.user("Ada")
+        try noStale.engine.registerToken(TokenRegistration(
+            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox, token: token, contextKey: "trip:big"
+        ))
+        #expect(try noStale.engine.putContext(key: "trip:big", big).created)
+        noStale.engine.dispatcher.drain()
+        let sent = try #require(noStale.sender.pushes(token: token).last)
+        #expect(sent.payload.count <= 4_096, "the push it checked is the push it sent: \(sent.payload.count) bytes")
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(sent.payload)) as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["stale-date"] == nil)
     }
 }
