@@ -4,8 +4,9 @@
 #     of 10,000 registered la-update tokens (goal < 1 s), next to the same pushes sent straight
 #     through the APNs client (the ceiling);
 #  2. committed mutations per second through PUT /v1/contexts/… with SQLite (wrk, a changing
-#     trip state over 1,000 contexts, the dispatcher running), next to the storage ceiling (the
-#     same upsert in-process, no HTTP) and wrk's GET /healthz on the same server (the HTTP ceiling).
+#     trip state over 1,000 contexts, the dispatcher running), next to the write path without HTTP
+#     (the same put through Engine.putContext in-process: check + one transaction) and wrk's
+#     GET /healthz on the same server (the HTTP ceiling).
 #
 #   scripts/bench-engine.sh                     # 10,000 tokens × 5 rounds; wrk 10 s, 16 connections
 #   TOKENS=2000 ROUNDS=3 DURATION=5 CONNECTIONS=8 scripts/bench-engine.sh
