@@ -30,24 +30,26 @@ let package = Package(
 
         // MARK: Server side.
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel"], swiftSettings: swiftSettings),
+        // JSON-lines logs (the access log and the engine's events): Foundation only.
+        .target(name: "LivelineLog", swiftSettings: swiftSettings),
+        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
         .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
-            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel", "LivelinePush"],
+            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
         .target(name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine"], swiftSettings: swiftSettings),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
-        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
             dependencies: [
-                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineEngine",
-                "LivelineShopping",
+                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineSandbox",
+                "LivelineEngine", "LivelineShopping",
             ],
             swiftSettings: swiftSettings
         ),
@@ -63,7 +65,8 @@ let package = Package(
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelinePushTests",
@@ -78,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineEngineTests",
-            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel"],
+            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineHTTP
+import LivelineLog
 import LivelineModel
 import LivelinePush
 import LivelineSandbox
