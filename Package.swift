@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineEngineTests",
-            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog"],
+            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog", "LivelineTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
