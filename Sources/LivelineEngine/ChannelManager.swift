@@ -129,7 +129,7 @@ final class ChannelManager: Sendable {
                 }
             }
             logger.record(EngineEvent(
-                .info, .channelsReconciled,
+                vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
                 message: "\(channels.count) channel(s) at APNs, \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
                     + "\(orphans.count) orphan(s) (deletion queued)"
             ))

@@ -51,7 +51,8 @@ struct EngineEvent: Sendable, Hashable {
         case channelRetired
         /// APNs deleted a channel, or no longer had it (info).
         case channelDeleted
-        /// The channels compared with APNs' list: vanished rows marked deleted, orphans queued for deletion (info).
+        /// The channels compared with APNs' list: vanished rows marked deleted, orphans queued
+        /// for deletion (info; debug when there were none).
         case channelsReconciled
         /// The channels could not be reconciled; tried again later (warning).
         case channelReconcileFailed

@@ -79,6 +79,7 @@ public final class Application: Sendable {
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
         (store.database as? SQLiteDatabase)?.releaseServer()
+        engine.logger.flush()  // the last lines, the access log's with them
         return stopped
     }
 }
@@ -110,6 +111,9 @@ private func assembleApplication(
     let (apns, sandbox) = try makeAPNS(configuration)
     let shopping = ShoppingDomain(store: store, presenceTimeout: configuration.shoppingPresenceTimeout)
     let shoppingCard = ShoppingSnapshotSource(domain: shopping, clock: clock)
+    // One stream of JSON lines: the engine's events and the access log share a sink (standard
+    // output, or standard error when the access log goes there); `off` stops only request lines.
+    let logSink = LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
     let engine = Engine(
         store: store, sender: apns,
         configuration: EngineConfiguration(
@@ -120,7 +124,8 @@ private func assembleApplication(
             priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget, clock: clock
         ),
         sources: [ShoppingActivityAttributes.typeName: shoppingCard],
-        periodic: [ShoppingSessionExpiry(domain: shopping, report: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) })]
+        periodic: [ShoppingSessionExpiry(domain: shopping, report: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) })],
+        logger: Logger(sink: logSink, level: configuration.logLevel)
     )
 
     var router = Router()
@@ -139,11 +144,7 @@ private func assembleApplication(
     MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     ShoppingHandlers(auth: auth, engine: engine, domain: shopping, snapshot: shoppingCard, clock: clock).addRoutes(to: &router)
 
-    let accessLog: LogSink = switch configuration.accessLog {
-    case "stderr": LogSink(descriptor: 2)
-    case "off": .discarding()
-    default: LogSink(descriptor: 1)
-    }
+    let accessLog: LogSink = configuration.accessLog == "off" ? .discarding() : logSink
     let http = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads,

@@ -16,6 +16,7 @@ final class TestServer {
         configuration.port = 0
         configuration.dataDirectory = self.folder
         configuration.accessLog = "off"
+        configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configure(&configuration)
         if let clock {
             app = try buildApplication(configuration, clock: clock.function)
