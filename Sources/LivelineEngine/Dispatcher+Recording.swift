@@ -94,27 +94,28 @@ extension Dispatcher {
         }
     }
 
-    /// The thread is ending: one more try for what is kept, whatever its backoff; what still
-    /// fails stays kept (for a later start) and is logged — its rows come back after their lease.
+    /// The thread is ending: one more try for what is kept, whatever its backoff. What still
+    /// cannot be recorded stays kept (a later start tries again) and is logged: if the process
+    /// ends first, its rows come back after their lease.
     func recordPendingBeforeStopping() {
         let kept = pending.withLock { pending in
             defer { pending.removeAll() }
             return pending
         }
-        for (index, entry) in kept.enumerated() {
-            do {
-                settled(entry.plan, try apply(entry.plan))
-            } catch {
-                pending.withLock { $0.append(contentsOf: kept[index...]) }
-                for entry in kept[index...] {
-                    logger.record(EngineEvent(
-                        .error, .recordingUnfinished, contextKey: entry.plan.contextKey, outboxID: entry.plan.rowID,
-                        message: "the dispatcher stopped before the answers to this row could be recorded (\(error)); "
-                            + "the row stays leased and comes back after its lease, when what APNs accepted may be sent again"
-                    ))
-                }
-                return
+        for (index, entry) in kept.enumerated() where !record(entry.plan, failures: entry.failures) {
+            // Kept again, at the front: the rest wait behind it.
+            let waiting = pending.withLock { pending in
+                pending.append(contentsOf: kept[(index + 1)...])
+                return pending
             }
+            for entry in waiting {
+                logger.record(EngineEvent(
+                    .error, .recordingUnfinished, contextKey: entry.plan.contextKey, outboxID: entry.plan.rowID,
+                    message: "the dispatcher stopped before the answers to this row could be recorded; if the process ends now, "
+                        + "the row comes back after its lease, and what APNs accepted may be sent again"
+                ))
+            }
+            return
         }
     }
 

@@ -241,8 +241,4 @@ public final class Dispatcher: Sendable {
         guard let error = error as? StoreError else { return false }
         return error.code == .busy || error.code == .io
     }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

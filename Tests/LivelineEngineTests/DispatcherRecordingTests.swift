@@ -3,6 +3,7 @@ import LivelineEngine
 import LivelineModel
 import LivelinePush
 import LivelineStore
+import LivelineTestSupport
 import Testing
 
 /// What happens when the transaction that records APNs' answers dies halfway: nothing of it is
@@ -234,5 +235,29 @@ import Testing
         #expect(first.events("leaseLost").count == 1)
         #expect(first.events("leaseLost").first?["outbox.id"] as? Int == (try first.rows().first?.id))
         #expect(try first.rows().allSatisfy { $0.status == .done })
+    }
+
+    @Test func answersStillUnrecordedWhenTheEngineStopsAreLoggedAndRecordedAfterTheNextStart() async throws {
+        let harness = try EngineHarness()
+        defer { harness.stop() }
+        _ = try harness.token(0)
+        // Once APNs answered, the database fails for good (until the test heals it).
+        harness.sender.afterSend { harness.faults.arm(failAt: 1, times: 1000) }
+        harness.engine.start()
+        try harness.put(delay: 1)
+        #expect(await eventually { !harness.events("recordingFailed").isEmpty })
+        #expect(harness.engine.stop())
+        let unfinished = harness.events("recordingUnfinished")
+        #expect(unfinished.count == 1 && unfinished.first?["level"] as? String == "error")
+        #expect(unfinished.first?["context.key"] as? String == EngineHarness.contextKey)
+
+        harness.sender.afterSend {}
+        harness.faults.disarm()
+        harness.clock.advance(by: 1)
+        harness.engine.start()
+        #expect(try await eventually { try harness.deliveries().count == 1 })
+        #expect(harness.engine.stop())
+        #expect(harness.sender.devicePushes.count == 1)
+        try Self.expectOneRecordPerAnswer(harness, "after the restart")
     }
 }
