@@ -30,38 +30,40 @@ let package = Package(
 
         // MARK: Server side.
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel"], swiftSettings: swiftSettings),
+        // JSON-lines logs (the access log and the engine's events): Foundation only.
+        .target(name: "LivelineLog", swiftSettings: swiftSettings),
+        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
         .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
-            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineCrypto", "LivelineModel", "LivelinePush"],
+            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
         // What handlers of the core and of features share: auth, the error mapping, request helpers, the feature seam.
         .target(
-            name: "LivelineAPI", dependencies: ["LivelineModel", "LivelineHTTP", "LivelineEngine", "LivelineStore", "LivelineCrypto"],
+            name: "LivelineAPI", dependencies: ["LivelineModel", "LivelineHTTP", "LivelineLog", "LivelineEngine", "LivelineStore", "LivelineCrypto"],
             swiftSettings: swiftSettings
         ),
         // MARK: Features, each behind the seam of LivelineAPI.
         .target(
-            name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineAPI"],
+            name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
-        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
-            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI"],
+            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LivelineCLI",
             dependencies: [
                 "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
-                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping",
+                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineLog",
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,7 +88,8 @@ let package = Package(
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelinePushTests",
@@ -101,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineEngineTests",
-            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineTestSupport"],
+            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog", "LivelineTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),

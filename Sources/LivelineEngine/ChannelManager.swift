@@ -1,4 +1,5 @@
 import Foundation
+import LivelineLog
 import LivelineModel
 import LivelinePush
 import LivelineStore
@@ -8,18 +9,20 @@ import Synchronization
 /// the channel management API when a context first needs one, recorded as rows, deleted after
 /// the context's end (by the dispatcher), and reconciled against APNs' `all-channels` when the
 /// engine starts: channels APNs has and no row knows are orphans and get deleted; rows whose
-/// channel APNs no longer has are marked deleted.
+/// channel APNs no longer has are marked deleted. Each step is an event in the engine's log.
 final class ChannelManager: Sendable {
     let store: Store
     let sender: any PushSender
     let configuration: EngineConfiguration
+    let logger: Logger
     /// Creation is serialised per context in this process, so concurrent starts create one channel.
     private let creating = Mutex<[String: NSLock]>([:])
 
-    init(store: Store, sender: any PushSender, configuration: EngineConfiguration) {
+    init(store: Store, sender: any PushSender, configuration: EngineConfiguration, logger: Logger = .discarding) {
         self.store = store
         self.sender = sender
         self.configuration = configuration
+        self.logger = logger
     }
 
     /// The context's channel, created now when it has none. Without one (APNs refused, e.g. the
@@ -43,7 +46,12 @@ final class ChannelManager: Sendable {
         }
         guard let result, result.status == 201, let channelID = result.channelID else {
             let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
-            return (nil, "no channel (\(why)); updates go to each device's token")
+            let fallback = "no channel (\(why)); updates go to each device's token"
+            logger.record(EngineEvent(
+                .warning, .channelFallback, contextKey: contextKey, apnsID: result?.requestID, status: result?.status,
+                reason: result?.reason?.rawValue, message: fallback
+            ))
+            return (nil, fallback)
         }
         let attached = try store.write { transaction -> Bool in
             try store.channels.insert(
@@ -55,7 +63,7 @@ final class ChannelManager: Sendable {
             guard try store.contexts.context(key: contextKey, in: transaction)?.state == .active else {
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
-                    headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created").json,
+                    headers: OutboxMessage.channelDelete(channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created").json,
                     payload: [], now: now, in: transaction
                 )
                 return false
@@ -63,6 +71,10 @@ final class ChannelManager: Sendable {
             try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
             return true
         }
+        logger.record(EngineEvent(
+            .info, .channelCreated, contextKey: contextKey, apnsID: result.requestID, channelID: channelID, status: result.status,
+            message: attached ? "a broadcast channel for the context" : "created for the context, which ended meanwhile: its deletion is queued"
+        ))
         return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
     }
 
@@ -73,7 +85,14 @@ final class ChannelManager: Sendable {
         let listed = Self.wait { (done: @escaping @Sendable ((channels: [String]?, result: APNSResult)) -> Void) in
             sender.listChannels(bundleID: configuration.bundleID) { channels, result in done((channels, result)) }
         }
-        guard let channels = listed?.channels else { return false }
+        guard let channels = listed?.channels else {
+            let why = listed.map { "APNs answered \($0.result.summary)" } ?? "APNs did not answer in time"
+            logger.record(EngineEvent(
+                .warning, .channelReconcileFailed, apnsID: listed?.result.requestID, status: listed?.result.status,
+                reason: listed?.result.reason?.rawValue, message: "could not list the app's channels (\(why)); tried again later"
+            ))
+            return false
+        }
         let known = Set(channels)
         do {
             // Rows made after the list was asked for may be missing from it: they are left alone.
@@ -82,15 +101,19 @@ final class ChannelManager: Sendable {
             let cutoff = SQLValue.date(milliseconds: SQLValue.milliseconds(now))
             let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue && $0.createdAt < cutoff }
             let recorded = Set(rows.map(\.channelID))
-            for row in rows where !known.contains(row.channelID) {
-                try store.channels.markDeleted(channelID: row.channelID, now: now)
-                if row.ownerKind == .context {
-                    try store.write { transaction in
-                        if try store.contexts.context(key: row.owner, in: transaction)?.channelID == row.channelID {
-                            try store.contexts.setChannel(key: row.owner, channelID: nil, now: now, in: transaction)
-                        }
+            let vanished = rows.filter { !known.contains($0.channelID) }
+            for row in vanished {
+                // The row and its context's link to it, together.
+                try store.write { transaction in
+                    try store.channels.markDeleted(channelID: row.channelID, now: now, in: transaction)
+                    if row.ownerKind == .context, try store.contexts.context(key: row.owner, in: transaction)?.channelID == row.channelID {
+                        try store.contexts.setChannel(key: row.owner, channelID: nil, now: now, in: transaction)
                     }
                 }
+                logger.record(EngineEvent(
+                    .info, .channelDeleted, contextKey: row.ownerKind == .context ? row.owner : nil, channelID: row.channelID,
+                    message: "APNs no longer has the channel: marked deleted"
+                ))
             }
             let orphans = known.subtracting(recorded).sorted()
             if !orphans.isEmpty {
@@ -99,14 +122,20 @@ final class ChannelManager: Sendable {
                         try store.outbox.enqueueMessage(
                             idempotencyKey: "channel-delete:\(channelID):\(Int(now.timeIntervalSince1970 * 1000))", contextKey: nil,
                             target: .channel(channelID),
-                            headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete an orphan channel (no row knows it)").json,
+                            headers: OutboxMessage.channelDelete(channelID: channelID, note: "delete an orphan channel (no row knows it)").json,
                             payload: [], now: now, in: transaction
                         )
                     }
                 }
             }
+            logger.record(EngineEvent(
+                vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
+                message: "\(channels.count) channel(s) at APNs, \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
+                    + "\(orphans.count) orphan(s) (deletion queued)"
+            ))
             return true
         } catch {
+            logger.record(EngineEvent(.warning, .channelReconcileFailed, message: "reconciling the channels failed: \(error); tried again later"))
             return false
         }
     }

@@ -1,19 +1,26 @@
 import Foundation
+import LivelineLog
 import LivelineModel
 import LivelinePush
 import LivelineStore
 import Synchronization
 
-/// Sends what the outbox holds (`engine.md`, "The transactional outbox and the dispatcher"):
-/// claims due rows with a lease (several dispatchers never send one row at the same moment),
-/// renders each context's push at send time, checks it against the contract, fans it out to the
-/// context's broadcast channel and every `la-update` token registered with its key at the
-/// priority the budget allows, sends message rows (starts, alerts, channel deletions) as they were
-/// rendered, records every attempt, and follows APNs' answer: dead tokens are marked invalid (410
-/// only when APNs' timestamp is later than the registration), retryable failures come back with
-/// backoff, permanent ones become dead letters with their reason. Delivery is at least once.
+/// Sends what the outbox holds: claims due rows with a lease (several dispatchers never send one
+/// row at the same moment), prepares each (a context's push rendered at send time and checked
+/// against its contract, fanned out to its broadcast channel and every `la-update` token
+/// registered with its key at the priority the budget allows; message rows — starts, alerts,
+/// channel deletions — as they were rendered), sends, and then, per row, turns APNs' answers into
+/// a ``DispatchPlan`` (``DispatchPlanner``, a pure function) that is applied in one write
+/// transaction: the delivery records, the tokens APNs called dead, the start's verdict, the
+/// context's bookkeeping and the row's own change, all or nothing. Delivery is at least once.
 ///
-/// It runs on a thread of its own, not on the cooperative pool: a batch is rendered, every push
+/// Nothing is swallowed. A plan that cannot be applied is kept and applied again before anything
+/// new is claimed (so no row of this dispatcher is taken back and sent again before its answers
+/// are recorded: an accepted start is not sent twice); one that never can be — a failure other
+/// than a busy or failing database — moves its row on as planned and writes every answer to the
+/// log instead. Every failure is an event in the engine's log (``EngineEvent``).
+///
+/// It runs on a thread of its own, not on the cooperative pool: a batch is prepared, every push
 /// of it sent at once, the thread waits for APNs' answers, and records them. So
 /// ``stop(timeout:)`` can wait for it from anywhere, a task included. Between batches it runs the
 /// engine's periodic work (deadlines, unanswered starts).
@@ -23,6 +30,8 @@ public final class Dispatcher: Sendable {
     let renderer: SyncRenderer
     let configuration: EngineConfiguration
     public let metrics: EngineMetrics
+    let logger: Logger
+    let planner: DispatchPlanner
     let periodic: @Sendable () -> Void
 
     private struct Running {
@@ -35,15 +44,29 @@ public final class Dispatcher: Sendable {
     }
     private let running = Mutex(Running())
 
+    /// A plan whose transaction failed, waiting to be applied again.
+    struct PendingPlan: Sendable {
+        var plan: DispatchPlan
+        var failures: Int
+        /// Not tried again before this (backoff, by the engine's clock).
+        var notBefore: Date
+    }
+    /// Plans not yet applied, oldest first.
+    let pending = Mutex<[PendingPlan]>([])
+    /// Claims failed in a row (only the first failures and then every power of two are logged).
+    let claimFailures = Atomic<Int>(0)
+
     init(
         store: Store, sender: any PushSender, renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics,
-        periodic: @escaping @Sendable () -> Void = {}
+        logger: Logger = .discarding, periodic: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.sender = sender
         self.renderer = renderer
         self.configuration = configuration
         self.metrics = metrics
+        self.logger = logger
+        self.planner = DispatchPlanner(retryPolicy: configuration.retryPolicy)
         self.periodic = periodic
     }
 
@@ -65,6 +88,7 @@ public final class Dispatcher: Sendable {
         // deinit while the process exits corrupts the heap).
         let thread = Thread { [weak self] in
             while let dispatcher = self, !dispatcher.isStopping { dispatcher.round() }
+            self?.recordPendingBeforeStopping()
             finished.signal()
         }
         thread.name = "liveline-dispatcher"
@@ -101,42 +125,54 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Claims one batch, sends it and records the answers; returns how many rows it handled.
-    /// Blocks the calling thread until APNs answered every push of the batch.
+    /// Records the answers still waiting, then claims one batch, sends it and records the
+    /// answers; returns how many rows it handled (0 while earlier answers cannot be recorded:
+    /// nothing is claimed then). Blocks the calling thread until APNs answered every push of the batch.
     @discardableResult
     public func runOnce() -> Int {
+        // Answers not yet recorded come first: while one cannot be, nothing new is claimed, so
+        // this dispatcher never takes back (and sends again) a row whose answers it still holds.
+        guard let recorded = recordPending() else { return 0 }
         let rows: [OutboxRow]
         do {
             rows = try store.outbox.claim(
                 owner: configuration.dispatcherID, now: configuration.clock(), lease: configuration.lease, limit: configuration.batchSize
             )
+            claimFailures.store(0, ordering: .relaxed)
         } catch {
-            return 0
+            claimFailed(error)
+            return recorded
         }
-        guard !rows.isEmpty else { return 0 }
+        guard !rows.isEmpty else { return recorded }
         let now = configuration.clock()
+        var random = SystemRandomNumberGenerator()
         var sending: [(prepared: PreparedRow, answers: Answers)] = []
         let group = DispatchGroup()
         for row in rows {
-            guard let prepared = prepare(row, now: now) else { continue }
-            let answers = Answers(count: prepared.sends.count)
-            for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
-            sending.append((prepared, answers))
+            switch prepare(row, now: now) {
+            case .unsent(let reason):
+                record(planner.plan(row, unsent: reason, at: now, random: &random))
+            case .send(let prepared):
+                let answers = Answers(count: prepared.sends.count)
+                for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
+                sending.append((prepared, answers))
+            }
         }
         // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
         // as unanswered (retried with backoff; a late answer is ignored).
-        let timedOut = group.wait(timeout: .now() + answerTimeout) == .timedOut
+        _ = group.wait(timeout: .now() + answerTimeout)
+        let answeredAt = configuration.clock()
         for (prepared, answers) in sending {
             let outcomes = prepared.sends.indices.map { index in
-                answers.outcome(index) ?? Outcome(
+                answers.outcome(index) ?? SendOutcome(
                     send: prepared.sends[index],
                     result: APNSResult(status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true))
                 )
             }
-            record(prepared, outcomes: outcomes)
+            count(outcomes, of: prepared, answeredAt: answeredAt)
+            record(planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random))
         }
-        _ = timedOut
-        return rows.count
+        return recorded + rows.count
     }
 
     /// How long a batch waits for APNs' answers: well inside the rows' lease.
@@ -147,163 +183,22 @@ public final class Dispatcher: Sendable {
         for _ in 0..<maxBatches where runOnce() > 0 {}
     }
 
-    // MARK: Preparing
-
-    /// One request to APNs and what it is for.
-    struct PreparedSend: Sendable {
-        enum Request: Sendable {
-            case device(APNSNotification)
-            case broadcast(APNSBroadcast)
-            case deleteChannel(String)
-        }
-
-        let target: OutboxTarget
-        let token: PushTokenRecord?
-        let request: Request
-        let priority: Int
-        let note: String
-        var budgetLimited = false
-    }
-
-    /// A claimed row with the requests it makes.
-    struct PreparedRow: Sendable {
-        let row: OutboxRow
-        let rev: Int?
-        let sends: [PreparedSend]
-        let sync: RenderedSync?
-        let message: OutboxMessage?
-    }
-
-    struct Outcome: Sendable {
-        let send: PreparedSend
-        let result: APNSResult
-    }
+    // MARK: Sending
 
     /// The answers to one row's requests, filled from the client's I/O thread; read once the
     /// batch stopped waiting (later answers are not looked at).
     final class Answers: Sendable {
-        private let collected: Mutex<[Outcome?]>
+        private let collected: Mutex<[SendOutcome?]>
         init(count: Int) { collected = Mutex(Array(repeating: nil, count: count)) }
-        func set(_ index: Int, _ outcome: Outcome) { collected.withLock { $0[index] = outcome } }
-        func outcome(_ index: Int) -> Outcome? { collected.withLock { $0[index] } }
-    }
-
-    /// What `row` sends; nil (and the row finished or postponed) when it sends nothing now.
-    private func prepare(_ row: OutboxRow, now: Date) -> PreparedRow? {
-        switch row.kind {
-        case .sync: return prepareSync(row, now: now)
-        case .message: return prepareMessage(row, now: now)
-        }
-    }
-
-    private func prepareSync(_ row: OutboxRow, now: Date) -> PreparedRow? {
-        let outcome: RenderOutcome
-        do {
-            outcome = try renderer.render(row, now: now)
-        } catch let error as StoreError where [.busy, .io].contains(error.code) {
-            // The database is busy or failing for now: try again later, like an unanswered push.
-            let delay = configuration.retryPolicy.delay(beforeRetry: row.attempts + 1)
-            _ = try? store.outbox.retry(
-                id: row.id, owner: configuration.dispatcherID, at: now.addingTimeInterval(Self.seconds(delay)), error: "rendering: \(error)", now: now
-            )
-            return nil
-        } catch {
-            finish(row, deadReason: "rendering failed: \(error)", now: now)
-            return nil
-        }
-        let rendered: RenderedSync
-        switch outcome {
-        case .nothing:
-            finish(row, now: now)  // the context is gone: nothing to send
-            return nil
-        case .postpone(let until, let reason):
-            _ = try? store.outbox.postpone(id: row.id, owner: configuration.dispatcherID, until: until, reason: reason, now: now)
-            return nil
-        case .send(let sync):
-            rendered = sync
-        }
-        let broadcastOnly = rendered.pushes.allSatisfy { $0.token == nil }
-        let report = PayloadCheck(destination: broadcastOnly && !rendered.pushes.isEmpty ? .broadcast : .device, now: now)
-            .check(json: Data(rendered.payload), typeName: rendered.contractName)
-        guard report.isAccepted else {
-            let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")
-            finish(row, deadReason: "payload check refused rev \(rendered.rev): \(problems)", now: now)
-            return nil
-        }
-        if rendered.pushes.isEmpty {
-            // Nobody to send to yet; a later change or registration brings it. The end still retires the channel.
-            record(PreparedRow(row: row, rev: rendered.rev, sends: [], sync: rendered, message: nil), outcomes: [])
-            return nil
-        }
-        let sends = rendered.pushes.map { push -> PreparedSend in
-            let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
-            switch push.target {
-            case .channel(let channelID):
-                return PreparedSend(
-                    target: push.target, token: nil,
-                    request: .broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload)),
-                    priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited
-                )
-            case .token:
-                return PreparedSend(
-                    target: push.target, token: push.token,
-                    request: .device(.liveActivity(
-                        deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
-                    )),
-                    priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited
-                )
-            }
-        }
-        return PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil)
-    }
-
-    private func prepareMessage(_ row: OutboxRow, now: Date) -> PreparedRow? {
-        guard let message = OutboxMessage.decode(row.headers) else {
-            finish(row, deadReason: "the message row has no readable headers", now: now)
-            return nil
-        }
-        switch message.kind {
-        case .channelDelete:
-            guard let channelID = message.channelID else {
-                finish(row, deadReason: "a channel deletion without a channel id", now: now)
-                return nil
-            }
-            let send = PreparedSend(target: .channel(channelID), token: nil, request: .deleteChannel(channelID), priority: 10, note: message.note)
-            return PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message)
-        case .start, .alert:
-            if message.kind == .start, let key = row.contextKey, (try? store.contexts.context(key: key))??.state != .active {
-                // Ended (or gone) before its start went out: a start now would open a card nothing ends.
-                if let startID = message.startID {
-                    try? store.starts.finish(id: startID, accepted: false, reason: "the context ended before the start went out", now: now)
-                }
-                finish(row, now: now)
-                return nil
-            }
-            guard let tokenID = message.tokenID, let token = try? store.tokens.record(id: tokenID), token.status == .active else {
-                if message.kind == .start, let startID = message.startID {
-                    try? store.starts.finish(id: startID, accepted: false, reason: "the push-to-start token is no longer active", now: now)
-                }
-                finish(row, deadReason: "the token is no longer active: \(message.note)", now: now)
-                return nil
-            }
-            let pushType = message.pushType.flatMap(APNSPushType.init(rawValue:)) ?? .alert
-            let notification = APNSNotification(
-                deviceToken: token.token, pushType: pushType, topic: pushType.topic(bundleID: configuration.bundleID),
-                priority: APNSPriority(rawValue: message.priority ?? 10), expiration: message.expiration.map(APNSExpiration.init(seconds:)),
-                collapseID: message.collapseID, payload: row.payload ?? []
-            )
-            let send = PreparedSend(
-                target: .token(tokenID), token: token, request: .device(notification), priority: message.priority ?? 10, note: message.note
-            )
-            return PreparedRow(row: row, rev: message.rev, sends: [send], sync: nil, message: message)
-        }
+        func set(_ index: Int, _ outcome: SendOutcome) { collected.withLock { $0[index] = outcome } }
+        func outcome(_ index: Int) -> SendOutcome? { collected.withLock { $0[index] } }
     }
 
     /// Hands one request to APNs; its answer lands in `answers` at `index`.
     private func perform(_ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup) {
         group.enter()
         let done: @Sendable (APNSResult) -> Void = { result in
-            answers.set(index, Outcome(send: send, result: result))
+            answers.set(index, SendOutcome(send: send, result: result))
             group.leave()
         }
         switch send.request {
@@ -313,152 +208,37 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    // MARK: Recording
-
-    /// Records the answers to one row's requests and follows them.
-    private func record(_ prepared: PreparedRow, outcomes: [Outcome]) {
+    /// The answers in `/metrics` (status and reason, budget pressure, latency from the row being
+    /// due) and, at debug level, in the log.
+    private func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date) {
         let row = prepared.row
-        let answeredAt = configuration.clock()
         if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
-        var retryThisRow = false
-        var deadReason: String?
-        var channelGone: String?
-        do {
-            try store.write { transaction in
-                for outcome in outcomes {
-                    metrics.push(status: outcome.result.status, reason: outcome.result.reason?.rawValue)
-                    if outcome.send.budgetLimited { metrics.budgetLimited() }
-                    try store.deliveries.record(attempt(outcome, row: row, rev: prepared.rev, at: answeredAt), in: transaction)
-                    switch outcome.result.outcome {
-                    case .delivered, .tokenDead:
-                        break
-                    case .retry, .rotateToken:
-                        if row.target != nil || row.kind == .message {
-                            retryThisRow = true
-                        } else if let contextKey = row.contextKey {
-                            let delay = configuration.retryPolicy.delay(beforeRetry: 1)
-                            try store.outbox.enqueueSync(
-                                contextKey: contextKey, target: outcome.send.target, now: answeredAt,
-                                dueAt: answeredAt.addingTimeInterval(Self.seconds(delay)), in: transaction
-                            )
-                        }
-                    case .permanent:
-                        if case .deleteChannel(let channelID) = outcome.send.request,
-                            outcome.result.status == 404 || ["BadChannelId", "ChannelNotRegistered"].contains(outcome.result.reason?.rawValue ?? "") {
-                            channelGone = channelID  // not there: nothing left to delete
-                            continue
-                        }
-                        let reason = "APNs answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
-                        if row.target != nil || row.kind == .message {
-                            deadReason = reason
-                        } else if let contextKey = row.contextKey {
-                            metrics.deadLetter()
-                            try store.outbox.recordDeadTarget(
-                                contextKey: contextKey, target: outcome.send.target, reason: reason, now: answeredAt, in: transaction
-                            )
-                        }
-                    }
-                    if case .deleteChannel(let channelID) = outcome.send.request, outcome.result.outcome == .delivered {
-                        channelGone = channelID
-                    }
-                }
-                if let sync = prepared.sync {
-                    let delivered = outcomes.contains { $0.result.outcome == .delivered }
-                    if sync.carriesHints, delivered {
-                        try store.contexts.clearHints(key: sync.contextKey, sentRev: sync.rev, in: transaction)
-                    }
-                    if let state = sync.sentState, delivered {
-                        try store.contexts.recordSent(key: sync.contextKey, contentState: state, now: sync.renderedAt, in: transaction)
-                    }
-                    // The end reached the channel (or never will): the context's channel goes. After a
-                    // retryable answer it stays, for the retry of the end.
-                    let channelAnswer = outcomes.first { if case .channel = $0.send.target { true } else { false } }?.result.outcome
-                    let endSettled = switch channelAnswer {
-                    case .delivered?, .permanent?, .tokenDead?: true
-                    case .retry?, .rotateToken?, nil: false
-                    }
-                    if let channelID = sync.channelToRetire, endSettled {
-                        try store.contexts.setChannel(key: sync.contextKey, channelID: nil, now: answeredAt, in: transaction)
-                        try store.outbox.enqueueMessage(
-                            idempotencyKey: "channel-delete:\(channelID)", contextKey: sync.contextKey, target: .channel(channelID),
-                            headers: OutboxMessage(kind: .channelDelete, channelID: channelID, note: "delete the channel of ended \(sync.contextKey)").json,
-                            payload: [], now: answeredAt, in: transaction
-                        )
-                    }
-                }
-            }
-        } catch {
-            // Recording failed. A message APNs accepted is not sent again (a second start would
-            // be a second card); anything else is retried.
-            retryThisRow = !(row.kind == .message && outcomes.contains { $0.result.outcome == .delivered })
-        }
-        if let channelGone { _ = try? store.channels.markDeleted(channelID: channelGone, now: answeredAt) }
+        let debug = logger.isEnabled(.debug)
         for outcome in outcomes {
-            guard case .tokenDead(let since) = outcome.result.outcome, let token = outcome.send.token else { continue }
-            // 410: only when APNs learnt it after the app last registered the token (engine.md).
-            _ = try? store.tokens.markInvalid(
-                id: token.id, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", now: answeredAt,
-                registeredBefore: since
-            )
-        }
-        if let message = prepared.message, message.kind == .start, let startID = message.startID, let outcome = outcomes.first {
-            switch outcome.result.outcome {
-            case .delivered:
-                try? store.starts.finish(id: startID, accepted: true, reason: nil, now: answeredAt)
-                metrics.start(outcome: "sent")
-            case .tokenDead, .permanent:
-                try? store.starts.finish(id: startID, accepted: false, reason: outcome.result.summary, now: answeredAt)
-                metrics.start(outcome: "failed")
-            case .retry, .rotateToken:
-                break
+            metrics.push(status: outcome.result.status, reason: outcome.result.reason?.rawValue)
+            if outcome.send.budgetLimited { metrics.budgetLimited() }
+            if debug {
+                var event = DispatchPlanner.event(.debug, .pushAnswered, outcome, row: row, rev: prepared.rev, message: outcome.send.note)
+                if event.status == 0, let transportError = outcome.result.transportError { event.message += " — no answer: \(transportError)" }
+                logger.record(event)
             }
         }
-        if retryThisRow {
-            // Sends so far: this row's, and for a one-target sync row the fan-out send before it.
-            let sends = row.attempts + 1 + (row.kind == .sync && row.target != nil ? 1 : 0)
-            if sends >= configuration.retryPolicy.maximumAttempts {
-                if let message = prepared.message, message.kind == .start, let startID = message.startID {
-                    try? store.starts.finish(id: startID, accepted: false, reason: "gave up after \(sends) attempts", now: answeredAt)
-                    metrics.start(outcome: "failed")
-                }
-                finish(row, deadReason: "gave up after \(sends) attempts: \(outcomes.first?.result.summary ?? "no answer")", now: answeredAt)
-            } else {
-                let delay = configuration.retryPolicy.delay(beforeRetry: sends)
-                _ = try? store.outbox.retry(
-                    id: row.id, owner: configuration.dispatcherID, at: answeredAt.addingTimeInterval(Self.seconds(delay)),
-                    error: outcomes.first?.result.summary ?? "no answer", now: answeredAt
-                )
-            }
-        } else {
-            finish(row, deadReason: deadReason, now: answeredAt)
-        }
     }
 
-    private func attempt(_ outcome: Outcome, row: OutboxRow, rev: Int?, at date: Date) -> DeliveryAttempt {
-        let (kind, target): (DeliveryTargetKind, String) = switch outcome.send.target {
-        case .token(let id): (.token, String(id))
-        case .channel(let id): (.channel, id)
-        }
-        let latency = outcome.result.latency.components
-        return DeliveryAttempt(
-            id: nil, outboxID: row.id, contextKey: row.contextKey, rev: rev, targetKind: kind, target: target,
-            apnsID: outcome.result.apnsID ?? outcome.result.requestID, status: outcome.result.status,
-            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: outcome.send.priority,
-            latencyMilliseconds: Double(latency.seconds) * 1000 + Double(latency.attoseconds) / 1e15, attemptedAt: date,
-            note: outcome.send.note
-        )
+    /// Logs a failed claim: the first three of a streak, then every power of two.
+    private func claimFailed(_ error: any Error) {
+        let streak = claimFailures.add(1, ordering: .relaxed).newValue
+        guard streak <= 3 || streak & (streak - 1) == 0 else { return }
+        let busy = Self.isTransient(error)
+        logger.record(EngineEvent(
+            busy ? .warning : .error, .claimFailed,
+            message: "could not claim due outbox rows (\(streak) in a row): \(error); tried again on the next round"
+        ))
     }
 
-    private func finish(_ row: OutboxRow, deadReason: String? = nil, now: Date) {
-        if let deadReason {
-            metrics.deadLetter()
-            _ = try? store.outbox.deadLetter(id: row.id, owner: configuration.dispatcherID, reason: deadReason, now: now)
-        } else {
-            _ = try? store.outbox.complete(id: row.id, owner: configuration.dispatcherID, now: now)
-        }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    /// A busy or failing database, which a later attempt may find working again.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? StoreError else { return false }
+        return error.code == .busy || error.code == .io
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineLog
 import LivelineModel
 import LivelineStore
 
@@ -7,11 +8,17 @@ import LivelineStore
 /// at the priority the budget allows. Features register a `SnapshotSource` per activity type;
 /// contexts of the `/v1` API keep their state as given. Besides: push-to-start, the lifecycle
 /// (deadlines, dismissals, receipts, unanswered starts), broadcast channels and notify.
+///
+/// What goes wrong or changes shape — a recording that failed, a busy database, a dead letter, a
+/// token invalidated, a channel created, deleted or reconciled, a start that failed — is an event
+/// in `logger` (``EngineEvent``: one JSON line each, naming the context key and `apns-id`).
 public final class Engine: Sendable {
     public let store: Store
     public let configuration: EngineConfiguration
     public let dispatcher: Dispatcher
     public let metrics: EngineMetrics
+    /// Where the engine's events go.
+    public let logger: Logger
     let renderer: SyncRenderer
     let channels: ChannelManager
     let lifecycle: LifecycleSweeper
@@ -20,20 +27,23 @@ public final class Engine: Sendable {
 
     public init(
         store: Store, sender: any PushSender, configuration: EngineConfiguration, sources: [String: any SnapshotSource] = [:],
-        periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known
+        periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known, logger: Logger = .discarding
     ) {
         self.store = store
         self.configuration = configuration
         let metrics = EngineMetrics()
         self.metrics = metrics
+        self.logger = logger
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
-        channels = ChannelManager(store: store, sender: sender, configuration: configuration)
-        let lifecycle = LifecycleSweeper(store: store, configuration: configuration, channels: channels, metrics: metrics, tasks: periodic)
+        channels = ChannelManager(store: store, sender: sender, configuration: configuration, logger: logger)
+        let lifecycle = LifecycleSweeper(
+            store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic
+        )
         self.lifecycle = lifecycle
         starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
         notifier = Notifier(store: store, channels: [AlertPushChannel(store: store, configuration: configuration)])
         dispatcher = Dispatcher(
-            store: store, sender: sender, renderer: renderer, configuration: configuration, metrics: metrics,
+            store: store, sender: sender, renderer: renderer, configuration: configuration, metrics: metrics, logger: logger,
             periodic: { lifecycle.runIfDue() }
         )
     }

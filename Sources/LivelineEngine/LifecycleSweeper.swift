@@ -1,4 +1,5 @@
 import Foundation
+import LivelineLog
 import LivelineStore
 import Synchronization
 
@@ -10,6 +11,7 @@ final class LifecycleSweeper: Sendable {
     let configuration: EngineConfiguration
     let channels: ChannelManager
     let metrics: EngineMetrics
+    let logger: Logger
     /// The features' periodic work, run after the engine's own.
     let tasks: [any PeriodicTask]
     private struct State {
@@ -25,12 +27,16 @@ final class LifecycleSweeper: Sendable {
     /// The channel reconcile running on its thread, if any (``waitForReconcile(timeout:)``).
     private let reconciles = DispatchGroup()
 
-    init(store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, tasks: [any PeriodicTask] = []) {
+    init(
+        store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, logger: Logger = .discarding,
+        tasks: [any PeriodicTask] = []
+    ) {
         self.tasks = tasks
         self.store = store
         self.configuration = configuration
         self.channels = channels
         self.metrics = metrics
+        self.logger = logger
     }
 
     /// Runs the sweep when `lifecycleInterval` has passed since the last one.
@@ -101,11 +107,24 @@ final class LifecycleSweeper: Sendable {
     /// the phone ends an activity after 8 hours by itself, and a card ended by the phone
     /// would keep its last state (`painpoints.md` §8).
     func endContextsNearTheirDeadline(now: Date) {
-        guard let contexts = try? store.contexts.contextsPastDeadline(now: now.addingTimeInterval(configuration.deadlineMargin)) else { return }
+        let contexts: [ContextRecord]
+        do {
+            contexts = try store.contexts.contextsPastDeadline(now: now.addingTimeInterval(configuration.deadlineMargin))
+        } catch {
+            logger.record(EngineEvent(.warning, .sweepFailed, message: "looking for contexts near their deadline failed: \(error)"))
+            return
+        }
         let formatter = ISO8601DateFormatter()
         for context in contexts {
             let note = "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
-            _ = try? store.write { transaction in try EngineWrite(sql: transaction, now: now, store: store).end(context.key, note: note) }
+            do {
+                let ended = try store.write { transaction in try EngineWrite(sql: transaction, now: now, store: store).end(context.key, note: note) }
+                logger.record(EngineEvent(.info, .contextEndedAtDeadline, contextKey: context.key, rev: ended.rev, message: note))
+            } catch {
+                logger.record(EngineEvent(
+                    .warning, .sweepFailed, contextKey: context.key, message: "ending the context before its deadline failed: \(error)"
+                ))
+            }
         }
     }
 
@@ -113,15 +132,29 @@ final class LifecycleSweeper: Sendable {
     /// push-to-start token are marked suspect (`painpoints.md` §1–2), visible in the timeline
     /// and `/metrics`; nothing is started again by itself.
     func markUnansweredStarts(now: Date) {
-        guard let starts = try? store.starts.unanswered(sentBefore: now.addingTimeInterval(-configuration.startAnswerTimeout)) else { return }
+        let starts: [StartRecord]
+        do {
+            starts = try store.starts.unanswered(sentBefore: now.addingTimeInterval(-configuration.startAnswerTimeout))
+        } catch {
+            logger.record(EngineEvent(.warning, .sweepFailed, message: "looking for unanswered starts failed: \(error)"))
+            return
+        }
         for start in starts {
-            guard (try? store.starts.markSuspect(id: start.id, now: now)) == true else { continue }
-            metrics.start(outcome: "suspect")
-            _ = try? store.tokens.markSuspect(
-                id: start.tokenID,
-                reason: "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s",
-                now: now
-            )
+            let reason = "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s"
+            do {
+                guard try store.starts.markSuspect(id: start.id, now: now) else { continue }
+                metrics.start(outcome: "suspect")
+                try store.tokens.markSuspect(id: start.tokenID, reason: reason, now: now)
+                logger.record(EngineEvent(
+                    .warning, .startSuspect, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
+                    message: reason + ": the start and its push-to-start token are marked suspect"
+                ))
+            } catch {
+                logger.record(EngineEvent(
+                    .warning, .sweepFailed, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
+                    message: "marking an unanswered start suspect failed: \(error)"
+                ))
+            }
         }
     }
 }

@@ -50,8 +50,8 @@ struct AlertPushChannel: NotificationChannel {
         let payload = Array(try alert.encoded())
         var count = 0
         for token in try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: configuration.environment, in: transaction) {
-            let message = OutboxMessage(
-                kind: .alert, tokenID: token.id, pushType: APNSPushType.alert.rawValue, priority: 10,
+            let message = OutboxMessage.alert(
+                tokenID: token.id, push: OutboxMessage.Push(pushType: .alert, priority: .immediate),
                 note: "notification \(notification.id) (\(notification.dedupeKey)) to device \(token.deviceID)"
             )
             if try store.outbox.enqueueMessage(

@@ -2,41 +2,127 @@ import Foundation
 import LivelinePush
 import LivelineStore
 
-/// What a message row of the outbox is (its `headers` column, JSON): a push rendered when it was
-/// enqueued — a push-to-start or an alert — or a channel to delete (`engine.md`: "Event-like
-/// messages … are outbox rows too, rendered when enqueued, each with an idempotency key").
-struct OutboxMessage: Codable, Sendable {
-    enum Kind: String, Codable, Sendable {
-        case start
-        case alert
-        case channelDelete = "channel-delete"
+/// What a message row of the outbox is: a push rendered when it was enqueued — a push-to-start
+/// or an alert — or a broadcast channel to delete. Each kind carries exactly what it needs; the
+/// row's `payload` column holds the push's body.
+///
+/// Stored in the row's `headers` column as one flat JSON object with sorted keys, the format every
+/// build so far has written (``Stored``): rows enqueued by an older build are read, and a row
+/// enqueued by this one can still be sent by an older build during a rollback. A row whose
+/// headers do not describe a complete message of a known kind reads as nil.
+enum OutboxMessage: Sendable, Hashable {
+    /// A push-to-start to the push-to-start token `tokenID`, for the `la_starts` row `startID`,
+    /// carrying the context's revision `rev`.
+    case start(tokenID: Int, startID: Int, rev: Int, push: Push, note: String)
+    /// An alert push to the `alert` token `tokenID`.
+    case alert(tokenID: Int, push: Push, note: String)
+    /// The broadcast channel `channelID` to delete through the channel management API.
+    case channelDelete(channelID: String, note: String)
+
+    /// The APNs headers a start or alert is sent with.
+    struct Push: Sendable, Hashable {
+        var pushType: APNSPushType
+        var priority: APNSPriority
+        /// `apns-expiration`, UNIX seconds; nil sends none.
+        var expiration: Int?
+        var collapseID: String?
     }
 
-    var kind: Kind
-    /// The token pushed to (start, alert).
-    var tokenID: Int?
-    /// The channel deleted.
-    var channelID: String?
-    var pushType: String?
-    var priority: Int?
-    /// `apns-expiration`, UNIX seconds.
-    var expiration: Int?
-    var collapseID: String?
-    /// The `la_starts` row a start belongs to.
-    var startID: Int?
-    /// The context revision a start carries.
-    var rev: Int?
-    /// What it is, for the timeline.
-    var note: String
+    /// What it is, for the timeline and the log.
+    var note: String {
+        switch self {
+        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, let note): note
+        }
+    }
 
+    /// The token pushed to (starts and alerts).
+    var tokenID: Int? {
+        switch self {
+        case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _): tokenID
+        case .channelDelete: nil
+        }
+    }
+
+    /// The `la_starts` row of a start.
+    var startID: Int? {
+        if case .start(_, let startID, _, _, _) = self { startID } else { nil }
+    }
+
+    /// The headers column's text.
     var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+        return String(decoding: (try? encoder.encode(Stored(self))) ?? Data("{}".utf8), as: UTF8.self)
     }
 
+    /// The message in a row's headers column; nil when there is none or it is incomplete.
     static func decode(_ text: String?) -> OutboxMessage? {
-        guard let text else { return nil }
-        return try? JSONDecoder().decode(OutboxMessage.self, from: Data(text.utf8))
+        guard let text, let stored = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)) else { return nil }
+        return stored.message
+    }
+
+    /// The headers column's JSON: every kind's fields side by side, those a kind lacks left out.
+    /// Property names are the JSON keys (`tokenID`, `collapseID`, …), as the first builds wrote them.
+    private struct Stored: Codable {
+        var kind: String
+        var tokenID: Int?
+        var channelID: String?
+        var pushType: String?
+        var priority: Int?
+        var expiration: Int?
+        var collapseID: String?
+        var startID: Int?
+        var rev: Int?
+        var note: String
+
+        init(_ message: OutboxMessage) {
+            note = message.note
+            switch message {
+            case .start(let tokenID, let startID, let rev, let push, _):
+                kind = "start"
+                self.tokenID = tokenID
+                self.startID = startID
+                self.rev = rev
+                set(push)
+            case .alert(let tokenID, let push, _):
+                kind = "alert"
+                self.tokenID = tokenID
+                set(push)
+            case .channelDelete(let channelID, _):
+                kind = "channel-delete"
+                self.channelID = channelID
+            }
+        }
+
+        private mutating func set(_ push: Push) {
+            pushType = push.pushType.rawValue
+            priority = push.priority.rawValue
+            expiration = push.expiration
+            collapseID = push.collapseID
+        }
+
+        /// A push without a push type was an alert, without a priority one at 10 (as the first builds sent them).
+        private var push: Push {
+            Push(
+                pushType: pushType.map(APNSPushType.init(rawValue:)) ?? .alert, priority: APNSPriority(rawValue: priority ?? 10),
+                expiration: expiration, collapseID: collapseID
+            )
+        }
+
+        var message: OutboxMessage? {
+            switch kind {
+            case "start":
+                guard let tokenID, let startID, let rev else { return nil }
+                return .start(tokenID: tokenID, startID: startID, rev: rev, push: push, note: note)
+            case "alert":
+                guard let tokenID else { return nil }
+                return .alert(tokenID: tokenID, push: push, note: note)
+            case "channel-delete":
+                guard let channelID else { return nil }
+                return .channelDelete(channelID: channelID, note: note)
+            default:
+                return nil
+            }
+        }
     }
 }

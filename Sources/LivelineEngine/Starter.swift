@@ -112,10 +112,13 @@ struct Starter: Sendable {
                 case .overBudget(let reason):
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .overBudget, reason: reason))
                 case .reserved(let startID):
-                    let message = OutboxMessage(
-                        kind: .start, tokenID: token.id, pushType: APNSPushType.liveActivity.rawValue, priority: 10,
-                        expiration: Int(now.timeIntervalSince1970) + 600, collapseID: String("start:\(contextKey)".utf8.prefix(64)) ?? "start",
-                        startID: startID, rev: context.rev, note: "start rev \(context.rev) on device \(token.deviceID)"
+                    let message = OutboxMessage.start(
+                        tokenID: token.id, startID: startID, rev: context.rev,
+                        push: OutboxMessage.Push(
+                            pushType: .liveActivity, priority: .immediate, expiration: Int(now.timeIntervalSince1970) + 600,
+                            collapseID: String("start:\(contextKey)".utf8.prefix(64)) ?? "start"
+                        ),
+                        note: "start rev \(context.rev) on device \(token.deviceID)"
                     )
                     try store.outbox.enqueueMessage(
                         idempotencyKey: "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCrypto
 import LivelineHTTP
 import LivelineHTTP2
+import LivelineLog
 import Synchronization
 
 /// An APNs look-alike for tests and trials: HTTP/2 over TLS on a device port (`/3/device/…`,

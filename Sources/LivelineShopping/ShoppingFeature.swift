@@ -25,7 +25,8 @@ public struct ShoppingFeature: Feature {
         let type = ShoppingActivityAttributes.typeName
         setup.snapshotSource(ShoppingSnapshotSource(domain: domain, clock: setup.clock), for: type)
         setup.lifecycle(ActivityLifecycle(staleAfter: 60 * 60, dismissAfter: 15 * 60), for: type)
-        setup.periodicTask(ShoppingSessionExpiry(domain: domain, report: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }))
+        let logger = setup.logger
+        setup.periodicTask(ShoppingSessionExpiry(domain: domain, report: { line in logger.warning("shopping.expiryFailed", [("message", .string(line))]) }))
         setup.routes { router, context in ShoppingHandlers(context: context, domain: domain).addRoutes(to: &router) }
         setup.documentation(ShoppingDocumentation.part)
     }

@@ -38,6 +38,7 @@ final class DeviceHarness: @unchecked Sendable {
         configuration.port = 0
         configuration.dataDirectory = folder
         configuration.accessLog = "off"
+        configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
         configure(&configuration)

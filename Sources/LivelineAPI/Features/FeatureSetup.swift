@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineHTTP
+import LivelineLog
 import LivelineModel
 import Synchronization
 
@@ -14,6 +15,8 @@ public final class FeatureSetup: Sendable {
     public let clock: @Sendable () -> Date
     /// The engine's door for the feature's writes and reads (usable before the engine runs).
     public let door: EngineDoor
+    /// The server's log (JSON lines; never a push token, bearer token or key).
+    public let logger: Logger
 
     private struct Parts {
         var sources: [String: any SnapshotSource] = [:]
@@ -24,10 +27,11 @@ public final class FeatureSetup: Sendable {
     }
     private let parts = Mutex(Parts())
 
-    public init(environment: [String: String], clock: @escaping @Sendable () -> Date, door: EngineDoor) {
+    public init(environment: [String: String], clock: @escaping @Sendable () -> Date, door: EngineDoor, logger: Logger) {
         self.environment = environment
         self.clock = clock
         self.door = door
+        self.logger = logger
     }
 
     /// Builds the content state of every context of `activityType` at send time.

@@ -25,6 +25,12 @@ enum ServeCommand: CLICommand {
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
         first start, printed once and kept in DIR/admin-key (mode 0600).
+
+        Logs: standard output carries JSON lines only — one per request (LIVELINE_ACCESS_LOG) and
+        one per engine event at LIVELINE_LOG_LEVEL and above: failed recordings, a busy database,
+        dead letters, tokens invalidated, channels created, deleted and reconciled, failed starts;
+        at debug also every push and APNs' answer. Each names its context key and apns-id, never
+        a push token, bearer token or key. Messages for a person, like these, go to standard error.
         """
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {

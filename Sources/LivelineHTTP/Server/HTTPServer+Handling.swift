@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Dispatch
 import Foundation
+import LivelineLog
 import LivelineModel
 
 extension HTTPServer {

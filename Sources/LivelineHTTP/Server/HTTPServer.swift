@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import LivelineLog
 import LivelineModel
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
+import LivelineLog
 import LivelineModel
 import LivelinePush
 import LivelineStore
@@ -92,6 +93,7 @@ public final class Application: Sendable {
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
         store.database.releaseServer()
+        engine.logger.flush()  // the last lines, the access log's with them
         return stopped
     }
 }
@@ -123,7 +125,11 @@ private func assembleApplication(
 ) throws -> Application {
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
     let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
-    let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: EngineDoor(store: store, clock: clock))
+    // One stream of JSON lines: the engine's events and the access log share a sink (standard
+    // output, or standard error when the access log goes there); `off` stops only request lines.
+    let logSink = LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
+    let logger = Logger(sink: logSink, level: configuration.logLevel)
+    let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: EngineDoor(store: store, clock: clock), logger: logger)
     for feature in features { try feature.install(into: setup) }
 
     var engineConfiguration = EngineConfiguration(
@@ -138,7 +144,8 @@ private func assembleApplication(
         engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
     }
     let engine = Engine(
-        store: store, sender: transport.client, configuration: engineConfiguration, sources: setup.sources, periodic: setup.tasks
+        store: store, sender: transport.client, configuration: engineConfiguration, sources: setup.sources, periodic: setup.tasks,
+        logger: logger
     )
 
     var router = Router()
@@ -157,11 +164,7 @@ private func assembleApplication(
     MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
 
-    let accessLog: LogSink = switch configuration.accessLog {
-    case "stderr": LogSink(descriptor: 2)
-    case "off": .discarding()
-    default: LogSink(descriptor: 1)
-    }
+    let accessLog: LogSink = configuration.accessLog == "off" ? .discarding() : logSink
     let http = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads,

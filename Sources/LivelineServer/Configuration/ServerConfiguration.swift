@@ -1,4 +1,5 @@
 import Foundation
+import LivelineLog
 import LivelineModel
 import LivelinePush
 
@@ -21,6 +22,11 @@ public struct ServerConfiguration: Sendable {
     public var httpThreads = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Where the JSON access log goes (`LIVELINE_ACCESS_LOG`): `stdout`, `stderr` or `off`.
     public var accessLog = "stdout"
+    /// The least level of the engine's events written (`LIVELINE_LOG_LEVEL`: `debug`, `info`,
+    /// `warning` or `error`; default `info`). They are JSON lines in the access log's stream:
+    /// standard output, or standard error with `LIVELINE_ACCESS_LOG=stderr`; `off` stops only the
+    /// request lines, the events still go to standard output.
+    public var logLevel = LogLevel.info
     /// APNs environment assumed for tokens registered without one (`LIVELINE_APNS_ENVIRONMENT`).
     public var defaultPushEnvironment = PushEnvironment.sandbox
     /// Whether this instance sends what the outbox holds (`LIVELINE_DISPATCHER`, `on`/`off`). With
@@ -60,7 +66,8 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_ADMIN_KEY", "admin key for the /v1 API (default: generated once, kept in the data folder)"),
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
-        ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout)"),
+        ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout); the engine's events go there too (off: to stdout)"),
+        ("LIVELINE_LOG_LEVEL", "engine events logged: debug (every push), info, warning or error (default info)"),
         ("LIVELINE_PUSH_RETRY_DELAY_MS", "first backoff before resending a push APNs asked to retry (default 1000; doubles, ±20 % jitter)"),
         ("LIVELINE_PUSH_MAX_ATTEMPTS", "sends of one push before it becomes a dead letter (default 8)"),
         ("LIVELINE_PUSH_MIN_INTERVAL_MS", "least time between two pushes of one context; changes meanwhile go together (default 1000)"),
@@ -97,6 +104,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_ACCESS_LOG must be stdout, stderr or off, not '\(text)'")
             }
             config.accessLog = text
+        }
+        if let text = environment["LIVELINE_LOG_LEVEL"] {
+            guard let level = LogLevel(rawValue: text) else {
+                throw ConfigurationError("LIVELINE_LOG_LEVEL must be debug, info, warning or error, not '\(text)'")
+            }
+            config.logLevel = level
         }
         if let text = environment["LIVELINE_PUSH_RETRY_DELAY_MS"] {
             config.pushRetry.initialDelay = .milliseconds(try integer(text, name: "LIVELINE_PUSH_RETRY_DELAY_MS", in: 1...600_000))

@@ -51,12 +51,16 @@ public struct ChannelRepository: Sendable {
     /// Marks the channel deleted (APNs deleted it, or it no longer exists there).
     @discardableResult
     public func markDeleted(channelID: String, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                "UPDATE channels SET status = 'deleted', deleted_at = $2 WHERE channel_id = $1 AND status = 'active'",
-                [.text(channelID), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try markDeleted(channelID: channelID, now: now, in: transaction) }
+    }
+
+    /// ``markDeleted(channelID:now:)`` in the caller's transaction; `false` when it was not active.
+    @discardableResult
+    public func markDeleted(channelID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE channels SET status = 'deleted', deleted_at = $2 WHERE channel_id = $1 AND status = 'active'",
+            [.text(channelID), SQLValue(now)]
+        ) == 1
     }
 
     /// The row of `channelID`, active or deleted.

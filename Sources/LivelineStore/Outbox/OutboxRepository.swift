@@ -189,15 +189,19 @@ public struct OutboxRepository: Sendable {
     /// (its lease expired and another dispatcher took it back).
     @discardableResult
     public func complete(id: Int, owner: String, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                """
-                UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
-                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
-                """,
-                [SQLValue(id), .text(owner), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try complete(id: id, owner: owner, now: now, in: transaction) }
+    }
+
+    /// ``complete(id:owner:now:)`` in the caller's transaction (with the records of the push's answer).
+    @discardableResult
+    public func complete(id: Int, owner: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            """
+            UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
+            WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+            """,
+            [SQLValue(id), .text(owner), SQLValue(now)]
+        ) == 1
     }
 
     /// Gives a row back for another try at `at` with one more attempt and `error`; `false` when
@@ -207,17 +211,21 @@ public struct OutboxRepository: Sendable {
     /// instead: that row sends the newer state (and the unique index allows only one due row).
     @discardableResult
     public func retry(id: Int, owner: String, at: Date, error: String, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                """
-                UPDATE outbox SET
-                    status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
-                    attempts = attempts + 1, due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
-                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
-                """,
-                [SQLValue(id), .text(owner), SQLValue(at), .text(error), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try retry(id: id, owner: owner, at: at, error: error, now: now, in: transaction) }
+    }
+
+    /// ``retry(id:owner:at:error:now:)`` in the caller's transaction.
+    @discardableResult
+    public func retry(id: Int, owner: String, at: Date, error: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            """
+            UPDATE outbox SET
+                status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
+                attempts = attempts + 1, due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
+            WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+            """,
+            [SQLValue(id), .text(owner), SQLValue(at), .text(error), SQLValue(now)]
+        ) == 1
     }
 
     /// Gives a row back to be sent at `until`, without counting an attempt (a non-material change
@@ -226,32 +234,40 @@ public struct OutboxRepository: Sendable {
     /// state; the unique index allows only one due row).
     @discardableResult
     public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                """
-                UPDATE outbox SET
-                    status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
-                    due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
-                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
-                """,
-                [SQLValue(id), .text(owner), SQLValue(until), .text(reason), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction) }
+    }
+
+    /// ``postpone(id:owner:until:reason:now:)`` in the caller's transaction.
+    @discardableResult
+    public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            """
+            UPDATE outbox SET
+                status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
+                due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
+            WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+            """,
+            [SQLValue(id), .text(owner), SQLValue(until), .text(reason), SQLValue(now)]
+        ) == 1
     }
 
     /// Moves a row that can never be sent to the dead letters with `reason` (`engine.md`:
     /// "visible in the dashboard"); `false` when `owner` no longer holds it.
     @discardableResult
     public func deadLetter(id: Int, owner: String, reason: String, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                """
-                UPDATE outbox SET status = 'dead', last_error = $3, lease_until = NULL, updated_at = $4
-                WHERE id = $1 AND status = 'leased' AND lease_owner = $2
-                """,
-                [SQLValue(id), .text(owner), .text(reason), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction) }
+    }
+
+    /// ``deadLetter(id:owner:reason:now:)`` in the caller's transaction.
+    @discardableResult
+    public func deadLetter(id: Int, owner: String, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            """
+            UPDATE outbox SET status = 'dead', last_error = $3, lease_until = NULL, updated_at = $4
+            WHERE id = $1 AND status = 'leased' AND lease_owner = $2
+            """,
+            [SQLValue(id), .text(owner), .text(reason), SQLValue(now)]
+        ) == 1
     }
 
     // MARK: Reading

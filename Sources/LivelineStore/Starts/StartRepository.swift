@@ -127,15 +127,19 @@ public struct StartRepository: Sendable {
 
     /// Records APNs' verdict on a start: accepted (`sent`) or refused for good (`failed`, with the reason).
     public func finish(id: Int, accepted: Bool, reason: String?, now: Date) throws {
-        try database.write { transaction in
-            try transaction.execute(
-                """
-                UPDATE la_starts SET status = $2, reason = $3, sent_at = CASE WHEN $2 = 'sent' THEN $4 ELSE sent_at END, updated_at = $4
-                WHERE id = $1 AND status = 'queued'
-                """,
-                [SQLValue(id), .text(accepted ? "sent" : "failed"), SQLValue(reason), SQLValue(now)]
-            )
-        }
+        try database.write { transaction in try finish(id: id, accepted: accepted, reason: reason, now: now, in: transaction) }
+    }
+
+    /// ``finish(id:accepted:reason:now:)`` in the caller's transaction (with the delivery record
+    /// of APNs' answer); only a start still `queued` changes.
+    public func finish(id: Int, accepted: Bool, reason: String?, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            """
+            UPDATE la_starts SET status = $2, reason = $3, sent_at = CASE WHEN $2 = 'sent' THEN $4 ELSE sent_at END, updated_at = $4
+            WHERE id = $1 AND status = 'queued'
+            """,
+            [SQLValue(id), .text(accepted ? "sent" : "failed"), SQLValue(reason), SQLValue(now)]
+        )
     }
 
     /// Starts accepted before `sentBefore` whose device never registered its update token, not yet

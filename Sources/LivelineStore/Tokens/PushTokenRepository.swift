@@ -124,6 +124,15 @@ public struct PushTokenRepository: Sendable {
     /// APNs documentation: "Handling notification responses from APNs").
     @discardableResult
     public func markInvalid(id: Int, reason: String, now: Date, registeredBefore: Date? = nil) throws -> Bool {
+        try write { transaction in try markInvalid(id: id, reason: reason, now: now, registeredBefore: registeredBefore, in: transaction) }
+    }
+
+    /// ``markInvalid(id:reason:now:registeredBefore:)`` in the caller's transaction (with the
+    /// delivery record of the answer that said so). The caller bumps ``changes`` once the
+    /// transaction committed: a bump before the commit would let a reader cache the old list
+    /// under the new count.
+    @discardableResult
+    public func markInvalid(id: Int, reason: String, now: Date, registeredBefore: Date? = nil, in transaction: any SQLTransaction) throws -> Bool {
         // Two texts rather than `$4 IS NULL OR …`: PostgreSQL cannot type a parameter seen only in IS NULL.
         var sql = "UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = $3 WHERE id = $1 AND status = 'active'"
         var parameters = [SQLValue(id), SQLValue(now), .text(reason)]
@@ -131,9 +140,7 @@ public struct PushTokenRepository: Sendable {
             sql += " AND last_registered_at < $4"
             parameters.append(SQLValue(registeredBefore))
         }
-        return try write { transaction in
-            try transaction.execute(sql, parameters) == 1
-        }
+        return try transaction.execute(sql, parameters) == 1
     }
 
     /// The user's active tokens, by device, kind and id.

@@ -10,9 +10,10 @@ final class ServeProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveline")
     }
 
-    /// What every child gets: no access log, a plain PATH, and the test run's crash settings.
+    /// What every child gets: no access log, only the engine's errors logged, a plain PATH, and
+    /// the test run's crash settings.
     static var baseEnvironment: [String: String] {
-        var environment = ["LIVELINE_ACCESS_LOG": "off", "PATH": "/usr/bin:/bin"]
+        var environment = ["LIVELINE_ACCESS_LOG": "off", "LIVELINE_LOG_LEVEL": "error", "PATH": "/usr/bin:/bin"]
         environment["SWIFT_BACKTRACE"] = ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"]
         return environment
     }
@@ -25,12 +26,13 @@ final class ServeProcess {
 
     /// Starts `liveline serve --port 0` on 127.0.0.1 with `data` and `environment` (access log
     /// off), and waits for its ready line (its standard error is read on a thread of its own).
-    init(data: URL, environment: [String: String] = [:]) throws {
+    /// Its standard output (the JSON logs) goes to `standardOutput`.
+    init(data: URL, environment: [String: String] = [:], standardOutput: ChildProcess.Stream = .inherit) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         process = try ChildProcess(
             Self.executable.path, ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path],
             environment: Self.baseEnvironment.merging(environment) { $1 },
-            standardError: .pipe
+            standardOutput: standardOutput, standardError: .pipe
         )
         output = OutputCollector(process.standardError!)
         let deadline = Date().addingTimeInterval(20)

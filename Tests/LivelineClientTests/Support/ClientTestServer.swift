@@ -29,6 +29,7 @@ final class ClientTestServer: @unchecked Sendable {
         configuration.port = 0
         configuration.dataDirectory = folder
         configuration.accessLog = "off"
+        configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineHTTP
+import LivelineLog
 import LivelineModel
 import LivelineTestSupport
 import Synchronization

@@ -193,4 +193,19 @@ extension ApplicationTests {
             }
         }
     }
+
+    @Test func theEngineLogLevelIsReadFromTheEnvironmentAndDefaultsToInfo() throws {
+        #expect(try ServerConfiguration.fromEnvironment([:]).logLevel == .info)
+        for level in ["debug", "info", "warning", "error"] {
+            #expect(try ServerConfiguration.fromEnvironment(["LIVELINE_LOG_LEVEL": level]).logLevel.rawValue == level)
+        }
+        for value in ["warn", "DEBUG", "off", ""] {
+            do {
+                _ = try ServerConfiguration.fromEnvironment(["LIVELINE_LOG_LEVEL": value])
+                Issue.record("LIVELINE_LOG_LEVEL=\(value) was taken")
+            } catch {
+                #expect(String(describing: error).contains("LIVELINE_LOG_LEVEL must be debug, info, warning or error"))
+            }
+        }
+    }
 }

@@ -22,6 +22,7 @@ final class TestServer {
         configuration.port = 0
         configuration.dataDirectory = self.folder
         configuration.accessLog = "off"
+        configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configure(&configuration)
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app

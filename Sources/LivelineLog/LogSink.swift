@@ -8,10 +8,14 @@ public final class LogSink: Sendable {
     private let descriptor: Int32
     private let stopped = Atomic<Bool>(false)
     private let flushLock = Mutex(())
+    /// Whether lines are kept in memory (``inMemory()``) instead of written out.
+    private let keeps: Bool
+    private let kept = Mutex<[String]>([])
 
     /// Writes to `descriptor` (1 = standard output, 2 = standard error); nil discards every line.
     public init(descriptor: Int32, interval: Duration = .milliseconds(100)) {
         self.descriptor = descriptor
+        keeps = false
         guard descriptor >= 0 else { return }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         Thread.detachNewThread { [weak self] in
@@ -22,11 +26,26 @@ public final class LogSink: Sendable {
         }
     }
 
+    private init(keeping: Void) {
+        descriptor = -1
+        keeps = true
+    }
+
     /// A sink that drops everything (tests that don't look at logs).
     public static func discarding() -> LogSink { LogSink(descriptor: -1) }
 
+    /// A sink that keeps every line in memory, for tests that read the log (``lines``).
+    public static func inMemory() -> LogSink { LogSink(keeping: ()) }
+
+    /// The lines written so far to an in-memory sink, oldest first; empty for any other sink.
+    public var lines: [String] { kept.withLock { $0 } }
+
     /// Appends one line (a newline is added).
     public func write(_ line: String) {
+        if keeps {
+            kept.withLock { $0.append(line) }
+            return
+        }
         guard descriptor >= 0 else { return }
         let pending = buffer.withLock { buffer -> Int in
             buffer.append(contentsOf: line.utf8)

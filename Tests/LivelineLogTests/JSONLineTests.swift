@@ -1,5 +1,5 @@
 import Foundation
-import LivelineHTTP
+import LivelineLog
 import Testing
 
 struct JSONLineTests {

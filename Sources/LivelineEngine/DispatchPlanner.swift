@@ -1,0 +1,248 @@
+import Foundation
+import LivelineLog
+import LivelinePush
+import LivelineStore
+
+/// Decides what APNs' answers to one row's pushes mean, as a ``DispatchPlan``: a pure function
+/// of the row, what it sent, the answers and the time — no database, no network — so every rule
+/// below is a unit test.
+///
+/// Rules (Related APNs documentation: "Handling notification responses from APNs",
+/// https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns):
+/// - Every answer is one delivery record: `apns-id`, status, reason, priority, latency.
+/// - A dead token (410 `Unregistered`/`ExpiredToken`, `BadDeviceToken`, `DeviceTokenNotForTopic`)
+///   is marked invalid and never retried; after a 410 only when APNs' `timestamp` is later than
+///   the token's last registration.
+/// - 5xx, 429, an expired provider token and no answer are retried with exponential backoff and
+///   jitter (``RetryPolicy``): a row of one recipient (a message, a one-target sync) as a whole
+///   until its attempts run out (then a dead letter with the last answer); a target of a
+///   fan-out as a one-target sync row of its own.
+/// - Any other refusal is permanent: a dead letter (for a fan-out target, a dead sync row of its
+///   own beside the row, which completes). A channel deletion APNs answers 404 (or
+///   `BadChannelId`) has nothing left to delete: the channel is marked deleted.
+/// - An accepted sync clears the hints it carried and, for a whole fan-out, records the state
+///   sent; an end that reached the context's channel (or never will) retires the channel.
+/// - A push-to-start is finished by APNs' verdict: accepted, refused, or given up on.
+struct DispatchPlanner: Sendable {
+    let retryPolicy: RetryPolicy
+
+    // MARK: Answered rows
+
+    /// The plan for `prepared` once APNs answered: `outcomes` in the order of its sends, at `now`.
+    func plan(
+        _ prepared: PreparedRow, outcomes: [SendOutcome], at now: Date, random: inout some RandomNumberGenerator
+    ) -> DispatchPlan {
+        let row = prepared.row
+        var plan = DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now)
+        plan.deliveries = outcomes.map { Self.attempt($0, row: row, rev: prepared.rev, at: now) }
+        // A row of one recipient follows its one answer; a fan-out follows each target on its own.
+        let oneRecipient = row.target != nil || row.kind == .message
+        var retryRow = false
+        var deadReason: String?
+        for outcome in outcomes {
+            switch outcome.result.outcome {
+            case .delivered:
+                if case .deleteChannel(let channelID) = outcome.send.request {
+                    plan.deletedChannels.append(channelID)
+                    plan.events.append(Self.event(.info, .channelDeleted, outcome, row: row, message: "APNs deleted the channel"))
+                }
+            case .tokenDead(let since):
+                guard case .token(let tokenID) = outcome.send.target else { break }
+                plan.invalidTokens.append(DispatchPlan.TokenInvalidation(
+                    tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
+                    apnsID: Self.apnsID(outcome.result), status: outcome.result.status
+                ))
+            case .retry, .rotateToken:
+                if oneRecipient {
+                    retryRow = true
+                } else if let contextKey = row.contextKey {
+                    let dueAt = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: 1, using: &random)))
+                    plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: dueAt))
+                    plan.events.append(Self.event(
+                        .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
+                        message: "APNs answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
+                    ))
+                }
+            case .permanent:
+                if case .deleteChannel(let channelID) = outcome.send.request, Self.channelIsGone(outcome.result) {
+                    plan.deletedChannels.append(channelID)  // not there: nothing left to delete
+                    plan.events.append(Self.event(
+                        .info, .channelDeleted, outcome, row: row, message: "APNs no longer has the channel (\(outcome.result.summary))"
+                    ))
+                    continue
+                }
+                let reason = "APNs answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
+                if oneRecipient {
+                    deadReason = reason
+                } else if let contextKey = row.contextKey {
+                    plan.deadTargets.append(DispatchPlan.DeadTarget(contextKey: contextKey, target: outcome.send.target, reason: reason))
+                    plan.events.append(Self.event(.warning, .deadLetter, outcome, row: row, rev: prepared.rev, message: reason))
+                }
+            }
+        }
+        if let sync = prepared.sync { followSync(sync, outcomes: outcomes, into: &plan) }
+        if let startID = prepared.message?.startID, let outcome = outcomes.first {
+            followStart(startID, outcome: outcome, row: row, into: &plan)
+        }
+        if retryRow {
+            retry(prepared, last: outcomes.first, at: now, random: &random, into: &plan)
+        } else if let deadReason {
+            plan.row = .deadLetter(reason: deadReason)
+            plan.rowEvent = Self.event(.warning, .deadLetter, outcomes.first, row: row, rev: prepared.rev, message: deadReason)
+        }
+        return plan
+    }
+
+    /// An accepted sync clears the hints it carried and records the state a whole fan-out sent;
+    /// an end whose channel push settled (accepted, or refused for good) retires the channel.
+    /// After a retryable answer the channel stays, for the retry of the end.
+    private func followSync(_ sync: RenderedSync, outcomes: [SendOutcome], into plan: inout DispatchPlan) {
+        let delivered = outcomes.contains { $0.result.outcome == .delivered }
+        if sync.carriesHints, delivered { plan.hintsSent = DispatchPlan.HintsSent(contextKey: sync.contextKey, rev: sync.rev) }
+        if let state = sync.sentState, delivered {
+            plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
+        }
+        let channelAnswer = outcomes.first { if case .channel = $0.send.target { true } else { false } }?.result.outcome
+        let endSettled = switch channelAnswer {
+        case .delivered?, .permanent?, .tokenDead?: true
+        case .retry?, .rotateToken?, nil: false
+        }
+        if let channelID = sync.channelToRetire, endSettled {
+            plan.retiredChannel = DispatchPlan.ChannelRetirement(contextKey: sync.contextKey, channelID: channelID)
+            plan.events.append(EngineEvent(
+                .debug, .channelRetired, contextKey: sync.contextKey, outboxID: plan.rowID, channelID: channelID,
+                message: "the end reached the context's channel: detached, its deletion queued"
+            ))
+        }
+    }
+
+    /// APNs' verdict on a start: accepted, or refused for good. A retryable answer decides nothing yet.
+    private func followStart(_ startID: Int, outcome: SendOutcome, row: OutboxRow, into plan: inout DispatchPlan) {
+        switch outcome.result.outcome {
+        case .delivered:
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: true)
+            plan.events.append(Self.event(.debug, .startSent, outcome, row: row, startID: startID, message: "APNs accepted the push-to-start"))
+        case .tokenDead, .permanent:
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: outcome.result.summary, counted: true)
+            plan.events.append(Self.event(
+                .warning, .startFailed, outcome, row: row, startID: startID, message: "APNs refused the push-to-start: \(outcome.result.summary)"
+            ))
+        case .retry, .rotateToken:
+            break
+        }
+    }
+
+    /// A row of one recipient APNs asked to retry: again after a backoff, or a dead letter once
+    /// its sends reach the policy's maximum (a start then fails).
+    private func retry(
+        _ prepared: PreparedRow, last: SendOutcome?, at now: Date, random: inout some RandomNumberGenerator, into plan: inout DispatchPlan
+    ) {
+        let row = prepared.row
+        // Sends so far: this row's, and for a one-target sync row the fan-out send before it.
+        let sends = row.attempts + 1 + (row.kind == .sync && row.target != nil ? 1 : 0)
+        let answer = last?.result.summary ?? "no answer"
+        guard sends < retryPolicy.maximumAttempts else {
+            let reason = "gave up after \(sends) attempts: \(answer)"
+            if let startID = prepared.message?.startID {
+                plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: "gave up after \(sends) attempts", counted: true)
+                plan.events.append(Self.event(.warning, .startFailed, last, row: row, startID: startID, message: "the push-to-start " + reason))
+            }
+            plan.row = .deadLetter(reason: reason)
+            plan.rowEvent = Self.event(.warning, .deadLetter, last, row: row, rev: prepared.rev, message: reason)
+            return
+        }
+        let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: sends, using: &random)))
+        plan.row = .retry(at: at, error: answer)
+        plan.rowEvent = Self.event(
+            .debug, .pushRetried, last, row: row, rev: prepared.rev, message: "APNs answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
+        )
+    }
+
+    // MARK: Rows that send nothing now
+
+    /// The plan for `row`, which sends nothing now because of `reason`, at `now`.
+    func plan(_ row: OutboxRow, unsent reason: Preparation.Reason, at now: Date, random: inout some RandomNumberGenerator) -> DispatchPlan {
+        var plan = DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now)
+        switch reason {
+        case .nothingToSend:
+            break
+        case .postponed(let until, let why):
+            plan.row = .postpone(until: until, reason: why)
+        case .databaseUnavailable(let error):
+            let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: row.attempts + 1, using: &random)))
+            plan.row = .retry(at: at, error: error)
+            plan.rowEvent = EngineEvent(
+                .warning, .databaseBusy, contextKey: row.contextKey, outboxID: row.id, message: "\(error); the row is tried again at \(Self.time(at))"
+            )
+        case .unsendable(let why):
+            plan.row = .deadLetter(reason: why)
+            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, message: why)
+        case .startAfterTheEnd(let startID):
+            let why = "the context ended before the start went out"
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
+            plan.events.append(EngineEvent(.info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, startID: startID, message: why))
+        case .tokenInactive(let startID, let note):
+            let why = "the token is no longer active: \(note)"
+            if let startID {
+                plan.start = DispatchPlan.StartFinish(
+                    startID: startID, accepted: false, reason: "the push-to-start token is no longer active", counted: false
+                )
+                plan.events.append(EngineEvent(
+                    .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
+                    message: "the push-to-start token is no longer active"
+                ))
+            }
+            plan.row = .deadLetter(reason: why)
+            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, message: why)
+        }
+        return plan
+    }
+
+    // MARK: Pieces
+
+    /// The delivery record of one answer.
+    static func attempt(_ outcome: SendOutcome, row: OutboxRow, rev: Int?, at date: Date) -> DeliveryAttempt {
+        let (kind, target): (DeliveryTargetKind, String) = switch outcome.send.target {
+        case .token(let id): (.token, String(id))
+        case .channel(let id): (.channel, id)
+        }
+        let latency = outcome.result.latency.components
+        return DeliveryAttempt(
+            id: nil, outboxID: row.id, contextKey: row.contextKey, rev: rev, targetKind: kind, target: target,
+            apnsID: apnsID(outcome.result), status: outcome.result.status,
+            reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: outcome.send.priority,
+            latencyMilliseconds: Double(latency.seconds) * 1000 + Double(latency.attoseconds) / 1e15, attemptedAt: date,
+            note: outcome.send.note
+        )
+    }
+
+    /// A channel deletion answered this way has nothing left to delete.
+    static func channelIsGone(_ result: APNSResult) -> Bool {
+        result.status == 404 || ["BadChannelId", "ChannelNotRegistered"].contains(result.reason?.rawValue ?? "")
+    }
+
+    static func apnsID(_ result: APNSResult) -> String? { result.apnsID ?? result.requestID }
+
+    /// An event about `row` and, when given, one answer: its `apns-id`, status, reason and target.
+    static func event(
+        _ level: LogLevel, _ name: EngineEvent.Name, _ outcome: SendOutcome?, row: OutboxRow, rev: Int? = nil, startID: Int? = nil,
+        message: String
+    ) -> EngineEvent {
+        var event = EngineEvent(level, name, contextKey: row.contextKey, outboxID: row.id, startID: startID, rev: rev, message: message)
+        guard let outcome else { return event }
+        event.apnsID = apnsID(outcome.result)
+        event.status = outcome.result.status
+        event.reason = outcome.result.reason?.rawValue
+        switch outcome.send.target {
+        case .token(let id): event.tokenID = id
+        case .channel(let id): event.channelID = id
+        }
+        return event
+    }
+
+    static func time(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    private func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import LivelineModel
+import LivelinePush
+import LivelineStore
+
+extension Dispatcher {
+    /// What `row` sends now, or why it sends nothing. Reads (and, for a sync row, renders in a
+    /// write transaction that takes the next push timestamp); decides nothing about the row.
+    func prepare(_ row: OutboxRow, now: Date) -> Preparation {
+        switch row.kind {
+        case .sync: prepareSync(row, now: now)
+        case .message: prepareMessage(row, now: now)
+        }
+    }
+
+    private func prepareSync(_ row: OutboxRow, now: Date) -> Preparation {
+        let outcome: RenderOutcome
+        do {
+            outcome = try renderer.render(row, now: now)
+        } catch where Self.isTransient(error) {
+            return .unsent(.databaseUnavailable("rendering: \(error)"))
+        } catch {
+            return .unsent(.unsendable("rendering failed: \(error)"))
+        }
+        switch outcome {
+        case .nothing:
+            return .unsent(.nothingToSend)  // the context is gone
+        case .postpone(let until, let reason):
+            return .unsent(.postponed(until: until, reason: reason))
+        case .send(let rendered):
+            return prepareSends(row, rendered, now: now)
+        }
+    }
+
+    /// A rendered sync's requests, once the payload passed the contract's check.
+    private func prepareSends(_ row: OutboxRow, _ rendered: RenderedSync, now: Date) -> Preparation {
+        let broadcastOnly = rendered.pushes.allSatisfy { $0.token == nil }
+        let report = PayloadCheck(destination: broadcastOnly && !rendered.pushes.isEmpty ? .broadcast : .device, now: now)
+            .check(json: Data(rendered.payload), typeName: rendered.contractName)
+        guard report.isAccepted else {
+            let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")
+            return .unsent(.unsendable("payload check refused rev \(rendered.rev): \(problems)"))
+        }
+        // Nobody to send to yet; a later change or registration brings it.
+        guard !rendered.pushes.isEmpty else { return .unsent(.nothingToSend) }
+        let sends = rendered.pushes.map { push -> PreparedSend in
+            let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
+            let request: PreparedSend.Request = switch push.target {
+            case .channel(let channelID):
+                .broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload))
+            case .token:
+                .device(.liveActivity(
+                    deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
+                ))
+            }
+            return PreparedSend(target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited)
+        }
+        return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
+    }
+
+    private func prepareMessage(_ row: OutboxRow, now: Date) -> Preparation {
+        guard let message = OutboxMessage.decode(row.headers) else {
+            return .unsent(.unsendable("the message row has no readable headers"))
+        }
+        switch message {
+        case .channelDelete(let channelID, let note):
+            let send = PreparedSend(target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note)
+            return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
+        case .start(let tokenID, let startID, let rev, let push, let note):
+            if let key = row.contextKey {
+                // Ended (or gone) before its start went out: a start now would open a card nothing ends.
+                do {
+                    guard try store.contexts.context(key: key)?.state == .active else { return .unsent(.startAfterTheEnd(startID: startID)) }
+                } catch where Self.isTransient(error) {
+                    return .unsent(.databaseUnavailable("reading the context of a start: \(error)"))
+                } catch {
+                    return .unsent(.unsendable("reading the context of a start failed: \(error)"))
+                }
+            }
+            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID)
+        case .alert(let tokenID, let push, let note):
+            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil)
+        }
+    }
+
+    /// A start's or alert's request to its token, while the token is active.
+    private func prepareDevicePush(
+        _ row: OutboxRow, _ message: OutboxMessage, tokenID: Int, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?
+    ) -> Preparation {
+        let token: PushTokenRecord?
+        do {
+            token = try store.tokens.record(id: tokenID)
+        } catch where Self.isTransient(error) {
+            return .unsent(.databaseUnavailable("reading the token of a message: \(error)"))
+        } catch {
+            return .unsent(.unsendable("reading the token of a message failed: \(error)"))
+        }
+        guard let token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
+        let notification = APNSNotification(
+            deviceToken: token.token, pushType: push.pushType, topic: push.pushType.topic(bundleID: configuration.bundleID),
+            priority: push.priority, expiration: push.expiration.map(APNSExpiration.init(seconds:)), collapseID: push.collapseID,
+            payload: row.payload ?? []
+        )
+        let send = PreparedSend(target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note)
+        return .send(PreparedRow(row: row, rev: rev, sends: [send], sync: nil, message: message))
+    }
+}

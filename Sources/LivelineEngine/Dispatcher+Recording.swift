@@ -1,0 +1,187 @@
+import Foundation
+import LivelineLog
+import LivelineStore
+
+extension Dispatcher {
+    /// What applying a plan changed beyond its records.
+    struct Applied: Sendable {
+        /// This dispatcher still held the row's lease, so the row's change was made.
+        var held: Bool
+        /// The tokens marked invalid (a token registered again after APNs' timestamp is not).
+        var invalidated: Set<Int>
+    }
+
+    /// Applies `plan` in one write transaction: every record and change of it, the row's own
+    /// change last, or — when anything fails — none of it. Then wakes the dispatchers (a target
+    /// retry or a channel deletion may be due) and tells the token registry's readers.
+    func apply(_ plan: DispatchPlan) throws -> Applied {
+        let applied = try store.write { transaction -> Applied in
+            for attempt in plan.deliveries { try store.deliveries.record(attempt, in: transaction) }
+            for retry in plan.targetRetries {
+                try store.outbox.enqueueSync(contextKey: retry.contextKey, target: retry.target, now: plan.at, dueAt: retry.dueAt, in: transaction)
+            }
+            for dead in plan.deadTargets {
+                try store.outbox.recordDeadTarget(contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
+            }
+            var invalidated: Set<Int> = []
+            for token in plan.invalidTokens where try store.tokens.markInvalid(
+                id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction
+            ) {
+                invalidated.insert(token.tokenID)
+            }
+            if let start = plan.start {
+                try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
+            }
+            if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
+            if let sent = plan.sentState {
+                try store.contexts.recordSent(key: sent.contextKey, contentState: sent.contentState, now: sent.renderedAt, in: transaction)
+            }
+            if let retired = plan.retiredChannel {
+                try store.contexts.setChannel(key: retired.contextKey, channelID: nil, now: plan.at, in: transaction)
+                try store.outbox.enqueueMessage(
+                    idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),
+                    headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)").json,
+                    payload: [], now: plan.at, in: transaction
+                )
+            }
+            for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
+            return Applied(held: try change(plan.row, of: plan.rowID, at: plan.at, in: transaction), invalidated: invalidated)
+        }
+        if !plan.invalidTokens.isEmpty { store.tokens.changes.bump() }
+        return applied
+    }
+
+    /// The row's own change; false when this dispatcher no longer holds its lease.
+    private func change(_ change: DispatchPlan.RowChange, of id: Int, at now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        let owner = configuration.dispatcherID
+        return switch change {
+        case .complete: try store.outbox.complete(id: id, owner: owner, now: now, in: transaction)
+        case .retry(let at, let error): try store.outbox.retry(id: id, owner: owner, at: at, error: error, now: now, in: transaction)
+        case .postpone(let until, let reason): try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
+        case .deadLetter(let reason): try store.outbox.deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction)
+        }
+    }
+
+    /// Applies `plan` and logs what it did. A failure keeps the plan for another try (a busy or
+    /// failing database) or moves the row on without its records (any other failure: it would
+    /// fail again); either way it is logged. False when the plan was kept.
+    @discardableResult
+    func record(_ plan: DispatchPlan, failures: Int = 0) -> Bool {
+        do {
+            settled(plan, try apply(plan))
+            return true
+        } catch {
+            return recordingFailed(plan, error: error, failures: failures + 1)
+        }
+    }
+
+    /// Applies the plans kept after a failed recording, oldest first. Returns how many were
+    /// applied, or nil while one still waits (its backoff, or the database): nothing new is
+    /// claimed then.
+    func recordPending() -> Int? {
+        var applied = 0
+        while true {
+            let now = configuration.clock()
+            let next = pending.withLock { pending -> PendingPlan?? in
+                guard let first = pending.first else { return .some(nil) }
+                guard now >= first.notBefore else { return nil }
+                return pending.removeFirst()
+            }
+            guard let next else { return nil }  // the first is still backing off
+            guard let next else { return applied }  // none left
+            guard record(next.plan, failures: next.failures) else { return nil }  // kept again, at the front
+            applied += 1
+        }
+    }
+
+    /// The thread is ending: one more try for what is kept, whatever its backoff. What still
+    /// cannot be recorded stays kept (a later start tries again) and is logged: if the process
+    /// ends first, its rows come back after their lease.
+    func recordPendingBeforeStopping() {
+        let kept = pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for (index, entry) in kept.enumerated() where !record(entry.plan, failures: entry.failures) {
+            // Kept again, at the front: the rest wait behind it.
+            let waiting = pending.withLock { pending in
+                pending.append(contentsOf: kept[(index + 1)...])
+                return pending
+            }
+            for entry in waiting {
+                logger.record(EngineEvent(
+                    .error, .recordingUnfinished, contextKey: entry.plan.contextKey, outboxID: entry.plan.rowID,
+                    message: "the dispatcher stopped before the answers to this row could be recorded; if the process ends now, "
+                        + "the row comes back after its lease, and what APNs accepted may be sent again"
+                ))
+            }
+            return
+        }
+    }
+
+    /// A plan's transaction failed. A busy or failing database: the plan waits, with a backoff,
+    /// at the front of the queue. Anything else would fail again: the row's change is applied
+    /// alone (it moves on as planned) and every answer goes to the log, the only record left.
+    private func recordingFailed(_ plan: DispatchPlan, error: any Error, failures: Int) -> Bool {
+        let now = configuration.clock()
+        guard Self.isTransient(error) else { return abandon(plan, error: error) }
+        let backoff = min(30, 0.1 * pow(2, Double(failures - 1)))
+        pending.withLock { $0.insert(PendingPlan(plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff)), at: 0) }
+        logger.record(EngineEvent(
+            .warning, .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: plan.deliveries.first?.apnsID,
+            status: plan.deliveries.first?.status,
+            message: "recording \(plan.deliveries.count) answer(s) failed (\(failures) time(s)): \(error); nothing of it was written, "
+                + "it is recorded again in \(backoff) s and nothing new is claimed before"
+        ))
+        return false
+    }
+
+    /// Gives up on `plan`'s records: each answer is logged, the row's change is applied alone.
+    /// False when that was kept for another try.
+    private func abandon(_ plan: DispatchPlan, error: any Error) -> Bool {
+        for attempt in plan.deliveries {
+            logger.record(EngineEvent(
+                .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: attempt.apnsID,
+                tokenID: attempt.targetKind == .token ? Int(attempt.target) : nil, channelID: attempt.targetKind == .channel ? attempt.target : nil,
+                rev: attempt.rev, status: attempt.status, reason: attempt.reason,
+                message: "this answer could not be recorded (\(error)): \(attempt.note ?? "")"
+            ))
+        }
+        if plan.deliveries.isEmpty {
+            logger.record(EngineEvent(
+                .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID,
+                message: "what follows from this row could not be recorded (\(error))"
+            ))
+        }
+        let rowOnly = plan.rowOnly
+        guard rowOnly != plan else { return true }  // the row's change alone failed: the row comes back after its lease
+        return record(rowOnly)
+    }
+
+    /// The plan is applied: its events, the row's (or that its lease was lost), the tokens'
+    /// invalidations, and the counters of `/metrics`.
+    private func settled(_ plan: DispatchPlan, _ applied: Applied) {
+        for event in plan.events { logger.record(event) }
+        if applied.held {
+            if let event = plan.rowEvent { logger.record(event) }
+            if case .deadLetter = plan.row { metrics.deadLetter() }
+        } else {
+            logger.record(EngineEvent(
+                .warning, .leaseLost, contextKey: plan.contextKey, outboxID: plan.rowID,
+                message: "the row's lease ran out before its answers were recorded: they are, and the row is another dispatcher's now"
+            ))
+        }
+        for _ in plan.deadTargets { metrics.deadLetter() }
+        if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
+        for token in plan.invalidTokens {
+            let invalidated = applied.invalidated.contains(token.tokenID)
+            logger.record(EngineEvent(
+                invalidated ? .info : .debug, invalidated ? .tokenInvalidated : .tokenKept, contextKey: plan.contextKey, outboxID: plan.rowID,
+                apnsID: token.apnsID, tokenID: token.tokenID, status: token.status, reason: token.reason,
+                message: invalidated
+                    ? "APNs no longer knows the token: marked invalid, never pushed again"
+                    : "APNs called the token dead, but it was registered again since (or had ended already): kept as it is"
+            ))
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// What preparing a claimed row came to: requests to make now, or a row that sends nothing now
+/// and why (the planner decides what becomes of it).
+enum Preparation: Sendable {
+    case send(PreparedRow)
+    case unsent(Reason)
+
+    /// Why a claimed row sends nothing now.
+    enum Reason: Sendable, Hashable {
+        /// Its context is gone, or nobody is registered for it yet (a later change or
+        /// registration brings the push).
+        case nothingToSend
+        /// A quiet change waits for its debounce until `until`.
+        case postponed(until: Date, reason: String)
+        /// The database was busy or failing while the row was prepared: it is tried again later,
+        /// like an unanswered push.
+        case databaseUnavailable(String)
+        /// It can never be sent as it is: rendering failed, the payload check refused it, its
+        /// headers are unreadable.
+        case unsendable(String)
+        /// A push-to-start whose context ended (or vanished) before it went out: a start now
+        /// would open a card nothing ends.
+        case startAfterTheEnd(startID: Int)
+        /// A push-to-start or alert whose token is no longer active.
+        case tokenInactive(startID: Int?, note: String)
+    }
+}

@@ -1,0 +1,19 @@
+import LivelinePush
+import LivelineStore
+
+/// One request to APNs and what it is for.
+struct PreparedSend: Sendable {
+    enum Request: Sendable {
+        case device(APNSNotification)
+        case broadcast(APNSBroadcast)
+        case deleteChannel(String)
+    }
+
+    let target: OutboxTarget
+    let request: Request
+    let priority: Int
+    /// What it is, for the timeline (`update rev 3 · p10: …`, `start rev 1 on device phone-2`).
+    let note: String
+    /// A material change sent at 5 because the activity's hourly budget was used.
+    var budgetLimited = false
+}

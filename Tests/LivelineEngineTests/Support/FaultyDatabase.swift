@@ -1,0 +1,91 @@
+import Foundation
+import LivelineStore
+import Synchronization
+
+/// A ``Database`` that fails on purpose: once armed, the next write transactions throw `error`
+/// in place of their `failAt`-th statement (statements before it ran, so the body is killed
+/// halfway and the transaction rolls back). Reads and unarmed writes go through untouched.
+struct FaultyDatabase: Database {
+    let inner: any Database
+    let faults: Faults
+
+    /// What the next write transactions do, and what the last armed one ran.
+    final class Faults: Sendable {
+        private struct Arm {
+            var failAt: Int?
+            var error: StoreError
+            var times: Int
+        }
+        private let arm = Mutex<Arm?>(nil)
+        private let counted = Mutex<[Int]>([])
+
+        /// The next `times` write transactions fail at their `failAt`-th statement (nil: they
+        /// only count their statements).
+        func arm(failAt: Int?, error: StoreError = StoreError(.io, "disk I/O error (injected)"), times: Int = 1) {
+            arm.withLock { $0 = Arm(failAt: failAt, error: error, times: times) }
+        }
+
+        func disarm() { arm.withLock { $0 = nil } }
+
+        /// Statements run by each armed transaction so far (the failing one included), oldest first.
+        var statements: [Int] { counted.withLock { $0 } }
+
+        fileprivate func take() -> (failAt: Int?, error: StoreError)? {
+            arm.withLock { arm in
+                guard let current = arm else { return nil }
+                arm = current.times > 1 ? Arm(failAt: current.failAt, error: current.error, times: current.times - 1) : nil
+                return (current.failAt, current.error)
+            }
+        }
+
+        fileprivate func report(_ statements: Int) { counted.withLock { $0.append(statements) } }
+    }
+
+    var dialect: SQLDialect { inner.dialect }
+    var location: String { inner.location }
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
+    func changeVersion() throws -> UInt64? { try inner.changeVersion() }
+
+    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        guard let (failAt, error) = faults.take() else { return try inner.write(body) }
+        return try inner.write { transaction in
+            let counting = Counting(inner: transaction, failAt: failAt, error: error)
+            defer { faults.report(counting.count) }
+            return try body(counting)
+        }
+    }
+
+    /// The transaction, statement by statement.
+    private final class Counting: SQLTransaction {
+        let inner: any SQLTransaction
+        let failAt: Int?
+        let error: StoreError
+        var count = 0
+
+        init(inner: any SQLTransaction, failAt: Int?, error: StoreError) {
+            self.inner = inner
+            self.failAt = failAt
+            self.error = error
+        }
+
+        private func next() throws {
+            count += 1
+            if count == failAt { throw error }
+        }
+
+        func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int {
+            try next()
+            return try inner.execute(sql, parameters)
+        }
+
+        func query(_ sql: String, _ parameters: [SQLValue]) throws -> [Row] {
+            try next()
+            return try inner.query(sql, parameters)
+        }
+
+        func executeScript(_ sql: String) throws {
+            try next()
+            try inner.executeScript(sql)
+        }
+    }
+}
