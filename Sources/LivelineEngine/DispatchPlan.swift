@@ -37,7 +37,7 @@ struct DispatchPlan: Sendable, Hashable {
     /// A token APNs called dead. With `registeredBefore` (410's timestamp) only a token last
     /// registered before then is marked invalid: a registration after APNs learnt it is newer news.
     struct TokenInvalidation: Sendable, Hashable {
-        var tokenID: Int
+        var tokenID: PushTokenID
         var reason: String
         var registeredBefore: Date?
         /// The answer that said so.

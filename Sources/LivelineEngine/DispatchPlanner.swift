@@ -203,7 +203,7 @@ struct DispatchPlanner: Sendable {
     /// The delivery record of one answer.
     static func attempt(_ outcome: SendOutcome, row: OutboxRow, rev: Int?, at date: Date) -> DeliveryAttempt {
         let (kind, target): (DeliveryTargetKind, String) = switch outcome.send.target {
-        case .token(let id): (.token, String(id))
+        case .token(let id): (.token, String(id.rawValue))
         case .channel(let id): (.channel, id)
         }
         let latency = outcome.result.latency.components

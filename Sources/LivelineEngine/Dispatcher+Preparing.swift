@@ -85,7 +85,7 @@ extension Dispatcher {
 
     /// A start's or alert's request to its token, while the token is active.
     private func prepareDevicePush(
-        _ row: OutboxRow, _ message: OutboxMessage, tokenID: Int, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?
+        _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?
     ) -> Preparation {
         let token: PushTokenRecord?
         do {

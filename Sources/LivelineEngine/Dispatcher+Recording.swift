@@ -8,7 +8,7 @@ extension Dispatcher {
         /// This dispatcher still held the row's lease, so the row's change was made.
         var held: Bool
         /// The tokens marked invalid (a token registered again after APNs' timestamp is not).
-        var invalidated: Set<Int>
+        var invalidated: Set<PushTokenID>
     }
 
     /// Applies `plan` in one write transaction: every record and change of it, the row's own
@@ -23,7 +23,7 @@ extension Dispatcher {
             for dead in plan.deadTargets {
                 try store.outbox.recordDeadTarget(contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
             }
-            var invalidated: Set<Int> = []
+            var invalidated: Set<PushTokenID> = []
             for token in plan.invalidTokens where try store.tokens.markInvalid(
                 id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction
             ) {
@@ -142,7 +142,7 @@ extension Dispatcher {
         for attempt in plan.deliveries {
             logger.record(EngineEvent(
                 .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: attempt.apnsID,
-                tokenID: attempt.targetKind == .token ? Int(attempt.target) : nil, channelID: attempt.targetKind == .channel ? attempt.target : nil,
+                tokenID: attempt.targetKind == .token ? Int(attempt.target).map { PushTokenID($0) } : nil, channelID: attempt.targetKind == .channel ? attempt.target : nil,
                 rev: attempt.rev, status: attempt.status, reason: attempt.reason,
                 message: "this answer could not be recorded (\(error)): \(attempt.note ?? "")"
             ))

@@ -91,7 +91,7 @@ public final class Engine: Sendable {
     /// channel serves the cards apps start themselves. Throws `.notFound`, `.contextEnded`, or an
     /// `EngineError` when the start payload would be dropped by the phone.
     public func startActivities(
-        contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool = false,
+        contextKey: String, userIDs: [UserID], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool = false,
         useChannel: Bool = false, startsFollowChannel: Bool = true
     ) throws -> StartResult {
         try starter.start(
@@ -101,13 +101,13 @@ public final class Engine: Sendable {
     }
 
     /// An inbox record for the user and an alert push to each of their devices, once per dedupe key.
-    public func notify(userID: Int, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) throws -> NotifyResult {
+    public func notify(userID: UserID, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) throws -> NotifyResult {
         try notifier.notify(userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, now: configuration.clock())
     }
 
     /// Sets `resolved = 1` on the user's record with `dedupeKey`; false when there is none.
     @discardableResult
-    public func resolve(userID: Int, dedupeKey: String) throws -> Bool {
+    public func resolve(userID: UserID, dedupeKey: String) throws -> Bool {
         try store.notifications.resolve(userID: userID, dedupeKey: dedupeKey)
     }
 

@@ -1,4 +1,5 @@
 import LivelineLog
+import LivelineStore
 
 /// One thing the engine tells its operator, written as one JSON line by the engine's ``Logger``:
 /// what happened, how much it matters, and the ids to find it by — the context key, APNs'
@@ -68,7 +69,7 @@ struct EngineEvent: Sendable, Hashable {
     var outboxID: Int?
     /// APNs' `apns-id` (device pushes) or `apns-request-id` (broadcasts, channel management).
     var apnsID: String?
-    var tokenID: Int?
+    var tokenID: PushTokenID?
     var channelID: String?
     var startID: Int?
     var rev: Int?
@@ -80,7 +81,7 @@ struct EngineEvent: Sendable, Hashable {
     var message: String
 
     init(
-        _ level: LogLevel, _ name: Name, contextKey: String? = nil, outboxID: Int? = nil, apnsID: String? = nil, tokenID: Int? = nil,
+        _ level: LogLevel, _ name: Name, contextKey: String? = nil, outboxID: Int? = nil, apnsID: String? = nil, tokenID: PushTokenID? = nil,
         channelID: String? = nil, startID: Int? = nil, rev: Int? = nil, status: Int? = nil, reason: String? = nil, message: String
     ) {
         self.level = level
@@ -105,7 +106,7 @@ struct EngineEvent: Sendable, Hashable {
         if let apnsID { fields.append(("apns.id", .string(apnsID))) }
         if let status { fields.append(("apns.status", .int(status))) }
         if let reason { fields.append(("apns.reason", .string(reason))) }
-        if let tokenID { fields.append(("token.id", .int(tokenID))) }
+        if let tokenID { fields.append(("token.id", .int(tokenID.rawValue))) }
         if let channelID { fields.append(("channel.id", .string(channelID))) }
         if let startID { fields.append(("start.id", .int(startID))) }
         if let rev { fields.append(("rev", .int(rev))) }

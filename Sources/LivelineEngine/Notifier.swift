@@ -71,7 +71,7 @@ struct Notifier: Sendable {
     let store: Store
     let channels: [any NotificationChannel]
 
-    func notify(userID: Int, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, now: Date) throws -> NotifyResult {
+    func notify(userID: UserID, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, now: Date) throws -> NotifyResult {
         try store.write { transaction in
             guard let record = try store.notifications.create(
                 userID: userID, title: title, body: body, icon: icon, link: link, dedupeKey: dedupeKey, now: now, in: transaction

@@ -13,9 +13,9 @@ import LivelineStore
 enum OutboxMessage: Sendable, Hashable {
     /// A push-to-start to the push-to-start token `tokenID`, for the `la_starts` row `startID`,
     /// carrying the context's revision `rev`.
-    case start(tokenID: Int, startID: Int, rev: Int, push: Push, note: String)
+    case start(tokenID: PushTokenID, startID: Int, rev: Int, push: Push, note: String)
     /// An alert push to the `alert` token `tokenID`.
-    case alert(tokenID: Int, push: Push, note: String)
+    case alert(tokenID: PushTokenID, push: Push, note: String)
     /// The broadcast channel `channelID` to delete through the channel management API.
     case channelDelete(channelID: String, note: String)
 
@@ -36,7 +36,7 @@ enum OutboxMessage: Sendable, Hashable {
     }
 
     /// The token pushed to (starts and alerts).
-    var tokenID: Int? {
+    var tokenID: PushTokenID? {
         switch self {
         case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _): tokenID
         case .channelDelete: nil
@@ -65,6 +65,7 @@ enum OutboxMessage: Sendable, Hashable {
     /// Property names are the JSON keys (`tokenID`, `collapseID`, …), as the first builds wrote them.
     private struct Stored: Codable {
         var kind: String
+        /// The token's row id as the number it always was.
         var tokenID: Int?
         var channelID: String?
         var pushType: String?
@@ -80,13 +81,13 @@ enum OutboxMessage: Sendable, Hashable {
             switch message {
             case .start(let tokenID, let startID, let rev, let push, _):
                 kind = "start"
-                self.tokenID = tokenID
+                self.tokenID = tokenID.rawValue
                 self.startID = startID
                 self.rev = rev
                 set(push)
             case .alert(let tokenID, let push, _):
                 kind = "alert"
-                self.tokenID = tokenID
+                self.tokenID = tokenID.rawValue
                 set(push)
             case .channelDelete(let channelID, _):
                 kind = "channel-delete"
@@ -113,10 +114,10 @@ enum OutboxMessage: Sendable, Hashable {
             switch kind {
             case "start":
                 guard let tokenID, let startID, let rev else { return nil }
-                return .start(tokenID: tokenID, startID: startID, rev: rev, push: push, note: note)
+                return .start(tokenID: PushTokenID(tokenID), startID: startID, rev: rev, push: push, note: note)
             case "alert":
                 guard let tokenID else { return nil }
-                return .alert(tokenID: tokenID, push: push, note: note)
+                return .alert(tokenID: PushTokenID(tokenID), push: push, note: note)
             case "channel-delete":
                 guard let channelID else { return nil }
                 return .channelDelete(channelID: channelID, note: note)

@@ -2,5 +2,5 @@ import LivelineStore
 
 extension OutboxTarget {
     /// The `push_tokens.id` of a token target.
-    var tokenID: Int? { if case .token(let id) = self { id } else { nil } }
+    var tokenID: PushTokenID? { if case .token(let id) = self { id } else { nil } }
 }

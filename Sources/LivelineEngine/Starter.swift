@@ -21,7 +21,7 @@ public struct StartOutcome: Sendable, Hashable {
     }
 
     public var deviceID: String?
-    public var userID: Int?
+    public var userID: UserID?
     public var kind: Kind
     public var reason: String?
 }
@@ -45,7 +45,7 @@ struct Starter: Sendable {
     let configuration: EngineConfiguration
 
     func start(
-        contextKey: String, userIDs: [Int], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
+        contextKey: String, userIDs: [UserID], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
         startsFollowChannel: Bool = true, now: Date
     ) throws -> StartResult {
         guard let context = try store.contexts.context(key: contextKey) else {

@@ -22,7 +22,7 @@ public struct ShoppingDomain: Sendable {
     // MARK: Items
 
     /// Adds an item at the end of the week's list.
-    public func addItem(week: ShoppingWeek, householdID: Int, actor: Int, label: String, price: Double?, now: Date) throws -> (item: ShoppingListItem, rev: Int) {
+    public func addItem(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, label: String, price: Double?, now: Date) throws -> (item: ShoppingListItem, rev: Int) {
         try door.write(now: now) { change in
             let transaction = change.sql
             let key = try ensureContext(week: week, householdID: householdID, in: change)
@@ -48,7 +48,7 @@ public struct ShoppingDomain: Sendable {
     /// A call that changes nothing (e.g. checking off a checked item again, a retry) writes no
     /// event and keeps the revision; it still refreshes the actor's active session.
     public func updateItem(
-        id: Int, householdID: Int, actor: Int, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
+        id: Int, householdID: HouseholdID, actor: UserID, done: Bool?, label: String?, price: Double??, position: Int?, now: Date
     ) throws -> (item: ShoppingListItem, rev: Int)? {
         try door.write(now: now) { change in
             let transaction = change.sql
@@ -87,7 +87,7 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// Removes an item of the caller's household; nil when there is none.
-    public func removeItem(id: Int, householdID: Int, actor: Int, now: Date) throws -> Int? {
+    public func removeItem(id: Int, householdID: HouseholdID, actor: UserID, now: Date) throws -> Int? {
         try door.write(now: now) { change in
             let transaction = change.sql
             guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
@@ -101,7 +101,7 @@ public struct ShoppingDomain: Sendable {
     /// The pull of `GET /api/shopping/{week}?since_rev=N`, from one read transaction: the
     /// revision first; when it equals `sinceRev` nothing else is read; else the items and the
     /// card's content state. A week nobody touched yet is revision 0 with no items.
-    public func read(week: ShoppingWeek, householdID: Int, sinceRev: Int?, snapshot: ShoppingSnapshotSource) throws -> ShoppingRead {
+    public func read(week: ShoppingWeek, householdID: HouseholdID, sinceRev: Int?, snapshot: ShoppingSnapshotSource) throws -> ShoppingRead {
         let key = week.contextKey(householdID: householdID)
         // The push-woken pull of an app that is up to date: answered from the revision cache.
         if let sinceRev, try door.cachedRevision(key: key) ?? 0 == sinceRev {
@@ -119,7 +119,7 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// The week's items in list order.
-    public func items(week: ShoppingWeek, householdID: Int) throws -> [ShoppingListItem] {
+    public func items(week: ShoppingWeek, householdID: HouseholdID) throws -> [ShoppingListItem] {
         try door.read { read in try items(week: week, householdID: householdID, in: read.sql) }
     }
 
@@ -131,7 +131,7 @@ public struct ShoppingDomain: Sendable {
     /// sessions left open by a previous trip close. Already shopping: the session is refreshed and
     /// nothing changes. Returns the revision and whether a new trip began.
     @discardableResult
-    public func startSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, newTrip: Bool) {
+    public func startSession(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date) throws -> (rev: Int, newTrip: Bool) {
         try door.write(now: now) { change in
             let transaction = change.sql
             let key = week.contextKey(householdID: householdID)
@@ -172,7 +172,7 @@ public struct ShoppingDomain: Sendable {
     }
 
     /// Keeps `actor`'s session alive; false when they have no active session (none is created).
-    public func heartbeat(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> Bool {
+    public func heartbeat(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date) throws -> Bool {
         try door.write(now: now) { change in
             try refreshSession(week: week, householdID: householdID, actor: actor, now: now, in: change.sql) > 0
         }
@@ -181,7 +181,7 @@ public struct ShoppingDomain: Sendable {
     /// `actor` leaves the shop. When nobody is left shopping, the trip is finished: the card ends.
     /// Returns the revision and whether the trip finished; nil when `actor` was not shopping (a
     /// lapsed session is closed without a change: they had left the card already).
-    public func endSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date) throws -> (rev: Int, finished: Bool)? {
+    public func endSession(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date) throws -> (rev: Int, finished: Bool)? {
         try door.write(now: now) { change in
             let transaction = change.sql
             let left = try transaction.execute(
@@ -224,10 +224,10 @@ public struct ShoppingDomain: Sendable {
                 "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
                 [SQLValue(now.addingTimeInterval(-presenceTimeout))]
             )
-            var weeks: [String: (householdID: Int, week: ShoppingWeek)] = [:]
+            var weeks: [String: (householdID: HouseholdID, week: ShoppingWeek)] = [:]
             for row in lapsed {
                 try transaction.execute("UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1", [SQLValue(try row.int("id")), SQLValue(now)])
-                let householdID = try row.int("household_id")
+                let householdID = HouseholdID(try row.int("household_id"))
                 if let week = ShoppingWeek(try row.string("week")) { weeks[week.contextKey(householdID: householdID)] = (householdID, week) }
             }
             for (key, lapsedWeek) in weeks.sorted(by: { $0.key < $1.key }) {
@@ -248,7 +248,7 @@ public struct ShoppingDomain: Sendable {
     /// after the trip count revisions (the pull shows them) but push nothing; only a new shopping
     /// session starts a new card.
     @discardableResult
-    func ensureContext(week: ShoppingWeek, householdID: Int, in change: EngineWrite) throws -> String {
+    func ensureContext(week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws -> String {
         let key = week.contextKey(householdID: householdID)
         if try change.revision(key) == nil {
             try change.createContext(
@@ -260,7 +260,7 @@ public struct ShoppingDomain: Sendable {
 
     /// Appends the event, refreshes the actor's active session (never creates one), bumps the rev.
     private func track(
-        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: Int, actor: Int, in change: EngineWrite
+        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: HouseholdID, actor: UserID, in change: EngineWrite
     ) throws -> Int {
         let transaction = change.sql
         let now = change.now
@@ -273,7 +273,7 @@ public struct ShoppingDomain: Sendable {
     }
 
     @discardableResult
-    private func refreshSession(week: ShoppingWeek, householdID: Int, actor: Int, now: Date, in transaction: any SQLTransaction) throws -> Int {
+    private func refreshSession(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date, in transaction: any SQLTransaction) throws -> Int {
         try transaction.execute(
             """
             UPDATE shopping_sessions SET heartbeat_at = $4
@@ -283,24 +283,24 @@ public struct ShoppingDomain: Sendable {
         )
     }
 
-    func activeShopperIDs(week: ShoppingWeek, householdID: Int, now: Date, in transaction: any SQLTransaction) throws -> [Int] {
+    func activeShopperIDs(week: ShoppingWeek, householdID: HouseholdID, now: Date, in transaction: any SQLTransaction) throws -> [UserID] {
         try transaction.query(
             """
             SELECT user_id FROM shopping_sessions
             WHERE household_id = $1 AND week = $2 AND ended_at IS NULL AND heartbeat_at >= $3 ORDER BY started_at, id
             """,
             [SQLValue(householdID), .text(week.monday), SQLValue(now.addingTimeInterval(-presenceTimeout))]
-        ).map { try $0.int("user_id") }
+        ).map { UserID(try $0.int("user_id")) }
     }
 
-    func items(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [ShoppingListItem] {
+    func items(week: ShoppingWeek, householdID: HouseholdID, in transaction: any SQLTransaction) throws -> [ShoppingListItem] {
         try transaction.query(
             "SELECT \(ShoppingListItem.columns) FROM shopping_items WHERE household_id = $1 AND week = $2 ORDER BY position, id",
             [SQLValue(householdID), .text(week.monday)]
         ).map(ShoppingListItem.init(row:))
     }
 
-    private func item(id: Int, householdID: Int, in transaction: any SQLTransaction) throws -> ShoppingListItem? {
+    private func item(id: Int, householdID: HouseholdID, in transaction: any SQLTransaction) throws -> ShoppingListItem? {
         try transaction.queryOne(
             "SELECT \(ShoppingListItem.columns) FROM shopping_items WHERE id = $1 AND household_id = $2", [SQLValue(id), SQLValue(householdID)]
         ).map(ShoppingListItem.init(row:))

@@ -32,7 +32,7 @@ public struct ShoppingSnapshotSource: SnapshotSource {
 
     /// The week's content state at `rev`, from the transaction's one snapshot.
     public func state(
-        week: ShoppingWeek, householdID: Int, rev: Int, ended: Bool, items known: [ShoppingListItem]? = nil, in transaction: any SQLTransaction
+        week: ShoppingWeek, householdID: HouseholdID, rev: Int, ended: Bool, items known: [ShoppingListItem]? = nil, in transaction: any SQLTransaction
     ) throws -> ShoppingActivityAttributes.ContentState {
         let items = try known ?? domain.items(week: week, householdID: householdID, in: transaction)
         let open = items.filter { !$0.done }
@@ -69,11 +69,11 @@ public struct ShoppingSnapshotSource: SnapshotSource {
     }
 
     /// Who is in the shop now, by session start.
-    public func shoppers(week: ShoppingWeek, householdID: Int) throws -> [Shopper] {
+    public func shoppers(week: ShoppingWeek, householdID: HouseholdID) throws -> [Shopper] {
         try domain.door.read { read in try shoppers(week: week, householdID: householdID, in: read.sql) }
     }
 
-    func shoppers(week: ShoppingWeek, householdID: Int, in transaction: any SQLTransaction) throws -> [Shopper] {
+    func shoppers(week: ShoppingWeek, householdID: HouseholdID, in transaction: any SQLTransaction) throws -> [Shopper] {
         try transaction.query(
             """
             SELECT u.id, u.name, u.avatar_tint FROM shopping_sessions s JOIN users u ON u.id = s.user_id

@@ -1,3 +1,5 @@
+import LivelineStore
+
 /// A shopping week, named by the ISO date of its Monday (`shopping.md`: "anything else is a 400").
 public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
     public let monday: String
@@ -25,7 +27,7 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
     public var description: String { monday }
 
     /// The context key of a household's week (`contracts.md` §1).
-    public func contextKey(householdID: Int) -> String { "shopping:\(householdID):\(monday)" }
+    public func contextKey(householdID: HouseholdID) -> String { "shopping:\(householdID):\(monday)" }
 
     static func days(inMonth month: Int, year: Int) -> Int {
         switch month {

@@ -10,6 +10,7 @@ import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineServer
+import LivelineStore
 import LivelineTestSupport
 import Testing
 
@@ -24,8 +25,8 @@ final class DeviceHarness: @unchecked Sendable {
     let fleet: DeviceFleet
     let clock = ManualClock()
     let bearer: String
-    let userID: Int
-    let householdID: Int
+    let userID: UserID
+    let householdID: HouseholdID
     /// One URL session per harness: tests in parallel never queue behind each other's connections.
     let session = URLSession(configuration: .ephemeral)
 
@@ -57,7 +58,7 @@ final class DeviceHarness: @unchecked Sendable {
     }
 
     /// Another member of the household: their user id and bearer token.
-    func member(_ name: String, tint: String = "coral") throws -> (userID: Int, bearer: String) {
+    func member(_ name: String, tint: String = "coral") throws -> (userID: UserID, bearer: String) {
         let token = SecureRandom.token(prefix: "ll_")
         let user = try app.store.accounts.createUser(
             household: "Fisch", name: name, avatarTint: tint, emoji: "🦊", locale: "de", tokenHash: SHA256.hex(token), now: Date()
@@ -76,11 +77,11 @@ final class DeviceHarness: @unchecked Sendable {
     /// A phone of the user (or of `member`), launched: its app registered its tokens with the server.
     func phone(
         _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules(),
-        member: (userID: Int, bearer: String)? = nil
+        member: (userID: UserID, bearer: String)? = nil
     ) async -> SimulatedDevice {
         let device = SimulatedDevice(
             DeviceConfiguration(
-                id: id, userID: member?.userID ?? userID, householdID: householdID, os: os, liveActivitiesAllowed: allowed,
+                id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, os: os, liveActivitiesAllowed: allowed,
                 frequentUpdatesAllowed: frequent
             ),
             rules: rules, clock: clock.function

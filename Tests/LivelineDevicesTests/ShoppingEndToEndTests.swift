@@ -2,6 +2,7 @@ import Foundation
 import LivelineClient
 import LivelineDevices
 import LivelineModel
+import LivelineStore
 import LivelineTestSupport
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
     /// Dennis (the harness user) with his phone; Jaqueline with a phone on iOS 18 and an iPad on 17.2.
     struct Scene {
         let harness: DeviceHarness
-        let jaqueline: (userID: Int, bearer: String)
+        let jaqueline: (userID: UserID, bearer: String)
         let dennis: LivelineClient
         let her: LivelineClient
         let phones: [SimulatedDevice]

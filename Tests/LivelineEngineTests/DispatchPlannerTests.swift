@@ -22,7 +22,7 @@ import Testing
         )
     }
 
-    static func tokenSend(_ id: Int, note: String = "update rev 3 · p10: material") -> PreparedSend {
+    static func tokenSend(_ id: PushTokenID, note: String = "update rev 3 · p10: material") -> PreparedSend {
         PreparedSend(
             target: .token(id), request: .device(.liveActivity(deviceToken: deviceToken, bundleID: "app", payload: [])), priority: 10, note: note
         )

@@ -14,8 +14,8 @@ import Testing
         let sandbox: APNSSandbox
         let client: APNSClient
         let engine: Engine
-        let householdID: Int
-        let userID: Int
+        let householdID: HouseholdID
+        let userID: UserID
 
         init(retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 20)) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")

@@ -80,7 +80,7 @@ import Testing
         #expect(state.open == 3 && state.done == 1 && state.total == 4)
         #expect(state.estEur == 5.35 && state.estPriced == 2, "Eier 2.25 + Käse 3.10; Brot has no price")
         #expect(state.nextOpen.map(\.label) == ["Brot", "Eier", "Käse"])
-        #expect(state.lastEventText == "Ben hat Milch eingepackt" && state.lastActorUserId == f.ben.id && state.lastActorAvatarTint == "azure")
+        #expect(state.lastEventText == "Ben hat Milch eingepackt" && state.lastActorUserId == f.ben.id.rawValue && state.lastActorAvatarTint == "azure")
         #expect(state.updatedAt == "2026-01-05 08:01:00")
         #expect(state.rev == 5 && state.ended == nil)
 

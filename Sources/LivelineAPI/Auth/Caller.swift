@@ -6,6 +6,6 @@ public struct Caller: Sendable {
     public let user: UserRecord
     public let sessionID: Int
 
-    public var userID: Int { user.id }
-    public var householdID: Int { user.householdID }
+    public var userID: UserID { user.id }
+    public var householdID: HouseholdID { user.householdID }
 }

@@ -61,7 +61,7 @@ enum UsersCommand: CLICommand {
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let created = UserCreated(userID: user.id, householdID: user.householdID, token: token)
+        let created = UserCreated(userID: user.id.rawValue, householdID: user.householdID.rawValue, token: token)
         context.print(String(decoding: try encoder.encode(created), as: UTF8.self))
         return 0
     }
@@ -74,7 +74,7 @@ enum UsersCommand: CLICommand {
         let users = try store.accounts.users()
         if args.flag("json") {
             let profiles = users.map {
-                UserProfile(userID: $0.id, householdID: $0.householdID, name: $0.name, avatarTint: $0.avatarTint, emoji: $0.emoji, locale: $0.locale)
+                UserProfile(userID: $0.id.rawValue, householdID: $0.householdID.rawValue, name: $0.name, avatarTint: $0.avatarTint, emoji: $0.emoji, locale: $0.locale)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

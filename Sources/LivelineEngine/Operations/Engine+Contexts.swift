@@ -125,5 +125,5 @@ extension Engine {
 
     /// Whether a device of the household follows the `/v1` context `key` (a token registered for
     /// it, or a start sent to it): what lets the household's apps pull it.
-    public func isFollowed(key: String, householdID: Int) throws -> Bool { try store.contexts.isFollowed(key: key, householdID: householdID) }
+    public func isFollowed(key: String, householdID: HouseholdID) throws -> Bool { try store.contexts.isFollowed(key: key, householdID: householdID) }
 }

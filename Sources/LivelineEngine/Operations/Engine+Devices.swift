@@ -38,12 +38,12 @@ extension Engine {
     /// Removes the household's registrations of `token`; returns how many were active. Rows of
     /// other households are never touched.
     @discardableResult
-    public func unregisterToken(_ token: String, householdID: Int) throws -> Int {
+    public func unregisterToken(_ token: String, householdID: HouseholdID) throws -> Int {
         try store.tokens.unregister(token: token, householdID: householdID, now: configuration.clock())
     }
 
     /// The user's active tokens.
-    public func activeTokens(userID: Int) throws -> [PushTokenRecord] { try store.tokens.activeTokens(userID: userID) }
+    public func activeTokens(userID: UserID) throws -> [PushTokenRecord] { try store.tokens.activeTokens(userID: userID) }
 
     /// Goes up with every write of the token registry (for caches of what was read from it).
     public var tokenChanges: ChangeCounter { store.tokens.changes }
@@ -52,7 +52,7 @@ extension Engine {
     /// newer one is recorded already; it also answers the device's push-to-start of the context.
     /// Returns the revision recorded.
     @discardableResult
-    public func recordReceipt(contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int) throws -> Int {
+    public func recordReceipt(contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, rev: Int) throws -> Int {
         try write { change in
             try change.answerStart(contextKey: contextKey, householdID: householdID, deviceID: deviceID)
             return try store.reports.recordReceipt(
@@ -65,17 +65,17 @@ extension Engine {
     /// them unless asked, and their update tokens for it are ended (the activity is gone).
     /// Returns how many tokens ended.
     @discardableResult
-    public func dismissed(contextKey: String, userID: Int) throws -> Int {
+    public func dismissed(contextKey: String, userID: UserID) throws -> Int {
         let now = configuration.clock()
         try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now)
         return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
     }
 
     /// The user's Live Activity setting per activity type (types not listed are on).
-    public func optIns(userID: Int) throws -> [String: Bool] { try store.reports.optIns(userID: userID) }
+    public func optIns(userID: UserID) throws -> [String: Bool] { try store.reports.optIns(userID: userID) }
 
     /// Turns the user's Live Activities of `attributesType` on or off (off: never push-started).
-    public func setOptIn(userID: Int, attributesType: String, enabled: Bool) throws {
+    public func setOptIn(userID: UserID, attributesType: String, enabled: Bool) throws {
         try store.reports.setOptIn(userID: userID, attributesType: attributesType, enabled: enabled, now: configuration.clock())
     }
 }
@@ -83,29 +83,29 @@ extension Engine {
 /// The people the engine pushes to, as the API reads them.
 extension Engine {
     /// The user with `id`; nil when there is none.
-    public func user(id: Int) throws -> UserRecord? { try store.accounts.user(id: id) }
+    public func user(id: UserID) throws -> UserRecord? { try store.accounts.user(id: id) }
 
     /// The household's members.
-    public func members(householdID: Int) throws -> [UserRecord] { try store.accounts.members(householdID: householdID) }
+    public func members(householdID: HouseholdID) throws -> [UserRecord] { try store.accounts.members(householdID: householdID) }
 
     /// The household with `id`; nil when there is none.
-    public func household(id: Int) throws -> HouseholdRecord? { try store.accounts.household(id: id) }
+    public func household(id: HouseholdID) throws -> HouseholdRecord? { try store.accounts.household(id: id) }
 }
 
 /// The inbox (notify's first channel), as the API reads and marks it.
 extension Engine {
     /// The user's inbox, newest first.
-    public func notifications(userID: Int, limit: Int = 100) throws -> [NotificationRecord] {
+    public func notifications(userID: UserID, limit: Int = 100) throws -> [NotificationRecord] {
         try store.notifications.notifications(userID: userID, limit: limit)
     }
 
     /// The user's record with `dedupeKey`; nil when there is none.
-    public func notification(userID: Int, dedupeKey: String) throws -> NotificationRecord? {
+    public func notification(userID: UserID, dedupeKey: String) throws -> NotificationRecord? {
         try store.notifications.notification(userID: userID, dedupeKey: dedupeKey)
     }
 
     /// Marks one of the user's records read; false when the user has no record `id`.
-    public func markRead(notification id: Int, userID: Int) throws -> Bool {
+    public func markRead(notification id: Int, userID: UserID) throws -> Bool {
         try store.notifications.markRead(id: id, userID: userID, now: configuration.clock())
     }
 }

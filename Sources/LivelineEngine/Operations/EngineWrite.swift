@@ -25,7 +25,7 @@ public struct EngineWrite {
     /// the `/v1` API); `attributes` (and, for `/v1` contexts, `contentState`) are JSON. Throws
     /// `.alreadyExists` (a store error) when the key is taken.
     @discardableResult
-    public func createContext(key: String, activityType: String, householdID: Int?, attributes: String, contentState: String? = nil) throws -> ContextRecord {
+    public func createContext(key: String, activityType: String, householdID: HouseholdID?, attributes: String, contentState: String? = nil) throws -> ContextRecord {
         try store.contexts.create(
             key: key, activityType: activityType, householdID: householdID, attributes: attributes, contentState: contentState, now: now, in: sql
         )
@@ -78,7 +78,7 @@ public struct EngineWrite {
 
     /// The device answered the context's start (its update token came, or a receipt): the start
     /// is answered and the device's push-to-start tokens are no longer suspect.
-    func answerStart(contextKey: String, householdID: Int, deviceID: String) throws {
+    func answerStart(contextKey: String, householdID: HouseholdID, deviceID: String) throws {
         if try store.starts.answered(contextKey: contextKey, householdID: householdID, deviceID: deviceID, now: now, in: sql) {
             try store.tokens.clearStartSuspicion(householdID: householdID, deviceID: deviceID, in: sql)
         }

@@ -22,9 +22,10 @@ struct AccountHandlers: Sendable {
         router.add(Routes.user) { request in
             let caller = try auth.caller(of: request)
             let text = try request.parameter("userId")
-            guard let id = Int(text), id > 0 else {
+            guard let number = Int(text), number > 0 else {
                 throw HTTPError.badRequest("userId must be a positive whole number, not '\(text)'", field: "userId")
             }
+            let id = UserID(number)
             guard let user = try engine.user(id: id), user.householdID == caller.householdID else {
                 throw HTTPError.notFound("no user \(id) in your household")
             }

@@ -61,7 +61,7 @@ struct ContextHandlers: Sendable {
             try auth.requireAdmin(request)
             let key = try request.contextKey()
             let body = try request.decode(StartContextRequest.self)
-            let userIDs = body.userIds ?? []
+            let userIDs = (body.userIds ?? []).map { UserID($0) }
             let deviceIDs = body.deviceIds ?? []
             guard !userIDs.isEmpty || !deviceIDs.isEmpty else {
                 throw HTTPError.badRequest("name whom to start it for: userIds and/or deviceIds", field: "userIds")
@@ -75,7 +75,7 @@ struct ContextHandlers: Sendable {
             )
             return try .json(StartContextResponse(
                 key: key, channelId: result.channelID, channelFallback: result.channelFallback,
-                starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID, reason: $0.reason) }
+                starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason) }
             ))
         }
     }
@@ -113,7 +113,7 @@ struct ContextHandlers: Sendable {
             )
         case .deadLetter(let row):
             let target: (String, String)? = switch row.target {
-            case .token(let id)?: ("token", String(id))
+            case .token(let id)?: ("token", String(id.rawValue))
             case .channel(let id)?: ("channel", id)
             case nil: nil
             }

@@ -17,21 +17,23 @@ struct NotificationHandlers: Sendable {
             try auth.requireAdmin(request)
             let body = try request.decode(NotifyRequest.self)
             try Self.check(body)
-            guard try engine.user(id: body.userId) != nil else {
-                throw HTTPError.notFound("there is no user \(body.userId)")
+            let userID = UserID(body.userId)
+            guard try engine.user(id: userID) != nil else {
+                throw HTTPError.notFound("there is no user \(userID)")
             }
             let result = try engine.notify(
-                userID: body.userId, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
+                userID: userID, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
             )
-            let id = try result.notification?.id ?? engine.notification(userID: body.userId, dedupeKey: body.dedupeKey)?.id
+            let id = try result.notification?.id ?? engine.notification(userID: userID, dedupeKey: body.dedupeKey)?.id
             return try .json(NotifyResponse(created: result.created, id: id, queued: result.queued), status: result.created ? 201 : 200)
         }
         router.add(Routes.resolveNotification) { request in
             try auth.requireAdmin(request)
             let body = try request.decode(ResolveRequest.self)
             guard !body.dedupeKey.isEmpty else { throw HTTPError.badRequest("dedupeKey must not be empty", field: "dedupeKey") }
-            guard try engine.resolve(userID: body.userId, dedupeKey: body.dedupeKey) else {
-                throw HTTPError.notFound("user \(body.userId) has no notification with that dedupeKey")
+            let userID = UserID(body.userId)
+            guard try engine.resolve(userID: userID, dedupeKey: body.dedupeKey) else {
+                throw HTTPError.notFound("user \(userID) has no notification with that dedupeKey")
             }
             return try .json(ResolveResponse(resolved: true))
         }

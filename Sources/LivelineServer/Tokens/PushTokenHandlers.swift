@@ -52,7 +52,7 @@ struct PushTokenHandlers: Sendable {
     }
 
     /// The user's devices and their active tokens, redacted, as JSON.
-    private func list(userID: Int) throws -> [UInt8] {
+    private func list(userID: UserID) throws -> [UInt8] {
         var devices: [String: [DeviceTokensResponse.Token]] = [:]
         for record in try engine.activeTokens(userID: userID) {
             devices[record.deviceID, default: []].append(DeviceTokensResponse.Token(

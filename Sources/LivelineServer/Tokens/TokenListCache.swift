@@ -9,7 +9,7 @@ final class TokenListCache: Sendable {
         let body: [UInt8]
     }
 
-    private let entries = Mutex<[Int: Entry]>([:])
+    private let entries = Mutex<[UserID: Entry]>([:])
     private let changes: ChangeCounter
     private let capacity = 10_000
 
@@ -18,7 +18,7 @@ final class TokenListCache: Sendable {
     }
 
     /// The cached body for `userID`, or `build()`'s, which is then cached.
-    func body(userID: Int, build: () throws -> [UInt8]) rethrows -> [UInt8] {
+    func body(userID: UserID, build: () throws -> [UInt8]) rethrows -> [UInt8] {
         let version = changes.value
         if let entry = entries.withLock({ $0[userID] }), entry.version == version {
             return entry.body

@@ -128,13 +128,14 @@ struct ShoppingHandlers: Sendable {
         return ShoppingSessionResponse(
             week: week.monday, rev: rev, contextKey: key, activeShoppers: shoppers, channelId: result.channelID,
             channelFallback: result.channelFallback,
-            starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID, reason: $0.reason) }
+            starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason) }
         )
     }
 
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
+    /// `by` is the request's number (API bodies keep `Int`); it becomes a ``UserID`` here.
     func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
-        guard let by, by != caller.userID else { return caller.user }
+        guard let by = by.map({ UserID($0) }), by != caller.userID else { return caller.user }
         guard let user = try engine.user(id: by), user.householdID == caller.householdID else {
             throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
         }

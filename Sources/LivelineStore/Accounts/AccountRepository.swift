@@ -29,7 +29,7 @@ public struct AccountRepository: Sendable {
             guard let householdRow = try transaction.queryOne("SELECT id FROM households WHERE name = $1", [.text(household)]) else {
                 throw StoreError(.notFound, "the household \(household) vanished while its user was being created")
             }
-            let householdID = try householdRow.int("id")
+            let householdID = HouseholdID(try householdRow.int("id"))
             guard let userRow = try transaction.queryOne(
                 """
                 INSERT INTO users (household_id, name, avatar_tint, emoji, locale, created_at)
@@ -39,7 +39,7 @@ public struct AccountRepository: Sendable {
             ) else {
                 throw StoreError(.database, "inserting a user returned no id")
             }
-            let userID = try userRow.int("id")
+            let userID = UserID(try userRow.int("id"))
             try Self.insertSession(transaction, userID: userID, tokenHash: tokenHash, now: now)
             return UserRecord(
                 id: userID, householdID: householdID, householdName: household, name: name, avatarTint: avatarTint,
@@ -50,7 +50,7 @@ public struct AccountRepository: Sendable {
 
     /// Adds another device session for an existing user; throws `.notFound` for an unknown user.
     @discardableResult
-    public func addSession(userID: Int, tokenHash: String, now: Date) throws -> Int {
+    public func addSession(userID: UserID, tokenHash: String, now: Date) throws -> Int {
         try database.write { transaction in
             guard try transaction.queryOne("SELECT id FROM users WHERE id = $1", [SQLValue(userID)]) != nil else {
                 throw StoreError(.notFound, "there is no user \(userID)")
@@ -70,7 +70,7 @@ public struct AccountRepository: Sendable {
     }
 
     /// The user with `id`, or `nil`.
-    public func user(id: Int) throws -> UserRecord? {
+    public func user(id: UserID) throws -> UserRecord? {
         try database.read { transaction in
             try transaction.queryOne(
                 "SELECT \(UserRecord.columns) FROM users u JOIN households h ON h.id = u.household_id WHERE u.id = $1",
@@ -80,7 +80,7 @@ public struct AccountRepository: Sendable {
     }
 
     /// The members of a household ordered by id; empty for an unknown household.
-    public func members(householdID: Int) throws -> [UserRecord] {
+    public func members(householdID: HouseholdID) throws -> [UserRecord] {
         try database.read { transaction in
             try transaction.query(
                 """
@@ -93,7 +93,7 @@ public struct AccountRepository: Sendable {
     }
 
     /// The household with `id`, or `nil`.
-    public func household(id: Int) throws -> HouseholdRecord? {
+    public func household(id: HouseholdID) throws -> HouseholdRecord? {
         try database.read { transaction in
             try transaction.queryOne("SELECT id, name, locale, created_at FROM households WHERE id = $1", [SQLValue(id)])
                 .map(HouseholdRecord.init(row:))
@@ -130,7 +130,7 @@ public struct AccountRepository: Sendable {
     }
 
     @discardableResult
-    private static func insertSession(_ transaction: any SQLTransaction, userID: Int, tokenHash: String, now: Date) throws -> Int {
+    private static func insertSession(_ transaction: any SQLTransaction, userID: UserID, tokenHash: String, now: Date) throws -> Int {
         guard let row = try transaction.queryOne(
             "INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, $3) RETURNING id",
             [SQLValue(userID), .text(tokenHash), SQLValue(now)]

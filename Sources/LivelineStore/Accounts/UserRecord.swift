@@ -3,8 +3,8 @@ import LivelineModel
 
 /// A stored user with the name of their household (`engine.md`, "People, devices, auth").
 public struct UserRecord: Sendable, Hashable {
-    public var id: Int
-    public var householdID: Int
+    public var id: UserID
+    public var householdID: HouseholdID
     public var householdName: String
     public var name: String
     /// A colour name such as `azure`.
@@ -15,7 +15,7 @@ public struct UserRecord: Sendable, Hashable {
     public var createdAt: Date
 
     public init(
-        id: Int, householdID: Int, householdName: String, name: String, avatarTint: String, emoji: String,
+        id: UserID, householdID: HouseholdID, householdName: String, name: String, avatarTint: String, emoji: String,
         locale: String, createdAt: Date
     ) {
         self.id = id
@@ -30,7 +30,7 @@ public struct UserRecord: Sendable, Hashable {
 
     /// The user as the API shows them.
     public var profile: UserProfile {
-        UserProfile(userID: id, householdID: householdID, name: name, avatarTint: avatarTint, emoji: emoji, locale: locale)
+        UserProfile(userID: id.rawValue, householdID: householdID.rawValue, name: name, avatarTint: avatarTint, emoji: emoji, locale: locale)
     }
 
     /// The columns ``init(row:)`` reads, for `SELECT \(UserRecord.columns) FROM users u JOIN households h …`.
@@ -41,7 +41,7 @@ public struct UserRecord: Sendable, Hashable {
 
     init(row: Row) throws {
         self.init(
-            id: try row.int("user_id"), householdID: try row.int("household_id"),
+            id: UserID(try row.int("user_id")), householdID: HouseholdID(try row.int("household_id")),
             householdName: try row.string("household_name"), name: try row.string("user_name"),
             avatarTint: try row.string("avatar_tint"), emoji: try row.string("emoji"), locale: try row.string("locale"),
             createdAt: try row.date("user_created_at")

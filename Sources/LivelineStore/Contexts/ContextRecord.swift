@@ -11,7 +11,7 @@ public struct ContextRecord: Sendable, Hashable {
     /// The `ActivityAttributes` type name, e.g. `ShoppingActivityAttributes`.
     public var activityType: String
     /// The owning household; `nil` for contexts created through the server-to-server `/v1` API.
-    public var householdID: Int?
+    public var householdID: HouseholdID?
     public var state: ContextState
     /// The revision: 0 at creation, one more per recorded change; never down, never repeated.
     public var rev: Int
@@ -45,7 +45,7 @@ public struct ContextRecord: Sendable, Hashable {
     public var lastSentAt: Date?
 
     public init(
-        key: String, activityType: String, householdID: Int?, state: ContextState, rev: Int, attributes: String,
+        key: String, activityType: String, householdID: HouseholdID?, state: ContextState, rev: Int, attributes: String,
         contentState: String?, alert: String?, priorityHint: Int?, hintRev: Int?, relevanceScore: Double?,
         channelID: String?, startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date,
         lastSentState: String? = nil, lastSentAt: Date? = nil
@@ -83,7 +83,7 @@ public struct ContextRecord: Sendable, Hashable {
         }
         self.init(
             key: try row.string("key"), activityType: try row.string("activity_type"),
-            householdID: try row.optionalInt("household_id"), state: state, rev: try row.int("rev"),
+            householdID: try row.optionalInt("household_id").map { HouseholdID($0) }, state: state, rev: try row.int("rev"),
             attributes: try row.string("attributes"), contentState: try row.optionalString("content_state"),
             alert: try row.optionalString("alert"), priorityHint: try row.optionalInt("priority_hint"),
             hintRev: try row.optionalInt("hint_rev"), relevanceScore: try row.optionalDouble("relevance_score"),

@@ -47,7 +47,7 @@ extension ContextRepository {
 
     /// Whether a device of the household follows the context: it registered a token for the key or
     /// was sent a start of it. An app may pull a `/v1` context (no owner) only then.
-    public func isFollowed(key: String, householdID: Int) throws -> Bool {
+    public func isFollowed(key: String, householdID: HouseholdID) throws -> Bool {
         try database.read { transaction in
             try transaction.queryOne(
                 """

@@ -41,7 +41,7 @@ public struct ContextRepository: Sendable {
     /// change with ``recordChange(key:now:note:in:)`` in the same transaction.
     @discardableResult
     public func create(
-        key: String, activityType: String, householdID: Int?, attributes: String, contentState: String?, now: Date,
+        key: String, activityType: String, householdID: HouseholdID?, attributes: String, contentState: String?, now: Date,
         in transaction: any SQLTransaction
     ) throws -> ContextRecord {
         guard let row = try transaction.queryOne(

@@ -66,7 +66,7 @@ public struct DeliveryRepository: Sendable {
     /// The newest revision of the context APNs accepted for one target, or `nil`.
     public func lastDeliveredRev(contextKey: String, target: OutboxTarget, in transaction: any SQLTransaction) throws -> Int? {
         let (kind, value): (String, String) = switch target {
-        case .token(let id): ("token", String(id))
+        case .token(let id): ("token", String(id.rawValue))
         case .channel(let id): ("channel", id)
         }
         return try transaction.queryOne(

@@ -12,7 +12,7 @@ public struct NotificationRepository: Sendable {
     /// Creates the user's record for `dedupeKey` in the caller's transaction; `nil` when the user
     /// has one with that key already (then nothing changes and nothing is to be sent).
     public func create(
-        userID: Int, title: String, body: String?, icon: String?, link: String?, dedupeKey: String, now: Date,
+        userID: UserID, title: String, body: String?, icon: String?, link: String?, dedupeKey: String, now: Date,
         in transaction: any SQLTransaction
     ) throws -> NotificationRecord? {
         try transaction.queryOne(
@@ -28,7 +28,7 @@ public struct NotificationRepository: Sendable {
 
     /// Sets `resolved = 1` on the user's record with `dedupeKey`; `false` when there is none.
     @discardableResult
-    public func resolve(userID: Int, dedupeKey: String) throws -> Bool {
+    public func resolve(userID: UserID, dedupeKey: String) throws -> Bool {
         try database.write { transaction in
             try transaction.execute(
                 "UPDATE notifications SET resolved = 1 WHERE user_id = $1 AND dedupe_key = $2", [SQLValue(userID), .text(dedupeKey)]
@@ -38,7 +38,7 @@ public struct NotificationRepository: Sendable {
 
     /// Marks the user's record read (the first time counts); `false` when the user has no record `id`.
     @discardableResult
-    public func markRead(id: Int, userID: Int, now: Date) throws -> Bool {
+    public func markRead(id: Int, userID: UserID, now: Date) throws -> Bool {
         try database.write { transaction in
             try transaction.execute(
                 "UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND user_id = $2",
@@ -48,7 +48,7 @@ public struct NotificationRepository: Sendable {
     }
 
     /// The user's records, newest first.
-    public func notifications(userID: Int, limit: Int = 100) throws -> [NotificationRecord] {
+    public func notifications(userID: UserID, limit: Int = 100) throws -> [NotificationRecord] {
         try database.read { transaction in
             try transaction.query(
                 "SELECT \(NotificationRecord.columns) FROM notifications WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
@@ -58,7 +58,7 @@ public struct NotificationRepository: Sendable {
     }
 
     /// The user's record with `dedupeKey`, or `nil`.
-    public func notification(userID: Int, dedupeKey: String) throws -> NotificationRecord? {
+    public func notification(userID: UserID, dedupeKey: String) throws -> NotificationRecord? {
         try database.read { transaction in
             try transaction.queryOne(
                 "SELECT \(NotificationRecord.columns) FROM notifications WHERE user_id = $1 AND dedupe_key = $2",
@@ -71,7 +71,7 @@ public struct NotificationRepository: Sendable {
 /// One inbox record.
 public struct NotificationRecord: Sendable, Hashable {
     public var id: Int
-    public var userID: Int
+    public var userID: UserID
     public var title: String
     public var body: String?
     public var icon: String?
@@ -86,7 +86,7 @@ public struct NotificationRecord: Sendable, Hashable {
 
     init(row: Row) throws {
         id = try row.int("id")
-        userID = try row.int("user_id")
+        userID = UserID(try row.int("user_id"))
         title = try row.string("title")
         body = try row.optionalString("body")
         icon = try row.optionalString("icon")

@@ -5,7 +5,7 @@
 /// itself.
 public enum OutboxTarget: Sendable, Hashable, CustomStringConvertible {
     /// A push token by its `push_tokens.id`.
-    case token(Int)
+    case token(PushTokenID)
     /// A broadcast channel by its APNs channel id.
     case channel(String)
 
@@ -20,7 +20,7 @@ public enum OutboxTarget: Sendable, Hashable, CustomStringConvertible {
     /// The target stored as `rawValue`, or `nil` for text of another form.
     public init?(rawValue: String) {
         if rawValue.hasPrefix("token:"), let id = Int(rawValue.dropFirst("token:".count)) {
-            self = .token(id)
+            self = .token(PushTokenID(id))
         } else if rawValue.hasPrefix("channel:"), rawValue.count > "channel:".count {
             self = .channel(String(rawValue.dropFirst("channel:".count)))
         } else {

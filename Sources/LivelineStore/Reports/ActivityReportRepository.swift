@@ -12,7 +12,7 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// Records that `userID` dismissed the context's activity (the first time counts).
-    public func dismiss(contextKey: String, userID: Int, now: Date) throws {
+    public func dismiss(contextKey: String, userID: UserID, now: Date) throws {
         try database.write { transaction in
             try transaction.execute(
                 "INSERT INTO la_dismissals (context_key, user_id, dismissed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
@@ -27,8 +27,8 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// The users who dismissed the context's activity.
-    public func dismissedUsers(contextKey: String, in transaction: any SQLTransaction) throws -> Set<Int> {
-        Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { try $0.int("user_id") })
+    public func dismissedUsers(contextKey: String, in transaction: any SQLTransaction) throws -> Set<UserID> {
+        Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { UserID(try $0.int("user_id")) })
     }
 
     /// Records that a device (`householdID`'s `deviceID`) rendered revision `rev`, in the caller's
@@ -37,7 +37,7 @@ public struct ActivityReportRepository: Sendable {
     /// of the context, in the same transaction.)
     @discardableResult
     public func recordReceipt(
-        contextKey: String, householdID: Int, deviceID: String, userID: Int, rev: Int, now: Date, in transaction: any SQLTransaction
+        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, rev: Int, now: Date, in transaction: any SQLTransaction
     ) throws -> Int {
         do {
             try transaction.execute(
@@ -57,7 +57,7 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// Sets the user's "show Live Activities" setting for `attributesType`.
-    public func setOptIn(userID: Int, attributesType: String, enabled: Bool, now: Date) throws {
+    public func setOptIn(userID: UserID, attributesType: String, enabled: Bool, now: Date) throws {
         try database.write { transaction in
             try transaction.execute(
                 """
@@ -70,7 +70,7 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// The user's settings by activity type (types without a row are on).
-    public func optIns(userID: Int) throws -> [String: Bool] {
+    public func optIns(userID: UserID) throws -> [String: Bool] {
         try database.read { transaction in
             var settings: [String: Bool] = [:]
             for row in try transaction.query("SELECT attributes_type, enabled FROM la_preferences WHERE user_id = $1", [SQLValue(userID)]) {
@@ -81,10 +81,10 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// The users who turned Live Activities of `attributesType` off.
-    public func optedOutUsers(attributesType: String, in transaction: any SQLTransaction) throws -> Set<Int> {
+    public func optedOutUsers(attributesType: String, in transaction: any SQLTransaction) throws -> Set<UserID> {
         Set(try transaction.query(
             "SELECT user_id FROM la_preferences WHERE attributes_type = $1 AND enabled = 0", [.text(attributesType)]
-        ).map { try $0.int("user_id") })
+        ).map { UserID(try $0.int("user_id")) })
     }
 
     /// The newest receipt of every device for the context, by device.
@@ -92,7 +92,7 @@ public struct ActivityReportRepository: Sendable {
         try transaction.query(
             "SELECT device_id, user_id, rev, received_at FROM la_receipts WHERE context_key = $1 ORDER BY device_id", [.text(contextKey)]
         ).map { row in
-            Receipt(deviceID: try row.string("device_id"), userID: try row.int("user_id"), rev: try row.int("rev"), receivedAt: try row.date("received_at"))
+            Receipt(deviceID: try row.string("device_id"), userID: UserID(try row.int("user_id")), rev: try row.int("rev"), receivedAt: try row.date("received_at"))
         }
     }
 
@@ -104,7 +104,7 @@ public struct ActivityReportRepository: Sendable {
 /// The newest revision one device reported rendering.
 public struct Receipt: Sendable, Hashable {
     public var deviceID: String
-    public var userID: Int
+    public var userID: UserID
     public var rev: Int
     public var receivedAt: Date
 }

@@ -17,11 +17,11 @@ public struct StartRecord: Sendable, Hashable {
     public var id: Int
     public var contextKey: String
     /// The device is its household's device id (device ids are chosen by apps).
-    public var householdID: Int
+    public var householdID: HouseholdID
     public var deviceID: String
-    public var userID: Int
+    public var userID: UserID
     /// The `la-pushToStart` token it was (or would be) sent to.
-    public var tokenID: Int
+    public var tokenID: PushTokenID
     public var status: Status
     public var reason: String?
     /// Sent with `input-push-channel`: the activity follows the channel and sends no update token.
@@ -46,10 +46,10 @@ public struct StartRecord: Sendable, Hashable {
         }
         id = try row.int("id")
         contextKey = try row.string("context_key")
-        householdID = try row.int("household_id")
+        householdID = HouseholdID(try row.int("household_id"))
         deviceID = try row.string("device_id")
-        userID = try row.int("user_id")
-        tokenID = try row.int("token_id")
+        userID = UserID(try row.int("user_id"))
+        tokenID = PushTokenID(try row.int("token_id"))
         self.status = status
         reason = try row.optionalString("reason")
         viaChannel = try row.bool("via_channel")

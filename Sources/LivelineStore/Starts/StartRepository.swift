@@ -17,7 +17,7 @@ public struct StartRepository: Sendable {
     /// (`budget.count` starts within `budget.window`, any context) is used up. A start that was
     /// skipped or failed earlier may be taken again. A device is `householdID`'s `deviceID`.
     public func reserve(
-        contextKey: String, householdID: Int, deviceID: String, userID: Int, tokenID: Int, viaChannel: Bool, now: Date,
+        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, tokenID: PushTokenID, viaChannel: Bool, now: Date,
         budget: (count: Int, window: TimeInterval), in transaction: any SQLTransaction
     ) throws -> StartReservation {
         let existing = try transaction.queryOne(
@@ -74,7 +74,7 @@ public struct StartRepository: Sendable {
     /// start was waiting (the engine then clears the suspicion of the device's push-to-start
     /// tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
     @discardableResult
-    public func answered(contextKey: String, householdID: Int, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+    public func answered(contextKey: String, householdID: HouseholdID, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         let answered = try transaction.execute(
             """
             UPDATE la_starts SET update_token_at = $4, suspect_at = NULL, updated_at = $4
@@ -110,7 +110,7 @@ public struct StartRepository: Sendable {
     /// activity, the budget is used up), unless the device has a start queued or sent already. It
     /// shows in the context's timeline; a later call may still take the start.
     public func recordSkipped(
-        contextKey: String, householdID: Int, deviceID: String, userID: Int, tokenID: Int, reason: String, now: Date,
+        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, tokenID: PushTokenID, reason: String, now: Date,
         in transaction: any SQLTransaction
     ) throws {
         try transaction.execute(

@@ -3,9 +3,9 @@ import LivelineModel
 
 /// One row of the push token registry, active or ended (history).
 public struct PushTokenRecord: Sendable, Hashable {
-    public var id: Int
-    public var householdID: Int
-    public var userID: Int
+    public var id: PushTokenID
+    public var householdID: HouseholdID
+    public var userID: UserID
     public var deviceID: String
     public var kind: PushTokenKind
     public var environment: PushEnvironment
@@ -27,7 +27,7 @@ public struct PushTokenRecord: Sendable, Hashable {
     public var suspectAt: Date?
 
     public init(
-        id: Int, householdID: Int, userID: Int, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
+        id: PushTokenID, householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
         frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
         suspectAt: Date? = nil
@@ -69,7 +69,7 @@ public struct PushTokenRecord: Sendable, Hashable {
             throw StoreError(.column, "push_tokens.status holds an unknown status")
         }
         self.init(
-            id: try row.int("id"), householdID: try row.int("household_id"), userID: try row.int("user_id"),
+            id: PushTokenID(try row.int("id")), householdID: HouseholdID(try row.int("household_id")), userID: UserID(try row.int("user_id")),
             deviceID: try row.string("device_id"), kind: kind, environment: environment,
             attributesType: try row.optionalString("attributes_type"), contextKey: try row.optionalString("context_key"),
             slot: try row.string("slot"), token: try row.string("token"), status: status,

@@ -104,7 +104,7 @@ public struct PushTokenRepository: Sendable {
     /// Marks the household's active rows holding `token` as `deleted` and returns how many there
     /// were; rows of other households are never touched.
     @discardableResult
-    public func unregister(token: String, householdID: Int, now: Date) throws -> Int {
+    public func unregister(token: String, householdID: HouseholdID, now: Date) throws -> Int {
         try write { transaction in
             try transaction.execute(
                 """
@@ -123,7 +123,7 @@ public struct PushTokenRepository: Sendable {
     /// only if APNs saw it die after its last registration (`engine.md`, "Push tokens"; Related
     /// APNs documentation: "Handling notification responses from APNs").
     @discardableResult
-    public func markInvalid(id: Int, reason: String, now: Date, registeredBefore: Date? = nil) throws -> Bool {
+    public func markInvalid(id: PushTokenID, reason: String, now: Date, registeredBefore: Date? = nil) throws -> Bool {
         try write { transaction in try markInvalid(id: id, reason: reason, now: now, registeredBefore: registeredBefore, in: transaction) }
     }
 
@@ -132,7 +132,7 @@ public struct PushTokenRepository: Sendable {
     /// transaction committed: a bump before the commit would let a reader cache the old list
     /// under the new count.
     @discardableResult
-    public func markInvalid(id: Int, reason: String, now: Date, registeredBefore: Date? = nil, in transaction: any SQLTransaction) throws -> Bool {
+    public func markInvalid(id: PushTokenID, reason: String, now: Date, registeredBefore: Date? = nil, in transaction: any SQLTransaction) throws -> Bool {
         // Two texts rather than `$4 IS NULL OR …`: PostgreSQL cannot type a parameter seen only in IS NULL.
         var sql = "UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = $3 WHERE id = $1 AND status = 'active'"
         var parameters = [SQLValue(id), SQLValue(now), .text(reason)]
@@ -144,7 +144,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The user's active tokens, by device, kind and id.
-    public func activeTokens(userID: Int) throws -> [PushTokenRecord] {
+    public func activeTokens(userID: UserID) throws -> [PushTokenRecord] {
         try database.read { transaction in
             try transaction.query(
                 """
@@ -163,7 +163,7 @@ public struct PushTokenRepository: Sendable {
     /// registered with their key. With `onlyID`, just that token (the one target of a retry or a
     /// catch-up), if it is still one of them.
     public func updateTokens(
-        contextKey: String, environment: PushEnvironment, householdID: Int?, onlyID: Int? = nil, in transaction: any SQLTransaction
+        contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, in transaction: any SQLTransaction
     ) throws -> [PushTokenRecord] {
         var sql = """
             SELECT \(PushTokenRecord.columns) FROM push_tokens
@@ -183,7 +183,7 @@ public struct PushTokenRepository: Sendable {
 
     /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.
     public func activeToken(
-        householdID: Int, environment: PushEnvironment, kind: PushTokenKind, slot: String
+        householdID: HouseholdID, environment: PushEnvironment, kind: PushTokenKind, slot: String
     ) throws -> PushTokenRecord? {
         try database.read { transaction in
             try activeToken(householdID: householdID, environment: environment, kind: kind, slot: slot, in: transaction)
@@ -192,7 +192,7 @@ public struct PushTokenRepository: Sendable {
 
     /// ``activeToken(householdID:environment:kind:slot:)`` in the caller's transaction.
     public func activeToken(
-        householdID: Int, environment: PushEnvironment, kind: PushTokenKind, slot: String, in transaction: any SQLTransaction
+        householdID: HouseholdID, environment: PushEnvironment, kind: PushTokenKind, slot: String, in transaction: any SQLTransaction
     ) throws -> PushTokenRecord? {
         try transaction.queryOne(
             """
@@ -206,9 +206,9 @@ public struct PushTokenRepository: Sendable {
     /// The active push-to-start tokens for `attributesType` in one environment of the given users
     /// (and, with `deviceIDs`, only of those devices), by user, device and id: the targets of a start.
     public func startTokens(
-        attributesType: String, environment: PushEnvironment, userIDs: [Int], deviceIDs: [String]?, in transaction: any SQLTransaction
+        attributesType: String, environment: PushEnvironment, userIDs: [UserID], deviceIDs: [String]?, in transaction: any SQLTransaction
     ) throws -> [PushTokenRecord] {
-        var tokens: [Int: PushTokenRecord] = [:]
+        var tokens: [PushTokenID: PushTokenRecord] = [:]
         for userID in Set(userIDs) {
             for token in try transaction.query(
                 """
@@ -250,7 +250,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The active tokens of one kind of the given user in one environment, by device and id.
-    public func activeTokens(userID: Int, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> [PushTokenRecord] {
+    public func activeTokens(userID: UserID, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> [PushTokenRecord] {
         try transaction.query(
             """
             SELECT \(PushTokenRecord.columns) FROM push_tokens
@@ -262,7 +262,7 @@ public struct PushTokenRepository: Sendable {
 
     /// Marks a push-to-start token suspect (its start went unanswered), unless it is already.
     @discardableResult
-    public func markSuspect(id: Int, reason: String, now: Date) throws -> Bool {
+    public func markSuspect(id: PushTokenID, reason: String, now: Date) throws -> Bool {
         try write { transaction in try transaction.execute(
             "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
             [SQLValue(id), SQLValue(now), .text(reason)]
@@ -279,7 +279,7 @@ public struct PushTokenRepository: Sendable {
     /// Ends the user's active `la-update` tokens for `contextKey` (the user dismissed the activity:
     /// its token is of no use any more); returns how many.
     @discardableResult
-    public func endUpdateTokens(contextKey: String, userID: Int, reason: String, now: Date) throws -> Int {
+    public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date) throws -> Int {
         try write { transaction in try transaction.execute(
             """
             UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
@@ -291,7 +291,7 @@ public struct PushTokenRepository: Sendable {
 
     /// The device answered a start: its push-to-start tokens are no longer suspect. In the
     /// caller's transaction.
-    public func clearStartSuspicion(householdID: Int, deviceID: String, in transaction: any SQLTransaction) throws {
+    public func clearStartSuspicion(householdID: HouseholdID, deviceID: String, in transaction: any SQLTransaction) throws {
         try transaction.execute(
             """
             UPDATE push_tokens SET suspect_at = NULL, suspect_reason = NULL
@@ -314,7 +314,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The household's active tokens, by user, device, kind and id.
-    public func activeTokens(householdID: Int) throws -> [PushTokenRecord] {
+    public func activeTokens(householdID: HouseholdID) throws -> [PushTokenRecord] {
         try database.read { transaction in
             try transaction.query(
                 """
@@ -327,7 +327,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// Every row of the household, active and ended, newest first.
-    public func history(householdID: Int) throws -> [PushTokenRecord] {
+    public func history(householdID: HouseholdID) throws -> [PushTokenRecord] {
         try database.read { transaction in
             try transaction.query(
                 "SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE household_id = $1 ORDER BY id DESC",
@@ -337,7 +337,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The row with `id`, active or ended, or `nil`.
-    public func record(id: Int) throws -> PushTokenRecord? {
+    public func record(id: PushTokenID) throws -> PushTokenRecord? {
         try database.read { transaction in
             try transaction.queryOne("SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE id = $1", [SQLValue(id)])
                 .map(PushTokenRecord.init(row:))

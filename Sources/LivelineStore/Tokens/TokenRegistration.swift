@@ -3,8 +3,8 @@ import LivelineModel
 
 /// One `POST /api/apns/register` call, validated by the caller: who registers which token where.
 public struct TokenRegistration: Sendable, Hashable {
-    public var householdID: Int
-    public var userID: Int
+    public var householdID: HouseholdID
+    public var userID: UserID
     /// The app's device id. For `web-push` it is stored as given but not part of the slot.
     public var deviceID: String
     public var kind: PushTokenKind
@@ -19,7 +19,7 @@ public struct TokenRegistration: Sendable, Hashable {
     public var frequentPushesEnabled: Bool
 
     public init(
-        householdID: Int, userID: Int, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
+        householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
         attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false
     ) {
         self.householdID = householdID

@@ -19,7 +19,7 @@ import Testing
         let token = try #require(printed["token"] as? String)
         let store = try Store.openSQLite(folder: data)
         let session = try #require(try store.accounts.session(tokenHash: SHA256.hex(token)))
-        #expect(session.user.id == printed["userId"] as? Int)
+        #expect(session.user.id.rawValue == printed["userId"] as? Int)
         #expect(session.user.locale == "en")
         let file = try String(contentsOf: data.appendingPathComponent(SQLiteDatabase.fileName), encoding: .isoLatin1)
         #expect(!file.contains(token))

@@ -17,8 +17,8 @@ final class ClientTestServer: @unchecked Sendable {
     let folder: URL
     let app: Application
     let bearer: String
-    let userID: Int
-    let householdID: Int
+    let userID: UserID
+    let householdID: HouseholdID
     /// One URL session per server: tests in parallel never queue behind each other's connections.
     let session = URLSession(configuration: .ephemeral)
 
@@ -39,7 +39,7 @@ final class ClientTestServer: @unchecked Sendable {
         (bearer, userID, householdID) = try Self.addUser(app, household: "Fisch", name: "Dennis")
     }
 
-    static func addUser(_ app: Application, household: String, name: String) throws -> (String, Int, Int) {
+    static func addUser(_ app: Application, household: String, name: String) throws -> (String, UserID, HouseholdID) {
         let token = SecureRandom.token(prefix: "ll_")
         let user = try app.store.accounts.createUser(
             household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()

@@ -19,8 +19,8 @@ final class EngineHarness: Sendable {
     let clock: ManualClock
     let log = LogSink.inMemory()
     let engine: Engine
-    let householdID: Int
-    let userID: Int
+    let householdID: HouseholdID
+    let userID: UserID
 
     /// A new data folder, or — with `sharing` — a second engine (another dispatcher) on the same
     /// database, APNs and clock.
@@ -63,7 +63,7 @@ final class EngineHarness: Sendable {
 
     /// Registers a device token of `kind` (an `la-update` token for the context, or a
     /// push-to-start token for trips) and returns its row id and the token.
-    func token(_ index: Int, kind: PushTokenKind = .update) throws -> (id: Int, token: String) {
+    func token(_ index: Int, kind: PushTokenKind = .update) throws -> (id: PushTokenID, token: String) {
         let token = String(format: "%064x", 0xfeed0000 + index)
         try store.tokens.register(TokenRegistration(
             householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: kind, environment: .sandbox, token: token,

@@ -55,7 +55,7 @@ import Testing
         let connection = try server.connection()
         // Each route with a garbage parameter and with a valid one (so its handler runs too).
         let paths = server.app.routes.flatMap { route in
-            ["%00../x", String(user.id)].map { value in
+            ["%00../x", String(user.id.rawValue)].map { value in
                 (route, route.path(Dictionary(uniqueKeysWithValues: route.parameterNames.map { ($0, value) })))
             }
         }
@@ -79,7 +79,7 @@ import Testing
         defer { again.stop() }
         let me = try again.request("GET", "/api/me", token: bearer)
         #expect(me.status == 200)
-        #expect((me.json?["user"] as? [String: Any])?["userId"] as? Int == user.id)
+        #expect((me.json?["user"] as? [String: Any])?["userId"] as? Int == user.id.rawValue)
         let versions = try again.app.store.database.read { try Migrator.appliedVersions($0) }
         #expect(versions == Set(Migrator().migrations.map(\.version)))
     }

@@ -34,7 +34,7 @@ import Testing
         let response = try server.request("GET", "/api/me", token: token)
         #expect(response.status == 200)
         let user = try #require(response.json?["user"] as? [String: Any])
-        #expect(user["userId"] as? Int == dennis.id)
+        #expect(user["userId"] as? Int == dennis.id.rawValue)
         #expect(user["name"] as? String == "Dennis")
         #expect(response.json?["householdName"] as? String == "Fisch")
     }

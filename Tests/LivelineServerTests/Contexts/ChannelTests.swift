@@ -3,6 +3,7 @@ import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineServer
+import LivelineStore
 import LivelineTestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// that asks for one, used for updates, deleted after the end, orphans deleted on a restart, and
 /// token fan-out when APNs will not create one.
 @Suite struct ChannelTests {
-    static func startBody(_ userID: Int) -> String {
+    static func startBody(_ userID: UserID) -> String {
         #"{"userIds":[\#(userID)],"alert":{"title":"Shopping"},"useChannel":true}"#
     }
 

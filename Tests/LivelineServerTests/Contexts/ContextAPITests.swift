@@ -15,7 +15,7 @@ import Testing
     final class Setup {
         let server: TestServer
         let bearer: String
-        let userID: Int
+        let userID: UserID
         /// The sandbox: the server's in-process one, or the `external` one it was pointed at.
         let sandbox: APNSSandbox
 

@@ -22,7 +22,7 @@ struct NotesFeature: Feature {
         [Migration(version: 1, name: "notes: table", sql: "CREATE TABLE test_notes (id {{primaryKey}}, household_id BIGINT NOT NULL, text TEXT NOT NULL)")]
     }
 
-    static func key(householdID: Int) -> String { "notes:\(householdID)" }
+    static func key(householdID: HouseholdID) -> String { "notes:\(householdID)" }
 
     /// The card: how many notes the household has, and the latest.
     struct Card: SnapshotSource {

@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineSandbox
 import LivelineServer
+import LivelineStore
 import LivelineTestSupport
 import Synchronization
 import Testing
@@ -15,7 +16,7 @@ import Testing
     final class Household {
         let setup: ContextAPITests.Setup
         let clock: ManualClock?
-        let partner: (id: Int, token: String)
+        let partner: (id: UserID, token: String)
 
         init(
             folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
@@ -33,10 +34,10 @@ import Testing
         }
 
         @discardableResult
-        func add(_ label: String, price: Double? = nil, by: Int? = nil, token: String? = nil) throws -> [String: Any] {
+        func add(_ label: String, price: Double? = nil, by: UserID? = nil, token: String? = nil) throws -> [String: Any] {
             var body: [String: Any] = ["label": label]
             if let price { body["price"] = price }
-            if let by { body["by"] = by }
+            if let by { body["by"] = by.rawValue }
             let response = try call("POST", "/api/shopping/\(ShoppingAPITests.week)/items", token: token, json: Self.json(body))
             #expect(response.status == 201, "\(response.text)")
             return response.json ?? [:]
@@ -75,7 +76,7 @@ import Testing
 
         let milk = try home.add("Milch", price: 1.29)
         #expect(milk["label"] as? String == "Milch" && milk["price"] as? Double == 1.29 && milk["done"] as? Bool == false)
-        #expect(milk["rev"] as? Int == 1 && milk["id"] is Int && milk["addedBy"] as? Int == home.setup.userID)
+        #expect(milk["rev"] as? Int == 1 && milk["id"] is Int && milk["addedBy"] as? Int == home.setup.userID.rawValue)
         let unchanged = try home.pull(sinceRev: 1)
         let raw = try home.call("GET", "/api/shopping/\(Self.week)?since_rev=1").text
         let encoded = try APICoding.makeEncoder().encode(ShoppingWeekResponse(week: Self.week, rev: 1, unchanged: true))
@@ -106,12 +107,12 @@ import Testing
         #expect(state["lastEventText"] as? String == "Dennis 1 hat Äpfel hinzugefügt")
         #expect(state["estEur"] as? Double == 7.12 && state["estPriced"] as? Int == 3, "1.29 + 2.50 + 3.33")
 
-        try home.patch(milk, ["done": true, "by": partner])
+        try home.patch(milk, ["done": true, "by": partner.rawValue])
         state = try home.state()
         #expect(state["open"] as? Int == 3 && state["done"] as? Int == 1 && state["total"] as? Int == 4)
         #expect(state["estEur"] as? Double == 5.83 && state["estPriced"] as? Int == 2, "the checked-off milk no longer counts")
         #expect(state["lastEventText"] as? String == "Jaqueline hat Milch eingepackt")
-        #expect(state["lastActorUserId"] as? Int == partner && state["lastActorName"] as? String == "Jaqueline")
+        #expect(state["lastActorUserId"] as? Int == partner.rawValue && state["lastActorName"] as? String == "Jaqueline")
         #expect(state["lastItem"] as? String == "Milch" && (state["updatedAt"] as? String)?.count == 19)
         #expect((state["nextOpen"] as? [[String: Any]])?.compactMap { $0["label"] as? String } == ["Brot", "Käse", "Äpfel"])
 
@@ -214,7 +215,7 @@ import Testing
         // Dennis starts shopping (an empty body: the caller is the actor).
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect(started.status == 200, "\(started.text)")
-        #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.setup.userID])
+        #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.setup.userID.rawValue])
         #expect(started.json?["contextKey"] as? String == "shopping:\(try home.server.app.store.accounts.user(id: partner.id)!.householdID):\(Self.week)")
         let revAfterStart = try #require(started.json?["rev"] as? Int)
         #expect(try home.call("POST", "/api/shopping/\(Self.week)/session").json?["rev"] as? Int == revAfterStart, "already shopping: no change")
@@ -254,10 +255,10 @@ import Testing
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect(started.status == 200, "\(started.text)")
         let starts = try #require(started.json?["starts"] as? [[String: Any]])
-        #expect(starts.count == 1 && starts[0]["outcome"] as? String == "queued" && starts[0]["userId"] as? Int == home.partner.id, "\(starts)")
+        #expect(starts.count == 1 && starts[0]["outcome"] as? String == "queued" && starts[0]["userId"] as? Int == home.partner.id.rawValue, "\(starts)")
         let channel = try #require(started.json?["channelId"] as? String, "the week's channel: \(started.text)")
         #expect(home.setup.sandbox.channels().contains(channel))
-        #expect(try await eventually { home.setup.aps(hers).contains { $0["event"] as? String == "start" } })
+        #expect(await eventually { home.setup.aps(hers).contains { $0["event"] as? String == "start" } })
         let start = try #require(home.setup.aps(hers).first)
         #expect(start["attributes-type"] as? String == type && (start["attributes"] as? [String: Any])?["week"] as? String == Self.week)
         #expect(start["input-push-token"] as? Int == 1, "push-started cards get update tokens")
@@ -282,8 +283,8 @@ import Testing
         #expect(his["outcome"] as? String == "alreadyStarted" && (his["reason"] as? String)?.contains("shows it") == true, "\(his)")
         #expect(home.setup.aps(mine).isEmpty)
         try home.add("Brot", by: home.partner.id)
-        #expect(try await eventually { home.setup.contentStates(update).contains { $0["total"] as? Int == 2 } })
-        #expect(try await eventually {
+        #expect(await eventually { home.setup.contentStates(update).contains { $0["total"] as? Int == 2 } })
+        #expect(await eventually {
             home.setup.sandbox.accepted(channel: channel).contains { push in
                 let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
                 return (aps?["content-state"] as? [String: Any])?["total"] as? Int == 2
@@ -295,16 +296,16 @@ import Testing
         #expect(first.json?["left"] as? Bool == true && first.json?["finished"] as? Bool == false, "\(first.text)")
         let last = try home.call("POST", "/api/shopping/\(Self.week)/session/end", token: home.partner.token)
         #expect(last.json?["finished"] as? Bool == true, "\(last.text)")
-        #expect(try await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
+        #expect(await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
         let end = try #require(home.setup.aps(update).last { $0["event"] as? String == "end" })
         #expect((end["content-state"] as? [String: Any])?["ended"] as? Bool == true && end["dismissal-date"] is Int)
         // The channel goes once the end reached it.
-        #expect(try await eventually { !home.setup.sandbox.channels().contains(channel) })
+        #expect(await eventually { !home.setup.sandbox.channels().contains(channel) })
 
         // A later session starts a new card: her phone is started again (the old update token ended with the old card).
         let next = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect((next.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(next.text)")
-        #expect(try await eventually { home.setup.aps(hers).filter { $0["event"] as? String == "start" }.count == 2 })
+        #expect(await eventually { home.setup.aps(hers).filter { $0["event"] as? String == "start" }.count == 2 })
         #expect(next.json?["channelId"] as? String != channel)
     }
 
@@ -344,7 +345,7 @@ import Testing
             """).status == 200)
         let left = try home.call("POST", "/api/shopping/\(Self.week)/session/end")
         #expect(left.json?["finished"] as? Bool == true, "\(left.text)")
-        #expect(try await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
+        #expect(await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
 
         // She adds butter from home after the trip: the list has it (a new revision), the card stays finished.
         let butter = try home.add("Butter", token: home.partner.token)
@@ -367,10 +368,10 @@ import Testing
         let kims = try home.setup.startDevice(2, type: type, bearer: kimToken)
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session", json: #"{"by":\#(home.partner.id)}"#)
         #expect(started.status == 200, "\(started.text)")
-        #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.partner.id])
+        #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.partner.id.rawValue])
         let starts = try #require(started.json?["starts"] as? [[String: Any]])
-        #expect(starts.compactMap { $0["userId"] as? Int } == [kim.id], "only Kim's devices: \(starts)")
-        #expect(try await eventually { home.setup.aps(kims).count == 1 })
+        #expect(starts.compactMap { $0["userId"] as? Int } == [kim.id.rawValue], "only Kim's devices: \(starts)")
+        #expect(await eventually { home.setup.aps(kims).count == 1 })
         #expect(home.setup.aps(shared).isEmpty)
     }
 
@@ -393,10 +394,10 @@ import Testing
         let outcomes = Dictionary(uniqueKeysWithValues: (started.json?["starts"] as? [[String: Any]] ?? []).compactMap { start in
             (start["userId"] as? Int).map { ($0, start["outcome"] as? String ?? "") }
         })
-        #expect(outcomes == [home.partner.id: "optedOut", kim.id: "queued"], "\(started.text)")
+        #expect(outcomes == [home.partner.id.rawValue: "optedOut", kim.id.rawValue: "queued"], "\(started.text)")
         #expect(started.json?["channelId"] == nil)
         #expect((started.json?["channelFallback"] as? String)?.contains("CannotCreateChannelConfig") == true, "\(started.text)")
-        #expect(try await eventually { home.setup.aps(kims).contains { $0["event"] as? String == "start" && $0["input-push-token"] as? Int == 1 } })
+        #expect(await eventually { home.setup.aps(kims).contains { $0["event"] as? String == "start" && $0["input-push-token"] as? Int == 1 } })
         #expect(home.setup.aps(hers).isEmpty, "she turned shopping cards off")
     }
 

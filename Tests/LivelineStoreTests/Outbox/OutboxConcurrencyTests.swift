@@ -12,7 +12,7 @@ struct OutboxConcurrencyTests {
         try store.write { transaction in
             for index in 0..<rowCount {
                 try store.outbox.enqueueMessage(
-                    idempotencyKey: "m:\(index)", contextKey: nil, target: .token(index), headers: nil, payload: [1],
+                    idempotencyKey: "m:\(index)", contextKey: nil, target: .token(PushTokenID(index)), headers: nil, payload: [1],
                     now: time(0), in: transaction
                 )
             }
