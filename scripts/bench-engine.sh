@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Engine benchmark (not a test), issue 6's figures, in one run on this machine:
+# Engine benchmark (not a test), the engine's figures, in one run on this machine:
 #  1. fan-out: one PUT /v1/contexts/{key} → the APNs sandbox accepted the snapshot on every one
 #     of 10,000 registered la-update tokens (goal < 1 s), next to the same pushes sent straight
 #     through the APNs client (the ceiling);

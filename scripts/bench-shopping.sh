@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shopping benchmark (issue 10), on this machine in one run:
+# Shopping benchmark, on this machine in one run:
 #  1. GET /api/shopping/{week}?since_rev=<current> (the pull an app makes when a push wakes it,
 #     answered {week, rev, unchanged: true}) against nginx serving a file of the same bytes.
 #  2. PATCH /api/shopping/items/{id} check-offs (done true / false in turn) per second, committed

@@ -8,7 +8,7 @@ import LivelineServer
 import LivelineStore
 import LivelineTestSupport
 
-/// `liveline-bench fanout` and `liveline-bench upsert`: the engine's figures of issue 6, measured
+/// `liveline-bench fanout` and `liveline-bench upsert`: the engine's figures (fan-out and upsert rates), measured
 /// on a real server (HTTP on a free port, SQLite in a temporary folder, the in-process APNs
 /// sandbox over HTTP/2 + TLS).
 public enum EngineBenchmark {

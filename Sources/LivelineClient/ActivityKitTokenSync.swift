@@ -3,7 +3,7 @@ import ActivityKit
 import Foundation
 import LivelineModel
 
-/// Hands ActivityKit's tokens and states to Liveline (`shared-model.md`; `painpoints.md` §1–2, §10):
+/// Hands ActivityKit's tokens and states to Liveline (`docs/sdk.md`; `docs/painpoints.md` §1–2, §10):
 /// the push-to-start token, the update token of every activity of `Attributes` — read
 /// synchronously at launch as Apple recommends, then followed — and the user's dismissals.
 /// Registration is idempotent, so doing it on every launch is right; a missing token is never

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How fresh what the app shows is, from the last successful pull (`shared-model.md`): the UI
+/// How fresh what the app shows is, from the last successful pull (`docs/sdk.md`): the UI
 /// never claims to be live when it is not.
 public enum Freshness: Sendable, Hashable, CustomStringConvertible {
     /// Pulled within the live window.

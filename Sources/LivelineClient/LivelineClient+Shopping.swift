@@ -5,7 +5,7 @@ import LivelineModel
 import FoundationNetworking
 #endif
 
-/// The shopping list (`shopping.md`): the calls its app and widget make. `by` is the acting
+/// The shopping list (`docs/features/shopping.md`): the calls its app and widget make. `by` is the acting
 /// member when a device is shared (the caller's user when left out).
 extension LivelineClient {
     /// The week's list and card; `.unchanged` (nothing else computed) when `sinceRev` is current.

@@ -4,7 +4,7 @@ import LivelineModel
 import FoundationNetworking
 #endif
 
-/// The app's connection to a Liveline server (`shared-model.md`, "The client SDK library"): it
+/// The app's connection to a Liveline server (`docs/sdk.md`, "The client SDK library"): it
 /// registers push tokens, pulls contexts (`?since_rev=`), reports receipts, dismissals and the
 /// user's opt-in, and reads the inbox. Paths come from the shared `Routes`, bodies from the shared
 /// model, so app and server cannot disagree.
@@ -58,7 +58,7 @@ public final class LivelineClient: Sendable {
 
     // MARK: Contexts
 
-    /// Pull-reconcile (`engine.md`): `.unchanged` when `sinceRev` is the current revision (the
+    /// Pull-reconcile (`docs/engine.md`): `.unchanged` when `sinceRev` is the current revision (the
     /// server computes nothing else), else the whole truth.
     public func pull(contextKey: String, sinceRev: Int?) async throws -> PullResult<JSONValue> {
         let query = sinceRev.map { [URLQueryItem(name: "since_rev", value: String($0))] } ?? []

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// Keeps one context's snapshot true (`shared-model.md`, "Reconcile"): it pulls when a push wakes
+/// Keeps one context's snapshot true (`docs/sdk.md`, "Reconcile"): it pulls when a push wakes
 /// the app and when the app comes to the foreground, applies what is newer (the revision guard),
 /// writes it to the shared snapshot store for the extensions, reports the rendered revision, and
 /// tells how fresh it is. Network failures are retried with backoff; push = wake-up, pull = truth.

@@ -4,7 +4,7 @@ import WidgetKit
 #endif
 
 /// The latest snapshot of each context, written where the widget and the Live Activity extension
-/// read it (`shared-model.md`): an App Group container on iOS, a folder elsewhere. Writes are
+/// read it (`docs/sdk.md`): an App Group container on iOS, a folder elsewhere. Writes are
 /// atomic (a new file renamed over the old), so a reader sees the old snapshot or the new one,
 /// never a torn file. After each write `onWrite` runs: the place to ask widgets to reload.
 public struct SharedSnapshotStore: Sendable {

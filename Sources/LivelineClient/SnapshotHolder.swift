@@ -1,6 +1,6 @@
 import Foundation
 
-/// The newest snapshot of one context, behind the revision guard (`shared-model.md`): a snapshot
+/// The newest snapshot of one context, behind the revision guard (`docs/sdk.md`): a snapshot
 /// is kept only if its `rev` is newer than the one held, so a late answer, a reload from disk or
 /// an optimistic local update never rolls the card back. An optimistic local change is shown at
 /// once and replaced by the server's truth at the next pull.

@@ -5,7 +5,7 @@ internal import COpenSSL
 ///
 /// Related APNs documentation: "Establishing a token-based connection to APNs" — the provider
 /// token is signed with the team's `.p8` key using ES256, the only algorithm APNs supports
-/// (`spec/apns.md` §1.4).
+/// (`docs/apns.md` §1.4).
 ///
 /// Signatures are JOSE-shaped (RFC 7518 §3.4): the 64 bytes r‖s, each big-endian and padded to 32
 /// bytes, not OpenSSL's DER `ECDSA-Sig-Value`.

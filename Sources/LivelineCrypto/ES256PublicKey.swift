@@ -4,7 +4,7 @@ internal import COpenSSL
 /// with.
 ///
 /// Related APNs documentation: "Establishing a token-based connection to APNs" (ES256 is the only
-/// algorithm; `spec/apns.md` §1.4). Signatures are JOSE-shaped r‖s (RFC 7518 §3.4).
+/// algorithm; `docs/apns.md` §1.4). Signatures are JOSE-shaped r‖s (RFC 7518 §3.4).
 ///
 /// Sendable: the class owns its `EVP_PKEY` and frees it in `deinit`; the key is never changed after
 /// `init`, and every `verify` uses its own fresh `EVP_MD_CTX`. Hence `@unchecked`.

@@ -4,7 +4,7 @@ import Foundation
 /// `{iss, iat}`, sent as `authorization: bearer <compact>`.
 ///
 /// Related APNs documentation: "Establishing a token-based connection to APNs"
-/// (`spec/apns.md` §1.4): `alg` is `ES256` (the only algorithm), `kid` the 10-character Key ID,
+/// (`docs/apns.md` §1.4): `alg` is `ES256` (the only algorithm), `kid` the 10-character Key ID,
 /// `iss` the 10-character Team ID, `iat` epoch seconds. A token whose `iat` is more than an hour old
 /// is rejected with `403 ExpiredProviderToken`; refresh no more than once every 20 minutes and no
 /// less than once every 60 (APNSwift regenerates after 55 minutes). Those timing rules belong to
@@ -45,7 +45,7 @@ public struct ProviderToken: Sendable, Hashable {
     /// Checks: three base64url parts; a JSON object header with `alg` `"ES256"` and a non-empty
     /// string `kid`; JSON object claims with a non-empty string `iss` and an integer `iat` ≥ 0; a
     /// 64-byte signature. Extra header fields and claims are ignored, and `iat` may be a string of
-    /// digits (a real Python APNs client sends it that way; `spec/apns.md`, "Quirks").
+    /// digits (a real Python APNs client sends it that way; `docs/apns.md`, "Quirks").
     public static func parse(_ compact: String) throws(CryptoError) -> ProviderToken {
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// A card as the phone shows it (`device.md`, "Rendering"), as text: the lock screen and the
+/// A card as the phone shows it (`docs/devices.md`, "Rendering"), as text: the lock screen and the
 /// Dynamic Island, compact and expanded.
 public struct RenderedCard: Sendable, Hashable, CustomStringConvertible {
     public var lockScreen: String

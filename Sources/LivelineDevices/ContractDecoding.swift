@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// Decoding as the phone does (`device.md`, "Decoding"): a default `JSONDecoder` into the shared
+/// Decoding as the phone does (`docs/devices.md`, "Decoding"): a default `JSONDecoder` into the shared
 /// model's types; the exact error when it fails.
 extension LiveActivityContract {
     static func decodingError(contentState data: Data) -> String? {

@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineSandbox
 
-/// ActivityKit's rules for one push (`device.md`), applied to a device's state; every outcome is
+/// ActivityKit's rules for one push (`docs/devices.md`), applied to a device's state; every outcome is
 /// logged with its reason.
 struct Decision {
     var state: SimulatedDevice.State

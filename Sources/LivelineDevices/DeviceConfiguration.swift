@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// What a simulated iPhone is (`device.md`): who uses it, which iOS, what the user allowed, which
+/// What a simulated iPhone is (`docs/devices.md`): who uses it, which iOS, what the user allowed, which
 /// Live Activity types the app has. Also one entry of the `liveline sandbox --devices FILE` file.
 public struct DeviceConfiguration: Sendable, Hashable, Codable {
     /// The device id the app registers its tokens with.
@@ -34,7 +34,7 @@ public struct DeviceConfiguration: Sendable, Hashable, Codable {
 }
 
 /// The server's context key of an activity, from its attributes and the device's user
-/// (`contracts.md`): `shopping:{householdId}:{week}`, `cooksuggest:{sessionId}:{userId}`,
+/// (`docs/contracts.md`): `shopping:{householdId}:{week}`, `cooksuggest:{sessionId}:{userId}`,
 /// `trip:{tripId}`. Replaceable for apps that key their contexts otherwise.
 public typealias ContextKeyResolver = @Sendable (_ attributesType: String, _ attributes: JSONValue, _ device: DeviceConfiguration) -> String?
 

@@ -1,5 +1,5 @@
 /// What the network between the sandbox and the simulated devices does wrong, reproducibly from
-/// `seed` (`device.md`, "Faults it can inject"): lose a share of the pushes, deliver them out of
+/// `seed` (`docs/devices.md`, "Faults it can inject"): lose a share of the pushes, deliver them out of
 /// order (in shuffled groups of `reorderWindow`), late (`delay`). Offline periods, rotated tokens,
 /// a refused "Allow" and exhausted budgets are set per device (``DeviceFleet``, ``DeviceRules``,
 /// ``DeviceConfiguration``).

@@ -4,7 +4,7 @@ import LivelineModel
 import LivelineSandbox
 import Synchronization
 
-/// Simulated iPhones attached to an APNs sandbox (`device.md`): every push the sandbox accepts for
+/// Simulated iPhones attached to an APNs sandbox (`docs/devices.md`): every push the sandbox accepts for
 /// a device's token — or a channel one of its activities follows — is delivered to it (through
 /// the configured faults), and what its app does next (register tokens, pull, report receipts and
 /// dismissals) is carried out through the real API with ``LivelineClient``.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One decision of a simulated device, with its reason (`device.md`: "explaining every decision").
+/// One decision of a simulated device, with its reason (`docs/devices.md`: "explaining every decision").
 public struct DeviceLogEntry: Sendable, Hashable, CustomStringConvertible {
     public enum Verdict: String, Sendable, Hashable {
         /// A push changed what the card shows (or started or ended it).

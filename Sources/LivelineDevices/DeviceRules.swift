@@ -1,6 +1,6 @@
 import Foundation
 
-/// The numbers of ActivityKit's rules (`device.md`); the undocumented ones are configurable.
+/// The numbers of ActivityKit's rules (`docs/devices.md`); the undocumented ones are configurable.
 public struct DeviceRules: Sendable, Hashable {
     /// An activity ends by itself this long after it started.
     public var lifetime: TimeInterval = 8 * 3600

@@ -1,4 +1,4 @@
-/// An iOS version such as 17.2 or 18.0: what a device can do depends on it (`device.md`).
+/// An iOS version such as 17.2 or 18.0: what a device can do depends on it (`docs/devices.md`).
 public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     public var major: Int
     public var minor: Int
@@ -19,7 +19,7 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String { "\(major).\(minor)" }
 
-    /// Push-to-start (`device.md`: iOS 17.2+).
+    /// Push-to-start (`docs/devices.md`: iOS 17.2+).
     public static let pushToStart = OSVersion(17, 2)
     /// Broadcast channels and `input-push-channel` (iOS 18).
     public static let channels = OSVersion(18, 0)

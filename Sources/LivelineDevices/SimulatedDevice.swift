@@ -3,7 +3,7 @@ import LivelineModel
 import LivelineSandbox
 import Synchronization
 
-/// A simulated iPhone (`device.md`): it holds the app's tokens and Live Activities, applies
+/// A simulated iPhone (`docs/devices.md`): it holds the app's tokens and Live Activities, applies
 /// ActivityKit's rules to every push the sandbox accepted for it, explains each decision in its
 /// log, and says what the app does next (``AppAction``: register a token, pull, report a receipt),
 /// which ``DeviceFleet`` carries out through the real API.
@@ -93,7 +93,7 @@ public final class SimulatedDevice: Sendable {
         return actions
     }
 
-    /// Time passes: stale dates, the 8-hour end, dismissals (`device.md`, "Lifetime").
+    /// Time passes: stale dates, the 8-hour end, dismissals (`docs/devices.md`, "Lifetime").
     @discardableResult
     public func tick(now: Date? = nil) -> [AppAction] {
         let now = now ?? clock()

@@ -5,7 +5,7 @@ import LivelinePush
 import LivelineStore
 import Synchronization
 
-/// Broadcast channels (`engine.md`, "Broadcast channels"; `painpoints.md` §14): created through
+/// Broadcast channels (`docs/engine.md`, "Broadcast channels"; `docs/painpoints.md` §14): created through
 /// the channel management API when a context first needs one, recorded as rows, deleted after
 /// the context's end (by the dispatcher), and reconciled against APNs' `all-channels` when the
 /// engine starts: channels APNs has and no row knows are orphans and get deleted; rows whose
@@ -27,7 +27,7 @@ final class ChannelManager: Sendable {
 
     /// The context's channel, created now when it has none. Without one (APNs refused, e.g. the
     /// app's channel quota is reached) the reason comes back and the context keeps going by its
-    /// tokens (`engine.md`: fall back to token fan-out).
+    /// tokens (`docs/engine.md`: fall back to token fan-out).
     func ensureChannel(contextKey: String, now: Date) throws -> (channelID: String?, fallback: String?) {
         let lock = creating.withLock { locks in
             if let lock = locks[contextKey] { return lock }

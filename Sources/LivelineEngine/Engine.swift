@@ -65,7 +65,7 @@ public final class Engine: Sendable {
         return lifecycle.stop(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && stopped
     }
 
-    /// Pull-reconcile (`engine.md`, "Contexts, revisions, snapshots"): in one read transaction,
+    /// Pull-reconcile (`docs/engine.md`, "Contexts, revisions, snapshots"): in one read transaction,
     /// the revision first; when it equals `sinceRev`, `.unchanged` and nothing else is read;
     /// else the context and its full content state, built from that same transaction. Nil for an
     /// unknown key.
@@ -83,7 +83,7 @@ public final class Engine: Sendable {
     }
 
     /// Starts the context's activity by push-to-start on the devices of `userIDs` and on
-    /// `deviceIDs` (`engine.md`, "Lifecycle"): one start per device however often it is asked,
+    /// `deviceIDs` (`docs/engine.md`, "Lifecycle"): one start per device however often it is asked,
     /// within each device's start budget, not for users who dismissed it (unless
     /// `includeDismissed`). With `useChannel` the context gets a broadcast channel first (if it
     /// has none) and the start carries `input-push-channel` — unless `startsFollowChannel` is

@@ -20,9 +20,9 @@ public struct EngineConfiguration: Sendable {
     /// together in the next push. 0 sends every change at once.
     public var minimumPushInterval: TimeInterval
     /// A change that is not material waits until this long after the context's last push, so
-    /// quiet changes go out together, at priority 5 (`engine.md`, "Budgets and priority").
+    /// quiet changes go out together, at priority 5 (`docs/engine.md`, "Budgets and priority").
     public var quietChangeDebounce: TimeInterval
-    /// Priority-10 pushes per activity (one token, or the channel) per hour (`engine.md`: default 12).
+    /// Priority-10 pushes per activity (one token, or the channel) per hour (`docs/engine.md`: default 12).
     public var priorityBudget: Int
     /// The same for a device that reported `frequent_pushes_enabled`.
     public var frequentPriorityBudget: Int

@@ -3,7 +3,7 @@ import LivelineLog
 import LivelineStore
 import Synchronization
 
-/// The engine's periodic work, run by the dispatcher's thread between batches (`engine.md`,
+/// The engine's periodic work, run by the dispatcher's thread between batches (`docs/engine.md`,
 /// "Lifecycle"): channels reconciled once after the start, contexts ended before their 8-hour
 /// deadline, and push-to-start tokens whose start went unanswered marked suspect.
 final class LifecycleSweeper: Sendable {
@@ -105,7 +105,7 @@ final class LifecycleSweeper: Sendable {
 
     /// Ends, with their final state, the active contexts whose deadline is within `deadlineMargin`:
     /// the phone ends an activity after 8 hours by itself, and a card ended by the phone
-    /// would keep its last state (`painpoints.md` §8).
+    /// would keep its last state (`docs/painpoints.md` §8).
     func endContextsNearTheirDeadline(now: Date) {
         let contexts: [ContextRecord]
         do {
@@ -129,7 +129,7 @@ final class LifecycleSweeper: Sendable {
     }
 
     /// Starts APNs accepted but whose device sent no `la-update` token in time: the start and its
-    /// push-to-start token are marked suspect (`painpoints.md` §1–2), visible in the timeline
+    /// push-to-start token are marked suspect (`docs/painpoints.md` §1–2), visible in the timeline
     /// and `/metrics`; nothing is started again by itself.
     func markUnansweredStarts(now: Date) {
         let starts: [StartRecord]

@@ -15,7 +15,7 @@ public struct NotifyResult: Sendable, Hashable {
 /// One way a notification reaches a user besides the inbox: each enqueues its messages in the
 /// inbox record's transaction, so a record never exists without its pushes queued, nor the other
 /// way round. The alert push is the first; web push (RFC 8030/8291/8292) is the next one
-/// (`engine.md`, "Notify").
+/// (`docs/engine.md`, "Notify").
 protocol NotificationChannel: Sendable {
     /// The channel's name in ``NotifyResult/queued``.
     var name: String { get }
@@ -65,7 +65,7 @@ struct AlertPushChannel: NotificationChannel {
     }
 }
 
-/// `notify(user, title, body, link, icon, dedupeKey)` (`engine.md`, "Notify"): an inbox record
+/// `notify(user, title, body, link, icon, dedupeKey)` (`docs/engine.md`, "Notify"): an inbox record
 /// and its pushes in one transaction, idempotent by dedupe key per user.
 struct Notifier: Sendable {
     let store: Store

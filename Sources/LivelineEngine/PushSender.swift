@@ -5,7 +5,7 @@ import LivelinePush
 public protocol PushSender: Sendable {
     func send(_ notification: APNSNotification, completion: @escaping @Sendable (APNSResult) -> Void)
     func broadcast(_ broadcast: APNSBroadcast, completion: @escaping @Sendable (APNSResult) -> Void)
-    /// Channel management (`engine.md`, "Broadcast channels").
+    /// Channel management (`docs/engine.md`, "Broadcast channels").
     func createChannel(bundleID: String, storagePolicy: APNSChannelStoragePolicy, completion: @escaping @Sendable (APNSResult) -> Void)
     func deleteChannel(bundleID: String, channelID: String, completion: @escaping @Sendable (APNSResult) -> Void)
     func listChannels(bundleID: String, completion: @escaping @Sendable (_ channels: [String]?, _ result: APNSResult) -> Void)

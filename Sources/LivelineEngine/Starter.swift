@@ -35,7 +35,7 @@ public struct StartResult: Sendable, Hashable {
     public var outcomes: [StartOutcome]
 }
 
-/// Push-to-start (`engine.md`, "Lifecycle"; `painpoints.md` §1, §6): one start per context and
+/// Push-to-start (`docs/engine.md`, "Lifecycle"; `docs/painpoints.md` §1, §6): one start per context and
 /// device, whatever the number of calls; a start budget per device; never a start in place of
 /// an update; dismissals honoured.
 struct Starter: Sendable {
@@ -146,7 +146,7 @@ struct Starter: Sendable {
         return StartResult(channelID: result.channelID ?? channelID, channelFallback: fallback, outcomes: result.outcomes)
     }
 
-    /// The start push (`apns.md`): `event: start`, the attributes type and attributes, the first
+    /// The start push (`docs/apns.md`): `event: start`, the attributes type and attributes, the first
     /// content state, an alert with a title, and `input-push-token: 1` — or `input-push-channel`
     /// when the context has a channel, so updates reach it without a per-activity token.
     private func startPayload(

@@ -3,11 +3,11 @@ import LivelineModel
 import LivelinePush
 import LivelineStore
 
-/// Renders a context's push at send time (`engine.md`: sync rows are rendered from the current
+/// Renders a context's push at send time (`docs/engine.md`: sync rows are rendered from the current
 /// state, so ten quick changes become one push): the full content state from one write
 /// transaction that also takes the next strictly increasing `aps.timestamp`, the targets (the
 /// context's `la-update` tokens and its channel), the `aps` envelope, and each target's priority
-/// (`engine.md`, "Budgets and priority"): material changes at 10 while the activity's hourly
+/// (`docs/engine.md`, "Budgets and priority"): material changes at 10 while the activity's hourly
 /// ledger allows, quiet ones at 5 and debounced.
 struct SyncRenderer: Sendable {
     let store: Store
@@ -15,7 +15,7 @@ struct SyncRenderer: Sendable {
     let sources: [String: any SnapshotSource]
     let registry: ContractRegistry
 
-    /// The `aps` of an update or end push of `type` (`apns.md`): the per-type stale date on
+    /// The `aps` of an update or end push of `type` (`docs/apns.md`): the per-type stale date on
     /// updates, the per-type dismissal date on the end (counted from now, so an end that goes out
     /// late, after retries, still shows its final state that long); an alert and relevance score
     /// when set.

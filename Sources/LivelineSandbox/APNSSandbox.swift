@@ -12,7 +12,7 @@ import Synchronization
 /// Related APNs documentation: "Sending notification requests to APNs", "Establishing a
 /// token-based connection to APNs", "Handling notification responses from APNs", "Sending channel
 /// management requests to APNs", "Sending broadcast push notification requests to APNs"
-/// (`spec/apns.md` Part 1). A 200 is HEADERS with END_STREAM and no DATA frame, always with
+/// (`docs/apns.md` Part 1). A 200 is HEADERS with END_STREAM and no DATA frame, always with
 /// `apns-id` (plus `apns-unique-id` in development); errors are `{"reason": …}`.
 ///
 /// Provider tokens are ES256 JWTs signed by a key the sandbox trusts: the one it generated

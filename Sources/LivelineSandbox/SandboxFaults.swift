@@ -5,7 +5,7 @@
 /// generator seeded with `seed`, so the same sequence of pushes meets the same faults. A faulted
 /// push is not recorded as accepted. Stream counts are per connection on the push ports.
 ///
-/// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.6):
+/// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.6):
 /// 500 `InternalServerError`, 503 `ServiceUnavailable`, 429 `TooManyRequests`; APNs may close a
 /// connection with GOAWAY and `{"reason":"Shutdown"}` (§1.1).
 public struct SandboxFaults: Sendable, Hashable {

@@ -47,7 +47,7 @@ public struct ShoppingSessionExpiry: PeriodicTask {
     }
 }
 
-/// What the API accepts of a shopping item (`shopping.md`, "Data"); each check names the field.
+/// What the API accepts of a shopping item (`docs/features/shopping.md`, "Data"); each check names the field.
 public enum ShoppingInput {
     /// A label of 1 to 200 characters (spaces around it removed).
     public static func label(_ text: String, field: String = "label") throws(ShoppingInputError) -> String {

@@ -3,7 +3,7 @@ import LivelineEngine
 import LivelineModel
 import LivelineStore
 
-/// The card of a household's week (`shopping.md`, "The card"), built from one read: counts,
+/// The card of a household's week (`docs/features/shopping.md`, "The card"), built from one read: counts,
 /// the estimate of the open items that have a price, the story of the latest tracked action in
 /// the household's language, the next three open items and who is in the shop. Actor, shoppers
 /// and `updatedAt` come from the same transaction, never a mix of old and new.
@@ -84,7 +84,7 @@ public struct ShoppingSnapshotSource: SnapshotSource {
         ).map { Shopper(name: try $0.string("name"), avatarTint: try $0.string("avatar_tint"), userId: try $0.int("id")) }
     }
 
-    /// The story line (`shopping.md`, the table of actions), in `de` or `en`.
+    /// The story line (`docs/features/shopping.md`, the table of actions), in `de` or `en`.
     static func story(_ action: ShoppingAction, name: String, item: String, locale: String) -> String {
         let english = locale == "en"
         switch action {

@@ -1,6 +1,6 @@
 import LivelineStore
 
-/// A shopping week, named by the ISO date of its Monday (`shopping.md`: "anything else is a 400").
+/// A shopping week, named by the ISO date of its Monday (`docs/features/shopping.md`: "anything else is a 400").
 public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
     public let monday: String
 
@@ -26,7 +26,7 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { monday }
 
-    /// The context key of a household's week (`contracts.md` §1).
+    /// The context key of a household's week (`docs/contracts.md` §1).
     public func contextKey(householdID: HouseholdID) -> String { "shopping:\(householdID):\(monday)" }
 
     static func days(inMonth month: Int, year: Int) -> Int {

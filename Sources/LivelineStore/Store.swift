@@ -3,7 +3,7 @@ import Foundation
 /// Liveline's storage: one database and the repositories over it.
 ///
 /// Open it with ``openSQLite(folder:)`` (the embedded default) or ``open(_:)`` for any
-/// ``Database``; both migrate the schema first (`engine.md`, "Storage": created and migrated on start).
+/// ``Database``; both migrate the schema first (`docs/engine.md`, "Storage": created and migrated on start).
 public struct Store: Sendable {
     public let database: any Database
     public let accounts: AccountRepository
@@ -37,7 +37,7 @@ public struct Store: Sendable {
     /// (``OutboxRepository/enqueued``).
     ///
     /// The way for a domain mutation to record a change: write the domain rows and call
-    /// ``ContextRepository/recordChange(key:now:note:in:)`` in `body` (`engine.md`, "The
+    /// ``ContextRepository/recordChange(key:now:note:in:)`` in `body` (`docs/engine.md`, "The
     /// transactional outbox and the dispatcher": one transaction). The bump comes after the
     /// commit, so a woken dispatcher sees the rows; a body that enqueued nothing costs a
     /// dispatcher one empty claim.

@@ -74,7 +74,7 @@ struct ES256PrivateKeyTests {
     }
 
     @Test func loadsPKCS8FromOpenSSLCLI() throws {
-        // The command Apple-style .p8 keys are made with in the prototype (swift-on-linux.md §4).
+        // An Apple-style .p8 key (PKCS#8, P-256) as OpenSSL's command line makes one.
         let output = try ExternalProcess.run("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
         #expect(output.status == 0, "\(output.stderr)")
         let key = try ES256PrivateKey(pem: output.stdout)

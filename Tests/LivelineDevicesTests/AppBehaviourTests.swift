@@ -3,7 +3,7 @@ import LivelineDevices
 import LivelineModel
 import Testing
 
-/// The simulated app acts like the real one (`device.md`): it registers its tokens, pulls
+/// The simulated app acts like the real one (`docs/devices.md`): it registers its tokens, pulls
 /// `?since_rev=` when a push wakes it, and reports receipts the server's timeline shows.
 @Suite struct AppBehaviourTests {
     @Test func theAppRegistersItsTokensAtLaunch() async throws {

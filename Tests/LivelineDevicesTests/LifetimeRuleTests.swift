@@ -3,7 +3,7 @@ import LivelineDevices
 import LivelineModel
 import Testing
 
-/// `device.md`, "Lifetime": the 8-hour end, the 4-hour cap, stale dates, dismissal dates — on a
+/// `docs/devices.md`, "Lifetime": the 8-hour end, the 4-hour cap, stale dates, dismissal dates — on a
 /// manual clock, so hours pass in milliseconds.
 @Suite struct LifetimeRuleTests {
     @Test func eightHoursEndTheActivityAndItLeavesAtMostFourHoursLater() async throws {

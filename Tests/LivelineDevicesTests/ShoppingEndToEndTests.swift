@@ -6,7 +6,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// The shopping list end to end (`shopping.md`): two members of a household, three simulated
+/// The shopping list end to end (`docs/features/shopping.md`): two members of a household, three simulated
 /// iPhones, the server with its engine and the APNs sandbox over HTTP/2 + TLS, every call of the
 /// apps through the real API.
 @Suite struct ShoppingEndToEndTests {

@@ -3,7 +3,7 @@ import LivelineDevices
 import LivelineModel
 import Testing
 
-/// `device.md`, "Starts and tokens" and "~5 activities per app": through server → APNs client →
+/// `docs/devices.md`, "Starts and tokens" and "~5 activities per app": through server → APNs client →
 /// sandbox → device, checking the device's state and its logged reason.
 @Suite struct StartRuleTests {
     @Test func aPushToStartCreatesTheCardAndTheAppRegistersItsUpdateToken() async throws {

@@ -4,7 +4,7 @@ import LivelineModel
 import LivelinePush
 import Testing
 
-/// `device.md`, "Decoding", "Ordering and timing", "Budget", offline and rotation: through
+/// `docs/devices.md`, "Decoding", "Ordering and timing", "Budget", offline and rotation: through
 /// server → APNs client → sandbox → device, checking the device's state and its logged reason.
 @Suite struct UpdateRuleTests {
     /// A phone with a running trip `trip:<id>` and its update token.

@@ -3,7 +3,7 @@ import Testing
 
 /// The shared model and the client SDK compile unchanged for iOS 17+/macOS 14+: the model imports
 /// Foundation only, the SDK Foundation and the model; platform modules (ActivityKit, WidgetKit,
-/// FoundationNetworking) only behind `#if canImport(…)` of themselves (`shared-model.md`).
+/// FoundationNetworking) only behind `#if canImport(…)` of themselves (`docs/sdk.md`).
 struct ModuleBoundaryTests {
     /// Imports of `source` outside `allowed` that are not guarded by `#if canImport(<module>)`
     /// for one of `guarded`, as "line N: import X".

@@ -5,7 +5,7 @@ import LivelineStore
 
 /// Checks credentials: bearer tokens of users (`/api/…`) and the admin key (`/v1/…`).
 ///
-/// Bearer tokens are stored only as SHA-256 hashes (`engine.md`, "Auth"), so a token is hashed
+/// Bearer tokens are stored only as SHA-256 hashes (`docs/engine.md`, "Auth"), so a token is hashed
 /// and looked up; neither the token nor its hash is ever logged or put into an error message.
 public struct Authenticator: Sendable {
     let accounts: AccountRepository

@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 
 /// `liveline contracts`: lists the Live Activity contracts, shows one, and checks a payload file
-/// the way the server checks every push before sending it (`contracts.md`, `apns.md` §1.5).
+/// the way the server checks every push before sending it (`docs/contracts.md`, `docs/apns.md` §1.5).
 enum ContractsCommand: CLICommand {
     static let name = "contracts"
     static let summary = "list, show and check Live Activity contracts and payload files"

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// A failure with its HTTP status and the error body of `engine.md`:
+/// A failure with its HTTP status and the error body of `docs/engine.md`:
 /// `{"error": {"code": …, "message": …, "field"?: …}}`. Messages never contain secrets.
 public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var status: Int

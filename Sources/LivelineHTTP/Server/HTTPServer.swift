@@ -7,7 +7,7 @@ import Synchronization
 /// The HTTP/1.1 API server, on libmicrohttpd (a thread pool, each thread with its own epoll set).
 ///
 /// Handlers run synchronously on the worker threads. Every failure is answered in the error
-/// shape of `engine.md`; bodies over the limit get 413, non-JSON bodies 415, unknown paths 404,
+/// shape of `docs/engine.md`; bodies over the limit get 413, non-JSON bodies 415, unknown paths 404,
 /// wrong methods 405. One JSON access-log line is written per request, without query strings,
 /// headers or bodies (they may hold tokens). `shutdown()` drains: requests in progress finish, any
 /// request that arrives meanwhile (a new connection or a kept-alive one) is answered 503 with

@@ -1,8 +1,8 @@
 import CMicroHTTPD
 
 // libmicrohttpd's callbacks. They are plain global closures in a file that is not `main.swift`
-// (see swift-on-linux.md §7: top-level closures in main.swift are main-actor isolated and crash
-// when a C library calls them from its own threads).
+// (top-level closures in main.swift are main-actor isolated in Swift 6 and trap when a C library
+// calls them from its own threads).
 
 /// Called for a request's headers, then for each chunk of its body, then once more when it is
 /// complete; `conCls` carries the `RequestState` across the calls.

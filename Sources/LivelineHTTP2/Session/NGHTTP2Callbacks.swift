@@ -1,6 +1,6 @@
 import CNGHTTP2
 
-// nghttp2's callbacks: plain global closures (not in main.swift, see swift-on-linux.md §7) that
+// nghttp2's callbacks: plain global closures (not in main.swift, whose top-level closures are main-actor isolated) that
 // hand each call to the `HTTP2Session` in `user_data`. They run on that session's loop thread,
 // inside `nghttp2_session_mem_recv`/`mem_send`.
 

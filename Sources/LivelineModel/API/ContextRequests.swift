@@ -1,4 +1,4 @@
-/// Body of `PUT /v1/contexts/{key}` (`engine.md`, "Generic API"): the whole truth of a context
+/// Body of `PUT /v1/contexts/{key}` (`docs/engine.md`, "Generic API"): the whole truth of a context
 /// kept by another backend. The content state must decode into the contract named `type`.
 public struct PutContextRequest: Codable, Sendable, Hashable {
     /// The contract (`ActivityAttributes` type) name, e.g. `TripLiveActivityAttributes`.

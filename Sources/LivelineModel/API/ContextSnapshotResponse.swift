@@ -6,7 +6,7 @@ public enum ContextLifecycle: String, Codable, Sendable, Hashable {
     case ended
 }
 
-/// Answer of `GET /v1/contexts/{key}?since_rev=N` (`engine.md`, "Pull-reconcile"): when `N` is
+/// Answer of `GET /v1/contexts/{key}?since_rev=N` (`docs/engine.md`, "Pull-reconcile"): when `N` is
 /// the current revision, `unchanged` is true and only the key fields are there; else the whole
 /// truth with `unchanged` false.
 public struct ContextSnapshotResponse: Codable, Sendable, Hashable {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Body of `POST /v1/notify`: an inbox record and an alert push to each of the user's devices,
-/// once per `dedupeKey` and user (`engine.md`, "Notify").
+/// once per `dedupeKey` and user (`docs/engine.md`, "Notify").
 public struct NotifyRequest: Codable, Sendable, Hashable {
     public var userId: Int
     public var title: String

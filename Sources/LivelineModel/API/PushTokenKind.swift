@@ -1,4 +1,4 @@
-/// The kinds of push token an app registers (`engine.md`, "Push tokens").
+/// The kinds of push token an app registers (`docs/engine.md`, "Push tokens").
 public enum PushTokenKind: String, Codable, Sendable, Hashable, CaseIterable {
     /// The app's ordinary APNs device token; one per device.
     case alert

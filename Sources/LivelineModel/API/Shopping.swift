@@ -1,6 +1,6 @@
 import Foundation
 
-/// One item of a household's shopping week as the API shows it (`shopping.md`, "Data").
+/// One item of a household's shopping week as the API shows it (`docs/features/shopping.md`, "Data").
 public struct ShoppingListItem: Codable, Sendable, Hashable {
     public var id: Int
     public var label: String

@@ -1,5 +1,5 @@
 /// Body of `POST /v1/contexts/{key}/start`: start the context's Live Activity by push-to-start on
-/// the devices of `userIds` and on `deviceIds` (`engine.md`, "Lifecycle").
+/// the devices of `userIds` and on `deviceIds` (`docs/engine.md`, "Lifecycle").
 public struct StartContextRequest: Codable, Sendable, Hashable {
     public var userIds: [Int]?
     public var deviceIds: [String]?

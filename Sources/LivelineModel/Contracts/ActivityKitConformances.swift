@@ -4,7 +4,7 @@ import ActivityKit
 // The contracts are ActivityKit types on iOS: the app and its widget use them directly, and their
 // nested `ContentState` is the `ActivityAttributes.ContentState` the phone decodes pushes into.
 // Related documentation: "ActivityAttributes" (ActivityKit: iOS 16.1+, Mac Catalyst 16.1+; the
-// `os(iOS)` condition keeps a macOS SDK that ships the module but not the protocol out), `shared-model.md`.
+// `os(iOS)` condition keeps a macOS SDK that ships the module but not the protocol out), `docs/sdk.md`.
 
 @available(iOS 16.1, macCatalyst 16.1, *)
 extension ShoppingActivityAttributes: ActivityAttributes {}

@@ -10,7 +10,7 @@ public struct ContractRegistry: Sendable {
         self.contracts = contracts
     }
 
-    /// The three built-in contracts of `contracts.md`.
+    /// The three built-in contracts of `docs/contracts.md`.
     public static let known = ContractRegistry([
         ShoppingActivityAttributes.self,
         CookSuggestActivityAttributes.self,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which changes are *material* (`engine.md`, "Budgets and priority"): they go at priority 10
+/// Which changes are *material* (`docs/engine.md`, "Budgets and priority"): they go at priority 10
 /// while the activity's hourly budget lasts; the others go at priority 5 and may wait.
 extension LiveActivityContract {
     /// Every change of what the card shows is material, unless a contract says otherwise.

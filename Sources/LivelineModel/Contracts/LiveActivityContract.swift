@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The `attributes-type` string of a start push must equal `typeName`, and every key of
 /// `attributes` and `content-state` must match the Swift property names: the phone decodes them
-/// with a **default** `JSONDecoder` (`contracts.md`; related APNs documentation: "Starting and
+/// with a **default** `JSONDecoder` (`docs/contracts.md`; related APNs documentation: "Starting and
 /// updating Live Activities with ActivityKit push notifications").
 public protocol LiveActivityContract: Codable, Hashable, Sendable {
     /// The dynamic part, sent with every `start`, `update` and `end`.
@@ -13,15 +13,15 @@ public protocol LiveActivityContract: Codable, Hashable, Sendable {
 
     /// The Swift type name, sent as `attributes-type`; it must equal the app's type name exactly.
     static var typeName: String { get }
-    /// The contract's version; a new version may only add optional fields (`contracts.md`,
+    /// The contract's version; a new version may only add optional fields (`docs/contracts.md`,
     /// "Contract rules"), and every version has a golden fixture in the tests.
     static var version: Int { get }
     /// Keys, types and optionality of the attributes and the content state, for `liveline
     /// contracts show` and for checking JSON of unknown provenance key by key.
     static var schema: ContractSchema { get }
-    /// Example static attributes (the values of `contracts.md`).
+    /// Example static attributes (the values of `docs/contracts.md`).
     static var example: Self { get }
-    /// Example content state (the values of `contracts.md`).
+    /// Example content state (the values of `docs/contracts.md`).
     static var exampleContentState: ContentState { get }
     /// Why the change from `old` to `new` is *material* (it goes at priority 10 while the budget
     /// lasts), or nil when it is not. Default: every change (`LiveActivityContract+Materiality`).

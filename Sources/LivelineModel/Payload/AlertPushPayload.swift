@@ -6,7 +6,7 @@ import Foundation
 /// This type owns the wire format: kebab-case `aps` keys, `title-loc-key`/`loc-key` for localized
 /// texts. Limit 4096 bytes. Related APNs documentation: "Generating a remote notification";
 /// "Sending notification requests to APNs" (`apns-push-type: alert`, topic without suffix);
-/// `apns.md` §1.9.
+/// `docs/apns.md` §1.9.
 public struct AlertPushPayload: Codable, Hashable, Sendable {
     public var title: AlertText?
     public var subtitle: AlertText?

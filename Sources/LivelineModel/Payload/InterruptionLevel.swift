@@ -1,5 +1,5 @@
 /// The `interruption-level` of an ordinary alert push. Apple defines the values; unknown strings
-/// are kept. Related APNs documentation: "Generating a remote notification"; `apns.md` §1.9.
+/// are kept. Related APNs documentation: "Generating a remote notification"; `docs/apns.md` §1.9.
 public struct InterruptionLevel: RawRepresentable, Codable, Hashable, Sendable {
     public var rawValue: String
 

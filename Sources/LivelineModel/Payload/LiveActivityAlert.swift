@@ -2,7 +2,7 @@
 /// the expanded presentation or a banner.
 ///
 /// Required with a title on `start`, optional on `update`. Related APNs documentation: "Starting
-/// and updating Live Activities with ActivityKit push notifications"; `apns.md` §1.5.
+/// and updating Live Activities with ActivityKit push notifications"; `docs/apns.md` §1.5.
 public struct LiveActivityAlert: Codable, Hashable, Sendable {
     public var title: AlertText
     public var body: AlertText?

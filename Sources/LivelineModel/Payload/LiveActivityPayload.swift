@@ -1,13 +1,13 @@
 import Foundation
 
 /// A Live Activity push body, `{"aps": {…}}`, typed by its contract: the server encodes every
-/// push from this type and never assembles one from loose dictionaries (`contracts.md`).
+/// push from this type and never assembles one from loose dictionaries (`docs/contracts.md`).
 ///
 /// This type owns the kebab-case wire format of the `aps` dictionary. Header dates (`timestamp`,
 /// `stale-date`, `dismissal-date`) are UNIX seconds; the content state and attributes are encoded
 /// with the contract's own `Codable`, so a `Date` inside them becomes Swift's default (seconds
 /// since 2001-01-01), which is what ActivityKit decodes. Related APNs documentation: "Starting
-/// and updating Live Activities with ActivityKit push notifications"; `apns.md` §1.5.
+/// and updating Live Activities with ActivityKit push notifications"; `docs/apns.md` §1.5.
 public struct LiveActivityPayload<Attributes: LiveActivityContract>: Codable, Hashable, Sendable {
     public var event: LiveActivityEvent
     /// When the state was current; the phone shows the newest and drops older updates.

@@ -2,10 +2,10 @@ import Foundation
 
 /// The two date conventions of a Live Activity push, and how to tell them apart.
 ///
-/// - Header dates (`timestamp`, `stale-date`, `dismissal-date`) are UNIX seconds (`apns.md` §1.5).
+/// - Header dates (`timestamp`, `stale-date`, `dismissal-date`) are UNIX seconds (`docs/apns.md` §1.5).
 /// - A `Date` inside `content-state` or `attributes` is Swift's default: a number of seconds since
 ///   2001-01-01 00:00:00 UTC. UNIX seconds there decode fine but land about 31 years late; ISO
-///   text fails to decode (`device.md`, "Decoding").
+///   text fails to decode (`docs/devices.md`, "Decoding").
 enum DateRules {
     /// Seconds from 1970-01-01 to 2001-01-01 (`Date.timeIntervalBetween1970AndReferenceDate`).
     static let referenceOffset: TimeInterval = 978_307_200
@@ -15,7 +15,7 @@ enum DateRules {
     static let millisecondsThreshold: Double = 100_000_000_000
     /// UNIX seconds this small are before 2001-09-09: more likely seconds since 2001.
     static let unixSecondsFloor: Double = 1_000_000_000
-    /// The phone drops an update whose timestamp is more than this ahead (`device.md`).
+    /// The phone drops an update whose timestamp is more than this ahead (`docs/devices.md`).
     static let futureTimestampLimit: TimeInterval = 8 * 3600
 
     /// A problem with a content-state `Date` given as the JSON number `seconds`, or nil.

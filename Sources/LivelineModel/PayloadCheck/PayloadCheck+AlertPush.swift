@@ -3,7 +3,7 @@ import Foundation
 extension PayloadCheck {
     /// Checks an ordinary alert push: at most 4096 bytes, a `relevance-score` from 0 to 1, and
     /// something to show. Related APNs documentation: "Generating a remote notification";
-    /// `apns.md` §1.9.
+    /// `docs/apns.md` §1.9.
     public func check(_ alert: AlertPushPayload) -> PayloadCheckReport {
         let limit = PushDestination.device.bodyLimit
         let body: Data

@@ -1,13 +1,13 @@
 import Foundation
 
 extension PayloadCheck {
-    /// The keys of a Live Activity `aps` dictionary (`apns.md` §1.5).
+    /// The keys of a Live Activity `aps` dictionary (`docs/apns.md` §1.5).
     static let apsKeys: [String] = [
         "timestamp", "event", "content-state", "attributes-type", "attributes", "stale-date", "dismissal-date",
         "relevance-score", "alert", "input-push-token", "input-push-channel",
     ]
 
-    /// Keys of ordinary alert pushes that Live Activity pushes do not use (`apns.md` §1.5).
+    /// Keys of ordinary alert pushes that Live Activity pushes do not use (`docs/apns.md` §1.5).
     static let alertPushKeys: Set<String> = [
         "interruption-level", "thread-id", "category", "mutable-content", "badge", "sound", "content-available",
         "target-content-id", "filter-criteria",
@@ -66,7 +66,7 @@ extension PayloadCheck {
             let (date, problem) = DateRules.headerDate(value, at: "aps.timestamp")
             if let problem { problems.append(problem) }
             if let date, date.timeIntervalSince(now) > DateRules.futureTimestampLimit {
-                // device.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken.
+                // docs/devices.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken.
                 problems.append(PayloadProblem(.timestampInFuture, at: "aps.timestamp",
                     "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
                     severity: event == .end ? .warning : .error))

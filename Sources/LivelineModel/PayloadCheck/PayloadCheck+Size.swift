@@ -4,7 +4,7 @@ extension PayloadCheck {
     /// The body limit of the destination, and ActivityKit's 4 KB for attributes plus content
     /// state; over a limit, the error gives the byte count and the largest fields.
     /// Related APNs documentation: "Generating a remote notification" (4096 bytes), broadcast
-    /// 5120 bytes; "Displaying live data with Live Activities" (4 KB); `apns.md` §1.5.
+    /// 5120 bytes; "Displaying live data with Live Activities" (4 KB); `docs/apns.md` §1.5.
     func checkSizes(root: [String: JSONValue], aps: [String: JSONValue], bodyBytes: Int, into report: inout PayloadCheckReport, problems: inout [PayloadProblem]) {
         let activityData = [aps["content-state"], aps["attributes"]].compactMap { $0 }
         let activityBytes = activityData.reduce(0) { $0 + $1.compactSize }

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// It works on typed payloads (the server encodes from the contract types, then checks the bytes)
 /// and on raw JSON of unknown provenance (a file written by hand). It returns **every** problem
-/// with a key path, a code and a message. Rules and sources: `contracts.md` ("Contract rules the
-/// server enforces before any push"), `apns.md` §1.5, `device.md`.
+/// with a key path, a code and a message. Rules and sources: `docs/contracts.md` ("Contract rules the
+/// server enforces before any push"), `docs/apns.md` §1.5, `docs/devices.md`.
 public struct PayloadCheck: Sendable {
     /// ActivityKit's budget for static plus dynamic data: 4 KB combined. Related documentation:
     /// "Displaying live data with Live Activities"; `ActivityAuthorizationError.attributesTooLarge`.

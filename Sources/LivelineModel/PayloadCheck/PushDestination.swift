@@ -2,7 +2,7 @@
 ///
 /// Related APNs documentation: "Generating a remote notification" and "Sending notification
 /// requests to APNs" (4096 bytes for a device push); "Sending broadcast push notification
-/// requests to APNs" (5120 bytes); `apns.md` §1.5 "Size limits".
+/// requests to APNs" (5120 bytes); `docs/apns.md` §1.5 "Size limits".
 public enum PushDestination: String, Sendable, Hashable, CaseIterable {
     /// `POST /3/device/<token>`: at most 4096 bytes.
     case device

@@ -21,7 +21,7 @@ public enum Routes {
     public static let notifications = Route(.get, "/api/notifications")
     public static let readNotification = Route(.post, "/api/notifications/{id}/read")
 
-    // MARK: Shopping (`shopping.md`; paths as in the source document, bearer token)
+    // MARK: Shopping (`docs/features/shopping.md`; paths as in the source document, bearer token)
     public static let shoppingWeek = Route(.get, "/api/shopping/{week}")
     public static let addShoppingItem = Route(.post, "/api/shopping/{week}/items")
     public static let updateShoppingItem = Route(.patch, "/api/shopping/items/{id}")

@@ -3,7 +3,7 @@ import LivelineCrypto
 
 /// A token-based APNs credential: the `.p8` key with its key id, and the team id.
 ///
-/// Related APNs documentation: "Establishing a token-based connection to APNs" (apns.md §1.4).
+/// Related APNs documentation: "Establishing a token-based connection to APNs" (docs/apns.md §1.4).
 /// Live Activity pushes need token auth; certificates are not supported for them.
 public struct APNSCredentials: Sendable {
     public var keyID: String

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Related APNs documentation: "Establishing a token-based connection to APNs" — refresh no more
 /// than once every 20 minutes and no less than once every 60; a token older than an hour is
-/// refused with `ExpiredProviderToken` (apns.md §1.4). The token is renewed after
+/// refused with `ExpiredProviderToken` (docs/apns.md §1.4). The token is renewed after
 /// `refreshInterval` (50 minutes), or at once when APNs refused it as expired.
 public final class ProviderTokenSource: Sendable {
     public let credentials: APNSCredentials

@@ -6,7 +6,7 @@ import Synchronization
 /// Sends pushes to APNs (or to a sandbox speaking its protocol) over HTTP/2 with token auth.
 ///
 /// Transport: a client on libnghttp2 (shared with the sandbox's server), not libcurl's multi
-/// interface. Measured on this project's 2-core machines (swift-on-linux.md §2–3): libcurl 7.88
+/// interface. Measured on this project's 2-core machines: libcurl 7.88
 /// costs about 36 µs of CPU per request and tops out near 15–25k requests/s on one connection,
 /// and Debian's build cannot do h2c; nghttp2 sessions driven by our own epoll loop have no such
 /// per-transfer cost, so one connection is bounded by the server instead.

@@ -6,8 +6,8 @@ import Synchronization
 /// One HTTP/2 connection to an APNs endpoint, with the rules APNs sets for it:
 ///
 /// - the first request goes alone until APNs answered it (with token auth, only one stream is
-///   allowed until a request with a valid token succeeds — apns.md §1.1);
-/// - the provider token may change at most once per 20 minutes on a connection (apns.md §1.4);
+///   allowed until a request with a valid token succeeds — docs/apns.md §1.1);
+/// - the provider token may change at most once per 20 minutes on a connection (docs/apns.md §1.4);
 ///   a connection that would need to switch sooner retires and a new one takes over.
 final class APNSConnection: Sendable {
     enum Phase {

@@ -3,7 +3,7 @@ import Foundation
 /// Where APNs (or a sandbox speaking its protocol) listens, and how to trust it.
 ///
 /// Related APNs documentation: "Sending notification requests to APNs" (hosts, port 443 or 2197)
-/// and "Sending channel management requests to APNs" (ports 2195/2196) — apns.md §1.1.
+/// and "Sending channel management requests to APNs" (ports 2195/2196) — docs/apns.md §1.1.
 public struct APNSEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int

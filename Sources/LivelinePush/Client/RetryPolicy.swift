@@ -3,7 +3,7 @@ import Foundation
 /// Exponential backoff with jitter for pushes APNs asked to retry (5xx, 429, lost connections).
 ///
 /// Related APNs documentation: "Handling notification responses from APNs" — retry 5xx with
-/// backoff; `TooManyRequests` may be retried after a delay (apns.md §1.6).
+/// backoff; `TooManyRequests` may be retried after a delay (docs/apns.md §1.6).
 public struct RetryPolicy: Sendable, Hashable {
     /// The delay before the first retry.
     public var initialDelay: Duration

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Related APNs documentation: "Sending broadcast push notification requests to APNs" — no
 /// `apns-topic` (Apple's samples send none), `apns-channel-id` names the channel, a no-storage
-/// channel accepts only `apns-expiration: 0` (apns.md §1.8).
+/// channel accepts only `apns-expiration: 0` (docs/apns.md §1.8).
 public struct APNSBroadcast: Sendable, Hashable {
     public var bundleID: String
     /// The base64 channel id APNs assigned.

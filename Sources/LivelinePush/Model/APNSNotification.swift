@@ -2,7 +2,7 @@ import Foundation
 
 /// One device push: `POST /3/device/<token>` with its headers and JSON body.
 ///
-/// Related APNs documentation: "Sending notification requests to APNs" (apns.md §1.2).
+/// Related APNs documentation: "Sending notification requests to APNs" (docs/apns.md §1.2).
 public struct APNSNotification: Sendable, Hashable {
     /// The device token, hex.
     public var deviceToken: String

@@ -2,7 +2,7 @@
 /// Apple adds later is kept as sent.
 ///
 /// Related APNs documentation: "Handling notification responses from APNs" and "Handling error
-/// responses from APNs" (broadcast) — apns.md §1.6 and §1.8.
+/// responses from APNs" (broadcast) — docs/apns.md §1.6 and §1.8.
 public struct APNSReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a provider should do about an APNs answer: one classification for every status and
-/// reason (apns.md §1.6 and engine.md "Retries").
+/// reason (docs/apns.md §1.6 and docs/engine.md "Retries").
 public enum APNSOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Accepted by APNs (200; 201/204 for channel management).
     case delivered

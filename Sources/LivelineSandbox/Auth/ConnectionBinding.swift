@@ -3,7 +3,7 @@ import Foundation
 /// What APNs remembers about one connection: the key and team of its first authenticated push,
 /// the token in use, and how many streams it has carried.
 ///
-/// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md`
+/// Related APNs documentation: "Establishing a token-based connection to APNs" (`docs/apns.md`
 /// §1.4): one connection serves one team; a token of another key than the first push's is
 /// `403 UnrelatedKeyIdInToken`; switching to a new token more than once per 20 minutes on one
 /// connection is `429 TooManyProviderTokenUpdates` (the connection keeps its current token).

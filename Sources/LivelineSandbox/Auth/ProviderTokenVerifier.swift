@@ -3,7 +3,7 @@ import Synchronization
 
 /// Checks provider tokens against the registered keys, verifying each distinct token once.
 ///
-/// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md`
+/// Related APNs documentation: "Establishing a token-based connection to APNs" (`docs/apns.md`
 /// §1.4): the token is an ES256 JWT whose `kid` names a key of the team in `iss`. A token that
 /// does not parse, names an unknown key, has another team than its key's, or whose signature does
 /// not verify is `403 InvalidProviderToken`. Its age is not checked here: that depends on the

@@ -5,13 +5,13 @@ import LivelineHTTP2
 extension SandboxCore {
     /// The largest broadcast body.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.5, §1.8): 5120 bytes, `413 PayloadTooLarge` above.
+    /// Related APNs documentation (`docs/apns.md` §1.5, §1.8): 5120 bytes, `413 PayloadTooLarge` above.
     static let maxBroadcastBytes = 5120
 
     /// `POST /4/broadcasts/apps/<bundleID>`, after authentication.
     ///
     /// Related APNs documentation: "Sending broadcast push notification requests to APNs" and
-    /// "Handling error responses from APNs" (`spec/apns.md` §1.8). In order:
+    /// "Handling error responses from APNs" (`docs/apns.md` §1.8). In order:
     /// - the app: a push-type suffix on the bundle ID → `400 TopicDisallowed`; an app the sandbox
     ///   does not know → `403 TopicMismatch`;
     /// - `apns-topic` may be omitted (Apple's samples) or be the bundle ID with or without
@@ -67,7 +67,7 @@ extension SandboxCore {
 
     /// The app of a broadcast or channel request.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.8): `400 TopicDisallowed` ("do not add a push
+    /// Related APNs documentation (`docs/apns.md` §1.8): `400 TopicDisallowed` ("do not add a push
     /// type suffix to the bundle ID"); an app outside the token's team is an authentication
     /// problem, `403 TopicMismatch`.
     func checkBroadcastApp(_ bundleID: String) throws(APNSRejection) {
@@ -77,7 +77,7 @@ extension SandboxCore {
 
     /// `apns-channel-id`.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.8): none → `400 MissingChannelId`; badly
+    /// Related APNs documentation (`docs/apns.md` §1.8): none → `400 MissingChannelId`; badly
     /// encoded or too long → `400 BadChannelId`.
     static func channelID(_ headers: RequestHeaders) throws(APNSRejection) -> String {
         guard let channelID = headers["apns-channel-id"], !channelID.isEmpty else { throw .badRequest(.missingChannelID) }

@@ -5,7 +5,7 @@ import LivelineHTTP2
 extension SandboxCore {
     /// `POST /1/apps/<bundleID>/channels` with `{"message-storage-policy": 0|1, "push-type": "LiveActivity"}`.
     ///
-    /// Related APNs documentation: "Sending channel management requests to APNs" (`spec/apns.md`
+    /// Related APNs documentation: "Sending channel management requests to APNs" (`docs/apns.md`
     /// §1.8): `201` with the new ID in `apns-channel-id` and no body. An empty body is
     /// `400 PayloadEmpty`, one that is not a JSON object `400 BadRequestPayload`; no `push-type` is
     /// `400 MissingPushType`, another than `LiveActivity` (any case) `400 InvalidPushType`; a storage
@@ -41,7 +41,7 @@ extension SandboxCore {
 
     /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`: `200 {"message-storage-policy": n, "push-type": "LiveActivity"}`.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.8): a channel this app does not have is
+    /// Related APNs documentation (`docs/apns.md` §1.8): a channel this app does not have is
     /// `400 ChannelNotRegistered`.
     func readChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
@@ -56,7 +56,7 @@ extension SandboxCore {
 
     /// `DELETE /1/apps/<bundleID>/channels` with `apns-channel-id`: `204`.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.8): the ID is never issued again.
+    /// Related APNs documentation (`docs/apns.md` §1.8): the ID is never issued again.
     func deleteChannel(bundleID: String, headers: RequestHeaders, requestID: String) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         let channelID = try Self.channelID(headers)

@@ -6,7 +6,7 @@ extension SandboxCore {
     /// `POST /3/device/<token>`, after authentication.
     ///
     /// Related APNs documentation: "Sending notification requests to APNs" and "Handling
-    /// notification responses from APNs" (`spec/apns.md` §1.2, §1.3, §1.5, §1.6). Checked in this
+    /// notification responses from APNs" (`docs/apns.md` §1.2, §1.3, §1.5, §1.6). Checked in this
     /// order, each failure with Apple's status and reason:
     /// - the token: none → `400 MissingDeviceToken`; not hex → `400 BadDeviceToken`;
     /// - `apns-id` not a UUID → `400 BadMessageId`;
@@ -87,7 +87,7 @@ extension SandboxCore {
 
     /// `apns-expiration`: seconds since 1970, 0 for "once, no storage".
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.2): anything but a non-negative integer is
+    /// Related APNs documentation (`docs/apns.md` §1.2): anything but a non-negative integer is
     /// `400 BadExpirationDate`.
     static func expiration(_ headers: RequestHeaders) throws(APNSRejection) -> Int? {
         guard let sent = headers["apns-expiration"] else { return nil }

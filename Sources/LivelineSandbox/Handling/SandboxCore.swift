@@ -23,7 +23,7 @@ final class SandboxCore: Sendable {
 
     /// A provider token whose `iat` is older than this is `403 ExpiredProviderToken`.
     ///
-    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md` §1.4).
+    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`docs/apns.md` §1.4).
     static let tokenLifetime: TimeInterval = 60 * 60
 
     init(configuration: SandboxConfiguration) {
@@ -126,7 +126,7 @@ final class SandboxCore: Sendable {
     /// A 200 (HEADERS with END_STREAM, no DATA) naming the request, with `apns-unique-id` in
     /// development.
     ///
-    /// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.2, §1.6).
+    /// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.2, §1.6).
     func success(idName: String, id: String) -> HTTP2Response {
         var headers = [(name: idName, value: id)]
         if environment == .development { headers.append(("apns-unique-id", WireFormats.newID())) }
@@ -135,7 +135,7 @@ final class SandboxCore: Sendable {
 
     /// The provider-token rules of every request.
     ///
-    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`spec/apns.md`
+    /// Related APNs documentation: "Establishing a token-based connection to APNs" (`docs/apns.md`
     /// §1.4): `403 MissingProviderToken` without one, `403 InvalidProviderToken` for a token that
     /// does not verify, `403 ExpiredProviderToken` when `iat` is more than an hour old, then the
     /// connection rules of `ConnectionBinding`.

@@ -1,6 +1,6 @@
 /// Which endpoint a request path names.
 ///
-/// Related APNs documentation (`spec/apns.md` §1.2, §1.8): `POST /3/device/<token>`,
+/// Related APNs documentation (`docs/apns.md` §1.2, §1.8): `POST /3/device/<token>`,
 /// `POST /4/broadcasts/apps/<bundleID>`, and on the management port `/1/apps/<bundleID>/channels`
 /// (POST create, GET read, DELETE delete) and `GET /1/apps/<bundleID>/all-channels`. Anything else
 /// is `404 BadPath`.

@@ -1,6 +1,6 @@
 /// The HTTP/2 ports of the sandbox.
 ///
-/// Related APNs documentation (`spec/apns.md` §1.1): device pushes go to `api(.sandbox).push.apple.com`
+/// Related APNs documentation (`docs/apns.md` §1.1): device pushes go to `api(.sandbox).push.apple.com`
 /// and the channel management API to `api-manage-broadcast(.sandbox).push.apple.com` on its own port;
 /// where broadcast sends go is ambiguous (§1.8), so both ports take them.
 enum SandboxPort: Sendable, Hashable {

@@ -4,7 +4,7 @@ import LivelinePush
 /// An APNs error answer: the HTTP status, the reason, and for a 410 the moment the token stopped
 /// being valid.
 ///
-/// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.6):
+/// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.6):
 /// errors carry a JSON body `{"reason": "…"}`; a 410 body also carries `timestamp`, in
 /// milliseconds since 1970.
 public struct APNSRejection: Error, Sendable, Hashable, CustomStringConvertible {

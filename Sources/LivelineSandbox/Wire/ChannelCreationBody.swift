@@ -1,7 +1,7 @@
 /// The body of a channel creation, `{"message-storage-policy": 0|1, "push-type": "LiveActivity"}`,
 /// read leniently so each wrong field gets its own reason.
 ///
-/// Related APNs documentation: "Sending channel management requests to APNs" (`spec/apns.md` §1.8).
+/// Related APNs documentation: "Sending channel management requests to APNs" (`docs/apns.md` §1.8).
 struct ChannelCreationBody: Decodable {
     /// A JSON value as far as the checks care.
     enum Field: Decodable {

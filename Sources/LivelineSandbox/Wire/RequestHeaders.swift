@@ -1,6 +1,6 @@
 /// The header fields of one request, looked up by name, with whether any name was repeated.
 ///
-/// Related APNs documentation: "Handling notification responses from APNs" (`spec/apns.md` §1.6):
+/// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.6):
 /// `400 DuplicateHeaders` when a header is repeated. `cookie` may legally arrive split into
 /// several fields in HTTP/2 (RFC 9113 §8.2.3), so it does not count.
 struct RequestHeaders: Sendable {

@@ -6,7 +6,7 @@ enum WireFormats {
     /// `8-4-4-4-12` hex digits. Apple documents the canonical lower-case form; upper-case hex is
     /// accepted too (Swift's `UUID().uuidString` is upper-case and APNs takes it).
     ///
-    /// Related APNs documentation: "Sending notification requests to APNs" (`spec/apns.md` §1.2),
+    /// Related APNs documentation: "Sending notification requests to APNs" (`docs/apns.md` §1.2),
     /// `apns-id`; a malformed one is `400 BadMessageId`.
     static func isUUID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
@@ -23,7 +23,7 @@ enum WireFormats {
 
     /// A device token: hex digits, an even number of them. Apple says to assume no length.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.1, §1.2): the path carries the token as hex.
+    /// Related APNs documentation (`docs/apns.md` §1.1, §1.2): the path carries the token as hex.
     static func isDeviceToken(_ text: String) -> Bool {
         let bytes = text.utf8
         return !bytes.isEmpty && bytes.count % 2 == 0 && bytes.count <= 1024 && bytes.allSatisfy(isHex)
@@ -31,7 +31,7 @@ enum WireFormats {
 
     /// A channel ID: standard base64 with padding of 1 to 64 bytes.
     ///
-    /// Related APNs documentation (`spec/apns.md` §1.8): `400 BadChannelId` when the ID is badly
+    /// Related APNs documentation (`docs/apns.md` §1.8): `400 BadChannelId` when the ID is badly
     /// encoded or too long.
     static func isChannelID(_ text: String) -> Bool {
         guard !text.isEmpty, text.utf8.count % 4 == 0, text.utf8.count <= 88,

@@ -5,8 +5,8 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// The app's side of its Live Activities (`engine.md`, "Lifecycle", "Pull-reconcile";
-/// `shared-model.md`): `GET /api/contexts/{key}?since_rev=N` (pull the truth), `POST
+/// The app's side of its Live Activities (`docs/engine.md`, "Lifecycle", "Pull-reconcile";
+/// `docs/sdk.md`): `GET /api/contexts/{key}?since_rev=N` (pull the truth), `POST
 /// /api/la/dismissed` (the user swiped it away), `POST /api/la/receipts` (the revision it
 /// rendered), `GET`/`POST /api/la/preferences` (opt-in per type). A context of another
 /// household — or a `/v1` context none of the household's devices follows — is a 404, as if it

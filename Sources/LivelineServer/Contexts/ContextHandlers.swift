@@ -5,7 +5,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// The generic API for other backends, `/v1/contexts/…` (`engine.md`, "Generic API"; admin key):
+/// The generic API for other backends, `/v1/contexts/…` (`docs/engine.md`, "Generic API"; admin key):
 /// store a context's whole state (checked against its contract), read it with the `since_rev`
 /// shortcut, end it, and see its timeline.
 struct ContextHandlers: Sendable {

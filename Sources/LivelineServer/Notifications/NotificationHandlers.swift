@@ -5,7 +5,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// Notify (`engine.md`, "Notify"): `POST /v1/notify` and `/v1/notify/resolve` for the server
+/// Notify (`docs/engine.md`, "Notify"): `POST /v1/notify` and `/v1/notify/resolve` for the server
 /// side (admin key), `GET /api/notifications` and `POST /api/notifications/{id}/read` for the app.
 struct NotificationHandlers: Sendable {
     let auth: Authenticator

@@ -5,7 +5,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// `GET /metrics` in the Prometheus text format (`engine.md`, "Configuration and operation"),
+/// `GET /metrics` in the Prometheus text format (`docs/engine.md`, "Configuration and operation"),
 /// behind the admin key: APNs answers by status and reason, outbox depth and the age of the
 /// oldest due row, the dispatch latency histogram, dead letters, budget pressure, starts and
 /// suspect push-to-start tokens.

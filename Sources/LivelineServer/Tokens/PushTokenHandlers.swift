@@ -5,7 +5,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// The push-token registry: `POST`, `DELETE` and `GET /api/apns/register` (`engine.md`, "Push tokens").
+/// The push-token registry: `POST`, `DELETE` and `GET /api/apns/register` (`docs/engine.md`, "Push tokens").
 struct PushTokenHandlers: Sendable {
     let auth: Authenticator
     let engine: Engine

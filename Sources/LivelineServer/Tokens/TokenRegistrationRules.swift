@@ -5,7 +5,7 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// Validates a `POST /api/apns/register` body and turns it into a registration (`engine.md`,
+/// Validates a `POST /api/apns/register` body and turns it into a registration (`docs/engine.md`,
 /// "Push tokens"). Every failure is a 400 naming the field and what was expected; nothing is
 /// stored then. A missing or null token is such a failure: it never deletes anything.
 struct TokenRegistrationRules: Sendable {

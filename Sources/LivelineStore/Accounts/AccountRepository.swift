@@ -3,7 +3,7 @@ import Foundation
 /// Households, users and device sessions.
 ///
 /// Users are created by `liveline users add`, which prints a bearer token; the store only ever
-/// sees its hex SHA-256 (`engine.md`, "People, devices, auth": tokens are stored hashed). Works on
+/// sees its hex SHA-256 (`docs/engine.md`, "People, devices, auth": tokens are stored hashed). Works on
 /// any ``Database``.
 public struct AccountRepository: Sendable {
     public let database: any Database

@@ -1,4 +1,4 @@
-/// The id of a household (`households.id`; `engine.md`, "People, devices, auth").
+/// The id of a household (`households.id`; `docs/engine.md`, "People, devices, auth").
 ///
 /// A type of its own, so a household's id cannot be passed where a user's id or a token's row id
 /// is expected. It reads and writes as the plain number — in JSON (`Codable`), in text

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A stored household: the unit whose members see each other's data (`engine.md`, "People,
+/// A stored household: the unit whose members see each other's data (`docs/engine.md`, "People,
 /// devices, auth").
 public struct HouseholdRecord: Sendable, Hashable {
     public var id: HouseholdID

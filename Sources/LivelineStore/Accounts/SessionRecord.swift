@@ -1,6 +1,6 @@
 import Foundation
 
-/// A device session: what a bearer token speaks for (`engine.md`, "Auth").
+/// A device session: what a bearer token speaks for (`docs/engine.md`, "Auth").
 ///
 /// Several users may share one session ("we mode"); ``user`` is the one it was created for, who
 /// acts when a request names no `by`.

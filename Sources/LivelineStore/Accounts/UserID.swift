@@ -1,4 +1,4 @@
-/// The id of a user (`users.id`; `engine.md`, "People, devices, auth").
+/// The id of a user (`users.id`; `docs/engine.md`, "People, devices, auth").
 ///
 /// A type of its own, so a user's id cannot be passed where a household's id or a token's row id
 /// is expected — nor an actor swapped with the household it acts in. It reads and writes as the

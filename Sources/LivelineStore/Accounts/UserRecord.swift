@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// A stored user with the name of their household (`engine.md`, "People, devices, auth").
+/// A stored user with the name of their household (`docs/engine.md`, "People, devices, auth").
 public struct UserRecord: Sendable, Hashable {
     public var id: UserID
     public var householdID: HouseholdID

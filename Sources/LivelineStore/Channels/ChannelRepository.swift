@@ -1,6 +1,6 @@
 import Foundation
 
-/// Broadcast channels as first-class rows (`engine.md`, "Broadcast channels"): the APNs channel
+/// Broadcast channels as first-class rows (`docs/engine.md`, "Broadcast channels"): the APNs channel
 /// id, what it is for, its owner (a context or a household), storage policy and environment, and
 /// when it was created and deleted.
 public struct ChannelRepository: Sendable {

@@ -2,11 +2,11 @@ import Foundation
 
 /// One stored context: a live thing on the server that one or more Live Activities show.
 ///
-/// `engine.md`, "Contexts, revisions, snapshots": a key (`contracts.md`), an activity type, a
-/// lifecycle state, a start time, a hard deadline (start + 8 h, `device.md`), its broadcast
+/// `docs/engine.md`, "Contexts, revisions, snapshots": a key (`docs/contracts.md`), an activity type, a
+/// lifecycle state, a start time, a hard deadline (start + 8 h, `docs/devices.md`), its broadcast
 /// channel if any, and a revision. JSON columns stay text: the store does not decode them.
 public struct ContextRecord: Sendable, Hashable {
-    /// The context key, e.g. `shopping:1:2026-01-05` (`contracts.md`).
+    /// The context key, e.g. `shopping:1:2026-01-05` (`docs/contracts.md`).
     public var key: String
     /// The `ActivityAttributes` type name, e.g. `ShoppingActivityAttributes`.
     public var activityType: String

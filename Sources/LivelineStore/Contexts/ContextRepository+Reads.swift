@@ -21,7 +21,7 @@ extension ContextRepository {
         try transaction.queryOne("SELECT rev FROM contexts WHERE key = $1", [.text(key)])?.int("rev")
     }
 
-    /// Pull-reconcile, `GET …?since_rev=N` (`engine.md`, "Pull-reconcile"), in one read transaction:
+    /// Pull-reconcile, `GET …?since_rev=N` (`docs/engine.md`, "Pull-reconcile"), in one read transaction:
     /// `rev` first; `.unchanged` when `sinceRev == rev`, else the whole record. `nil` for an
     /// unknown key.
     public func snapshotRead(key: String, sinceRev: Int?) throws -> SnapshotRead? {
@@ -74,7 +74,7 @@ extension ContextRepository {
 
     /// Active contexts whose deadline is at or before `now`, earliest deadline first.
     ///
-    /// The engine ends (or renews) a context *before* its 8-hour deadline (`engine.md`,
+    /// The engine ends (or renews) a context *before* its 8-hour deadline (`docs/engine.md`,
     /// "Lifecycle"): pass `now` plus the margin it wants.
     public func contextsPastDeadline(now: Date) throws -> [ContextRecord] {
         try database.read { transaction in
@@ -100,8 +100,7 @@ extension ContextRepository {
 
     /// The context's timeline, newest first, at most `limit` entries: its revisions, every delivery
     /// attempt, its dead letters, its starts per device and the newest receipt per device, read in
-    /// one read transaction (issue 6, `GET
-    /// /v1/contexts/{key}/timeline`). At the same instant a revision sorts below the attempts it
+    /// one read transaction (`GET /v1/contexts/{key}/timeline`). At the same instant a revision sorts below the attempts it
     /// caused.
     public func timeline(key: String, limit: Int = 200) throws -> [TimelineEntry] {
         try database.read { transaction in

@@ -3,7 +3,7 @@ import Foundation
 /// Contexts and their revisions: the one place a change is recorded, and the reads the engine
 /// and the API need.
 ///
-/// Rules from `engine.md`, "Contexts, revisions, snapshots":
+/// Rules from `docs/engine.md`, "Contexts, revisions, snapshots":
 /// - `rev` goes up by one in the **same transaction** as every mutation that changes what the
 ///   card shows (``recordChange(key:now:note:in:)``); it never goes down and never repeats (the
 ///   increment happens in SQL on the locked row, so concurrent writers serialise on it).
@@ -19,7 +19,7 @@ import Foundation
 /// does, or ``OutboxRepository/notifyEnqueued()``). Methods without one open their own
 /// transaction and wake the dispatchers themselves.
 public struct ContextRepository: Sendable {
-    /// A Live Activity lives at most 8 hours (`device.md`); the deadline is start + this.
+    /// A Live Activity lives at most 8 hours (`docs/devices.md`); the deadline is start + this.
     public static let lifetime: TimeInterval = 8 * 60 * 60
 
     public let database: any Database
@@ -67,7 +67,7 @@ public struct ContextRepository: Sendable {
     /// transaction, after its domain writes; if the transaction rolls back, so do the revision and
     /// the sync row. For an ended context the revision still goes up (pull-reconcile sees the
     /// truth) but no sync row is added: after the end nothing more is sent to its activities
-    /// (`engine.md`, "Lifecycle"). Throws `.notFound` for an unknown key.
+    /// (`docs/engine.md`, "Lifecycle"). Throws `.notFound` for an unknown key.
     @discardableResult
     public func recordChange(key: String, now: Date, note: String? = nil, in transaction: any SQLTransaction) throws -> Int {
         try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, in: transaction)
@@ -118,7 +118,7 @@ public struct ContextRepository: Sendable {
     }
 
     /// The `aps.timestamp` for the next push of the context: `max(now in whole seconds, last + 1)`,
-    /// stored as the new last. Strictly increasing per context even within one second (`engine.md`:
+    /// stored as the new last. Strictly increasing per context even within one second (`docs/engine.md`:
     /// "a second-resolution clock can tie, so bump it"); ahead of real time only by as many pushes
     /// as were made in the same second. Throws `.notFound` for an unknown key.
     ///

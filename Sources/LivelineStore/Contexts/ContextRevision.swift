@@ -1,6 +1,6 @@
 import Foundation
 
-/// One revision of a context, for its timeline (`engine.md`, "Contexts, revisions, snapshots").
+/// One revision of a context, for its timeline (`docs/engine.md`, "Contexts, revisions, snapshots").
 public struct ContextRevision: Sendable, Hashable {
     public var contextKey: String
     public var rev: Int

@@ -1,4 +1,4 @@
-/// The lifecycle state of a context (`engine.md`, "Contexts, revisions, snapshots").
+/// The lifecycle state of a context (`docs/engine.md`, "Contexts, revisions, snapshots").
 public enum ContextState: String, Sendable, Hashable, CaseIterable {
     case active
     case ended

@@ -1,4 +1,4 @@
-/// The answer to a pull-reconcile read with `?since_rev=N` (`engine.md`, "Pull-reconcile").
+/// The answer to a pull-reconcile read with `?since_rev=N` (`docs/engine.md`, "Pull-reconcile").
 public enum SnapshotRead: Sendable, Hashable {
     /// `N` is the current revision: answer `{…key fields…, "rev": N, "unchanged": true}` with no
     /// body and no expensive work.

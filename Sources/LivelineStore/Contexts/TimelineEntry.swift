@@ -1,6 +1,6 @@
 import Foundation
 
-/// One line of a context's timeline (`GET /v1/contexts/{key}/timeline`, issue 6): revisions,
+/// One line of a context's timeline (`GET /v1/contexts/{key}/timeline`): revisions,
 /// every delivery attempt, and dead letters, newest first.
 public enum TimelineEntry: Sendable, Hashable {
     case revision(ContextRevision)

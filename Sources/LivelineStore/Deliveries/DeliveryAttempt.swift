@@ -2,7 +2,7 @@ import Foundation
 
 /// One attempt to hand a push to APNs, as recorded in the delivery log.
 ///
-/// `engine.md`, "The transactional outbox and the dispatcher": every attempt is recorded with its
+/// `docs/engine.md`, "The transactional outbox and the dispatcher": every attempt is recorded with its
 /// `apns-id`, status, reason, priority and latency. A token is named by its `push_tokens.id`,
 /// never by the device token (tokens are redacted everywhere).
 public struct DeliveryAttempt: Sendable, Hashable {

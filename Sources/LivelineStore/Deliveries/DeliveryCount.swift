@@ -1,5 +1,5 @@
 /// How many attempts ended with one HTTP status and reason, for `/metrics` ("pushes by status and
-/// reason", `engine.md`, "Configuration and operation").
+/// reason", `docs/engine.md`, "Configuration and operation").
 public struct DeliveryCount: Sendable, Hashable {
     /// The HTTP status; 0 for no answer.
     public var status: Int

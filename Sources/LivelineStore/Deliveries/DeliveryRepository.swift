@@ -1,6 +1,6 @@
 import Foundation
 
-/// The delivery log: every attempt to hand a push to APNs (`engine.md`, "The transactional outbox
+/// The delivery log: every attempt to hand a push to APNs (`docs/engine.md`, "The transactional outbox
 /// and the dispatcher": records every attempt: `apns-id`, status, reason, priority, latency).
 public struct DeliveryRepository: Sendable {
     public let database: any Database
@@ -36,7 +36,7 @@ public struct DeliveryRepository: Sendable {
         return try row.int("id")
     }
 
-    /// The per-activity ledger of the budget (`engine.md`, "Budgets and priority"): how many
+    /// The per-activity ledger of the budget (`docs/engine.md`, "Budgets and priority"): how many
     /// priority-10 pushes of the context APNs accepted since `since`, per target
     /// (`"token:<id>"`, `"channel:<id>"`).
     public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [String: Int] {

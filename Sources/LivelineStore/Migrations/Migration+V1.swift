@@ -1,5 +1,5 @@
 extension Migration {
-    /// Households, users, device sessions and the push token registry (`engine.md`, "People,
+    /// Households, users, device sessions and the push token registry (`docs/engine.md`, "People,
     /// devices, auth" and "Push tokens").
     ///
     /// - `sessions.token_hash` is the hex SHA-256 of a bearer token; the plain token is never stored.

@@ -1,5 +1,5 @@
 extension Migration {
-    /// Contexts, their revisions, the transactional outbox and the delivery log (`engine.md`,
+    /// Contexts, their revisions, the transactional outbox and the delivery log (`docs/engine.md`,
     /// "Contexts, revisions, snapshots" and "The transactional outbox and the dispatcher").
     ///
     /// - `contexts.rev` starts at 0 and only ever goes up by one per change (``ContextRepository``);

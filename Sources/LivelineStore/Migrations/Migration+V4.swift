@@ -1,5 +1,5 @@
 extension Migration {
-    /// Lifecycle, starts, budgets, channels and the inbox (`engine.md`, "Budgets and priority",
+    /// Lifecycle, starts, budgets, channels and the inbox (`docs/engine.md`, "Budgets and priority",
     /// "Lifecycle", "Broadcast channels", "Notify").
     ///
     /// - `contexts.last_sent_state` / `last_sent_at`: the content state of the last whole-fan-out

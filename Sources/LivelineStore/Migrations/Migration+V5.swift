@@ -1,5 +1,5 @@
 extension Migration {
-    /// The user's "show Live Activities" setting per activity type (`shared-model.md`, "Opt-in"):
+    /// The user's "show Live Activities" setting per activity type (`docs/sdk.md`, "Opt-in"):
     /// no row means the default (on); a push-to-start never goes to a user who turned it off.
     static let v5 = Migration(version: 5, name: "Live Activity opt-in per user and type", sql: """
         CREATE TABLE la_preferences (

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The inbox (`engine.md`, "Notify"): one record per user and dedupe key; the app polls it,
+/// The inbox (`docs/engine.md`, "Notify"): one record per user and dedupe key; the app polls it,
 /// marks records read, and a resolved record is greyed out.
 public struct NotificationRepository: Sendable {
     public let database: any Database

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How much work the outbox holds, for `/metrics` (`engine.md`, "Configuration and operation":
+/// How much work the outbox holds, for `/metrics` (`docs/engine.md`, "Configuration and operation":
 /// outbox depth and age, dead letters).
 public struct OutboxDepth: Sendable, Hashable {
     /// Rows waiting to be claimed, including retries whose time has not come.

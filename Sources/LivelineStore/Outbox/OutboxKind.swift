@@ -1,4 +1,4 @@
-/// What an outbox row asks for (`engine.md`, "The transactional outbox and the dispatcher").
+/// What an outbox row asks for (`docs/engine.md`, "The transactional outbox and the dispatcher").
 public enum OutboxKind: String, Sendable, Hashable, CaseIterable {
     /// Send the context's current snapshot, rendered at send time from the current state.
     case sync

@@ -3,7 +3,7 @@ import Foundation
 /// The transactional outbox: sync and message rows written in the mutation's own transaction,
 /// claimed by dispatchers with a lease, completed, retried or dead-lettered.
 ///
-/// Rules from `engine.md`, "The transactional outbox and the dispatcher":
+/// Rules from `docs/engine.md`, "The transactional outbox and the dispatcher":
 /// - A mutation writes its domain rows, bumps `rev` and inserts a sync row in **one** transaction
 ///   (``ContextRepository/recordChange(key:now:note:in:)``), so a crash after commit loses
 ///   nothing and a crash before commit changes nothing.
@@ -90,7 +90,7 @@ public struct OutboxRepository: Sendable {
     /// a row with that key exists already, whatever its status.
     ///
     /// `headers` is the push headers as JSON, `payload` the body exactly as it will be sent
-    /// (`engine.md`: messages are rendered when enqueued; keys such as `start:{contextKey}:{deviceToken}`,
+    /// (`docs/engine.md`: messages are rendered when enqueued; keys such as `start:{contextKey}:{deviceToken}`,
     /// `notify:{dedupeKey}:{token}`).
     @discardableResult
     public func enqueueMessage(
@@ -136,7 +136,7 @@ public struct OutboxRepository: Sendable {
     }
 
     /// The one statement that differs for several server processes: PostgreSQL must lock the
-    /// chosen rows and skip those another claimer holds (`engine.md`, "Storage": outbox rows claimed
+    /// chosen rows and skip those another claimer holds (`docs/engine.md`, "Storage": outbox rows claimed
     /// with `FOR UPDATE SKIP LOCKED`). SQLite has one writer at a time, so the plain subquery is safe.
     static func claimStatement(_ dialect: SQLDialect) -> String {
         let lock = switch dialect {
@@ -251,7 +251,7 @@ public struct OutboxRepository: Sendable {
         ) == 1
     }
 
-    /// Moves a row that can never be sent to the dead letters with `reason` (`engine.md`:
+    /// Moves a row that can never be sent to the dead letters with `reason` (`docs/engine.md`:
     /// "visible in the dashboard"); `false` when `owner` no longer holds it.
     @discardableResult
     public func deadLetter(id: Int, owner: String, reason: String, now: Date) throws -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One row of the transactional outbox (`engine.md`, "The transactional outbox and the dispatcher").
+/// One row of the transactional outbox (`docs/engine.md`, "The transactional outbox and the dispatcher").
 public struct OutboxRow: Sendable, Hashable {
     public var id: Int
     public var kind: OutboxKind

@@ -1,5 +1,5 @@
 /// Where an outbox row is in its life: `due` → `leased` (claimed by a dispatcher) → `done`, back
-/// to `due` for a retry, or `dead` when it can never be sent (`engine.md`, "The transactional
+/// to `due` for a retry, or `dead` when it can never be sent (`docs/engine.md`, "The transactional
 /// outbox and the dispatcher").
 public enum OutboxStatus: String, Sendable, Hashable, CaseIterable {
     case due

@@ -1,5 +1,5 @@
 /// One recipient of an outbox row; a row without a target means the whole fan-out of its context
-/// (the broadcast channel and every `la-update` token, `engine.md`, "Fan-out for a sync").
+/// (the broadcast channel and every `la-update` token, `docs/engine.md`, "Fan-out for a sync").
 ///
 /// Stored as text, `token:<push_tokens.id>` or `channel:<channel id>`: never the device token
 /// itself.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the app reports about its activities (`engine.md`, "Lifecycle"): a user dismissed a
+/// What the app reports about its activities (`docs/engine.md`, "Lifecycle"): a user dismissed a
 /// context's activity (`la_dismissals`: no new start for them unless asked), the revision a
 /// device rendered (`la_receipts`: the timeline shows sent against acknowledged), and the user's
 /// opt-in per activity type (`la_preferences`: no push-to-start when off).

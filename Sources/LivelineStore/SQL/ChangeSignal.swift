@@ -7,7 +7,7 @@ import Synchronization
 /// so a change goes out without waiting for a poll interval. Bump it *after* the enqueuing
 /// transaction committed (a dispatcher woken earlier would not see the row yet); a bump without new
 /// rows only costs an empty claim. It counts this process's writes: with PostgreSQL, `LISTEN/NOTIFY`
-/// must bump it for other processes' writes (`engine.md`, "Storage"), and dispatchers should still
+/// must bump it for other processes' writes (`docs/engine.md`, "Storage"), and dispatchers should still
 /// poll now and then (a timeout) as a safety net.
 public final class ChangeSignal: Sendable {
     private struct State {

@@ -3,7 +3,7 @@
 /// All access is closure-scoped and synchronous. `write` bodies run one at a time in a transaction
 /// that takes the write lock up front (SQLite `BEGIN IMMEDIATE`) and commits when the body returns,
 /// or rolls back when it throws. `read` bodies see one consistent snapshot and run concurrently
-/// with each other and with a writer (`engine.md`, "Storage": one writer, separate read
+/// with each other and with a writer (`docs/engine.md`, "Storage": one writer, separate read
 /// connections for snapshots). Do not call `write` from inside a `write` body (it would wait for
 /// itself), and note that a `read` inside a `write` body does not see the uncommitted changes.
 public protocol Database: Sendable {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Liveline's SQL is written once for both: `$1` placeholders, `RETURNING`, `ON CONFLICT`, `BIGINT`
 /// unix-millisecond times and `INTEGER` 0/1 booleans. The few differences in DDL are written as
-/// `{{name}}` markers that ``render(_:)`` replaces (`engine.md`, "Storage": the same schema and
+/// `{{name}}` markers that ``render(_:)`` replaces (`docs/engine.md`, "Storage": the same schema and
 /// migrations on both backends).
 public enum SQLDialect: String, Sendable, Hashable, CaseIterable {
     case sqlite

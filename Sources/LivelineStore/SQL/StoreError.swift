@@ -1,7 +1,7 @@
 /// A storage failure: a machine `code` to branch on and a message for a person.
 ///
 /// Messages carry the database's own explanation and, where useful, the SQL text, but never the
-/// values bound to it: those may be push tokens or token hashes (`engine.md`, "Auth": tokens are
+/// values bound to it: those may be push tokens or token hashes (`docs/engine.md`, "Auth": tokens are
 /// redacted in logs).
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is. Backends map their own codes onto these.

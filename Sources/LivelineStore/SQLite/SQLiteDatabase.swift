@@ -10,7 +10,7 @@ import Glibc
 /// connections (read-only, opened on demand, up to ``maxIdleReaders`` kept) each run a `read` in
 /// its own `BEGIN … COMMIT`, a consistent snapshot that a concurrent writer does not disturb. Other
 /// processes (the `liveline users` command while the server runs) wait up to the busy timeout of
-/// five seconds for the write lock. (`engine.md`, "Storage"; SQLite documentation "Write-Ahead
+/// five seconds for the write lock. (`docs/engine.md`, "Storage"; SQLite documentation "Write-Ahead
 /// Logging", "BEGIN TRANSACTION".)
 public final class SQLiteDatabase: Database {
     /// The file name inside a data folder.
@@ -80,7 +80,7 @@ public final class SQLiteDatabase: Database {
     /// The lock file of ``claimServer()``.
     public var serverLockPath: String { path + ".serve-lock" }
 
-    /// Takes the server lock of this database file (`engine.md`, "Storage": SQLite has one
+    /// Takes the server lock of this database file (`docs/engine.md`, "Storage": SQLite has one
     /// writer; several server instances share a PostgreSQL database). Throws `.busy`, naming the
     /// process, when another server holds it. Other commands (`liveline users add`) do not take
     /// it. Held until ``releaseServer()`` or the process ends.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One push-to-start of a context on one device (`la_starts`; `engine.md`, "Lifecycle": starts are
+/// One push-to-start of a context on one device (`la_starts`; `docs/engine.md`, "Lifecycle": starts are
 /// idempotent per context and device).
 public struct StartRecord: Sendable, Hashable {
     public enum Status: String, Sendable, Hashable {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The unique (context, device) row is taken in the caller's transaction, together with the
 /// start's outbox row, so concurrent or repeated start requests send one start per device
-/// (`engine.md`, "Lifecycle"; `painpoints.md` §6).
+/// (`docs/engine.md`, "Lifecycle"; `docs/painpoints.md` §6).
 public struct StartRepository: Sendable {
     public let database: any Database
 

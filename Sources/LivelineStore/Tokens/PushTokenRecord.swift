@@ -23,7 +23,7 @@ public struct PushTokenRecord: Sendable, Hashable {
     /// for `invalid`.
     public var endReason: String?
     /// Set on a push-to-start token whose accepted start was not followed by an `la-update`
-    /// token in time (`painpoints.md` §2): APNs may answer 200 to a token the phone dropped.
+    /// token in time (`docs/painpoints.md` §2): APNs may answer 200 to a token the phone dropped.
     public var suspectAt: Date?
 
     public init(

@@ -3,7 +3,7 @@ import LivelineModel
 
 /// The push token registry: one active token per slot, ended tokens kept as history.
 ///
-/// Rules from `engine.md`, "Push tokens": registration is idempotent and cheap (apps call it on
+/// Rules from `docs/engine.md`, "Push tokens": registration is idempotent and cheap (apps call it on
 /// every launch); a newer token for the same key replaces the old one, which stays as history;
 /// sandbox and production are separate namespaces; a token lives in exactly one active slot; an
 /// unregistered token is removed only from the caller's household. A missing token is the
@@ -36,7 +36,7 @@ public struct PushTokenRepository: Sendable {
     ///
     /// Any other active row of the same household with the same environment, kind and token (another
     /// slot: the device id changed) ends as `replaced` with reason `moved`. Rows of other households
-    /// are never touched (`engine.md`: a user changes only their own household's data), so knowing
+    /// are never touched (`docs/engine.md`: a user changes only their own household's data), so knowing
     /// a token gives no way to end another household's registration. The partial unique index makes two
     /// active rows in one slot impossible; an insert that loses a race is retried as an update.
     ///
@@ -120,7 +120,7 @@ public struct PushTokenRepository: Sendable {
     /// or, with `registeredBefore`, when it was registered again at or after that time.
     ///
     /// For `410 Unregistered` pass APNs' `timestamp` as `registeredBefore`: the token is invalid
-    /// only if APNs saw it die after its last registration (`engine.md`, "Push tokens"; Related
+    /// only if APNs saw it die after its last registration (`docs/engine.md`, "Push tokens"; Related
     /// APNs documentation: "Handling notification responses from APNs").
     @discardableResult
     public func markInvalid(id: PushTokenID, reason: String, now: Date, registeredBefore: Date? = nil) throws -> Bool {
@@ -157,7 +157,7 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The active `la-update` tokens registered for a context in one environment: the targets of
-    /// "update by context" (`engine.md`, fan-out). With `householdID`, only that household's
+    /// "update by context" (`docs/engine.md`, fan-out). With `householdID`, only that household's
     /// tokens — a context of a household never reaches another household's device, whatever key
     /// someone registered; contexts without an owner (the `/v1` API) reach every token
     /// registered with their key. With `onlyID`, just that token (the one target of a retry or a

@@ -1,4 +1,4 @@
-/// Where a stored push token is in its life (`engine.md`, "Push tokens").
+/// Where a stored push token is in its life (`docs/engine.md`, "Push tokens").
 public enum PushTokenStatus: String, Sendable, Hashable, CaseIterable {
     /// The token pushes go to; at most one per household, environment, kind and slot.
     case active

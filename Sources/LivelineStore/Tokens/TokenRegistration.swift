@@ -34,7 +34,7 @@ public struct TokenRegistration: Sendable, Hashable {
     }
 
     /// The key this token is registered under inside its household, environment and kind
-    /// (`engine.md`, "Push tokens", the "keyed by" column):
+    /// (`docs/engine.md`, "Push tokens", the "keyed by" column):
     ///
     /// | kind | slot |
     /// | --- | --- |

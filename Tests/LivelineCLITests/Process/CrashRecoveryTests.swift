@@ -5,7 +5,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// Nothing committed is lost on a crash (`engine.md`, "The transactional outbox"): a server
+/// Nothing committed is lost on a crash (`docs/engine.md`, "The transactional outbox"): a server
 /// process is killed with SIGKILL after its changes committed and before their pushes went out;
 /// after a restart on the same data folder every committed change reaches the APNs sandbox.
 @Suite struct CrashRecoveryTests {

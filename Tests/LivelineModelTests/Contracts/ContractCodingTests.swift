@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// The contract types encode exactly the keys of `contracts.md`, with default strategies and
+/// The contract types encode exactly the keys of `docs/contracts.md`, with default strategies and
 /// `null` for empty optionals, and their schema says what their `Codable` does.
 struct ContractCodingTests {
     static let names = ContractRegistry.known.names

@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// Contract evolution (`shared-model.md`, `contracts.md`): every contract has a version and a
+/// Contract evolution (`docs/sdk.md`, `docs/contracts.md`): every contract has a version and a
 /// golden fixture per version; an older payload must still decode, and a newer payload must still
 /// carry every key an older app reads.
 struct ContractCompatibilityTests {

@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// Which changes are material per contract (`engine.md`, "Budgets and priority").
+/// Which changes are material per contract (`docs/engine.md`, "Budgets and priority").
 struct MaterialityTests {
     static func json(_ value: some Encodable) throws -> Data { try JSONEncoder().encode(value) }
 

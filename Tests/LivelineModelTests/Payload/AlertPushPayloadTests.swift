@@ -2,7 +2,7 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// The ordinary alert push: `aps` plus custom keys beside it (`apns.md` §1.9).
+/// The ordinary alert push: `aps` plus custom keys beside it (`docs/apns.md` §1.9).
 struct AlertPushPayloadTests {
     @Test func deepLinkAndCustomKeysSitBesideAps() throws {
         let push = AlertPushPayload(

@@ -3,7 +3,7 @@ import LivelineModel
 import Testing
 
 /// The `aps` envelope: kebab-case keys, UNIX seconds in the header, Swift's default Date inside
-/// the content state (`apns.md` §1.5).
+/// the content state (`docs/apns.md` §1.5).
 struct LiveActivityPayloadTests {
     typealias Trip = TripLiveActivityAttributes
 

@@ -2,14 +2,14 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// The check before every send (`contracts.md`, "Contract rules the server enforces before any
-/// push"; `apns.md` §1.5; `device.md`).
+/// The check before every send (`docs/contracts.md`, "Contract rules the server enforces before any
+/// push"; `docs/apns.md` §1.5; `docs/devices.md`).
 struct PayloadCheckTests {
     let check = PayloadCheck(destination: .device, now: .exampleNow)
     static let trip = { () -> Data in (try? Fixture.data("TripLiveActivityAttributes", version: 1)) ?? Data() }()
     static let shopping = { () -> Data in (try? Fixture.data("ShoppingActivityAttributes", version: 1)) ?? Data() }()
 
-    // MARK: The examples of contracts.md pass
+    // MARK: The examples of docs/contracts.md pass
 
     @Test func everyExamplePayloadIsAccepted() throws {
         let examples = try Fixture.examplePayloads()

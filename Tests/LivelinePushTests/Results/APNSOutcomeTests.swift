@@ -2,7 +2,7 @@ import Foundation
 import LivelinePush
 import Testing
 
-/// Every status and reason of apns.md §1.6 and §1.8 has its one classification.
+/// Every status and reason of docs/apns.md §1.6 and §1.8 has its one classification.
 struct APNSOutcomeTests {
     static let permanent400: [APNSReason] = [
         .badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders, .invalidPushType,

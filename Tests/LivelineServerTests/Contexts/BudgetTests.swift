@@ -4,7 +4,7 @@ import LivelineServer
 import LivelineTestSupport
 import Testing
 
-/// Budgets and priority (`engine.md`, "Budgets and priority"): material changes at 10 while the
+/// Budgets and priority (`docs/engine.md`, "Budgets and priority"): material changes at 10 while the
 /// activity's hourly ledger is under its limit, then at 5; quiet changes at 5 and debounced;
 /// the timeline says why each push had its priority.
 @Suite struct BudgetTests {

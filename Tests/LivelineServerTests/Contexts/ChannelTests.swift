@@ -7,7 +7,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// Broadcast channels end to end (`engine.md`, "Broadcast channels"): created on the first start
+/// Broadcast channels end to end (`docs/engine.md`, "Broadcast channels"): created on the first start
 /// that asks for one, used for updates, deleted after the end, orphans deleted on a restart, and
 /// token fan-out when APNs will not create one.
 @Suite struct ChannelTests {

@@ -5,7 +5,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// The lifecycle end to end (`engine.md`, "Lifecycle"): the end with its dismissal date, nothing
+/// The lifecycle end to end (`docs/engine.md`, "Lifecycle"): the end with its dismissal date, nothing
 /// after the end, the engine ending a context before its 8-hour deadline, dismissals and receipts.
 @Suite struct LifecycleTests {
     @Test func anEndedContextGetsNoFurtherPushesEvenWhenItsStateIsWrittenAgain() async throws {

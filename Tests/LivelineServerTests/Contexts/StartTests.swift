@@ -5,7 +5,7 @@ import LivelineTestSupport
 import Synchronization
 import Testing
 
-/// Push-to-start end to end (`engine.md`, "Lifecycle"): idempotent per context and device, a
+/// Push-to-start end to end (`docs/engine.md`, "Lifecycle"): idempotent per context and device, a
 /// start budget per device, unanswered starts marked suspect.
 @Suite struct StartTests {
     static let start = #"{"userIds":[1],"alert":{"title":"S5 to the airport","body":"Live departures"}}"#

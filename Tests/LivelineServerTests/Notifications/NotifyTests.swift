@@ -4,7 +4,7 @@ import LivelineServer
 import LivelineTestSupport
 import Testing
 
-/// Notify end to end (`engine.md`, "Notify"): an inbox record and an alert push with the deep
+/// Notify end to end (`docs/engine.md`, "Notify"): an inbox record and an alert push with the deep
 /// link beside `aps`, once per dedupe key; resolve; the app's inbox.
 @Suite struct NotifyTests {
     @Test func notifyingTwiceWithOneDedupeKeyMakesOneRecordAndOnePush() async throws {

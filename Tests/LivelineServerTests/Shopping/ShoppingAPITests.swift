@@ -7,7 +7,7 @@ import LivelineTestSupport
 import Synchronization
 import Testing
 
-/// The shopping list's API (`shopping.md`) over real HTTP on port 0, a SQLite file, the engine and
+/// The shopping list's API (`docs/features/shopping.md`) over real HTTP on port 0, a SQLite file, the engine and
 /// the in-process APNs sandbox over HTTP/2 + TLS.
 @Suite struct ShoppingAPITests {
     static let week = "2026-01-05"

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import LivelineStore
 
-/// The rules of `engine.md`, "Contexts, revisions, snapshots" and "Lifecycle", on every backend.
+/// The rules of `docs/engine.md`, "Contexts, revisions, snapshots" and "Lifecycle", on every backend.
 struct ContextRepositoryTests {
     struct DomainFailure: Error {}
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import LivelineStore
 
-/// The delivery log of `engine.md`, "The transactional outbox and the dispatcher".
+/// The delivery log of `docs/engine.md`, "The transactional outbox and the dispatcher".
 struct DeliveryRepositoryTests {
     static func attempt(_ key: String?, status: Int, reason: String?, at seconds: Int) -> DeliveryAttempt {
         DeliveryAttempt(

@@ -3,7 +3,7 @@ import Testing
 import LivelineStore
 
 /// A committed change always leaves a due (or leased) sync row until a dispatcher completes one
-/// claimed after it, across a restart too (`engine.md`: "A crash after commit loses nothing; a
+/// claimed after it, across a restart too (`docs/engine.md`: "A crash after commit loses nothing; a
 /// crash before commit changes nothing"). A real SIGKILL test belongs to the end-to-end suite.
 struct OutboxCrashSafetyTests {
     @Test func aCommittedChangeIsStillDueAfterReopeningTheFile() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import LivelineStore
 
-/// Coalescing, leases and outcomes of `engine.md`, "The transactional outbox and the dispatcher".
+/// Coalescing, leases and outcomes of `docs/engine.md`, "The transactional outbox and the dispatcher".
 struct OutboxRepositoryTests {
     @Test(arguments: DatabaseFactory.all)
     func aHundredChangesLeaveOneDueSyncRow(_ factory: DatabaseFactory) throws {

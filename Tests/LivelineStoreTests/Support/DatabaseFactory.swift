@@ -2,7 +2,7 @@ import Foundation
 import LivelineStore
 
 /// Makes an empty database of one backend, so one suite runs on every backend
-/// (guide habit 9; `engine.md`, "Storage": "Both backends pass one shared test suite").
+/// (guide habit 9; `docs/engine.md`, "Storage": "Both backends pass one shared test suite").
 ///
 /// A PostgreSQL factory is added to ``all`` once that backend exists: it gets a scratch folder
 /// it may ignore and must return an empty database (e.g. a fresh schema).

@@ -3,7 +3,7 @@ import LivelineModel
 import Testing
 import LivelineStore
 
-/// The registry rules of `engine.md`, "Push tokens".
+/// The registry rules of `docs/engine.md`, "Push tokens".
 struct PushTokenRepositoryTests {
     @Test(arguments: DatabaseFactory.all)
     func registeringTheSameTokenAgainOnlyMovesItsRegistrationTime(_ factory: DatabaseFactory) throws {

@@ -1,7 +1,7 @@
 import Foundation
 
 extension CookSuggestActivityAttributes {
-    /// What the meal-planning card shows, from the receiver's point of view (`contracts.md` §2).
+    /// What the meal-planning card shows, from the receiver's point of view (`docs/contracts.md` §2).
     /// Optionals are encoded as `null`.
     public struct ContentState: Codable, Hashable, Sendable {
         /// `answering`, `generating`, `proposed`, `finalizing`, `decided` or `cancelled`.

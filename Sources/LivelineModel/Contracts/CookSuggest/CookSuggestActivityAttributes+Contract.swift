@@ -26,12 +26,12 @@ extension CookSuggestActivityAttributes: LiveActivityContract {
         ]
     )
 
-    /// The attributes of the `contracts.md` example.
+    /// The attributes of the `docs/contracts.md` example.
     public static let example = CookSuggestActivityAttributes(
         sessionId: "cs_abc", date: "2026-06-18", partnerName: "Jaqueline", partnerTint: "coral", partnerEmoji: "🐠"
     )
 
-    /// The content state of the `contracts.md` example.
+    /// The content state of the `docs/contracts.md` example.
     public static let exampleContentState = ContentState(
         state: "proposed", statusLabel: "3 Vorschläge sind da", deepLinkStep: "proposals", proposalCount: 3,
         partnerPickTitle: nil, partnerReady: true, decidedTitle: nil, updatedAt: "2026-06-18 19:12:03",

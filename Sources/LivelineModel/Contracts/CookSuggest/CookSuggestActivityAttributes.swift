@@ -1,6 +1,6 @@
 import Foundation
 
-/// The two-person meal-planning session's Live Activity (`contracts.md` §2, source 001).
+/// The two-person meal-planning session's Live Activity (`docs/contracts.md` §2, source 001).
 ///
 /// The payload differs per viewer (the partner is always "the other one"), so the context key is
 /// per user: `cooksuggest:{sessionId}:{userId}`. Optionals are encoded as `null`.

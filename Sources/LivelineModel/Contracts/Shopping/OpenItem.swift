@@ -1,5 +1,5 @@
 /// An open item of the shopping list, shown so it can be checked off from the Dynamic Island
-/// (`contracts.md` §1: `OpenItem = { id: Int, label: String }`).
+/// (`docs/contracts.md` §1: `OpenItem = { id: Int, label: String }`).
 public struct OpenItem: Codable, Hashable, Sendable {
     public var id: Int
     public var label: String

@@ -1,5 +1,5 @@
 /// Someone in the shop right now, i.e. with an active shopping session
-/// (`contracts.md` §1: `Shopper = { name: String, avatarTint: String, userId: Int }`).
+/// (`docs/contracts.md` §1: `Shopper = { name: String, avatarTint: String, userId: Int }`).
 public struct Shopper: Codable, Hashable, Sendable {
     public var name: String
     /// Colour name, e.g. `"coral"`.

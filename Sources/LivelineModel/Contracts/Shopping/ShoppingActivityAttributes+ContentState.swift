@@ -1,7 +1,7 @@
 import Foundation
 
 extension ShoppingActivityAttributes {
-    /// What the shopping card shows; sent with start, update, end and broadcast (`contracts.md` §1).
+    /// What the shopping card shows; sent with start, update, end and broadcast (`docs/contracts.md` §1).
     ///
     /// Optionals are encoded as `null`, as the source documents send them; the story fields
     /// (`lastItem` … `updatedAt`) are `null` while no tracked action happened in the week.

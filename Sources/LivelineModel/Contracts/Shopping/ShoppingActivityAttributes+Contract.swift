@@ -35,10 +35,10 @@ extension ShoppingActivityAttributes: LiveActivityContract {
         ]
     )
 
-    /// The attributes of the `contracts.md` example.
+    /// The attributes of the `docs/contracts.md` example.
     public static let example = ShoppingActivityAttributes(week: "2026-01-05")
 
-    /// The content state of the `contracts.md` example.
+    /// The content state of the `docs/contracts.md` example.
     public static let exampleContentState = ContentState(
         open: 7, done: 2, total: 9, estEur: 14.30, estPriced: 6,
         lastItem: "Milch", lastActorUserId: 1, lastActorName: "Dennis", lastActorAvatarTint: "azure",

@@ -1,5 +1,5 @@
 extension ShoppingActivityAttributes {
-    /// Material (`shopping.md`, "Push triggers"): an item added, checked off, put back or removed,
+    /// Material (`docs/features/shopping.md`, "Push triggers"): an item added, checked off, put back or removed,
     /// a shopper joining or leaving, or the trip finishing. Edits of label, price or position and
     /// the story line alone go quietly.
     public static func materialChange(from old: ContentState, to new: ContentState) -> String? {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The weekly shopping list's Live Activity (`contracts.md` §1, source 000).
+/// The weekly shopping list's Live Activity (`docs/contracts.md` §1, source 000).
 ///
 /// Static attributes are sent with `start` only. Context key: `shopping:{householdId}:{week}`.
 public struct ShoppingActivityAttributes: Codable, Hashable, Sendable {

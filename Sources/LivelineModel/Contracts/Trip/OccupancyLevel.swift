@@ -1,4 +1,4 @@
-/// How full the vehicle is, as the real-time feed reports it (`contracts.md` §3).
+/// How full the vehicle is, as the real-time feed reports it (`docs/contracts.md` §3).
 public enum OccupancyLevel: String, Codable, Hashable, Sendable, CaseIterable {
     case unknown
     case low

@@ -1,12 +1,12 @@
 import Foundation
 
 extension TripLiveActivityAttributes {
-    /// Where the ride is now (`contracts.md` §3). No key is optional, so synthesized `Codable` is
+    /// Where the ride is now (`docs/contracts.md` §3). No key is optional, so synthesized `Codable` is
     /// exactly the wire format.
     ///
     /// `nextStopTime` is a `Date` and travels as Swift's default: a JSON number of seconds since
     /// 2001-01-01 00:00:00 UTC. ISO text fails to decode on the phone; UNIX seconds decode but land
-    /// about 31 years late (`device.md`, "Decoding").
+    /// about 31 years late (`docs/devices.md`, "Decoding").
     public struct ContentState: Codable, Hashable, Sendable {
         /// Last stop the vehicle departed from (or the boarding stop before departure).
         public var currentStop: String

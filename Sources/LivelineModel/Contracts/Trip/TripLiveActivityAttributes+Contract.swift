@@ -22,7 +22,7 @@ extension TripLiveActivityAttributes: LiveActivityContract {
         ]
     )
 
-    /// Example attributes (`contracts.md` gives the shape only; the values are the Mannheim line 5).
+    /// Example attributes (`docs/contracts.md` gives the shape only; the values are the Mannheim line 5).
     public static let example = TripLiveActivityAttributes(tripId: "rnv-5-0718", line: "RNV 5", destination: "Bismarckplatz")
 
     /// Example content state: arriving at 2026-06-18 07:42:00 UTC (803461320 s after 2001-01-01).

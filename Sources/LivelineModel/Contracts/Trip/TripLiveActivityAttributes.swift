@@ -1,6 +1,6 @@
 import Foundation
 
-/// One tracked transit ride's Live Activity (`contracts.md` §3, source 002).
+/// One tracked transit ride's Live Activity (`docs/contracts.md` §3, source 002).
 ///
 /// Context key: `trip:{trackingId}`.
 public struct TripLiveActivityAttributes: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-/// Where the rider is on the trip (`contracts.md` §3).
+/// Where the rider is on the trip (`docs/contracts.md` §3).
 public enum TripPhase: String, Codable, Hashable, Sendable, CaseIterable {
     case beforeDeparture
     case inProgress
