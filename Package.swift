@@ -4,7 +4,7 @@ import PackageDescription
 /// One setting list for every Swift target: Swift 6 language mode (strict concurrency) comes from
 /// the tools version; these add the checks we want everywhere.
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -48,15 +48,19 @@ let package = Package(
         ),
         // MARK: Features, each behind the seam of LivelineAPI.
         .target(
-            name: "LivelineShopping", dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI"],
+            name: "LivelineShopping",
+            dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
-        .target(name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
-            dependencies: ["LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI"],
+            dependencies: [
+                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -90,7 +94,8 @@ let package = Package(
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelinePushTests",
             dependencies: ["LivelinePush", "LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel"],
@@ -104,7 +109,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineEngineTests",
-            dependencies: ["LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog", "LivelineTestSupport"],
+            dependencies: [
+                "LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog", "LivelineTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
@@ -136,6 +143,10 @@ let package = Package(
             name: "LivelineShoppingTests", dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LivelineCLITests", dependencies: ["LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineCLITests",
+            dependencies: [
+                "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
+            ], swiftSettings: swiftSettings),
     ]
 )

@@ -50,13 +50,16 @@ public enum EngineBenchmark {
         let registering = ContinuousClock.now
         for (index, token) in tokens.enumerated() {
             sandbox.registerDevice(token: token)
-            try app.store.tokens.register(TokenRegistration(
-                householdID: user.householdID, userID: user.id, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
-                token: token, attributesType: "TripLiveActivityAttributes", contextKey: key
-            ), now: Date())
+            try app.store.tokens.register(
+                TokenRegistration(
+                    householdID: user.householdID, userID: user.id, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
+                    token: token, attributesType: "TripLiveActivityAttributes", contextKey: key
+                ), now: Date())
         }
-        output(String(format: "%d la-update tokens registered for %@ in %.1f s; dispatcher batch %d rows, push spacing off",
-                      count, key, seconds(ContinuousClock.now - registering), app.engine.configuration.batchSize))
+        output(
+            String(
+                format: "%d la-update tokens registered for %@ in %.1f s; dispatcher batch %d rows, push spacing off",
+                count, key, seconds(ContinuousClock.now - registering), app.engine.configuration.batchSize))
 
         let connection = try TestHTTPConnection(port: app.port, timeout: 60)
         var times: [Double] = []
@@ -66,23 +69,31 @@ public enum EngineBenchmark {
             let response = try connection.request(
                 "PUT", "/v1/contexts/\(key)", headers: ["Authorization": "Bearer \(adminKey)"], json: trip(delay: round)
             )
-            guard response.status == 200 || response.status == 201 else { throw EngineBenchmarkError("PUT answered \(response.status): \(response.text)") }
+            guard response.status == 200 || response.status == 201 else {
+                throw EngineBenchmarkError("PUT answered \(response.status): \(response.text)")
+            }
             let committed = ContinuousClock.now
             let deadline = Date().addingTimeInterval(60)
             while sandbox.acceptedCount < before + count {
-                guard Date() < deadline else { throw EngineBenchmarkError("round \(round): only \(sandbox.acceptedCount - before) of \(count) accepted after 60 s") }
+                guard Date() < deadline else {
+                    throw EngineBenchmarkError("round \(round): only \(sandbox.acceptedCount - before) of \(count) accepted after 60 s")
+                }
                 usleep(500)
             }
             let elapsed = seconds(ContinuousClock.now - started)
             times.append(elapsed)
-            output(String(format: "round %d: PUT committed in %.1f ms; all %d pushes accepted %.3f s after the PUT was sent",
-                          round, seconds(committed - started) * 1000, count, elapsed))
+            output(
+                String(
+                    format: "round %d: PUT committed in %.1f ms; all %d pushes accepted %.3f s after the PUT was sent",
+                    round, seconds(committed - started) * 1000, count, elapsed))
             // Let the dispatcher finish recording the round's attempts before the next change.
             while try app.store.outbox.depth(now: Date()).leased > 0 { usleep(1000) }
         }
         let sorted = times.sorted()
-        output(String(format: "change → %d tokens accepted: median %.3f s, best %.3f s, worst %.3f s (goal < 1 s)",
-                      count, sorted[sorted.count / 2], sorted.first!, sorted.last!))
+        output(
+            String(
+                format: "change → %d tokens accepted: median %.3f s, best %.3f s, worst %.3f s (goal < 1 s)",
+                count, sorted[sorted.count / 2], sorted.first!, sorted.last!))
 
         // The ceiling: the same pushes straight through the client, all at once.
         let payload = Array(#"{"aps":{"timestamp":1767574000,"event":"update","content-state":{"delay":1}}}"#.utf8)
@@ -98,8 +109,10 @@ public enum EngineBenchmark {
             ceilings.append(seconds(ContinuousClock.now - started))
         }
         let ceiling = ceilings.min()!
-        output(String(format: "ceiling: %d pushes straight through APNSClient in %.3f s; engine median / ceiling = %.2f×",
-                      count, ceiling, sorted[sorted.count / 2] / ceiling))
+        output(
+            String(
+                format: "ceiling: %d pushes straight through APNSClient in %.3f s; engine median / ceiling = %.2f×",
+                count, ceiling, sorted[sorted.count / 2] / ceiling))
         let attempts = try app.store.deliveries.attempts(contextKey: key, limit: 1).first
         output("last recorded attempt: status \(attempts.map { String($0.status) } ?? "none"), rev \(attempts?.rev.map(String.init) ?? "?")")
     }
@@ -123,8 +136,10 @@ public enum EngineBenchmark {
             )
             done += 1
         }
-        output(String(format: "write path without HTTP: %.0f committed puts/s (one thread, no HTTP, SQLite WAL, %d contexts)",
-                      Double(done) / seconds(ContinuousClock.now - started), contexts))
+        output(
+            String(
+                format: "write path without HTTP: %.0f committed puts/s (one thread, no HTTP, SQLite WAL, %d contexts)",
+                Double(done) / seconds(ContinuousClock.now - started), contexts))
     }
 
     static func seconds(_ duration: Duration) -> Double {

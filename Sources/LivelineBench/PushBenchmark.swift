@@ -27,11 +27,12 @@ public enum PushBenchmark {
         output("sandbox on 127.0.0.1:\(sandbox.devicePort); \(count) Live Activity pushes each, one connection")
 
         // Liveline: one connection, `window` requests in flight.
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-            environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path),
-            maxConnectionsPerEndpoint: 1
-        ))
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path),
+                maxConnectionsPerEndpoint: 1
+            ))
         defer { client.shutdown() }
         _ = await client.send(.liveActivity(deviceToken: token, bundleID: sandbox.bundleID, payload: payload))
         let started = ContinuousClock.now
@@ -39,21 +40,27 @@ public enum PushBenchmark {
             .liveActivity(deviceToken: token, bundleID: sandbox.bundleID, payload: payload)
         }
         let livelineRate = Double(count) / seconds(ContinuousClock.now - started)
-        output(String(format: "liveline APNSClient: %.0f pushes/s (%d of %d delivered, %d connection)", livelineRate, delivered, count, client.connectionCounts.device))
+        output(
+            String(
+                format: "liveline APNSClient: %.0f pushes/s (%d of %d delivered, %d connection)", livelineRate, delivered, count,
+                client.connectionCounts.device))
 
         // aioapns, from the test virtualenv.
         var aioRate: Double?
         let python = repositoryRoot.appendingPathComponent(".venv/bin/python").path
         if FileManager.default.isExecutableFile(atPath: python) {
             let aioCount = min(count, 20_000)
-            let text = try runProcess(python, [
-                repositoryRoot.appendingPathComponent("scripts/peers/aioapns_bench.py").path,
-                "--port", String(sandbox.devicePort), "--ca-file", sandbox.certificateFile.path, "--key-file", sandbox.keyFile.path,
-                "--key-id", sandbox.keyID, "--team-id", sandbox.teamID, "--topic", sandbox.bundleID + ".push-type.liveactivity",
-                "--token", token, "-n", String(aioCount), "--concurrency", String(window),
-            ])
+            let text = try runProcess(
+                python,
+                [
+                    repositoryRoot.appendingPathComponent("scripts/peers/aioapns_bench.py").path,
+                    "--port", String(sandbox.devicePort), "--ca-file", sandbox.certificateFile.path, "--key-file", sandbox.keyFile.path,
+                    "--key-id", sandbox.keyID, "--team-id", sandbox.teamID, "--topic", sandbox.bundleID + ".push-type.liveactivity",
+                    "--token", token, "-n", String(aioCount), "--concurrency", String(window),
+                ])
             if let data = text.split(separator: "\n").last.map({ Data($0.utf8) }),
-                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let rate = json["rate"] as? Double {
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let rate = json["rate"] as? Double
+            {
                 aioRate = rate
                 output(String(format: "aioapns (Python):    %.0f pushes/s (%@ of %d accepted)", rate, "\(json["ok"] ?? "?")", aioCount))
             } else {
@@ -69,15 +76,18 @@ public enum PushBenchmark {
         let payloadFile = folder.appendingPathComponent("payload.json")
         try Data(payload).write(to: payloadFile)
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/h2load") {
-            let text = try runProcess("/usr/bin/h2load", [
-                "-n", String(count), "-c", "1", "-m", String(window), "-d", payloadFile.path,
-                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(sandbox.bundleID).push-type.liveactivity",
-                "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10",
-                "https://127.0.0.1:\(sandbox.devicePort)/3/device/\(token)",
-            ])
+            let text = try runProcess(
+                "/usr/bin/h2load",
+                [
+                    "-n", String(count), "-c", "1", "-m", String(window), "-d", payloadFile.path,
+                    "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(sandbox.bundleID).push-type.liveactivity",
+                    "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10",
+                    "https://127.0.0.1:\(sandbox.devicePort)/3/device/\(token)",
+                ])
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),
                 let rateText = line.split(separator: ",").dropFirst().first?.trimmingCharacters(in: .whitespaces).split(separator: " ").first,
-                let rate = Double(rateText) {
+                let rate = Double(rateText)
+            {
                 h2Rate = rate
                 let codes = text.split(separator: "\n").first { $0.hasPrefix("status codes") } ?? ""
                 output(String(format: "h2load (ceiling):     %.0f requests/s (%@)", rate, String(codes)))

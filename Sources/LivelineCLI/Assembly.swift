@@ -24,19 +24,23 @@ public enum Assembly {
     public static func transport(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?) {
         let apns = configuration.apns
         if apns.hasKey {
-            let client = try APNSClient(configuration: APNSClientConfiguration(credentials: try apns.credentials(), environment: apns.apnsEnvironment))
-            let description = "APNs \(apns.apnsEnvironment.device) (\(apns.environment.rawValue), key \(apns.keyID ?? "?"), team \(apns.teamID ?? "?"), bundle \(apns.bundleID))"
+            let client = try APNSClient(
+                configuration: APNSClientConfiguration(credentials: try apns.credentials(), environment: apns.apnsEnvironment))
+            let description =
+                "APNs \(apns.apnsEnvironment.device) (\(apns.environment.rawValue), key \(apns.keyID ?? "?"), team \(apns.teamID ?? "?"), bundle \(apns.bundleID))"
             return (PushTransport(client: client, description: description), nil)
         }
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
         let sandbox = try APNSSandbox.start(sandboxConfiguration)
         do {
-            let client = try APNSClient(configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-            ))
-            let description = "in-process APNs sandbox at https://127.0.0.1:\(sandbox.devicePort) (CA \(sandbox.certificateFile.path), bundle \(sandbox.bundleID))"
+            let client = try APNSClient(
+                configuration: APNSClientConfiguration(
+                    credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                    environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+                ))
+            let description =
+                "in-process APNs sandbox at https://127.0.0.1:\(sandbox.devicePort) (CA \(sandbox.certificateFile.path), bundle \(sandbox.bundleID))"
             return (PushTransport(client: client, description: description, stop: { sandbox.stop() }), sandbox)
         } catch {
             sandbox.stop()

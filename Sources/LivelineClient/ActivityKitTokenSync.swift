@@ -31,13 +31,15 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
     /// Starts following; call once at launch.
     public func start() {
         if let token = Activity<Attributes>.pushToStartToken { register(startToken: token) }
-        tasks.append(Task { [weak self] in
-            for await token in Activity<Attributes>.pushToStartTokenUpdates { self?.register(startToken: token) }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await token in Activity<Attributes>.pushToStartTokenUpdates { self?.register(startToken: token) }
+            })
         for activity in Activity<Attributes>.activities { follow(activity) }
-        tasks.append(Task { [weak self] in
-            for await activity in Activity<Attributes>.activityUpdates { self?.follow(activity) }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await activity in Activity<Attributes>.activityUpdates { self?.follow(activity) }
+            })
     }
 
     /// Stops following.
@@ -59,20 +61,25 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
         let frequent = frequentPushesEnabled
         if let token = activity.pushToken {
             let hex = Self.hex(token)
-            Task { _ = try? await client.register(.update, token: hex, contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent) }
-        }
-        tasks.append(Task {
-            for await token in activity.pushTokenUpdates {
+            Task {
                 _ = try? await client.register(
-                    .update, token: Self.hex(token), contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent
-                )
+                    .update, token: hex, contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent)
             }
-        })
-        tasks.append(Task {
-            for await state in activity.activityStateUpdates where state == .dismissed {
-                _ = try? await client.reportDismissed(contextKey: key)
-            }
-        })
+        }
+        tasks.append(
+            Task {
+                for await token in activity.pushTokenUpdates {
+                    _ = try? await client.register(
+                        .update, token: Self.hex(token), contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent
+                    )
+                }
+            })
+        tasks.append(
+            Task {
+                for await state in activity.activityStateUpdates where state == .dismissed {
+                    _ = try? await client.reportDismissed(contextKey: key)
+                }
+            })
     }
 
     nonisolated static func hex(_ data: Data) -> String {

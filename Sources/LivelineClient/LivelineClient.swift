@@ -67,10 +67,11 @@ public final class LivelineClient: Sendable {
         guard let state = response.contentState else {
             throw LivelineClientError.unexpectedResponse("the snapshot of \(contextKey) has no contentState")
         }
-        return .snapshot(Snapshot(
-            contextKey: response.key, rev: response.rev, state: state, ended: response.state == .ended, receivedAt: Date(),
-            dismissalDate: response.dismissalAt
-        ))
+        return .snapshot(
+            Snapshot(
+                contextKey: response.key, rev: response.rev, state: state, ended: response.state == .ended, receivedAt: Date(),
+                dismissalDate: response.dismissalAt
+            ))
     }
 
     /// ``pull(contextKey:sinceRev:)`` with the content state decoded as the widget decodes it
@@ -84,7 +85,10 @@ public final class LivelineClient: Sendable {
         case .snapshot(let snapshot):
             do {
                 let state = try JSONDecoder().decode(Contract.ContentState.self, from: snapshot.state.compactJSON)
-                return .snapshot(Snapshot(contextKey: snapshot.contextKey, rev: snapshot.rev, state: state, ended: snapshot.ended, receivedAt: snapshot.receivedAt, dismissalDate: snapshot.dismissalDate))
+                return .snapshot(
+                    Snapshot(
+                        contextKey: snapshot.contextKey, rev: snapshot.rev, state: state, ended: snapshot.ended, receivedAt: snapshot.receivedAt,
+                        dismissalDate: snapshot.dismissalDate))
             } catch {
                 throw LivelineClientError.unexpectedResponse("the content state of \(contextKey) does not decode as \(Contract.typeName): \(error)")
             }
@@ -159,7 +163,8 @@ public final class LivelineClient: Sendable {
                     status: http.statusCode, code: problem.error.code, message: problem.error.message, field: problem.error.field
                 )
             }
-            throw LivelineClientError.server(status: http.statusCode, code: "http\(http.statusCode)", message: "the server answered \(http.statusCode)", field: nil)
+            throw LivelineClientError.server(
+                status: http.statusCode, code: "http\(http.statusCode)", message: "the server answered \(http.statusCode)", field: nil)
         }
         do {
             return try APICoding.makeDecoder().decode(Response.self, from: data)

@@ -125,8 +125,10 @@ public final class ES256PrivateKey: @unchecked Sendable {
         defer { ECDSA_SIG_free(signature) }
         var out = [UInt8](repeating: 0, count: 64)
         let written = out.withUnsafeMutableBufferPointer { buffer in
-            (BN_bn2binpad(ECDSA_SIG_get0_r(signature), buffer.baseAddress, 32),
-             BN_bn2binpad(ECDSA_SIG_get0_s(signature), buffer.baseAddress! + 32, 32))
+            (
+                BN_bn2binpad(ECDSA_SIG_get0_r(signature), buffer.baseAddress, 32),
+                BN_bn2binpad(ECDSA_SIG_get0_s(signature), buffer.baseAddress! + 32, 32)
+            )
         }
         guard written == (32, 32) else { throw LibCrypto.failure("BN_bn2binpad failed") }
         return out

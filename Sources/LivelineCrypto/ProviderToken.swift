@@ -90,7 +90,8 @@ public struct ProviderToken: Sendable, Hashable {
     /// they were sent (`header.claims`, RFC 7515 §5.2), not over a re-encoding of the fields.
     public func verify(with key: ES256PublicKey) -> Bool {
         guard let dot = compact.lastIndex(of: "."),
-              let signature = Base64URL.decode(String(compact[compact.index(after: dot)...])) else { return false }
+            let signature = Base64URL.decode(String(compact[compact.index(after: dot)...]))
+        else { return false }
         return key.verify(signature: signature, message: Array(compact[..<dot].utf8))
     }
 

@@ -104,19 +104,21 @@ public struct SelfSignedCertificate: Sendable {
     /// Whether both files exist and hold a matching key and certificate valid now and tomorrow.
     private static func isUsablePair(certificate certificateURL: URL, key keyURL: URL) -> Bool {
         guard let certificateText = try? String(contentsOf: certificateURL, encoding: .utf8),
-              let keyText = try? String(contentsOf: keyURL, encoding: .utf8),
-              let key = try? ES256PrivateKey(pem: keyText) else {
+            let keyText = try? String(contentsOf: keyURL, encoding: .utf8),
+            let key = try? ES256PrivateKey(pem: keyText)
+        else {
             LibCrypto.clearErrors()
             return false
         }
-        let usable = (try? LibCrypto.withReadBIO(certificateText) { bio throws(CryptoError) -> Bool in
-            guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else { return false }
-            defer { X509_free(certificate) }
-            var tomorrow = time(nil) + 86_400
-            return X509_cmp_time(X509_get0_notBefore(certificate), nil) < 0       // started
-                && X509_cmp_time(X509_get0_notAfter(certificate), &tomorrow) > 0  // valid another day
-                && X509_check_private_key(certificate, key.pkey) == 1
-        }) ?? false
+        let usable =
+            (try? LibCrypto.withReadBIO(certificateText) { bio throws(CryptoError) -> Bool in
+                guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else { return false }
+                defer { X509_free(certificate) }
+                var tomorrow = time(nil) + 86_400
+                return X509_cmp_time(X509_get0_notBefore(certificate), nil) < 0  // started
+                    && X509_cmp_time(X509_get0_notAfter(certificate), &tomorrow) > 0  // valid another day
+                    && X509_check_private_key(certificate, key.pkey) == 1
+            }) ?? false
         LibCrypto.clearErrors()
         return usable
     }

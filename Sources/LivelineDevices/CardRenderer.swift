@@ -21,23 +21,27 @@ public enum CardRenderer {
         let decoder = JSONDecoder()
         let stateData = activity.contentState.compactJSON
         let attributesData = activity.attributes.compactJSON
-        let badge = switch activity.state {
-        case .stale: " (out of date)"
-        case .ended, .dismissed: " (ended)"
-        case .active: ""
-        }
+        let badge =
+            switch activity.state {
+            case .stale: " (out of date)"
+            case .ended, .dismissed: " (ended)"
+            case .active: ""
+            }
         switch activity.attributesType {
         case ShoppingActivityAttributes.typeName:
             guard let attributes = try? decoder.decode(ShoppingActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(ShoppingActivityAttributes.ContentState.self, from: stateData) else { return nil }
+                let state = try? decoder.decode(ShoppingActivityAttributes.ContentState.self, from: stateData)
+            else { return nil }
             return shopping(attributes, state, badge: badge)
         case TripLiveActivityAttributes.typeName:
             guard let attributes = try? decoder.decode(TripLiveActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(TripLiveActivityAttributes.ContentState.self, from: stateData) else { return nil }
+                let state = try? decoder.decode(TripLiveActivityAttributes.ContentState.self, from: stateData)
+            else { return nil }
             return trip(attributes, state, badge: badge)
         case CookSuggestActivityAttributes.typeName:
             guard let attributes = try? decoder.decode(CookSuggestActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: stateData) else { return nil }
+                let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: stateData)
+            else { return nil }
             return cookSuggest(attributes, state, badge: badge)
         default:
             return nil
@@ -47,7 +51,10 @@ public enum CardRenderer {
     static func shopping(_ attributes: ShoppingActivityAttributes, _ state: ShoppingActivityAttributes.ContentState, badge: String) -> RenderedCard {
         let next = state.nextOpen.map(\.label).joined(separator: ", ")
         let shoppers = state.activeShoppers.map(\.name).joined(separator: ", ")
-        var lines = ["🛒 Week of \(attributes.week)\(badge)", "\(state.open) open · \(state.done) done of \(state.total) · ~\(String(format: "%.2f", state.estEur)) €"]
+        var lines = [
+            "🛒 Week of \(attributes.week)\(badge)",
+            "\(state.open) open · \(state.done) done of \(state.total) · ~\(String(format: "%.2f", state.estEur)) €",
+        ]
         if !next.isEmpty { lines.append("next: \(next)") }
         if let story = state.lastEventText { lines.append(story) }
         if !shoppers.isEmpty { lines.append("in the shop: \(shoppers)") }
@@ -60,11 +67,12 @@ public enum CardRenderer {
     static func trip(_ attributes: TripLiveActivityAttributes, _ state: TripLiveActivityAttributes.ContentState, badge: String) -> RenderedCard {
         let minutes = Int((state.remainingTime / 60).rounded())
         let delay = state.delay == 0 ? "on time" : state.delay > 0 ? "+\(state.delay) min" : "\(state.delay) min"
-        let phase = switch state.phase {
-        case .beforeDeparture: "boarding at \(state.currentStop)"
-        case .inProgress: "next \(state.nextStop) in \(minutes) min"
-        case .arrived: "arrived at \(attributes.destination)"
-        }
+        let phase =
+            switch state.phase {
+            case .beforeDeparture: "boarding at \(state.currentStop)"
+            case .inProgress: "next \(state.nextStop) in \(minutes) min"
+            case .arrived: "arrived at \(attributes.destination)"
+            }
         return RenderedCard(
             lockScreen: "🚆 \(attributes.line) → \(attributes.destination)\(badge)\n\(phase) · \(delay) · \(Int(state.progress * 100)) %",
             compactLeading: "🚆 \(attributes.line)", compactTrailing: state.phase == .arrived ? "✓" : "\(minutes) min",
@@ -72,9 +80,13 @@ public enum CardRenderer {
         )
     }
 
-    static func cookSuggest(_ attributes: CookSuggestActivityAttributes, _ state: CookSuggestActivityAttributes.ContentState, badge: String) -> RenderedCard {
+    static func cookSuggest(
+        _ attributes: CookSuggestActivityAttributes, _ state: CookSuggestActivityAttributes.ContentState, badge: String
+    ) -> RenderedCard {
         let partner = attributes.partnerName ?? "your partner"
-        var lines = ["🍳 \(state.statusLabel)\(badge)", "\(state.proposalCount) proposals · \(partner) \(state.partnerReady ? "is ready" : "is choosing")"]
+        var lines = [
+            "🍳 \(state.statusLabel)\(badge)", "\(state.proposalCount) proposals · \(partner) \(state.partnerReady ? "is ready" : "is choosing")",
+        ]
         if let pick = state.partnerPickTitle { lines.append("\(partner) picked: \(pick)") }
         if let decided = state.decidedTitle { lines.append("decided: \(decided)") }
         return RenderedCard(

@@ -61,7 +61,9 @@ struct Decision {
             return drop(nil, "the app has no ActivityAttributes type \(type)")
         }
         if let problem = device.registry.attributesError(attributes, typeName: type) { return drop(nil, "attributes do not decode: \(problem)") }
-        if let problem = device.registry.contentStateError(contentState, typeName: type) { return drop(nil, "content-state does not decode: \(problem)") }
+        if let problem = device.registry.contentStateError(contentState, typeName: type) {
+            return drop(nil, "content-state does not decode: \(problem)")
+        }
         let channel: String? = if case .string(let id)? = aps["input-push-channel"] { id } else { nil }
         if channel != nil && configuration.os < .channels {
             return drop(nil, "input-push-channel needs iOS 18; on \(configuration.os) the start does not start at all")
@@ -95,7 +97,10 @@ struct Decision {
             note(.dropped, key, "started with a stale-date already past: created stale and never presented")
         } else {
             let duplicate = state.activities.contains { $0.contextKey == key && $0.isVisible }
-            note(.applied, key, "started\(duplicate ? " a SECOND card for the same context" : "")\(activity.rev.map { " at rev \($0)" } ?? "")\(channel.map { " following channel \($0)" } ?? "")")
+            note(
+                .applied, key,
+                "started\(duplicate ? " a SECOND card for the same context" : "")\(activity.rev.map { " at rev \($0)" } ?? "")\(channel.map { " following channel \($0)" } ?? "")"
+            )
         }
         if case .int(1)? = aps["input-push-token"] {
             if state.allowed {
@@ -169,7 +174,10 @@ struct Decision {
                 activity.state = .dismissed
                 note(.applied, key, "ended; dismissal-date already past: removed at once")
             } else {
-                note(.applied, key, "ended\(activity.rev.map { " at rev \($0)" } ?? ""); stays until \(Int(activity.dismissAt!.timeIntervalSince1970))\(requested == nil ? " (4-hour cap)" : "")")
+                note(
+                    .applied, key,
+                    "ended\(activity.rev.map { " at rev \($0)" } ?? ""); stays until \(Int(activity.dismissAt!.timeIntervalSince1970))\(requested == nil ? " (4-hour cap)" : "")"
+                )
             }
         } else {
             if aps["dismissal-date"] != nil { note(.event, key, "dismissal-date on an update has no effect") }

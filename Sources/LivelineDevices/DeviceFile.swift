@@ -78,9 +78,12 @@ public struct DeviceFile: Sendable, Decodable {
             guard !device.id.isEmpty, ids.insert(device.id).inserted else {
                 throw DeviceFileError("\(path): \(field).id: expected a unique, non-empty device id")
             }
-            if let os = device.os, OSVersion(os) == nil { throw DeviceFileError("\(path): \(field).os: expected an iOS version like 18.0, not '\(os)'") }
+            if let os = device.os, OSVersion(os) == nil {
+                throw DeviceFileError("\(path): \(field).os: expected an iOS version like 18.0, not '\(os)'")
+            }
             for type in device.activityTypes ?? [] where ContractRegistry.known.contract(named: type) == nil {
-                throw DeviceFileError("\(path): \(field).activityTypes: '\(type)' is not a known contract (\(ContractRegistry.known.names.joined(separator: ", ")))")
+                throw DeviceFileError(
+                    "\(path): \(field).activityTypes: '\(type)' is not a known contract (\(ContractRegistry.known.names.joined(separator: ", ")))")
             }
             if device.token != nil && server == nil { throw DeviceFileError("\(path): server: needed when a device has a token") }
         }

@@ -126,7 +126,8 @@ public final class DeviceFleet: Sendable {
     /// ``SimulatedDevice/startLocally(attributesType:attributes:contentState:channelID:)``.
     public func startLocally(device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) {
         guard let device = device(id) else { return }
-        perform(device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
+        perform(
+            device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
     }
 
     /// The user checks off the first open item from the shopping card in the Dynamic Island; the
@@ -250,7 +251,9 @@ public final class DeviceFleet: Sendable {
             case .register(let kind, let token, let contextKey, let type):
                 let frequent = device.configuration.frequentUpdatesAllowed
                 let started = ContinuousClock.now
-                _ = try await client.register(kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment, frequentPushesEnabled: frequent)
+                _ = try await client.register(
+                    kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment,
+                    frequentPushesEnabled: frequent)
                 let what = contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? ""
                 device.note(.event, "app registered its \(kind.rawValue) token\(what) in \(ContinuousClock.now - started)", contextKey: contextKey)
             case .pull(let contextKey, let sinceRev):
@@ -259,7 +262,8 @@ public final class DeviceFleet: Sendable {
                     device.note(.event, "app pulled: unchanged at rev \(rev)", contextKey: contextKey)
                 case .snapshot(let snapshot):
                     for next in device.applyPull(
-                        contextKey: contextKey, rev: snapshot.rev, contentState: snapshot.state, ended: snapshot.ended, dismissalDate: snapshot.dismissalDate
+                        contextKey: contextKey, rev: snapshot.rev, contentState: snapshot.state, ended: snapshot.ended,
+                        dismissalDate: snapshot.dismissalDate
                     ) {
                         await run(next, device: device, client: client)
                     }

@@ -155,7 +155,9 @@ public final class SimulatedDevice: Sendable {
                 Self.note(&state, now, .dropped, nil, "the app's own start of \(type) failed: \(why)")
                 return []
             }
-            guard configuration.activityTypes.contains(type), registry.contract(named: type) != nil else { return refuse("the app has no type \(type)") }
+            guard configuration.activityTypes.contains(type), registry.contract(named: type) != nil else {
+                return refuse("the app has no type \(type)")
+            }
             if let problem = registry.attributesError(attributes, typeName: type) { return refuse("attributes do not decode: \(problem)") }
             if let problem = registry.contentStateError(contentState, typeName: type) { return refuse("content state does not decode: \(problem)") }
             if channelID != nil && configuration.os < .channels { return refuse("a channel needs iOS 18; this device runs \(configuration.os)") }
@@ -169,7 +171,9 @@ public final class SimulatedDevice: Sendable {
             )
             state.nextActivity += 1
             var actions: [AppAction] = []
-            Self.note(&state, now, .applied, key, "started by the app itself\(activity.rev.map { " at rev \($0)" } ?? "")\(channelID.map { " following channel \($0)" } ?? "")")
+            Self.note(
+                &state, now, .applied, key,
+                "started by the app itself\(activity.rev.map { " at rev \($0)" } ?? "")\(channelID.map { " following channel \($0)" } ?? "")")
             if channelID == nil {
                 if state.allowed {
                     let token = state.random.token()
@@ -194,7 +198,8 @@ public final class SimulatedDevice: Sendable {
             guard let activity = state.activities.last(where: { $0.contextKey == contextKey && $0.isVisible && $0.state != .ended }),
                 activity.attributesType == ShoppingActivityAttributes.typeName,
                 let shown = try? JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: activity.contentState.compactJSON),
-                let first = shown.nextOpen.first else {
+                let first = shown.nextOpen.first
+            else {
                 Self.note(&state, now, .event, contextKey, "nothing to check off: no open item on the card")
                 return []
             }
@@ -223,7 +228,8 @@ public final class SimulatedDevice: Sendable {
         let now = clock()
         return state.withLock { state in
             guard let index = state.activities.lastIndex(where: { $0.contextKey == contextKey && $0.updateToken != nil }),
-                let old = state.activities[index].updateToken else { return nil }
+                let old = state.activities[index].updateToken
+            else { return nil }
             let new = state.random.token()
             state.activities[index].updateToken = new
             Self.note(&state, now, .event, contextKey, "update token rotated")

@@ -47,10 +47,11 @@ final class ChannelManager: Sendable {
         guard let result, result.status == 201, let channelID = result.channelID else {
             let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
             let fallback = "no channel (\(why)); updates go to each device's token"
-            logger.record(EngineEvent(
-                .warning, .channelFallback, contextKey: contextKey, apnsID: result?.requestID, status: result?.status,
-                reason: result?.reason?.rawValue, message: fallback
-            ))
+            logger.record(
+                EngineEvent(
+                    .warning, .channelFallback, contextKey: contextKey, apnsID: result?.requestID, status: result?.status,
+                    reason: result?.reason?.rawValue, message: fallback
+                ))
             return (nil, fallback)
         }
         let attached = try store.write { transaction -> Bool in
@@ -63,7 +64,9 @@ final class ChannelManager: Sendable {
             guard try store.contexts.context(key: contextKey, in: transaction)?.state == .active else {
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
-                    headers: OutboxMessage.channelDelete(channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created").json,
+                    headers: OutboxMessage.channelDelete(
+                        channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created"
+                    ).json,
                     payload: [], now: now, in: transaction
                 )
                 return false
@@ -71,10 +74,11 @@ final class ChannelManager: Sendable {
             try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
             return true
         }
-        logger.record(EngineEvent(
-            .info, .channelCreated, contextKey: contextKey, apnsID: result.requestID, channelID: channelID, status: result.status,
-            message: attached ? "a broadcast channel for the context" : "created for the context, which ended meanwhile: its deletion is queued"
-        ))
+        logger.record(
+            EngineEvent(
+                .info, .channelCreated, contextKey: contextKey, apnsID: result.requestID, channelID: channelID, status: result.status,
+                message: attached ? "a broadcast channel for the context" : "created for the context, which ended meanwhile: its deletion is queued"
+            ))
         return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
     }
 
@@ -87,10 +91,11 @@ final class ChannelManager: Sendable {
         }
         guard let channels = listed?.channels else {
             let why = listed.map { "APNs answered \($0.result.summary)" } ?? "APNs did not answer in time"
-            logger.record(EngineEvent(
-                .warning, .channelReconcileFailed, apnsID: listed?.result.requestID, status: listed?.result.status,
-                reason: listed?.result.reason?.rawValue, message: "could not list the app's channels (\(why)); tried again later"
-            ))
+            logger.record(
+                EngineEvent(
+                    .warning, .channelReconcileFailed, apnsID: listed?.result.requestID, status: listed?.result.status,
+                    reason: listed?.result.reason?.rawValue, message: "could not list the app's channels (\(why)); tried again later"
+                ))
             return false
         }
         let known = Set(channels)
@@ -110,10 +115,11 @@ final class ChannelManager: Sendable {
                         try store.contexts.setChannel(key: row.owner, channelID: nil, now: now, in: transaction)
                     }
                 }
-                logger.record(EngineEvent(
-                    .info, .channelDeleted, contextKey: row.ownerKind == .context ? row.owner : nil, channelID: row.channelID,
-                    message: "APNs no longer has the channel: marked deleted"
-                ))
+                logger.record(
+                    EngineEvent(
+                        .info, .channelDeleted, contextKey: row.ownerKind == .context ? row.owner : nil, channelID: row.channelID,
+                        message: "APNs no longer has the channel: marked deleted"
+                    ))
             }
             let orphans = known.subtracting(recorded).sorted()
             if !orphans.isEmpty {
@@ -128,11 +134,12 @@ final class ChannelManager: Sendable {
                     }
                 }
             }
-            logger.record(EngineEvent(
-                vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
-                message: "\(channels.count) channel(s) at APNs, \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
-                    + "\(orphans.count) orphan(s) (deletion queued)"
-            ))
+            logger.record(
+                EngineEvent(
+                    vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
+                    message: "\(channels.count) channel(s) at APNs, \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
+                        + "\(orphans.count) orphan(s) (deletion queued)"
+                ))
             return true
         } catch {
             logger.record(EngineEvent(.warning, .channelReconcileFailed, message: "reconciling the channels failed: \(error); tried again later"))

@@ -48,27 +48,30 @@ struct DispatchPlanner: Sendable {
                 }
             case .tokenDead(let since):
                 guard case .token(let tokenID) = outcome.send.target else { break }
-                plan.invalidTokens.append(DispatchPlan.TokenInvalidation(
-                    tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
-                    apnsID: Self.apnsID(outcome.result), status: outcome.result.status
-                ))
+                plan.invalidTokens.append(
+                    DispatchPlan.TokenInvalidation(
+                        tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
+                        apnsID: Self.apnsID(outcome.result), status: outcome.result.status
+                    ))
             case .retry, .rotateToken:
                 if oneRecipient {
                     retryRow = true
                 } else if let contextKey = row.contextKey {
                     let dueAt = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: 1, using: &random)))
                     plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: dueAt))
-                    plan.events.append(Self.event(
-                        .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
-                        message: "APNs answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
-                    ))
+                    plan.events.append(
+                        Self.event(
+                            .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
+                            message: "APNs answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
+                        ))
                 }
             case .permanent:
                 if case .deleteChannel(let channelID) = outcome.send.request, Self.channelIsGone(outcome.result) {
                     plan.deletedChannels.append(channelID)  // not there: nothing left to delete
-                    plan.events.append(Self.event(
-                        .info, .channelDeleted, outcome, row: row, message: "APNs no longer has the channel (\(outcome.result.summary))"
-                    ))
+                    plan.events.append(
+                        Self.event(
+                            .info, .channelDeleted, outcome, row: row, message: "APNs no longer has the channel (\(outcome.result.summary))"
+                        ))
                     continue
                 }
                 let reason = "APNs answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
@@ -103,16 +106,18 @@ struct DispatchPlanner: Sendable {
             plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
         }
         let channelAnswer = outcomes.first { if case .channel = $0.send.target { true } else { false } }?.result.outcome
-        let endSettled = switch channelAnswer {
-        case .delivered?, .permanent?, .tokenDead?: true
-        case .retry?, .rotateToken?, nil: false
-        }
+        let endSettled =
+            switch channelAnswer {
+            case .delivered?, .permanent?, .tokenDead?: true
+            case .retry?, .rotateToken?, nil: false
+            }
         if let channelID = sync.channelToRetire, endSettled {
             plan.retiredChannel = DispatchPlan.ChannelRetirement(contextKey: sync.contextKey, channelID: channelID)
-            plan.events.append(EngineEvent(
-                .debug, .channelRetired, contextKey: sync.contextKey, outboxID: plan.rowID, channelID: channelID,
-                message: "the end reached the context's channel: detached, its deletion queued"
-            ))
+            plan.events.append(
+                EngineEvent(
+                    .debug, .channelRetired, contextKey: sync.contextKey, outboxID: plan.rowID, channelID: channelID,
+                    message: "the end reached the context's channel: detached, its deletion queued"
+                ))
         }
     }
 
@@ -124,9 +129,10 @@ struct DispatchPlanner: Sendable {
             plan.events.append(Self.event(.debug, .startSent, outcome, row: row, startID: startID, message: "APNs accepted the push-to-start"))
         case .tokenDead, .permanent:
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: outcome.result.summary, counted: true)
-            plan.events.append(Self.event(
-                .warning, .startFailed, outcome, row: row, startID: startID, message: "APNs refused the push-to-start: \(outcome.result.summary)"
-            ))
+            plan.events.append(
+                Self.event(
+                    .warning, .startFailed, outcome, row: row, startID: startID, message: "APNs refused the push-to-start: \(outcome.result.summary)"
+                ))
         case .retry, .rotateToken:
             break
         }
@@ -154,7 +160,8 @@ struct DispatchPlanner: Sendable {
         let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: sends, using: &random)))
         plan.row = .retry(at: at, error: answer)
         plan.rowEvent = Self.event(
-            .debug, .pushRetried, last, row: row, rev: prepared.rev, message: "APNs answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
+            .debug, .pushRetried, last, row: row, rev: prepared.rev,
+            message: "APNs answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
         )
     }
 
@@ -187,13 +194,15 @@ struct DispatchPlanner: Sendable {
                 plan.start = DispatchPlan.StartFinish(
                     startID: startID, accepted: false, reason: "the push-to-start token is no longer active", counted: false
                 )
-                plan.events.append(EngineEvent(
-                    .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
-                    message: "the push-to-start token is no longer active"
-                ))
+                plan.events.append(
+                    EngineEvent(
+                        .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
+                        message: "the push-to-start token is no longer active"
+                    ))
             }
             plan.row = .deadLetter(reason: why)
-            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, message: why)
+            plan.rowEvent = EngineEvent(
+                .warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, message: why)
         }
         return plan
     }
@@ -202,10 +211,11 @@ struct DispatchPlanner: Sendable {
 
     /// The delivery record of one answer.
     static func attempt(_ outcome: SendOutcome, row: OutboxRow, rev: Int?, at date: Date) -> DeliveryAttempt {
-        let (kind, target): (DeliveryTargetKind, String) = switch outcome.send.target {
-        case .token(let id): (.token, String(id.rawValue))
-        case .channel(let id): (.channel, id)
-        }
+        let (kind, target): (DeliveryTargetKind, String) =
+            switch outcome.send.target {
+            case .token(let id): (.token, String(id.rawValue))
+            case .channel(let id): (.channel, id)
+            }
         let latency = outcome.result.latency.components
         return DeliveryAttempt(
             id: nil, outboxID: row.id, contextKey: row.contextKey, rev: rev, targetKind: kind, target: target,

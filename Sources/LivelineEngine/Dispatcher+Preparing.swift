@@ -17,7 +17,7 @@ extension Dispatcher {
         let outcome: RenderOutcome
         do {
             outcome = try renderer.render(row, now: now)
-        } catch where Self.isTransient(error) {
+        } catch  where Self.isTransient(error) {
             return .unsent(.databaseUnavailable("rendering: \(error)"))
         } catch {
             return .unsent(.unsendable("rendering failed: \(error)"))
@@ -45,15 +45,19 @@ extension Dispatcher {
         guard !rendered.pushes.isEmpty else { return .unsent(.nothingToSend) }
         let sends = rendered.pushes.map { push -> PreparedSend in
             let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
-            let request: PreparedSend.Request = switch push.target {
-            case .channel(let channelID):
-                .broadcast(APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload))
-            case .token:
-                .device(.liveActivity(
-                    deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
-                ))
-            }
-            return PreparedSend(target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited)
+            let request: PreparedSend.Request =
+                switch push.target {
+                case .channel(let channelID):
+                    .broadcast(
+                        APNSBroadcast(bundleID: configuration.bundleID, channelID: channelID, priority: push.priority, payload: rendered.payload))
+                case .token:
+                    .device(
+                        .liveActivity(
+                            deviceToken: push.token?.token ?? "", bundleID: configuration.bundleID, payload: rendered.payload, priority: push.priority
+                        ))
+                }
+            return PreparedSend(
+                target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited)
         }
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
@@ -71,7 +75,7 @@ extension Dispatcher {
                 // Ended (or gone) before its start went out: a start now would open a card nothing ends.
                 do {
                     guard try store.contexts.context(key: key)?.state == .active else { return .unsent(.startAfterTheEnd(startID: startID)) }
-                } catch where Self.isTransient(error) {
+                } catch  where Self.isTransient(error) {
                     return .unsent(.databaseUnavailable("reading the context of a start: \(error)"))
                 } catch {
                     return .unsent(.unsendable("reading the context of a start failed: \(error)"))
@@ -90,7 +94,7 @@ extension Dispatcher {
         let token: PushTokenRecord?
         do {
             token = try store.tokens.record(id: tokenID)
-        } catch where Self.isTransient(error) {
+        } catch  where Self.isTransient(error) {
             return .unsent(.databaseUnavailable("reading the token of a message: \(error)"))
         } catch {
             return .unsent(.unsendable("reading the token of a message failed: \(error)"))

@@ -21,10 +21,12 @@ extension Dispatcher {
                 try store.outbox.enqueueSync(contextKey: retry.contextKey, target: retry.target, now: plan.at, dueAt: retry.dueAt, in: transaction)
             }
             for dead in plan.deadTargets {
-                try store.outbox.recordDeadTarget(contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
+                try store.outbox.recordDeadTarget(
+                    contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
             }
             var invalidated: Set<PushTokenID> = []
-            for token in plan.invalidTokens where try store.tokens.markInvalid(
+            for token in plan.invalidTokens
+            where try store.tokens.markInvalid(
                 id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction
             ) {
                 invalidated.insert(token.tokenID)
@@ -40,7 +42,8 @@ extension Dispatcher {
                 try store.contexts.setChannel(key: retired.contextKey, channelID: nil, now: plan.at, in: transaction)
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),
-                    headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)").json,
+                    headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)")
+                        .json,
                     payload: [], now: plan.at, in: transaction
                 )
             }
@@ -57,7 +60,8 @@ extension Dispatcher {
         return switch change {
         case .complete: try store.outbox.complete(id: id, owner: owner, now: now, in: transaction)
         case .retry(let at, let error): try store.outbox.retry(id: id, owner: owner, at: at, error: error, now: now, in: transaction)
-        case .postpone(let until, let reason): try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
+        case .postpone(let until, let reason):
+            try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
         case .deadLetter(let reason): try store.outbox.deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction)
         }
     }
@@ -109,11 +113,12 @@ extension Dispatcher {
                 return pending
             }
             for entry in waiting {
-                logger.record(EngineEvent(
-                    .error, .recordingUnfinished, contextKey: entry.plan.contextKey, outboxID: entry.plan.rowID,
-                    message: "the dispatcher stopped before the answers to this row could be recorded; if the process ends now, "
-                        + "the row comes back after its lease, and what APNs accepted may be sent again"
-                ))
+                logger.record(
+                    EngineEvent(
+                        .error, .recordingUnfinished, contextKey: entry.plan.contextKey, outboxID: entry.plan.rowID,
+                        message: "the dispatcher stopped before the answers to this row could be recorded; if the process ends now, "
+                            + "the row comes back after its lease, and what APNs accepted may be sent again"
+                    ))
             }
             return
         }
@@ -127,12 +132,13 @@ extension Dispatcher {
         guard Self.isTransient(error) else { return abandon(plan, error: error) }
         let backoff = min(30, 0.1 * pow(2, Double(failures - 1)))
         pending.withLock { $0.insert(PendingPlan(plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff)), at: 0) }
-        logger.record(EngineEvent(
-            .warning, .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: plan.deliveries.first?.apnsID,
-            status: plan.deliveries.first?.status,
-            message: "recording \(plan.deliveries.count) answer(s) failed (\(failures) time(s)): \(error); nothing of it was written, "
-                + "it is recorded again in \(backoff) s and nothing new is claimed before"
-        ))
+        logger.record(
+            EngineEvent(
+                .warning, .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: plan.deliveries.first?.apnsID,
+                status: plan.deliveries.first?.status,
+                message: "recording \(plan.deliveries.count) answer(s) failed (\(failures) time(s)): \(error); nothing of it was written, "
+                    + "it is recorded again in \(backoff) s and nothing new is claimed before"
+            ))
         return false
     }
 
@@ -140,18 +146,21 @@ extension Dispatcher {
     /// False when that was kept for another try.
     private func abandon(_ plan: DispatchPlan, error: any Error) -> Bool {
         for attempt in plan.deliveries {
-            logger.record(EngineEvent(
-                .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: attempt.apnsID,
-                tokenID: attempt.targetKind == .token ? Int(attempt.target).map { PushTokenID($0) } : nil, channelID: attempt.targetKind == .channel ? attempt.target : nil,
-                rev: attempt.rev, status: attempt.status, reason: attempt.reason,
-                message: "this answer could not be recorded (\(error)): \(attempt.note ?? "")"
-            ))
+            logger.record(
+                EngineEvent(
+                    .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: attempt.apnsID,
+                    tokenID: attempt.targetKind == .token ? Int(attempt.target).map { PushTokenID($0) } : nil,
+                    channelID: attempt.targetKind == .channel ? attempt.target : nil,
+                    rev: attempt.rev, status: attempt.status, reason: attempt.reason,
+                    message: "this answer could not be recorded (\(error)): \(attempt.note ?? "")"
+                ))
         }
         if plan.deliveries.isEmpty {
-            logger.record(EngineEvent(
-                .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID,
-                message: "what follows from this row could not be recorded (\(error))"
-            ))
+            logger.record(
+                EngineEvent(
+                    .error, .recordingAbandoned, contextKey: plan.contextKey, outboxID: plan.rowID,
+                    message: "what follows from this row could not be recorded (\(error))"
+                ))
         }
         let rowOnly = plan.rowOnly
         guard rowOnly != plan else { return true }  // the row's change alone failed: the row comes back after its lease
@@ -166,22 +175,24 @@ extension Dispatcher {
             if let event = plan.rowEvent { logger.record(event) }
             if case .deadLetter = plan.row { metrics.deadLetter() }
         } else {
-            logger.record(EngineEvent(
-                .warning, .leaseLost, contextKey: plan.contextKey, outboxID: plan.rowID,
-                message: "the row's lease ran out before its answers were recorded: they are, and the row is another dispatcher's now"
-            ))
+            logger.record(
+                EngineEvent(
+                    .warning, .leaseLost, contextKey: plan.contextKey, outboxID: plan.rowID,
+                    message: "the row's lease ran out before its answers were recorded: they are, and the row is another dispatcher's now"
+                ))
         }
         for _ in plan.deadTargets { metrics.deadLetter() }
         if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
         for token in plan.invalidTokens {
             let invalidated = applied.invalidated.contains(token.tokenID)
-            logger.record(EngineEvent(
-                invalidated ? .info : .debug, invalidated ? .tokenInvalidated : .tokenKept, contextKey: plan.contextKey, outboxID: plan.rowID,
-                apnsID: token.apnsID, tokenID: token.tokenID, status: token.status, reason: token.reason,
-                message: invalidated
-                    ? "APNs no longer knows the token: marked invalid, never pushed again"
-                    : "APNs called the token dead, but it was registered again since (or had ended already): kept as it is"
-            ))
+            logger.record(
+                EngineEvent(
+                    invalidated ? .info : .debug, invalidated ? .tokenInvalidated : .tokenKept, contextKey: plan.contextKey, outboxID: plan.rowID,
+                    apnsID: token.apnsID, tokenID: token.tokenID, status: token.status, reason: token.reason,
+                    message: invalidated
+                        ? "APNs no longer knows the token: marked invalid, never pushed again"
+                        : "APNs called the token dead, but it was registered again since (or had ended already): kept as it is"
+                ))
         }
     }
 }

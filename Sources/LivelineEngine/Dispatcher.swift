@@ -103,10 +103,12 @@ public final class Dispatcher: Sendable {
     /// stop and returns false at once, since a thread cannot wait for its own end.
     @discardableResult
     public func stop(timeout: Duration = .seconds(10)) -> Bool {
-        guard let (finished, thread) = running.withLock({ running -> (DispatchSemaphore, ObjectIdentifier?)? in
-            running.stopping = true
-            return running.finished.map { ($0, running.thread) }
-        }) else { return true }
+        guard
+            let (finished, thread) = running.withLock({ running -> (DispatchSemaphore, ObjectIdentifier?)? in
+                running.stopping = true
+                return running.finished.map { ($0, running.thread) }
+            })
+        else { return true }
         if let thread, thread == ObjectIdentifier(Thread.current) { return false }
         store.outbox.enqueued.bump()  // wakes the thread if it sleeps
         guard finished.wait(timeout: DispatchTime.after(timeout)) == .success else { return false }
@@ -164,10 +166,12 @@ public final class Dispatcher: Sendable {
         let answeredAt = configuration.clock()
         for (prepared, answers) in sending {
             let outcomes = prepared.sends.indices.map { index in
-                answers.outcome(index) ?? SendOutcome(
-                    send: prepared.sends[index],
-                    result: APNSResult(status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true))
-                )
+                answers.outcome(index)
+                    ?? SendOutcome(
+                        send: prepared.sends[index],
+                        result: APNSResult(
+                            status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true))
+                    )
             }
             count(outcomes, of: prepared, answeredAt: answeredAt)
             record(planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random))
@@ -230,10 +234,11 @@ public final class Dispatcher: Sendable {
         let streak = claimFailures.add(1, ordering: .relaxed).newValue
         guard streak <= 3 || streak & (streak - 1) == 0 else { return }
         let busy = Self.isTransient(error)
-        logger.record(EngineEvent(
-            busy ? .warning : .error, .claimFailed,
-            message: "could not claim due outbox rows (\(streak) in a row): \(error); tried again on the next round"
-        ))
+        logger.record(
+            EngineEvent(
+                busy ? .warning : .error, .claimFailed,
+                message: "could not claim due outbox rows (\(streak) in a row): \(error); tried again on the next round"
+            ))
     }
 
     /// A busy or failing database, which a later attempt may find working again.

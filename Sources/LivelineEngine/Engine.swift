@@ -101,7 +101,9 @@ public final class Engine: Sendable {
     }
 
     /// An inbox record for the user and an alert push to each of their devices, once per dedupe key.
-    public func notify(userID: UserID, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) throws -> NotifyResult {
+    public func notify(
+        userID: UserID, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String
+    ) throws -> NotifyResult {
         try notifier.notify(userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, now: configuration.clock())
     }
 

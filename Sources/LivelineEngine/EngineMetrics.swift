@@ -17,7 +17,10 @@ public final class EngineMetrics: Sendable {
         public var budgetLimited = 0
     }
 
-    private let state = Mutex(Snapshot(pushes: [:], deadLetters: 0, latencyCounts: Array(repeating: 0, count: EngineMetrics.latencyBuckets.count + 1), latencySum: 0, latencyCount: 0))
+    private let state = Mutex(
+        Snapshot(
+            pushes: [:], deadLetters: 0, latencyCounts: Array(repeating: 0, count: EngineMetrics.latencyBuckets.count + 1), latencySum: 0,
+            latencyCount: 0))
 
     public init() {}
 

@@ -116,14 +116,16 @@ final class LifecycleSweeper: Sendable {
         }
         let formatter = ISO8601DateFormatter()
         for context in contexts {
-            let note = "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
+            let note =
+                "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
             do {
                 let ended = try store.write { transaction in try EngineWrite(sql: transaction, now: now, store: store).end(context.key, note: note) }
                 logger.record(EngineEvent(.info, .contextEndedAtDeadline, contextKey: context.key, rev: ended.rev, message: note))
             } catch {
-                logger.record(EngineEvent(
-                    .warning, .sweepFailed, contextKey: context.key, message: "ending the context before its deadline failed: \(error)"
-                ))
+                logger.record(
+                    EngineEvent(
+                        .warning, .sweepFailed, contextKey: context.key, message: "ending the context before its deadline failed: \(error)"
+                    ))
             }
         }
     }
@@ -140,20 +142,23 @@ final class LifecycleSweeper: Sendable {
             return
         }
         for start in starts {
-            let reason = "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s"
+            let reason =
+                "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s"
             do {
                 guard try store.starts.markSuspect(id: start.id, now: now) else { continue }
                 metrics.start(outcome: "suspect")
                 try store.tokens.markSuspect(id: start.tokenID, reason: reason, now: now)
-                logger.record(EngineEvent(
-                    .warning, .startSuspect, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
-                    message: reason + ": the start and its push-to-start token are marked suspect"
-                ))
+                logger.record(
+                    EngineEvent(
+                        .warning, .startSuspect, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
+                        message: reason + ": the start and its push-to-start token are marked suspect"
+                    ))
             } catch {
-                logger.record(EngineEvent(
-                    .warning, .sweepFailed, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
-                    message: "marking an unanswered start suspect failed: \(error)"
-                ))
+                logger.record(
+                    EngineEvent(
+                        .warning, .sweepFailed, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
+                        message: "marking an unanswered start suspect failed: \(error)"
+                    ))
             }
         }
     }

@@ -49,7 +49,8 @@ struct AlertPushChannel: NotificationChannel {
         }
         let payload = Array(try alert.encoded())
         var count = 0
-        for token in try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: configuration.environment, in: transaction) {
+        for token in try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: configuration.environment, in: transaction)
+        {
             let message = OutboxMessage.alert(
                 tokenID: token.id, push: OutboxMessage.Push(pushType: .alert, priority: .immediate),
                 note: "notification \(notification.id) (\(notification.dedupeKey)) to device \(token.deviceID)"
@@ -73,9 +74,11 @@ struct Notifier: Sendable {
 
     func notify(userID: UserID, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, now: Date) throws -> NotifyResult {
         try store.write { transaction in
-            guard let record = try store.notifications.create(
-                userID: userID, title: title, body: body, icon: icon, link: link, dedupeKey: dedupeKey, now: now, in: transaction
-            ) else {
+            guard
+                let record = try store.notifications.create(
+                    userID: userID, title: title, body: body, icon: icon, link: link, dedupeKey: dedupeKey, now: now, in: transaction
+                )
+            else {
                 return NotifyResult(created: false, notification: nil, queued: [:])
             }
             var queued: [String: Int] = [:]

@@ -77,10 +77,11 @@ struct Starter: Sendable {
             for token in tokens {
                 // Never a start in place of an update: the device's app started it (or answered a start) already.
                 if showing.contains("\(token.householdID):\(token.deviceID)") {
-                    outcomes.append(StartOutcome(
-                        deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted,
-                        reason: "the device shows it: its app registered an update token for \(contextKey) or reported rendering it"
-                    ))
+                    outcomes.append(
+                        StartOutcome(
+                            deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted,
+                            reason: "the device shows it: its app registered an update token for \(contextKey) or reported rendering it"
+                        ))
                     continue
                 }
                 if optedOut.contains(token.userID) {
@@ -108,7 +109,9 @@ struct Starter: Sendable {
                 )
                 switch reservation {
                 case .alreadyStarted(let status):
-                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted, reason: "start \(status.rawValue) already"))
+                    outcomes.append(
+                        StartOutcome(
+                            deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted, reason: "start \(status.rawValue) already"))
                 case .overBudget(let reason):
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .overBudget, reason: reason))
                 case .reserved(let startID):
@@ -121,7 +124,8 @@ struct Starter: Sendable {
                         note: "start rev \(context.rev) on device \(token.deviceID)"
                     )
                     try store.outbox.enqueueMessage(
-                        idempotencyKey: "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
+                        idempotencyKey:
+                            "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
                         contextKey: contextKey, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
@@ -129,17 +133,19 @@ struct Starter: Sendable {
             }
             let reached = Set(tokens.map(\.userID))
             for userID in userIDs where !reached.contains(userID) {
-                outcomes.append(StartOutcome(
-                    deviceID: nil, userID: userID, kind: .noStartToken,
-                    reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
-                ))
+                outcomes.append(
+                    StartOutcome(
+                        deviceID: nil, userID: userID, kind: .noStartToken,
+                        reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                    ))
             }
             let reachedDevices = Set(tokens.map(\.deviceID))
             for deviceID in deviceIDs where !reachedDevices.contains(deviceID) {
-                outcomes.append(StartOutcome(
-                    deviceID: deviceID, userID: nil, kind: .noStartToken,
-                    reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
-                ))
+                outcomes.append(
+                    StartOutcome(
+                        deviceID: deviceID, userID: nil, kind: .noStartToken,
+                        reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                    ))
             }
             return StartResult(channelID: context.channelID, channelFallback: nil, outcomes: outcomes)
         }
@@ -156,10 +162,13 @@ struct Starter: Sendable {
         let attributes = try JSONValue(json: Data(context.attributes.utf8))
         let alertJSON = try JSONValue(json: JSONEncoder().encode(alert))
         // An update's keys (stale date, relevance score, the alert), made a start.
-        guard case .object(var aps) = renderer.updateAPS(
-            type: context.activityType, state: state, timestamp: try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction),
-            ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
-        ) else { throw EngineError("the start of \(context.key) has no aps object") }
+        guard
+            case .object(var aps) = renderer.updateAPS(
+                type: context.activityType, state: state,
+                timestamp: try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction),
+                ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
+            )
+        else { throw EngineError("the start of \(context.key) has no aps object") }
         aps["event"] = "start"
         aps["attributes-type"] = .string(context.activityType)
         aps["attributes"] = attributes

@@ -37,7 +37,8 @@ struct SyncRenderer: Sendable {
     /// stored, for `/v1` contexts), with the contract's own `rev` and `ended` keys set to the
     /// engine's truth.
     func contentState(of context: ContextRecord, in transaction: any SQLTransaction) throws -> JSONValue {
-        let source: any SnapshotSource = context.contentState != nil
+        let source: any SnapshotSource =
+            context.contentState != nil
             ? StoredSnapshotSource() : (sources[context.activityType] ?? StoredSnapshotSource())
         var state = try source.contentState(of: context, in: transaction)
         if let contract = registry.contract(named: context.activityType), case .object(var fields) = state {
@@ -60,23 +61,26 @@ struct SyncRenderer: Sendable {
             let fanOut = row.target == nil
 
             // Why this change matters, if it does.
-            let changeMaterial: String? = if ended {
-                "the end"
-            } else if context.alert != nil {
-                "an alert"
-            } else if context.priorityHint == 10 {
-                "asked for priority 10"
-            } else if context.priorityHint == 5 {
-                nil
-            } else {
-                registry.materialChange(typeName: context.activityType, old: context.lastSentState.map { Data($0.utf8) }, new: stateJSON)
-            }
+            let changeMaterial: String? =
+                if ended {
+                    "the end"
+                } else if context.alert != nil {
+                    "an alert"
+                } else if context.priorityHint == 10 {
+                    "asked for priority 10"
+                } else if context.priorityHint == 5 {
+                    nil
+                } else {
+                    registry.materialChange(typeName: context.activityType, old: context.lastSentState.map { Data($0.utf8) }, new: stateJSON)
+                }
             // A quiet change waits for the debounce (only this row: a material change or the end
             // arriving meanwhile pulls it forward); one the caller asked to go at 5 goes now, at 5.
             if fanOut, changeMaterial == nil, context.priorityHint == nil, let lastSent = context.lastSentAt,
-                now < lastSent.addingTimeInterval(configuration.quietChangeDebounce) {
+                now < lastSent.addingTimeInterval(configuration.quietChangeDebounce)
+            {
                 let until = lastSent.addingTimeInterval(configuration.quietChangeDebounce)
-                return .postpone(until: until, reason: "quiet change (not material): waits for the \(Int(configuration.quietChangeDebounce)) s debounce")
+                return .postpone(
+                    until: until, reason: "quiet change (not material): waits for the \(Int(configuration.quietChangeDebounce)) s debounce")
             }
 
             let timestamp = try store.contexts.nextPushTimestamp(key: key, now: now, in: transaction)
@@ -119,17 +123,22 @@ struct SyncRenderer: Sendable {
             let material = changeMaterial ?? targetMaterial
             func plan(_ target: OutboxTarget, token: PushTokenRecord?) -> PlannedPush {
                 let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
-                let ledgerKey = switch target {
-                case .token(let id): "token:\(id)"
-                case .channel(let id): "channel:\(id)"
-                }
+                let ledgerKey =
+                    switch target {
+                    case .token(let id): "token:\(id)"
+                    case .channel(let id): "channel:\(id)"
+                    }
                 let used = ledger[ledgerKey] ?? 0
                 guard let material else {
-                    let why = context.priorityHint == 5 ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed"
+                    let why =
+                        context.priorityHint == 5
+                        ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed"
                     return PlannedPush(target: target, token: token, priority: .considerPower, why: why)
                 }
                 if used < limit || context.alert != nil {
-                    return PlannedPush(target: target, token: token, priority: .immediate, why: "material: \(material); priority-10 push \(used + 1) of \(limit) this hour")
+                    return PlannedPush(
+                        target: target, token: token, priority: .immediate,
+                        why: "material: \(material); priority-10 push \(used + 1) of \(limit) this hour")
                 }
                 return PlannedPush(
                     target: target, token: token, priority: .considerPower,
@@ -142,14 +151,16 @@ struct SyncRenderer: Sendable {
             // Once the final push reached the context's own channel, the channel is deleted.
             var retire: String?
             if ended, let channelID = channel,
-                try store.channels.active(ownerKind: .context, owner: key, in: transaction)?.channelID == channelID {
+                try store.channels.active(ownerKind: .context, owner: key, in: transaction)?.channelID == channelID
+            {
                 retire = channelID
             }
-            return .send(RenderedSync(
-                contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
-                payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire,
-                sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now
-            ))
+            return .send(
+                RenderedSync(
+                    contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
+                    payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire,
+                    sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now
+                ))
         }
     }
 }

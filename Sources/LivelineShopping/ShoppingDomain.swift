@@ -22,22 +22,30 @@ public struct ShoppingDomain: Sendable {
     // MARK: Items
 
     /// Adds an item at the end of the week's list.
-    public func addItem(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, label: String, price: Double?, now: Date) throws -> (item: ShoppingListItem, rev: Int) {
+    public func addItem(
+        week: ShoppingWeek, householdID: HouseholdID, actor: UserID, label: String, price: Double?, now: Date
+    ) throws -> (item: ShoppingListItem, rev: Int) {
         try door.write(now: now) { change in
             let transaction = change.sql
             let key = try ensureContext(week: week, householdID: householdID, in: change)
-            let position = try transaction.queryOne(
-                "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
-                [SQLValue(householdID), .text(week.monday)]
-            )?.int("next") ?? 1
-            guard let row = try transaction.queryOne(
-                """
-                INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
-                VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
-                RETURNING \(ShoppingListItem.columns)
-                """,
-                [SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position), SQLValue(actor), SQLValue(now)]
-            ) else { throw StoreError(.database, "adding an item returned no row") }
+            let position =
+                try transaction.queryOne(
+                    "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
+                    [SQLValue(householdID), .text(week.monday)]
+                )?.int("next") ?? 1
+            guard
+                let row = try transaction.queryOne(
+                    """
+                    INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
+                    VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
+                    RETURNING \(ShoppingListItem.columns)
+                    """,
+                    [
+                        SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position),
+                        SQLValue(actor), SQLValue(now),
+                    ]
+                )
+            else { throw StoreError(.database, "adding an item returned no row") }
             let item = try ShoppingListItem(row: row)
             let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, in: change)
             return (item, rev)
@@ -113,7 +121,8 @@ public struct ShoppingDomain: Sendable {
             if let sinceRev, sinceRev == rev { return .unchanged(rev: rev) }
             let context = try read.context(key)
             let items = try items(week: week, householdID: householdID, in: transaction)
-            let state = try snapshot.state(week: week, householdID: householdID, rev: rev, ended: context?.state == .ended, items: items, in: transaction)
+            let state = try snapshot.state(
+                week: week, householdID: householdID, rev: rev, ended: context?.state == .ended, items: items, in: transaction)
             return .changed(rev: rev, items: items, state: state)
         }
     }
@@ -260,7 +269,8 @@ public struct ShoppingDomain: Sendable {
 
     /// Appends the event, refreshes the actor's active session (never creates one), bumps the rev.
     private func track(
-        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: HouseholdID, actor: UserID, in change: EngineWrite
+        _ action: ShoppingAction, item: ShoppingListItem, key: String, week: ShoppingWeek, householdID: HouseholdID, actor: UserID,
+        in change: EngineWrite
     ) throws -> Int {
         let transaction = change.sql
         let now = change.now
@@ -273,7 +283,9 @@ public struct ShoppingDomain: Sendable {
     }
 
     @discardableResult
-    private func refreshSession(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date, in transaction: any SQLTransaction) throws -> Int {
+    private func refreshSession(
+        week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date, in transaction: any SQLTransaction
+    ) throws -> Int {
         try transaction.execute(
             """
             UPDATE shopping_sessions SET heartbeat_at = $4
@@ -308,7 +320,8 @@ public struct ShoppingDomain: Sendable {
 
     private func weekOfItem(_ id: Int, in transaction: any SQLTransaction) throws -> ShoppingWeek {
         guard let text = try transaction.queryOne("SELECT week FROM shopping_items WHERE id = $1", [SQLValue(id)])?.string("week"),
-            let week = ShoppingWeek(text) else { throw StoreError(.column, "shopping_items.week holds no ISO Monday") }
+            let week = ShoppingWeek(text)
+        else { throw StoreError(.column, "shopping_items.week holds no ISO Monday") }
         return week
     }
 }

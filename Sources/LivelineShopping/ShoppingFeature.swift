@@ -26,7 +26,8 @@ public struct ShoppingFeature: Feature {
         setup.snapshotSource(ShoppingSnapshotSource(domain: domain, clock: setup.clock), for: type)
         setup.lifecycle(ActivityLifecycle(staleAfter: 60 * 60, dismissAfter: 15 * 60), for: type)
         let logger = setup.logger
-        setup.periodicTask(ShoppingSessionExpiry(domain: domain, report: { line in logger.warning("shopping.expiryFailed", [("message", .string(line))]) }))
+        setup.periodicTask(
+            ShoppingSessionExpiry(domain: domain, report: { line in logger.warning("shopping.expiryFailed", [("message", .string(line))]) }))
         setup.routes { router, context in ShoppingHandlers(context: context, domain: domain).addRoutes(to: &router) }
         setup.documentation(ShoppingDocumentation.part)
     }

@@ -24,7 +24,8 @@ public struct ShoppingSnapshotSource: SnapshotSource {
     /// The typed content state (its `rev` and `ended` as the context has them).
     public func state(of context: ContextRecord, in transaction: any SQLTransaction) throws -> ShoppingActivityAttributes.ContentState {
         guard let householdID = context.householdID, let weekText = context.key.split(separator: ":").last.map(String.init),
-            let week = ShoppingWeek(weekText) else {
+            let week = ShoppingWeek(weekText)
+        else {
             throw EngineError("\(context.key) is not a shopping context (shopping:{householdId}:{week})")
         }
         return try state(week: week, householdID: householdID, rev: context.rev, ended: context.state == .ended, in: transaction)
@@ -32,7 +33,8 @@ public struct ShoppingSnapshotSource: SnapshotSource {
 
     /// The week's content state at `rev`, from the transaction's one snapshot.
     public func state(
-        week: ShoppingWeek, householdID: HouseholdID, rev: Int, ended: Bool, items known: [ShoppingListItem]? = nil, in transaction: any SQLTransaction
+        week: ShoppingWeek, householdID: HouseholdID, rev: Int, ended: Bool, items known: [ShoppingListItem]? = nil,
+        in transaction: any SQLTransaction
     ) throws -> ShoppingActivityAttributes.ContentState {
         let items = try known ?? domain.items(week: week, householdID: householdID, in: transaction)
         let open = items.filter { !$0.done }

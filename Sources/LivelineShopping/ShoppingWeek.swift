@@ -20,7 +20,8 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), year >= 1,
             (1...12).contains(month), day >= 1, day <= Self.days(inMonth: month, year: year),
-            Self.weekday(year: year, month: month, day: day) == 1 else { return nil }
+            Self.weekday(year: year, month: month, day: day) == 1
+        else { return nil }
         monday = text
     }
 

@@ -12,9 +12,11 @@ import Testing
         let server = try ClientTestServer()
         defer { server.stop() }
         let client = server.client()
-        let first = try await client.register(.update, token: Self.token, contextKey: "trip:1", attributesType: "TripLiveActivityAttributes", frequentPushesEnabled: true)
+        let first = try await client.register(
+            .update, token: Self.token, contextKey: "trip:1", attributesType: "TripLiveActivityAttributes", frequentPushesEnabled: true)
         #expect(first.outcome == .created && first.deviceID == "iphone-1")
-        let second = try await client.register(.update, token: Self.token, contextKey: "trip:1", attributesType: "TripLiveActivityAttributes", frequentPushesEnabled: true)
+        let second = try await client.register(
+            .update, token: Self.token, contextKey: "trip:1", attributesType: "TripLiveActivityAttributes", frequentPushesEnabled: true)
         #expect(second.outcome == .unchanged)
         let tokens = try server.app.store.tokens.activeTokens(userID: server.userID)
         #expect(tokens.count == 1 && tokens.first?.frequentPushesEnabled == true && tokens.first?.contextKey == "trip:1")
@@ -115,7 +117,9 @@ import Testing
         let server = try ClientTestServer()
         defer { server.stop() }
         let client = server.client()
-        #expect(try server.admin("POST", "/v1/notify", json: #"{"userId":\#(server.userID),"title":"Hi","dedupeKey":"k","link":"app://x"}"#).status == 201)
+        #expect(
+            try server.admin("POST", "/v1/notify", json: #"{"userId":\#(server.userID),"title":"Hi","dedupeKey":"k","link":"app://x"}"#).status == 201
+        )
         let items = try await client.notifications()
         #expect(items.count == 1 && items[0].title == "Hi" && !items[0].read && items[0].link == "app://x")
         try await client.markRead(notificationID: items[0].id)

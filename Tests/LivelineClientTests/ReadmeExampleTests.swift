@@ -9,13 +9,13 @@ import Testing
 /// README: register on every launch, reconcile on push and foreground, render with freshness.
 func readmeExample(server: URL, userToken: String, deviceToken: String, snapshots: URL) async throws -> String {
     let client = LivelineClient(baseURL: server, bearerToken: userToken, deviceID: "iphone-of-dennis")
-    try await client.register(.alert, token: deviceToken)                      // on every launch: idempotent
+    try await client.register(.alert, token: deviceToken)  // on every launch: idempotent
     try await client.setLiveActivities(enabled: true, for: TripLiveActivityAttributes.typeName)
 
-    let store = SharedSnapshotStore(folder: snapshots)                        // iOS: SharedSnapshotStore(appGroup: "group.…")
+    let store = SharedSnapshotStore(folder: snapshots)  // iOS: SharedSnapshotStore(appGroup: "group.…")
     let trip = client.reconciler(for: TripLiveActivityAttributes.self, contextKey: "trip:42", store: store)
-    await trip.pushArrived()                                                  // a push woke the app: pull the truth
-    await trip.enteredForeground()                                            // and on foreground
+    await trip.pushArrived()  // a push woke the app: pull the truth
+    await trip.enteredForeground()  // and on foreground
     guard let snapshot = await trip.snapshot else { return "no trip yet" }
     return "\(snapshot.state.nextStop) in \(Int(snapshot.state.remainingTime / 60)) min, \(await trip.freshness())"
 }

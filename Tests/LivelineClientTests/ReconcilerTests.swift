@@ -73,7 +73,9 @@ import Testing
         let reconciler = Reconciler<Int>(
             contextKey: "k",
             pull: { _ in
-                let attempt = attempts.withLock { $0 += 1; return $0 }
+                let attempt = attempts.withLock {
+                    $0 += 1; return $0
+                }
                 if attempt == 2 || attempt == 3 { throw LivelineClientError.network("offline") }
                 if attempt >= 5 { throw LivelineClientError.network("offline") }
                 return .snapshot(Snapshot(contextKey: "k", rev: attempt, state: attempt, ended: false, receivedAt: clock.now))

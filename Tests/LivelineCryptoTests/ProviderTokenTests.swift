@@ -146,9 +146,11 @@ struct ProviderTokenTests {
     }
 
     @Test func emptyOrNonStringKidAndIssAreInvalid() throws {
-        for (header, claims) in [(#"{"alg":"ES256","kid":""}"#, #"{"iss":"T","iat":1}"#),
-                                 (#"{"alg":"ES256","kid":7}"#, #"{"iss":"T","iat":1}"#),
-                                 (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":["T"],"iat":1}"#)] {
+        for (header, claims) in [
+            (#"{"alg":"ES256","kid":""}"#, #"{"iss":"T","iat":1}"#),
+            (#"{"alg":"ES256","kid":7}"#, #"{"iss":"T","iat":1}"#),
+            (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":["T"],"iat":1}"#),
+        ] {
             let error = #expect(throws: CryptoError.self) { try ProviderToken.parse(try token(header: header, claims: claims)) }
             #expect(error?.code == .invalidClaim)
         }
@@ -185,7 +187,8 @@ struct ProviderTokenTests {
     }
 
     @Test func hostileAlgIsShortenedAndPrintable() throws {
-        let compact = try token(header: #"{"alg":"x\nINJECTED LOG LINE \u0007 and a great deal more text","kid":"K"}"#, claims: #"{"iss":"T","iat":1}"#)
+        let compact = try token(
+            header: #"{"alg":"x\nINJECTED LOG LINE \u0007 and a great deal more text","kid":"K"}"#, claims: #"{"iss":"T","iat":1}"#)
         let error = #expect(throws: CryptoError.self) { try ProviderToken.parse(compact) }
         #expect(error?.code == .unsupportedAlgorithm)
         #expect(error?.message.contains("\n") == false)

@@ -12,7 +12,8 @@ import Testing
         let phone = await harness.phone("phone-1")
         let tokens = try harness.app.store.tokens.activeTokens(userID: harness.userID)
         #expect(tokens.contains { $0.kind == .alert && $0.token == phone.alertToken && $0.deviceID == "phone-1" })
-        #expect(Set(tokens.filter { $0.kind == .pushToStart }.compactMap(\.attributesType)) == Set(ContractRegistry.known.names), "\(phone.messages())")
+        #expect(
+            Set(tokens.filter { $0.kind == .pushToStart }.compactMap(\.attributesType)) == Set(ContractRegistry.known.names), "\(phone.messages())")
         #expect(phone.tokens.allSatisfy { harness.sandbox.isActive(token: $0) })
     }
 
@@ -26,7 +27,9 @@ import Testing
         let key = "shopping:\(harness.householdID):2026-01-05"
         let put = { (open: Int) throws in
             state["open"] = open
-            let body = try JSONSerialization.data(withJSONObject: ["type": "ShoppingActivityAttributes", "attributes": ["week": "2026-01-05"], "contentState": state])
+            let body = try JSONSerialization.data(withJSONObject: [
+                "type": "ShoppingActivityAttributes", "attributes": ["week": "2026-01-05"], "contentState": state,
+            ])
             #expect(try harness.admin("PUT", "/v1/contexts/\(key)", json: String(decoding: body, as: UTF8.self)).status < 300)
         }
         try put(4)
@@ -36,9 +39,10 @@ import Testing
         try put(3)
         #expect(await harness.until { phone.activity(contextKey: key)?.rev == 2 })
         #expect(await harness.until { phone.logged("app pulled: unchanged at rev 2") }, "the push woke the app, its pull found nothing newer")
-        #expect(await harness.until {
-            (try? harness.admin("GET", "/v1/contexts/\(key)/timeline").json?["acknowledged"] as? [String: Int]) == ["phone-1": 2]
-        })
+        #expect(
+            await harness.until {
+                (try? harness.admin("GET", "/v1/contexts/\(key)/timeline").json?["acknowledged"] as? [String: Int]) == ["phone-1": 2]
+            })
         let card = try #require(phone.card(contextKey: key))
         #expect(card.lockScreen.contains("🛒 Week of 2026-01-05") && card.lockScreen.contains("3 open"))
         #expect(card.compactLeading == "🛒 3")

@@ -18,7 +18,8 @@ import Testing
             try harness.put(trip, delay: 0)
             #expect(Set(try harness.start(trip)) == ["queued"])
         }
-        #expect(await harness.until { phones.allSatisfy { phone in trips.allSatisfy { phone.activity(contextKey: "trip:\($0)")?.updateToken != nil } } })
+        #expect(
+            await harness.until { phones.allSatisfy { phone in trips.allSatisfy { phone.activity(contextKey: "trip:\($0)")?.updateToken != nil } } })
 
         // From now on a fifth of the pushes is lost and the rest arrive shuffled in threes; the apps
         // do not pull when woken, so the cards show what the pushes alone made of it.
@@ -33,18 +34,20 @@ import Testing
             )
         }
         // Let the dispatcher send everything; some pushes were lost, the rest came out of order.
-        #expect(await harness.until(timeout: 30) {
-            (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
-        })
+        #expect(
+            await harness.until(timeout: 30) {
+                (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
+            })
         await harness.fleet.settle()
         let lost = phones.flatMap(\.log).filter { $0.message.contains("lost on the way") }.count
         #expect(lost > 0, "the fault dropped pushes")
         // The last change of each trip is lost on its way to every phone.
         harness.fleet.setFaults(DeviceFaults(seed: 2026, dropShare: 1))
         for trip in trips { try harness.put(trip, delay: 42, phase: "inProgress", remaining: 120) }
-        #expect(await harness.until(timeout: 30) {
-            (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
-        })
+        #expect(
+            await harness.until(timeout: 30) {
+                (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
+            })
         await harness.fleet.settle()
 
         var truths: [String: JSONValue] = [:]

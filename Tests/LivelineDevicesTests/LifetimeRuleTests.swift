@@ -48,7 +48,10 @@ import Testing
         #expect(await harness.until { phone.activity(contextKey: "trip:stale")?.contentState.objectValue?["delay"] == .int(4) })
         let token = try #require(phone.activity(contextKey: "trip:stale")?.updateToken)
         let fresh = Int(harness.clock.now.timeIntervalSince1970) + 600
-        #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 50, "stale-date": fresh, "content-state": UpdateRuleTests.state(delay: 5)]).status == 200)
+        #expect(
+            try await harness.raw(
+                token, ["event": "update", "timestamp": harness.now + 50, "stale-date": fresh, "content-state": UpdateRuleTests.state(delay: 5)]
+            ).status == 200)
         #expect(await harness.until { phone.activity(contextKey: "trip:stale")?.state == .active })
     }
 
@@ -56,12 +59,22 @@ import Testing
         let harness = try DeviceHarness()
         defer { harness.stop() }
         let (phone, token) = try await UpdateRuleTests.running(harness, "dis")
-        #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 5, "dismissal-date": harness.now - 10, "content-state": UpdateRuleTests.state(delay: 2)]).status == 200)
+        #expect(
+            try await harness.raw(
+                token,
+                [
+                    "event": "update", "timestamp": harness.now + 5, "dismissal-date": harness.now - 10,
+                    "content-state": UpdateRuleTests.state(delay: 2),
+                ]
+            ).status == 200)
         #expect(await harness.until { phone.logged("dismissal-date on an update has no effect") })
         #expect(phone.activity(contextKey: "trip:dis")?.state == .active)
         // Past for the device: its clock (the harness's manual clock) is the one that counts.
         let past = Int(harness.clock.now.timeIntervalSince1970) - 10
-        #expect(try await harness.raw(token, ["event": "end", "timestamp": harness.now + 6, "dismissal-date": past, "content-state": UpdateRuleTests.state(delay: 2)]).status == 200)
+        #expect(
+            try await harness.raw(
+                token, ["event": "end", "timestamp": harness.now + 6, "dismissal-date": past, "content-state": UpdateRuleTests.state(delay: 2)]
+            ).status == 200)
         #expect(await harness.until { phone.logged("ended; dismissal-date already past: removed at once") })
         #expect(phone.activity(contextKey: "trip:dis") == nil)
 

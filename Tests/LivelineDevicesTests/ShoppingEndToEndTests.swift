@@ -46,7 +46,9 @@ import Testing
 
         /// What `phone`'s card shows, decoded as the widget decodes it.
         func shown(_ phone: SimulatedDevice) -> ShoppingActivityAttributes.ContentState? {
-            phone.activity(contextKey: key).flatMap { try? JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: $0.contentState.compactJSON) }
+            phone.activity(contextKey: key).flatMap {
+                try? JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: $0.contentState.compactJSON)
+            }
         }
 
         /// Waits until every phone's card shows the server's truth.
@@ -91,10 +93,11 @@ import Testing
         #expect(session.starts.map(\.outcome).sorted() == ["queued", "queued"], "\(session.starts)")
         #expect(Set(session.starts.compactMap(\.deviceId)) == ["jaqueline-phone", "jaqueline-ipad"])
         let channel = try #require(session.channelId)
-        #expect(await harness.until {
-            scene.phones.dropFirst().allSatisfy { $0.activity(contextKey: key)?.updateToken != nil }
-                && scene.phones[0].activity(contextKey: key)?.channelID == channel
-        })
+        #expect(
+            await harness.until {
+                scene.phones.dropFirst().allSatisfy { $0.activity(contextKey: key)?.updateToken != nil }
+                    && scene.phones[0].activity(contextKey: key)?.channelID == channel
+            })
         let updateTokens = try harness.app.store.tokens.activeTokens(householdID: harness.householdID).filter { $0.contextKey == key }
         #expect(Set(updateTokens.map(\.deviceID)) == ["jaqueline-phone", "jaqueline-ipad"], "both of her devices registered their update tokens")
 
@@ -178,11 +181,17 @@ import Testing
             }
         }
         // The last change is lost on its way to every phone, so every card is behind before its pull.
-        #expect(await harness.until(timeout: 30) { (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false })
+        #expect(
+            await harness.until(timeout: 30) {
+                (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
+            })
         await harness.fleet.settle()
         harness.fleet.setFaults(DeviceFaults(seed: 2026, dropShare: 1))
         try await her.addShoppingItem(week: Self.week, label: "Zuletzt", price: 0.99)
-        #expect(await harness.until(timeout: 30) { (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false })
+        #expect(
+            await harness.until(timeout: 30) {
+                (try? harness.app.store.outbox.depth(now: Date().addingTimeInterval(3600))).map { $0.due == 0 && $0.leased == 0 } ?? false
+            })
         await harness.fleet.settle()
         let lost = scene.phones.flatMap(\.log).filter { $0.message.contains("lost on the way") }.count
         #expect(lost > 0)

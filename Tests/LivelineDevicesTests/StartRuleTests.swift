@@ -52,7 +52,10 @@ import Testing
         let start: [String: Any] = [
             "event": "start", "timestamp": harness.now, "attributes-type": "TripLiveActivityAttributes",
             "attributes": ["tripId": "x", "line": "S5", "destination": "F"], "alert": ["title": "T"],
-            "content-state": ["currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.1],
+            "content-state": [
+                "currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low",
+                "phase": "inProgress", "progress": 0.1,
+            ],
         ]
         #expect(try await harness.raw(old.alertToken, start).status == 200)
         #expect(await harness.until { old.logged("push-to-start needs iOS 17.2+; this device runs 17.0") })
@@ -87,11 +90,14 @@ import Testing
         try harness.put("chan", delay: 3)
         #expect(await harness.until { new.activity(contextKey: "trip:chan")?.contentState.objectValue?["delay"] == .int(3) })
         // A broadcast `start` is not a start.
-        let payload = try JSONSerialization.data(withJSONObject: ["aps": [
-            "event": "start", "timestamp": harness.now + 5, "attributes-type": "TripLiveActivityAttributes",
-            "attributes": ["tripId": "y", "line": "S5", "destination": "F"], "alert": ["title": "T"], "content-state": [:],
-        ]])
-        #expect(await harness.app.apns.broadcast(.init(bundleID: harness.sandbox.bundleID, channelID: channel, payload: Array(payload))).status == 200)
+        let payload = try JSONSerialization.data(withJSONObject: [
+            "aps": [
+                "event": "start", "timestamp": harness.now + 5, "attributes-type": "TripLiveActivityAttributes",
+                "attributes": ["tripId": "y", "line": "S5", "destination": "F"], "alert": ["title": "T"], "content-state": [:],
+            ]
+        ])
+        #expect(
+            await harness.app.apns.broadcast(.init(bundleID: harness.sandbox.bundleID, channelID: channel, payload: Array(payload))).status == 200)
         #expect(await harness.until { new.logged("a broadcast push cannot start an activity") })
         #expect(new.activities.count == 1)
     }
@@ -105,7 +111,11 @@ import Testing
         for index in 1...7 {
             try harness.put("n\(index)", delay: index)
             try harness.start("n\(index)")
-            _ = await harness.until { phone.log.filter { $0.message.contains("started") || $0.message.contains("targetMaximumExceeded") || $0.message.contains("budget exceeded") }.count >= index }
+            _ = await harness.until {
+                phone.log.filter {
+                    $0.message.contains("started") || $0.message.contains("targetMaximumExceeded") || $0.message.contains("budget exceeded")
+                }.count >= index
+            }
             if index == 5 {
                 // The user swipes one away, so the sixth fits and meets the start budget next.
                 harness.fleet.dismiss(device: "phone-1", contextKey: "trip:n1")
@@ -133,7 +143,10 @@ import Testing
         let start: [String: Any] = [
             "event": "start", "timestamp": harness.now, "attributes-type": "TripLiveActivityAttributes", "stale-date": harness.now - 1800,
             "attributes": ["tripId": "late", "line": "S5", "destination": "F"], "alert": ["title": "T"], "input-push-token": 1,
-            "content-state": ["currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.1],
+            "content-state": [
+                "currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low",
+                "phase": "inProgress", "progress": 0.1,
+            ],
         ]
         #expect(try await harness.raw(token, start).status == 200)
         #expect(await harness.until { phone.logged("created stale and never presented") })
@@ -149,9 +162,10 @@ import Testing
         harness.fleet.rotateStartToken(device: phone.id, type: "TripLiveActivityAttributes")
         let new = try #require(phone.startTokens["TripLiveActivityAttributes"])
         #expect(new != old && !harness.sandbox.isActive(token: old))
-        #expect(await harness.until {
-            (try? harness.app.store.tokens.activeTokens(userID: harness.userID).contains { $0.kind == .pushToStart && $0.token == new }) == true
-        })
+        #expect(
+            await harness.until {
+                (try? harness.app.store.tokens.activeTokens(userID: harness.userID).contains { $0.kind == .pushToStart && $0.token == new }) == true
+            })
         try harness.put("rot", delay: 1)
         #expect(try harness.start("rot") == ["queued"])
         #expect(await harness.until { phone.activity(contextKey: "trip:rot") != nil })

@@ -21,14 +21,19 @@ import Testing
     }
 
     static func state(delay: Int, nextStopTime: Any = 803461320) -> [String: Any] {
-        ["currentStop": "A", "nextStop": "B", "nextStopTime": nextStopTime, "remainingTime": 60, "delay": delay, "occupancy": "low", "phase": "inProgress", "progress": 0.4]
+        [
+            "currentStop": "A", "nextStop": "B", "nextStopTime": nextStopTime, "remainingTime": 60, "delay": delay, "occupancy": "low",
+            "phase": "inProgress", "progress": 0.4,
+        ]
     }
 
     @Test func aStateThatDoesNotDecodeIsDroppedWithTheExactError() async throws {
         let harness = try DeviceHarness()
         defer { harness.stop() }
         let (phone, token) = try await Self.running(harness, "dec")
-        let iso = ["event": "update", "timestamp": harness.now + 100, "content-state": Self.state(delay: 4, nextStopTime: "2026-01-05T10:00:00Z")] as [String: Any]
+        let iso =
+            ["event": "update", "timestamp": harness.now + 100, "content-state": Self.state(delay: 4, nextStopTime: "2026-01-05T10:00:00Z")]
+            as [String: Any]
         #expect(try await harness.raw(token, iso).status == 200, "APNs accepts it: only the phone drops it")
         #expect(await harness.until { phone.logged("content-state does not decode: nextStopTime: expected a number") }, "\(phone.messages())")
         var missing = Self.state(delay: 4)
@@ -39,7 +44,8 @@ import Testing
         extra["somethingNew"] = true
         let timestamp = harness.now + 102
         #expect(try await harness.raw(token, ["event": "update", "timestamp": timestamp, "content-state": extra]).status == 200)
-        #expect(await harness.until { phone.logged("updated (priority 10, timestamp \(timestamp))") }, "unknown keys are ignored: \(phone.messages())")
+        #expect(
+            await harness.until { phone.logged("updated (priority 10, timestamp \(timestamp))") }, "unknown keys are ignored: \(phone.messages())")
     }
 
     @Test func olderOrFarFutureTimestampsAreDroppedButTheEndAlwaysCounts() async throws {
@@ -56,7 +62,8 @@ import Testing
         // An end with an old timestamp still ends it; what comes after is ignored.
         #expect(try await harness.raw(token, ["event": "end", "timestamp": current - 100, "content-state": Self.state(delay: 2)]).status == 200)
         #expect(await harness.until { phone.activity(contextKey: "trip:ts")?.state == .ended })
-        #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 500, "content-state": Self.state(delay: 3)]).status == 200)
+        #expect(
+            try await harness.raw(token, ["event": "update", "timestamp": harness.now + 500, "content-state": Self.state(delay: 3)]).status == 200)
         #expect(await harness.until { phone.logged("update arrived after the activity ended: ignored") })
         #expect(phone.activity(contextKey: "trip:ts")?.contentState.objectValue?["delay"] == .int(2))
     }
@@ -69,12 +76,17 @@ import Testing
         let (phone, token) = try await Self.running(harness, "bud", rules: rules)  // the catch-up push used 1 of 2
         let base = harness.now
         for delay in 2...4 {
-            #expect(try await harness.raw(token, ["event": "update", "timestamp": base + delay, "content-state": Self.state(delay: delay)]).status == 200)
+            #expect(
+                try await harness.raw(token, ["event": "update", "timestamp": base + delay, "content-state": Self.state(delay: delay)]).status == 200)
         }
         // Of the three, what the budget leaves room for is applied, the rest is throttled.
-        #expect(await harness.until { phone.log.filter { $0.message.contains("throttled: 2 priority-10 updates in the last hour (budget 2)") }.count >= 1 }, "\(phone.messages())")
+        #expect(
+            await harness.until {
+                phone.log.filter { $0.message.contains("throttled: 2 priority-10 updates in the last hour (budget 2)") }.count >= 1
+            }, "\(phone.messages())")
         #expect(phone.log.filter { $0.message.contains("updated (priority 10") }.count <= 2, "never more than the budget: \(phone.messages())")
-        let quiet = try await harness.raw(token, ["event": "update", "timestamp": base + 10, "content-state": Self.state(delay: 8)], priority: .considerPower)
+        let quiet = try await harness.raw(
+            token, ["event": "update", "timestamp": base + 10, "content-state": Self.state(delay: 8)], priority: .considerPower)
         #expect(quiet.status == 200)
         #expect(await harness.until { phone.logged("updated (priority 5, timestamp \(base + 10))") }, "priority 5 does not count")
     }

@@ -14,7 +14,9 @@ import Testing
 
     let planner = DispatchPlanner(retryPolicy: Self.policy)
 
-    static func row(id: Int = 7, kind: OutboxKind = .sync, contextKey: String? = "trip:1", target: OutboxTarget? = nil, attempts: Int = 0) -> OutboxRow {
+    static func row(
+        id: Int = 7, kind: OutboxKind = .sync, contextKey: String? = "trip:1", target: OutboxTarget? = nil, attempts: Int = 0
+    ) -> OutboxRow {
         OutboxRow(
             id: id, kind: kind, contextKey: contextKey, target: target, idempotencyKey: nil, payload: nil, headers: nil, status: .leased,
             attempts: attempts, dueAt: now.addingTimeInterval(-1), leaseOwner: "d", leaseUntil: now.addingTimeInterval(30),
@@ -29,7 +31,8 @@ import Testing
     }
 
     static func channelSend(_ id: String) -> PreparedSend {
-        PreparedSend(target: .channel(id), request: .broadcast(APNSBroadcast(bundleID: "app", channelID: id, payload: [])), priority: 10, note: "broadcast")
+        PreparedSend(
+            target: .channel(id), request: .broadcast(APNSBroadcast(bundleID: "app", channelID: id, payload: [])), priority: 10, note: "broadcast")
     }
 
     /// APNs' answer, classified as the client classifies it.
@@ -48,7 +51,9 @@ import Testing
         )
     }
 
-    func plan(_ row: OutboxRow, sends: [PreparedSend], answers: [APNSResult], sync: RenderedSync? = nil, message: OutboxMessage? = nil) -> DispatchPlan {
+    func plan(
+        _ row: OutboxRow, sends: [PreparedSend], answers: [APNSResult], sync: RenderedSync? = nil, message: OutboxMessage? = nil
+    ) -> DispatchPlan {
         let prepared = PreparedRow(row: row, rev: sync?.rev ?? 3, sends: sends, sync: sync, message: message)
         let outcomes = zip(sends, answers).map { SendOutcome(send: $0, result: $1) }
         var random = SystemRandomNumberGenerator()
@@ -61,7 +66,9 @@ import Testing
     }
 
     static func start(startID: Int = 5) -> OutboxMessage {
-        .start(tokenID: 2, startID: startID, rev: 3, push: OutboxMessage.Push(pushType: .liveActivity, priority: .immediate), note: "start rev 3 on device phone-1")
+        .start(
+            tokenID: 2, startID: startID, rev: 3, push: OutboxMessage.Push(pushType: .liveActivity, priority: .immediate),
+            note: "start rev 3 on device phone-1")
     }
 
     // MARK: Answered
@@ -76,12 +83,15 @@ import Testing
         #expect(plan.deliveries.map(\.apnsID) == ["r-1", "a-1", "a-2"])
         #expect(plan.deliveries.map(\.target) == ["ch-1", "1", "2"])
         #expect(plan.deliveries.map(\.targetKind) == [.channel, .token, .token])
-        #expect(plan.deliveries.allSatisfy {
-            $0.outboxID == 7 && $0.contextKey == "trip:1" && $0.rev == 3 && $0.status == 200 && $0.priority == 10
-                && $0.latencyMilliseconds == 12 && $0.attemptedAt == Self.now
-        })
+        #expect(
+            plan.deliveries.allSatisfy {
+                $0.outboxID == 7 && $0.contextKey == "trip:1" && $0.rev == 3 && $0.status == 200 && $0.priority == 10
+                    && $0.latencyMilliseconds == 12 && $0.attemptedAt == Self.now
+            })
         #expect(plan.hintsSent == DispatchPlan.HintsSent(contextKey: "trip:1", rev: 3))
-        #expect(plan.sentState == DispatchPlan.SentState(contextKey: "trip:1", contentState: #"{"delay":4}"#, renderedAt: Self.now.addingTimeInterval(-0.5)))
+        #expect(
+            plan.sentState
+                == DispatchPlan.SentState(contextKey: "trip:1", contentState: #"{"delay":4}"#, renderedAt: Self.now.addingTimeInterval(-0.5)))
         #expect(plan.targetRetries.isEmpty && plan.deadTargets.isEmpty && plan.invalidTokens.isEmpty && plan.start == nil)
         #expect(plan.retiredChannel == nil && plan.deletedChannels.isEmpty && plan.rowEvent == nil)
     }
@@ -92,9 +102,10 @@ import Testing
             Self.row(), sends: [Self.tokenSend(1), Self.tokenSend(2)],
             answers: [Self.answer(200), Self.answer(410, .unregistered, timestamp: learnt, apnsID: "dead-2")], sync: Self.sync()
         )
-        #expect(plan.invalidTokens == [
-            DispatchPlan.TokenInvalidation(tokenID: 2, reason: "Unregistered", registeredBefore: learnt, apnsID: "dead-2", status: 410),
-        ])
+        #expect(
+            plan.invalidTokens == [
+                DispatchPlan.TokenInvalidation(tokenID: 2, reason: "Unregistered", registeredBefore: learnt, apnsID: "dead-2", status: 410)
+            ])
         // Never retried, not a dead letter: the token is gone, the row is done.
         #expect(plan.row == .complete && plan.targetRetries.isEmpty && plan.deadTargets.isEmpty)
         #expect(plan.deliveries.map(\.status) == [200, 410])
@@ -166,17 +177,23 @@ import Testing
     }
 
     @Test func aStartToADeadTokenFailsTheStartInvalidatesTheTokenAndCompletes() {
-        let plan = plan(Self.row(kind: .message, target: .token(2)), sends: [Self.tokenSend(2)], answers: [Self.answer(400, .badDeviceToken)], message: Self.start())
+        let plan = plan(
+            Self.row(kind: .message, target: .token(2)), sends: [Self.tokenSend(2)], answers: [Self.answer(400, .badDeviceToken)],
+            message: Self.start())
         #expect(plan.start?.accepted == false)
         #expect(plan.invalidTokens.map(\.tokenID) == [2])
         #expect(plan.row == .complete)
     }
 
     @Test func aPermanentRefusalOfAFanOutTargetIsADeadTargetBesideTheCompletedRow() {
-        let plan = plan(Self.row(), sends: [Self.tokenSend(1), Self.tokenSend(2)], answers: [Self.answer(200), Self.answer(403, .forbidden)], sync: Self.sync())
-        #expect(plan.deadTargets == [DispatchPlan.DeadTarget(
-            contextKey: "trip:1", target: .token(2), reason: "APNs answered 403 Forbidden (update rev 3 · p10: material); not retried"
-        )])
+        let plan = plan(
+            Self.row(), sends: [Self.tokenSend(1), Self.tokenSend(2)], answers: [Self.answer(200), Self.answer(403, .forbidden)], sync: Self.sync())
+        #expect(
+            plan.deadTargets == [
+                DispatchPlan.DeadTarget(
+                    contextKey: "trip:1", target: .token(2), reason: "APNs answered 403 Forbidden (update rev 3 · p10: material); not retried"
+                )
+            ])
         #expect(plan.row == .complete)
         #expect(plan.deadLetterCount == 1)
     }
@@ -238,7 +255,9 @@ import Testing
 
     @Test func aStartWhoseContextEndedIsCancelledNotCountedAndTheRowCompleted() {
         let plan = plan(Self.row(kind: .message, target: .token(2)), unsent: .startAfterTheEnd(startID: 5))
-        #expect(plan.start == DispatchPlan.StartFinish(startID: 5, accepted: false, reason: "the context ended before the start went out", counted: false))
+        #expect(
+            plan.start == DispatchPlan.StartFinish(startID: 5, accepted: false, reason: "the context ended before the start went out", counted: false)
+        )
         #expect(plan.row == .complete)
         #expect(plan.events.map(\.name) == [.startCancelled])
     }

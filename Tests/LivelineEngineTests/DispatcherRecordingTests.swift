@@ -36,7 +36,9 @@ import Testing
         try harness.engine.endContext(key: EngineHarness.contextKey)
         // APNs learnt of the uninstall after the token's registration: the token is invalid.
         let learnt = harness.clock.now.addingTimeInterval(60)
-        harness.sender.script { $0.deviceToken == gone.token ? ScriptedSender.refused(410, .unregistered, timestamp: learnt) : ScriptedSender.accepted }
+        harness.sender.script {
+            $0.deviceToken == gone.token ? ScriptedSender.refused(410, .unregistered, timestamp: learnt) : ScriptedSender.accepted
+        }
         harness.sender.afterSend { harness.faults.arm(failAt: failAt) }
         harness.dispatcher.runOnce()
         harness.sender.afterSend {}

@@ -21,12 +21,16 @@ import Testing
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")
             store = try Store.openSQLite(folder: folder.appendingPathComponent("data"))
             sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
-            client = try APNSClient(configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-            ))
-            engine = Engine(store: store, sender: client, configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0))
-            let user = try store.accounts.createUser(household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
+            client = try APNSClient(
+                configuration: APNSClientConfiguration(
+                    credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                    environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+                ))
+            engine = Engine(
+                store: store, sender: client,
+                configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0))
+            let user = try store.accounts.createUser(
+                household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID
             userID = user.id
         }
@@ -35,20 +39,24 @@ import Testing
         func device(_ index: Int, contextKey: String) throws -> String {
             let token = String(format: "%064x", 0xabc000 + index)
             sandbox.registerDevice(token: token)
-            try store.tokens.register(TokenRegistration(
-                householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
-                token: token, contextKey: contextKey
-            ), now: Date())
+            try store.tokens.register(
+                TokenRegistration(
+                    householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
+                    token: token, contextKey: contextKey
+                ), now: Date())
             return token
         }
 
         /// A `/v1` change of a trip context's delay, through the engine.
         func put(_ key: String, delay: Int) throws {
-            let state = #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
-            try engine.putContext(key: key, ContextPut(
-                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
-                contentState: try JSONValue(json: Data(state.utf8))
-            ))
+            let state =
+                #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
+            try engine.putContext(
+                key: key,
+                ContextPut(
+                    type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                    contentState: try JSONValue(json: Data(state.utf8))
+                ))
         }
 
         /// A `/v1` context stored with `state` as it is, past the engine's checks (a row an older

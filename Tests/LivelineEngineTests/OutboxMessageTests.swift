@@ -7,7 +7,8 @@ import Testing
 /// the first builds, byte for byte.
 @Suite struct OutboxMessageTests {
     /// Headers exactly as the builds before the enum wrote them (copied from rows they enqueued).
-    static let olderStart = #"{"collapseID":"start:trip:1","expiration":1800000600,"kind":"start","note":"start rev 3 on device phone-1","priority":10,"pushType":"liveactivity","rev":3,"startID":5,"tokenID":2}"#
+    static let olderStart =
+        #"{"collapseID":"start:trip:1","expiration":1800000600,"kind":"start","note":"start rev 3 on device phone-1","priority":10,"pushType":"liveactivity","rev":3,"startID":5,"tokenID":2}"#
     static let olderAlert = #"{"kind":"alert","note":"notification 4 (d-1) to device phone-1","priority":10,"pushType":"alert","tokenID":9}"#
     static let olderChannelDelete = #"{"channelID":"dHN0LTE=","kind":"channel-delete","note":"delete the channel of ended trip:1"}"#
 
@@ -16,7 +17,8 @@ import Testing
         push: OutboxMessage.Push(pushType: .liveActivity, priority: .immediate, expiration: 1_800_000_600, collapseID: "start:trip:1"),
         note: "start rev 3 on device phone-1"
     )
-    static let alert = OutboxMessage.alert(tokenID: 9, push: OutboxMessage.Push(pushType: .alert, priority: .immediate), note: "notification 4 (d-1) to device phone-1")
+    static let alert = OutboxMessage.alert(
+        tokenID: 9, push: OutboxMessage.Push(pushType: .alert, priority: .immediate), note: "notification 4 (d-1) to device phone-1")
     static let channelDelete = OutboxMessage.channelDelete(channelID: "dHN0LTE=", note: "delete the channel of ended trip:1")
 
     @Test func rowsWrittenByAnOlderBuildReadAsTheirKind() {

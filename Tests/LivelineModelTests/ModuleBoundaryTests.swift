@@ -74,6 +74,8 @@ struct ModuleBoundaryTests {
         #expect(Self.importViolations(in: "import ActivityKit").count == 1)
         #expect(Self.importViolations(in: "#if os(Linux)\nimport ActivityKit\n#endif").count == 1)
         #expect(Self.importViolations(in: "#if canImport(WidgetKit)\nimport ActivityKit\n#endif", guarded: ["ActivityKit", "WidgetKit"]).count == 1)
-        #expect(Self.importViolations(in: "#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif", guarded: ["FoundationNetworking"]).isEmpty)
+        #expect(
+            Self.importViolations(in: "#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif", guarded: ["FoundationNetworking"])
+                .isEmpty)
     }
 }

@@ -21,8 +21,10 @@ import Testing
         init(locale: String = "de") throws {
             store = try Store.openSQLite(folder: folder, features: [ShoppingFeature().featureMigrations])
             domain = ShoppingDomain(door: EngineDoor(store: store, clock: { Date() }))
-            anna = try store.accounts.createUser(household: "Fisch", name: "Anna", avatarTint: "coral", emoji: "🐠", locale: locale, tokenHash: "a", now: now)
-            ben = try store.accounts.createUser(household: "Fisch", name: "Ben", avatarTint: "azure", emoji: "🐟", locale: locale, tokenHash: "b", now: now)
+            anna = try store.accounts.createUser(
+                household: "Fisch", name: "Anna", avatarTint: "coral", emoji: "🐠", locale: locale, tokenHash: "a", now: now)
+            ben = try store.accounts.createUser(
+                household: "Fisch", name: "Ben", avatarTint: "azure", emoji: "🐟", locale: locale, tokenHash: "b", now: now)
         }
 
         var key: String { week.contextKey(householdID: anna.householdID) }
@@ -41,7 +43,9 @@ import Testing
         #expect(ShoppingWeek("2026-01-05")?.monday == "2026-01-05")
         for bad in ["2026-01-06", "2026-02-30", "2026-1-5", "05.01.2026", "2026-01-05T00:00:00Z", ""] { #expect(ShoppingWeek(bad) == nil, "\(bad)") }
         #expect(ShoppingWeek("2026-01-05")?.contextKey(householdID: 7) == "shopping:7:2026-01-05")
-        for bad in ["1900-02-26x", "2026-01-0５", "+026-01-05", "2026-00-05", "2026-13-07", "0000-01-03"] { #expect(ShoppingWeek(bad) == nil, "\(bad)") }
+        for bad in ["1900-02-26x", "2026-01-0５", "+026-01-05", "2026-00-05", "2026-13-07", "0000-01-03"] {
+            #expect(ShoppingWeek(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func everyDayOfFiftyYearsIsAMondayExactlyWhenFoundationsCalendarSaysSo() {
@@ -73,22 +77,29 @@ import Testing
         let eggs = try f.domain.addItem(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, label: "Eier", price: 2.25, now: f.now)
         _ = try f.domain.addItem(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, label: "Käse", price: 3.1, now: f.now)
         f.now += 60
-        let checked = try #require(try f.domain.updateItem(id: milk.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: true, label: nil, price: nil, position: nil, now: f.now))
+        let checked = try #require(
+            try f.domain.updateItem(
+                id: milk.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: true, label: nil, price: nil, position: nil, now: f.now))
         #expect(checked.rev == 5 && checked.item.done)
 
         let state = try f.state()
         #expect(state.open == 3 && state.done == 1 && state.total == 4)
         #expect(state.estEur == 5.35 && state.estPriced == 2, "Eier 2.25 + Käse 3.10; Brot has no price")
         #expect(state.nextOpen.map(\.label) == ["Brot", "Eier", "Käse"])
-        #expect(state.lastEventText == "Ben hat Milch eingepackt" && state.lastActorUserId == f.ben.id.rawValue && state.lastActorAvatarTint == "azure")
+        #expect(
+            state.lastEventText == "Ben hat Milch eingepackt" && state.lastActorUserId == f.ben.id.rawValue && state.lastActorAvatarTint == "azure")
         #expect(state.updatedAt == "2026-01-05 08:01:00")
         #expect(state.rev == 5 && state.ended == nil)
 
         _ = try f.domain.removeItem(id: eggs.item.id, householdID: f.anna.householdID, actor: f.anna.id, now: f.now)
         #expect(try f.state().lastEventText == "Anna hat Eier entfernt")
         #expect(try f.domain.removeItem(id: eggs.item.id, householdID: f.anna.householdID, actor: f.anna.id, now: f.now) == nil)
-        let stranger = try f.store.accounts.createUser(household: "Other", name: "Olga", avatarTint: "mint", emoji: "🦊", locale: "en", tokenHash: "o", now: f.now)
-        #expect(try f.domain.updateItem(id: milk.item.id, householdID: stranger.householdID, actor: stranger.id, done: false, label: nil, price: nil, position: nil, now: f.now) == nil, "another household's item is not found")
+        let stranger = try f.store.accounts.createUser(
+            household: "Other", name: "Olga", avatarTint: "mint", emoji: "🦊", locale: "en", tokenHash: "o", now: f.now)
+        #expect(
+            try f.domain.updateItem(
+                id: milk.item.id, householdID: stranger.householdID, actor: stranger.id, done: false, label: nil, price: nil, position: nil,
+                now: f.now) == nil, "another household's item is not found")
     }
 
     @Test func theStoryIsInTheHouseholdsLanguage() throws {
@@ -96,8 +107,10 @@ import Testing
         defer { f.stop() }
         let item = try f.domain.addItem(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, label: "Milk", price: nil, now: f.now)
         #expect(try f.state().lastEventText == "Anna added Milk")
-        _ = try f.domain.updateItem(id: item.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: true, label: nil, price: nil, position: nil, now: f.now)
-        _ = try f.domain.updateItem(id: item.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: false, label: nil, price: nil, position: nil, now: f.now)
+        _ = try f.domain.updateItem(
+            id: item.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: true, label: nil, price: nil, position: nil, now: f.now)
+        _ = try f.domain.updateItem(
+            id: item.item.id, householdID: f.anna.householdID, actor: f.ben.id, done: false, label: nil, price: nil, position: nil, now: f.now)
         #expect(try f.state().lastEventText == "Ben put Milk back")
     }
 
@@ -130,7 +143,8 @@ import Testing
         try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: f.ben.id, now: f.now + 1)
         #expect(try f.state().activeShoppers.map(\.name) == ["Anna", "Ben"])
         #expect(try f.domain.endSession(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: f.now + 2)?.finished == false)
-        #expect(try f.domain.endSession(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: f.now + 3) == nil, "not shopping any more")
+        #expect(
+            try f.domain.endSession(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: f.now + 3) == nil, "not shopping any more")
         let last = try #require(try f.domain.endSession(week: f.week, householdID: f.anna.householdID, actor: f.ben.id, now: f.now + 4))
         #expect(last.finished)
         #expect(try f.store.contexts.context(key: f.key)?.state == .ended)
@@ -150,7 +164,8 @@ import Testing
             do {
                 let added = try domain.addItem(week: week, householdID: household, actor: anna, label: "Item \(index)", price: 1, now: now)
                 if index.isMultiple(of: 2) {
-                    _ = try domain.updateItem(id: added.item.id, householdID: household, actor: ben, done: true, label: nil, price: nil, position: nil, now: now)
+                    _ = try domain.updateItem(
+                        id: added.item.id, householdID: household, actor: ben, done: true, label: nil, price: nil, position: nil, now: now)
                 }
             } catch {
                 failures.withLock { $0 += 1 }

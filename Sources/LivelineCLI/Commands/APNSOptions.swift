@@ -4,7 +4,9 @@ import LivelineServer
 
 /// The APNs options `push` and `doctor` share; each overrides its `LIVELINE_APNS_*` variable.
 enum APNSOptions {
-    static let names: Set<String> = ["key", "key-id", "team-id", "bundle-id", "environment", "host", "port", "management-port", "ca-file", "broadcast-host"]
+    static let names: Set<String> = [
+        "key", "key-id", "team-id", "bundle-id", "environment", "host", "port", "management-port", "ca-file", "broadcast-host",
+    ]
 
     static let help = """
           --key FILE            the .p8 key                          [LIVELINE_APNS_KEY_PATH]
@@ -30,7 +32,9 @@ enum APNSOptions {
         if let value = args.value("team-id") { config.teamID = value }
         if let value = args.value("bundle-id") { config.bundleID = value }
         if let value = args.value("environment") {
-            guard let environment = PushEnvironment(rawValue: value) else { throw CLIError("--environment must be sandbox or production, not '\(value)'") }
+            guard let environment = PushEnvironment(rawValue: value) else {
+                throw CLIError("--environment must be sandbox or production, not '\(value)'")
+            }
             config.environment = environment
         }
         if let value = args.value("host") { config.host = value }

@@ -39,9 +39,10 @@ enum ContractDescription {
                 + type.padding(toLength: typeWidth, withPad: " ", startingAt: 0)
                 + need.padding(toLength: 10, withPad: " ", startingAt: 0) + summary
         }
-        return [row("KEY", "TYPE", "PRESENCE", "MEANING")] + fields.map {
-            row($0.key, $0.typeDescription, $0.isOptional ? "optional" : "required", $0.summary)
-        }
+        return [row("KEY", "TYPE", "PRESENCE", "MEANING")]
+            + fields.map {
+                row($0.key, $0.typeDescription, $0.isOptional ? "optional" : "required", $0.summary)
+            }
     }
 
     static func examplePayload(_ contract: any LiveActivityContract.Type, now: Date) -> String {

@@ -71,7 +71,9 @@ enum ContractsCommand: CLICommand {
         let destination: PushDestination = arguments.flag("broadcast") ? .broadcast : .device
         let report = PayloadCheck(destination: destination, now: now).check(json: json, contract: contract)
         if contract == nil, !report.problems(.unknownContract).isEmpty {
-            throw CLIError("\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(ContractRegistry.known.names.joined(separator: ", "))")
+            throw CLIError(
+                "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(ContractRegistry.known.names.joined(separator: ", "))"
+            )
         }
         context.print(ReportText.text(of: report, file: file, destination: destination))
         return report.isAccepted ? 0 : 1

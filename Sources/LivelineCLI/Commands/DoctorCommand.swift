@@ -72,16 +72,18 @@ enum DoctorCommand: CLICommand {
         }
 
         let endpoint = config.apnsEnvironment.device
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key), environment: config.apnsEnvironment,
-            maxConnectionsPerEndpoint: 1, connectionRetries: 1
-        ))
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key), environment: config.apnsEnvironment,
+                maxConnectionsPerEndpoint: 1, connectionRetries: 1
+            ))
         defer { client.shutdown() }
         let result = PushCommand.wait { done in
-            client.send(APNSNotification.liveActivity(
-                deviceToken: dummyToken, bundleID: config.bundleID,
-                payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
-            ), completion: done)
+            client.send(
+                APNSNotification.liveActivity(
+                    deviceToken: dummyToken, bundleID: config.bundleID,
+                    payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
+                ), completion: done)
         }
         if result.status == 0 {
             fail("connecting to \(endpoint) (\(config.environment.rawValue)): \(result.transportError ?? "no answer")")
@@ -96,7 +98,9 @@ enum DoctorCommand: CLICommand {
         case .badEnvironmentKeyIDInToken?:
             fail("APNs says the key is for the other environment: \(result.summary) (check LIVELINE_APNS_ENVIRONMENT)")
         case .topicDisallowed?, .badTopic?, .deviceTokenNotForTopic?:
-            fail("APNs refused the topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID)): \(result.summary) (check the bundle id and that the key's team owns it)")
+            fail(
+                "APNs refused the topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID)): \(result.summary) (check the bundle id and that the key's team owns it)"
+            )
         default:
             fail("unexpected answer for the dummy device token: \(result.summary); expected 400 BadDeviceToken")
         }

@@ -37,7 +37,9 @@ enum PushCommand: CLICommand {
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: APNSOptions.names.union(["token", "channel", "payload", "type", "priority", "expiration", "collapse-id", "apns-id", "event", "attributes-type"]),
+            options: APNSOptions.names.union([
+                "token", "channel", "payload", "type", "priority", "expiration", "collapse-id", "apns-id", "event", "attributes-type",
+            ]),
             flags: ["no-check"]
         )
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
@@ -77,15 +79,17 @@ enum PushCommand: CLICommand {
         let body = Array(payload)
         let collapseID = args.value("collapse-id")
         let apnsID = args.value("apns-id")
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: try config.credentials(), environment: config.apnsEnvironment, maxConnectionsPerEndpoint: 1
-        ))
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: try config.credentials(), environment: config.apnsEnvironment, maxConnectionsPerEndpoint: 1
+            ))
         defer { client.shutdown() }
         let result = Self.wait { done in
             if let channel {
-                client.broadcast(APNSBroadcast(
-                    bundleID: config.bundleID, channelID: channel, priority: priority, expiration: expiration ?? .immediately, payload: body
-                ), completion: done)
+                client.broadcast(
+                    APNSBroadcast(
+                        bundleID: config.bundleID, channelID: channel, priority: priority, expiration: expiration ?? .immediately, payload: body
+                    ), completion: done)
                 return
             }
             var notification = APNSNotification(

@@ -82,10 +82,14 @@ enum SandboxCommand: CLICommand {
             for configuration in deviceFile.configurations {
                 let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
                 let token = deviceFile.devices.first { $0.id == configuration.id }?.token
-                let client = token.flatMap { token in deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) } }
+                let client = token.flatMap { token in
+                    deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) }
+                }
                 devices.add(device, client: client)
                 let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
-                context.printError("  device \(device.id): iOS \(configuration.os), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")")
+                context.printError(
+                    "  device \(device.id): iOS \(configuration.os), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
+                )
             }
             fleet = devices
             printer = Self.printLogs(of: devices, to: context)

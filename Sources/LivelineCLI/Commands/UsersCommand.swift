@@ -74,7 +74,9 @@ enum UsersCommand: CLICommand {
         let users = try store.accounts.users()
         if args.flag("json") {
             let profiles = users.map {
-                UserProfile(userID: $0.id.rawValue, householdID: $0.householdID.rawValue, name: $0.name, avatarTint: $0.avatarTint, emoji: $0.emoji, locale: $0.locale)
+                UserProfile(
+                    userID: $0.id.rawValue, householdID: $0.householdID.rawValue, name: $0.name, avatarTint: $0.avatarTint, emoji: $0.emoji,
+                    locale: $0.locale)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -68,7 +68,8 @@ extension Engine {
             let created: Bool
             if let existing = try change.context(key) {
                 guard existing.activityType == put.type else {
-                    throw EngineError(.activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
+                    throw EngineError(
+                        .activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
                 }
                 guard existing.state == .active else {
                     throw EngineError(.contextEnded, "the context \(key) has ended; its state no longer changes")

@@ -31,7 +31,8 @@ extension Engine {
             let token = try store.tokens.activeToken(
                 householdID: registration.householdID, environment: registration.environment, kind: .update, slot: try registration.slot,
                 in: change.sql
-            ) else { return }
+            )
+        else { return }
         _ = try store.outbox.enqueueSync(contextKey: key, target: .token(token.id), now: change.now, in: change.sql)
     }
 

@@ -25,7 +25,9 @@ public struct EngineWrite {
     /// the `/v1` API); `attributes` (and, for `/v1` contexts, `contentState`) are JSON. Throws
     /// `.alreadyExists` (a store error) when the key is taken.
     @discardableResult
-    public func createContext(key: String, activityType: String, householdID: HouseholdID?, attributes: String, contentState: String? = nil) throws -> ContextRecord {
+    public func createContext(
+        key: String, activityType: String, householdID: HouseholdID?, attributes: String, contentState: String? = nil
+    ) throws -> ContextRecord {
         try store.contexts.create(
             key: key, activityType: activityType, householdID: householdID, attributes: attributes, contentState: contentState, now: now, in: sql
         )

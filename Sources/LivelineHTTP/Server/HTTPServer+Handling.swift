@@ -26,7 +26,8 @@ extension HTTPServer {
                 state.inFlight = true
             }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes {
+                let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes
+            {
                 state.tooLarge = true
                 return send(payloadTooLarge.response, on: connection, state: state)
             }

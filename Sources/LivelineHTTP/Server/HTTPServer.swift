@@ -57,7 +57,8 @@ public final class HTTPServer: Sendable {
             guard inet_pton(AF_INET, configuration.host, &address) == 1 else {
                 throw HTTPServerError("host must be an IPv4 address such as 127.0.0.1 or 0.0.0.0, not '\(configuration.host)'")
             }
-            let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            let flags =
+                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
             let handle = configuration.host.withCString { host -> OpaquePointer? in
                 var options = cmhd_options(

@@ -20,11 +20,12 @@ public final class HTTP2ClientConnection: Sendable {
         self.port = port
         self.loop = loop
         let connector = try TCPConnector(host: host, port: port)
-        let transport: any Transport = if let tls {
-            try TLSTransport(connector: connector, context: tls, serverName: host)
-        } else {
-            PlainTransport(connector: connector)
-        }
+        let transport: any Transport =
+            if let tls {
+                try TLSTransport(connector: connector, context: tls, serverName: host)
+            } else {
+                PlainTransport(connector: connector)
+            }
         let authority = port == 443 ? host : "\(host):\(port)"
         let session = HTTP2ClientSession(loop: loop, transport: transport, authority: authority, secure: tls != nil, status: status)
         session.onClose = onClose

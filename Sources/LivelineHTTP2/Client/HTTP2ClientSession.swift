@@ -82,9 +82,12 @@ final class HTTP2ClientSession: HTTP2Session {
             waiting.append((request, completion))
             return
         case .closed, .lingering:
-            completion(.failure(HTTP2ClientFailure(
-                kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(closeReason ?? "closed")", goAwayDebugData: goAwayDebugData
-            )))
+            completion(
+                .failure(
+                    HTTP2ClientFailure(
+                        kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(closeReason ?? "closed")",
+                        goAwayDebugData: goAwayDebugData
+                    )))
             return
         case .open:
             break
@@ -105,7 +108,8 @@ final class HTTP2ClientSession: HTTP2Session {
                 : nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
         }
         guard streamID > 0 else {
-            completion(.failure(HTTP2ClientFailure(kind: .notProcessed, message: "nghttp2_submit_request: \(String(cString: nghttp2_strerror(streamID)))")))
+            completion(
+                .failure(HTTP2ClientFailure(kind: .notProcessed, message: "nghttp2_submit_request: \(String(cString: nghttp2_strerror(streamID)))")))
             return
         }
         exchanges[streamID] = exchange
@@ -153,7 +157,8 @@ final class HTTP2ClientSession: HTTP2Session {
             serverSettingsArrived()
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
-            goAwayDebugData = goAway.opaque_data_len > 0 && goAway.opaque_data != nil
+            goAwayDebugData =
+                goAway.opaque_data_len > 0 && goAway.opaque_data != nil
                 ? Array(UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len)) : []
             status.update { $0.goingAway = true }
         case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
@@ -167,11 +172,17 @@ final class HTTP2ClientSession: HTTP2Session {
         guard let exchange = exchanges.removeValue(forKey: streamID) else { return }
         status.update { $0.inFlight -= 1 }
         if exchange.status != 0 && errorCode == NGHTTP2_NO_ERROR.rawValue {
-            exchange.completion(.success(HTTP2ClientResponse(status: exchange.status, headers: exchange.headers, body: exchange.body, hadDataFrames: exchange.hadData)))
+            exchange.completion(
+                .success(
+                    HTTP2ClientResponse(status: exchange.status, headers: exchange.headers, body: exchange.body, hadDataFrames: exchange.hadData)))
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            exchange.completion(.failure(HTTP2ClientFailure(kind: .notProcessed, message: "the server refused the stream", goAwayDebugData: goAwayDebugData)))
+            exchange.completion(
+                .failure(HTTP2ClientFailure(kind: .notProcessed, message: "the server refused the stream", goAwayDebugData: goAwayDebugData)))
         } else {
-            exchange.completion(.failure(HTTP2ClientFailure(kind: .streamReset(errorCode), message: "stream reset: \(String(cString: nghttp2_http2_strerror(errorCode)))")))
+            exchange.completion(
+                .failure(
+                    HTTP2ClientFailure(kind: .streamReset(errorCode), message: "stream reset: \(String(cString: nghttp2_http2_strerror(errorCode)))"))
+            )
         }
     }
 
@@ -200,10 +211,17 @@ final class HTTP2ClientSession: HTTP2Session {
         let lost = exchanges
         exchanges = [:]
         for exchange in lost.values {
-            exchange.completion(.failure(HTTP2ClientFailure(kind: .connectionLost, message: "the connection closed with the request in flight: \(reason)", goAwayDebugData: goAwayDebugData)))
+            exchange.completion(
+                .failure(
+                    HTTP2ClientFailure(
+                        kind: .connectionLost, message: "the connection closed with the request in flight: \(reason)",
+                        goAwayDebugData: goAwayDebugData)))
         }
         for (_, completion) in waiting {
-            completion(.failure(HTTP2ClientFailure(kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(reason)", goAwayDebugData: goAwayDebugData)))
+            completion(
+                .failure(
+                    HTTP2ClientFailure(
+                        kind: opened ? .notProcessed : .connectFailed, message: "no connection: \(reason)", goAwayDebugData: goAwayDebugData)))
         }
         waiting = []
         for waiter in pingWaiters { waiter(false) }

@@ -108,7 +108,9 @@ public final class EventLoop: @unchecked Sendable {
                     hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
                 )
             }
-            for task in tasks.withLock({ tasks -> [@Sendable () -> Void] in defer { tasks = [] }; return tasks }) { task() }
+            for task in tasks.withLock({ tasks -> [@Sendable () -> Void] in
+                defer { tasks = [] }; return tasks
+            }) { task() }
             runDueTimers()
         }
         close(epoll)

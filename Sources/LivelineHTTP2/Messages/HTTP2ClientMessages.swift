@@ -8,7 +8,8 @@ public struct HTTP2ClientRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
 
-    public init(method: String = "POST", path: String, authority: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(method: String = "POST", path: String, authority: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil)
+    {
         self.method = method
         self.path = path
         self.authority = authority

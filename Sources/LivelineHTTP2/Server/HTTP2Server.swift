@@ -48,7 +48,9 @@ public final class HTTP2Server: Sendable {
     /// Stops accepting, sends GOAWAY on every connection, waits up to `timeout` for them to
     /// close, then stops the loops.
     public func shutdown(timeout: Duration = .seconds(5)) {
-        let states = loops.withLock { loops -> [LoopState] in defer { loops = [] }; return loops }
+        let states = loops.withLock { loops -> [LoopState] in
+            defer { loops = [] }; return loops
+        }
         for state in states {
             state.loop.execute {
                 state.loop.unregister(state.listenFD)

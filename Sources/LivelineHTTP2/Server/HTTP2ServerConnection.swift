@@ -39,7 +39,8 @@ final class HTTP2ServerConnection: HTTP2Session {
         let result = nghttp2_session_server_new2(&session, sessionCallbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         guard result == 0, let session else { throw HTTP2Error("nghttp2_session_server_new2: \(result)") }
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.configuration.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.configuration.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)

@@ -74,20 +74,21 @@ public final class TLSContext: @unchecked Sendable {
 
 /// Selects `h2` from the client's ALPN list; with no `h2` offered, negotiates nothing (the
 /// connection still speaks HTTP/2).
-private let alpnSelect: @convention(c) (
-    OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,
-    UnsafePointer<UInt8>?, UInt32, UnsafeMutableRawPointer?
-) -> Int32 = { _, out, outLength, input, inputLength, _ in
-    guard let out, let outLength, let input else { return SSL_TLSEXT_ERR_NOACK }
-    var index = 0
-    while index < Int(inputLength) {
-        let length = Int(input[index])
-        if length == 2, index + 2 < Int(inputLength), input[index + 1] == UInt8(ascii: "h"), input[index + 2] == UInt8(ascii: "2") {
-            out.pointee = input + index + 1
-            outLength.pointee = 2
-            return SSL_TLSEXT_ERR_OK
+private let alpnSelect:
+    @convention(c) (
+        OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,
+        UnsafePointer<UInt8>?, UInt32, UnsafeMutableRawPointer?
+    ) -> Int32 = { _, out, outLength, input, inputLength, _ in
+        guard let out, let outLength, let input else { return SSL_TLSEXT_ERR_NOACK }
+        var index = 0
+        while index < Int(inputLength) {
+            let length = Int(input[index])
+            if length == 2, index + 2 < Int(inputLength), input[index + 1] == UInt8(ascii: "h"), input[index + 2] == UInt8(ascii: "2") {
+                out.pointee = input + index + 1
+                outLength.pointee = 2
+                return SSL_TLSEXT_ERR_OK
+            }
+            index += 1 + length
         }
-        index += 1 + length
+        return SSL_TLSEXT_ERR_NOACK
     }
-    return SSL_TLSEXT_ERR_NOACK
-}

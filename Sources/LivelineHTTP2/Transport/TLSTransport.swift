@@ -35,7 +35,8 @@ final class TLSTransport: Transport {
         SSL_set_fd(ssl, fd)
         if let serverName {
             if serverName.first?.isNumber == false { _ = copenssl_set_tlsext_host_name(ssl, serverName) }
-            let checked = serverName.first?.isNumber == true
+            let checked =
+                serverName.first?.isNumber == true
                 ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName) : SSL_set1_host(ssl, serverName)
             if checked != 1 { throw HTTP2Error("bad TLS host name \(serverName)") }
             SSL_set_connect_state(ssl)

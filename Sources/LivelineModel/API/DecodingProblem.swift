@@ -57,15 +57,16 @@ public struct DecodingProblem: Error, Sendable, Hashable, CustomStringConvertibl
         case is Int.Type, is Int64.Type: "a whole number"
         case is Double.Type, is Float.Type: "a number"
         default:
-            String(describing: type).hasPrefix("Dictionary") ? "an object" :
-                String(describing: type).hasPrefix("Array") ? "an array" : String(describing: type)
+            String(describing: type).hasPrefix("Dictionary")
+                ? "an object" : String(describing: type).hasPrefix("Array") ? "an array" : String(describing: type)
         }
     }
 
     static func detail(_ context: DecodingError.Context) -> String {
         // Foundation's messages add the found type: "Expected to decode String but found number instead."
         if let range = context.debugDescription.range(of: "but found ") {
-            return ", found " + context.debugDescription[range.upperBound...]
+            return ", found "
+                + context.debugDescription[range.upperBound...]
                 .replacingOccurrences(of: " instead.", with: "")
         }
         return ""

@@ -18,7 +18,8 @@ extension LiveActivityContract {
         oldObject["rev"] = newObject["rev"]
         let decoder = JSONDecoder()
         guard let oldState = try? decoder.decode(ContentState.self, from: JSONValue.object(oldObject).compactJSON),
-            let newState = try? decoder.decode(ContentState.self, from: new) else {
+            let newState = try? decoder.decode(ContentState.self, from: new)
+        else {
             return "the first push"
         }
         return materialChange(from: oldState, to: newState)

@@ -26,21 +26,28 @@ enum DateRules {
         let decodes = "\(number(seconds)) decodes to \(iso(date)), \(distance)"
         let asUnix = Date(timeIntervalSince1970: seconds)
         if abs(asUnix.timeIntervalSince(now)) <= plausibleWindow {
-            return PayloadProblem(.implausibleDate, at: path,
-                "\(decodes): it looks like UNIX seconds (\(iso(asUnix))). Swift's default JSONDecoder reads a Date as seconds since 2001-01-01 00:00:00 UTC, so the card would show a time about 31 years late; send \(number(seconds - referenceOffset)) (UNIX seconds − 978307200)")
+            return PayloadProblem(
+                .implausibleDate, at: path,
+                "\(decodes): it looks like UNIX seconds (\(iso(asUnix))). Swift's default JSONDecoder reads a Date as seconds since 2001-01-01 00:00:00 UTC, so the card would show a time about 31 years late; send \(number(seconds - referenceOffset)) (UNIX seconds − 978307200)"
+            )
         }
         let asUnixMilliseconds = Date(timeIntervalSince1970: seconds / 1000)
         if abs(asUnixMilliseconds.timeIntervalSince(now)) <= plausibleWindow {
-            return PayloadProblem(.implausibleDate, at: path,
-                "\(decodes): it looks like UNIX milliseconds (\(iso(asUnixMilliseconds))). Swift's default JSONDecoder reads a Date as seconds since 2001-01-01 00:00:00 UTC; send \(number(seconds / 1000 - referenceOffset))")
+            return PayloadProblem(
+                .implausibleDate, at: path,
+                "\(decodes): it looks like UNIX milliseconds (\(iso(asUnixMilliseconds))). Swift's default JSONDecoder reads a Date as seconds since 2001-01-01 00:00:00 UTC; send \(number(seconds / 1000 - referenceOffset))"
+            )
         }
-        return PayloadProblem(.implausibleDate, at: path,
-            "\(decodes), more than 10 years away. A Date is a number of seconds since 2001-01-01 00:00:00 UTC (Swift's default JSONDecoder); now is \(number(now.timeIntervalSinceReferenceDate.rounded(.down)))")
+        return PayloadProblem(
+            .implausibleDate, at: path,
+            "\(decodes), more than 10 years away. A Date is a number of seconds since 2001-01-01 00:00:00 UTC (Swift's default JSONDecoder); now is \(number(now.timeIntervalSinceReferenceDate.rounded(.down)))"
+        )
     }
 
     /// A content-state `Date` given as text: the phone fails to decode it.
     static func contentDateAsString(_ text: String, at path: String) -> PayloadProblem {
-        var message = "is the string \"\(text)\", but a Date must be a JSON number of seconds since 2001-01-01 00:00:00 UTC (Swift's default JSONDecoder, which ActivityKit uses); the phone fails to decode the whole content state"
+        var message =
+            "is the string \"\(text)\", but a Date must be a JSON number of seconds since 2001-01-01 00:00:00 UTC (Swift's default JSONDecoder, which ActivityKit uses); the phone fails to decode the whole content state"
         if let date = parseISO(text) {
             message += "; send \(number(date.timeIntervalSinceReferenceDate))"
         }
@@ -58,16 +65,26 @@ enum DateRules {
         }
         if seconds >= millisecondsThreshold {
             let date = Date(timeIntervalSince1970: seconds / 1000)
-            return (date, PayloadProblem(.dateInMilliseconds, at: path,
-                "\(number(seconds)) looks like UNIX milliseconds (\(iso(date))); aps dates are UNIX seconds: send \(number((seconds / 1000).rounded(.down)))"))
+            return (
+                date,
+                PayloadProblem(
+                    .dateInMilliseconds, at: path,
+                    "\(number(seconds)) looks like UNIX milliseconds (\(iso(date))); aps dates are UNIX seconds: send \(number((seconds / 1000).rounded(.down)))"
+                )
+            )
         }
         if seconds < unixSecondsFloor {
             let date = Date(timeIntervalSinceReferenceDate: seconds)
-            let hint = seconds > 0
+            let hint =
+                seconds > 0
                 ? "; if it is seconds since 2001-01-01 (Swift's Date encoding, \(iso(date))), send \(number(seconds + referenceOffset))"
                 : ""
-            return (nil, PayloadProblem(.dateNotUnixSeconds, at: path,
-                "\(number(seconds)) is before 2001-09-09 as UNIX seconds; aps dates are UNIX seconds\(hint)"))
+            return (
+                nil,
+                PayloadProblem(
+                    .dateNotUnixSeconds, at: path,
+                    "\(number(seconds)) is before 2001-09-09 as UNIX seconds; aps dates are UNIX seconds\(hint)")
+            )
         }
         return (Date(timeIntervalSince1970: seconds), nil)
     }

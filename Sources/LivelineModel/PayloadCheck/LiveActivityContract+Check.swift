@@ -21,7 +21,9 @@ extension LiveActivityContract {
 
     /// `value` is the content state at `path` inside `document`.
     static func contentStateProblems(_ value: JSONValue, document: Data, path: [String], now: Date) -> [PayloadProblem] {
-        problems(value, fields: schema.contentState, owner: typeName + ".ContentState", decoding: ContentState.self, document: document, path: path, now: now)
+        problems(
+            value, fields: schema.contentState, owner: typeName + ".ContentState", decoding: ContentState.self, document: document, path: path,
+            now: now)
     }
 
     /// `value` is the static attributes at `path` inside `document`.
@@ -45,8 +47,10 @@ extension LiveActivityContract {
                         || failure.keyPath.hasPrefix(problem.keyPath + "["))
             }
             if !named {
-                problems.append(PayloadProblem(.decodingFailed, at: failure.keyPath,
-                    "the phone's default JSONDecoder fails here (\(failure.reason)), so it drops the whole push"))
+                problems.append(
+                    PayloadProblem(
+                        .decodingFailed, at: failure.keyPath,
+                        "the phone's default JSONDecoder fails here (\(failure.reason)), so it drops the whole push"))
             }
         }
         return problems

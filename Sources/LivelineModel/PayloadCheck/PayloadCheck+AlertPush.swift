@@ -10,7 +10,8 @@ extension PayloadCheck {
         do {
             body = try alert.encoded()
         } catch {
-            return PayloadCheckReport(bodyBytes: 0, bodyLimit: limit, problems: [PayloadProblem(.encodingFailed, at: "", "could not be encoded: \(error)")])
+            return PayloadCheckReport(
+                bodyBytes: 0, bodyLimit: limit, problems: [PayloadProblem(.encodingFailed, at: "", "could not be encoded: \(error)")])
         }
         var report = PayloadCheckReport(bodyBytes: body.count, bodyLimit: limit)
         if body.count > limit {
@@ -22,17 +23,25 @@ extension PayloadCheck {
                 }
             }
             fields = Array(fields.filter { $0.path != "aps" }.sorted { $0.bytes > $1.bytes }.prefix(3))
-            report.problems.append(PayloadProblem(.bodyTooLarge, at: "",
-                "is \(body.count) bytes, over the \(limit)-byte limit of an alert push by \(body.count - limit); largest fields: \(Self.describe(fields))"))
+            report.problems.append(
+                PayloadProblem(
+                    .bodyTooLarge, at: "",
+                    "is \(body.count) bytes, over the \(limit)-byte limit of an alert push by \(body.count - limit); largest fields: \(Self.describe(fields))"
+                ))
         }
         if let score = alert.relevanceScore, !(0...1).contains(score) {
-            report.problems.append(PayloadProblem(.invalidValue, at: "aps.relevance-score", "is \(score); for ordinary notifications it is from 0 to 1"))
+            report.problems.append(
+                PayloadProblem(.invalidValue, at: "aps.relevance-score", "is \(score); for ordinary notifications it is from 0 to 1"))
         }
         if alert.title == nil, alert.body == nil {
-            report.problems.append(PayloadProblem(.missingKey, at: "aps.alert", "has neither title nor body; the notification would show nothing", severity: .warning))
+            report.problems.append(
+                PayloadProblem(.missingKey, at: "aps.alert", "has neither title nor body; the notification would show nothing", severity: .warning))
         }
         for key in alert.custom.keys.sorted() where key == "aps" || key == "link" {
-            report.problems.append(PayloadProblem(.invalidValue, at: key, "is reserved (aps is the envelope, link the deep link field) and is not sent from custom", severity: .warning))
+            report.problems.append(
+                PayloadProblem(
+                    .invalidValue, at: key, "is reserved (aps is the envelope, link the deep link field) and is not sent from custom",
+                    severity: .warning))
         }
         return report
     }

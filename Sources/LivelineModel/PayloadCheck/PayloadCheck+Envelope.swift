@@ -58,7 +58,11 @@ extension PayloadCheck {
         let isStart = event == .start
         let eventName = event?.rawValue ?? "this event"
         if isStart, destination == .broadcast {
-            problems.append(PayloadProblem(.startOnBroadcast, at: "aps.event", "a broadcast push cannot start an activity; start it with a device push-to-start token (it may subscribe with input-push-channel)"))
+            problems.append(
+                PayloadProblem(
+                    .startOnBroadcast, at: "aps.event",
+                    "a broadcast push cannot start an activity; start it with a device push-to-start token (it may subscribe with input-push-channel)"
+                ))
         }
 
         // timestamp
@@ -67,12 +71,17 @@ extension PayloadCheck {
             if let problem { problems.append(problem) }
             if let date, date.timeIntervalSince(now) > DateRules.futureTimestampLimit {
                 // docs/devices.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken.
-                problems.append(PayloadProblem(.timestampInFuture, at: "aps.timestamp",
-                    "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
-                    severity: event == .end ? .warning : .error))
+                problems.append(
+                    PayloadProblem(
+                        .timestampInFuture, at: "aps.timestamp",
+                        "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
+                        severity: event == .end ? .warning : .error))
             }
         } else {
-            problems.append(PayloadProblem(.missingKey, at: "aps.timestamp", "is missing: set it to the current time in UNIX seconds; the phone keeps only the push with the newest timestamp"))
+            problems.append(
+                PayloadProblem(
+                    .missingKey, at: "aps.timestamp",
+                    "is missing: set it to the current time in UNIX seconds; the phone keeps only the push with the newest timestamp"))
         }
 
         // attributes-type, and which contract applies
@@ -80,17 +89,23 @@ extension PayloadCheck {
         switch aps["attributes-type"] {
         case nil:
             if isStart {
-                problems.append(PayloadProblem(.missingKey, at: "aps.attributes-type",
-                    "is missing: a start names the ActivityAttributes type, one of \(registry.names.joined(separator: ", "))"))
+                problems.append(
+                    PayloadProblem(
+                        .missingKey, at: "aps.attributes-type",
+                        "is missing: a start names the ActivityAttributes type, one of \(registry.names.joined(separator: ", "))"))
             }
         case .string(let name)?:
             if event != nil, !isStart {
-                problems.append(PayloadProblem(.ignoredKey, at: "aps.attributes-type", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
+                problems.append(
+                    PayloadProblem(
+                        .ignoredKey, at: "aps.attributes-type", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
             }
             if let known = registry.contract(named: name) {
                 if let explicit, explicit.typeName != name {
-                    problems.append(PayloadProblem(.attributesTypeMismatch, at: "aps.attributes-type",
-                        "is '\(name)', but the payload is checked as '\(explicit.typeName)'"))
+                    problems.append(
+                        PayloadProblem(
+                            .attributesTypeMismatch, at: "aps.attributes-type",
+                            "is '\(name)', but the payload is checked as '\(explicit.typeName)'"))
                 } else {
                     contract = known
                 }
@@ -100,12 +115,16 @@ extension PayloadCheck {
                 problems.append(problem)
             }
         case let other?:
-            problems.append(PayloadProblem(.typeMismatch, at: "aps.attributes-type", "expected the type name as a string, found \(other.kindDescription)"))
+            problems.append(
+                PayloadProblem(.typeMismatch, at: "aps.attributes-type", "expected the type name as a string, found \(other.kindDescription)"))
         }
         report.contractName = contract?.typeName
         if contract == nil, aps["attributes-type"] == nil {
-            problems.append(PayloadProblem(.unknownContract, at: "",
-                "cannot tell which contract this payload is for: give the type name (liveline contracts check FILE --type TYPE) or add aps.attributes-type; known: \(registry.names.joined(separator: ", "))"))
+            problems.append(
+                PayloadProblem(
+                    .unknownContract, at: "",
+                    "cannot tell which contract this payload is for: give the type name (liveline contracts check FILE --type TYPE) or add aps.attributes-type; known: \(registry.names.joined(separator: ", "))"
+                ))
         }
 
         // content-state
@@ -117,28 +136,35 @@ extension PayloadCheck {
             }
         } else {
             var message = "is missing: every event carries the whole content state (on end, the final one)"
-            if let other = NameSuggestion.closest(to: "content-state", among: Array(aps.keys)).first { message += "; the payload has '\(other)': the key is spelt content-state" }
+            if let other = NameSuggestion.closest(to: "content-state", among: Array(aps.keys)).first {
+                message += "; the payload has '\(other)': the key is spelt content-state"
+            }
             problems.append(PayloadProblem(.missingKey, at: "aps.content-state", message))
         }
 
         // attributes
         if let attributes = aps["attributes"] {
             if event != nil, !isStart {
-                problems.append(PayloadProblem(.ignoredKey, at: "aps.attributes", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
+                problems.append(
+                    PayloadProblem(
+                        .ignoredKey, at: "aps.attributes", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
             }
             if let contract {
                 problems += contract.attributesProblems(attributes, document: json, path: ["aps", "attributes"], now: now)
             }
         } else if isStart {
-            problems.append(PayloadProblem(.missingKey, at: "aps.attributes",
-                "is missing: a start carries the static attributes\(contract.map { " of \($0.typeName)" } ?? "")"))
+            problems.append(
+                PayloadProblem(
+                    .missingKey, at: "aps.attributes",
+                    "is missing: a start carries the static attributes\(contract.map { " of \($0.typeName)" } ?? "")"))
         }
 
         // alert
         if let alert = aps["alert"] {
             checkAlert(alert, isStart: isStart, into: &problems)
         } else if isStart {
-            problems.append(PayloadProblem(.missingKey, at: "aps.alert", "is missing: a start needs an alert with a title ({\"title\": …, \"body\": …})"))
+            problems.append(
+                PayloadProblem(.missingKey, at: "aps.alert", "is missing: a start needs an alert with a title ({\"title\": …, \"body\": …})"))
         }
 
         // stale-date
@@ -149,11 +175,16 @@ extension PayloadCheck {
                 problems.append(PayloadProblem(.ignoredKey, at: "aps.stale-date", "has no effect on end (use dismissal-date)", severity: .warning))
             } else if let date, date < now {
                 if isStart {
-                    problems.append(PayloadProblem(.staleDateInPast, at: "aps.stale-date",
-                        "is \(DateRules.iso(date)), already past (now \(DateRules.iso(now))); a start with a past stale date is created stale and never presented"))
+                    problems.append(
+                        PayloadProblem(
+                            .staleDateInPast, at: "aps.stale-date",
+                            "is \(DateRules.iso(date)), already past (now \(DateRules.iso(now))); a start with a past stale date is created stale and never presented"
+                        ))
                 } else {
-                    problems.append(PayloadProblem(.staleDateInPast, at: "aps.stale-date",
-                        "is \(DateRules.iso(date)), already past; the card shows as out of date at once", severity: .warning))
+                    problems.append(
+                        PayloadProblem(
+                            .staleDateInPast, at: "aps.stale-date",
+                            "is \(DateRules.iso(date)), already past; the card shows as out of date at once", severity: .warning))
                 }
             }
         }
@@ -163,8 +194,10 @@ extension PayloadCheck {
             let (_, problem) = DateRules.headerDate(value, at: "aps.dismissal-date")
             if let problem { problems.append(problem) }
             if event != nil, event != .end {
-                problems.append(PayloadProblem(.dismissalDateNotOnEnd, at: "aps.dismissal-date",
-                    "only end takes a dismissal-date, not \(eventName); send it with the end push"))
+                problems.append(
+                    PayloadProblem(
+                        .dismissalDateNotOnEnd, at: "aps.dismissal-date",
+                        "only end takes a dismissal-date, not \(eventName); send it with the end push"))
             }
         }
 
@@ -177,8 +210,10 @@ extension PayloadCheck {
         let token = aps["input-push-token"]
         let channel = aps["input-push-channel"]
         if token != nil, channel != nil {
-            problems.append(PayloadProblem(.pushTokenAndChannel, at: "aps",
-                "has both input-push-token and input-push-channel; they never go together: ask for an update token or subscribe to a channel"))
+            problems.append(
+                PayloadProblem(
+                    .pushTokenAndChannel, at: "aps",
+                    "has both input-push-token and input-push-channel; they never go together: ask for an update token or subscribe to a channel"))
         }
         if let token {
             if token != .int(1) {
@@ -192,7 +227,8 @@ extension PayloadCheck {
             if let text = channel.stringValue, !text.isEmpty, Data(base64Encoded: text) != nil {
                 // A channel id as APNs returns it.
             } else {
-                problems.append(PayloadProblem(.invalidValue, at: "aps.input-push-channel", "must be the base64 channel id that APNs returned, found \(channel)"))
+                problems.append(
+                    PayloadProblem(.invalidValue, at: "aps.input-push-channel", "must be the base64 channel id that APNs returned, found \(channel)"))
             }
             if event != nil, !isStart {
                 problems.append(PayloadProblem(.ignoredKey, at: "aps.input-push-channel", "is only read on start", severity: .warning))
@@ -216,7 +252,10 @@ extension PayloadCheck {
 
     func checkAlert(_ alert: JSONValue, isStart: Bool, into problems: inout [PayloadProblem]) {
         guard case .object(let members) = alert else {
-            problems.append(PayloadProblem(.typeMismatch, at: "aps.alert", "a Live Activity alert is an object {\"title\", \"body\", \"sound\"}, found \(alert.kindDescription)"))
+            problems.append(
+                PayloadProblem(
+                    .typeMismatch, at: "aps.alert",
+                    "a Live Activity alert is an object {\"title\", \"body\", \"sound\"}, found \(alert.kindDescription)"))
             return
         }
         if let title = members["title"] {
@@ -229,7 +268,8 @@ extension PayloadCheck {
             problems.append(PayloadProblem(.typeMismatch, at: "aps.alert.sound", "expected a sound file name, found \(sound.kindDescription)"))
         }
         for key in members.keys.sorted() where !["title", "body", "sound"].contains(key) {
-            problems.append(PayloadProblem(.unknownKey, at: "aps.alert." + key, "a Live Activity alert reads title, body and sound only", severity: .warning))
+            problems.append(
+                PayloadProblem(.unknownKey, at: "aps.alert." + key, "a Live Activity alert reads title, body and sound only", severity: .warning))
         }
     }
 
@@ -239,7 +279,10 @@ extension PayloadCheck {
             break
         case .object(let members):
             if members["loc-key"]?.stringValue == nil {
-                problems.append(PayloadProblem(.missingKey, at: path + ".loc-key", "a localized text is {\"loc-key\": \"…\", \"loc-args\": [\"…\"]}; loc-key must be a string"))
+                problems.append(
+                    PayloadProblem(
+                        .missingKey, at: path + ".loc-key",
+                        "a localized text is {\"loc-key\": \"…\", \"loc-args\": [\"…\"]}; loc-key must be a string"))
             }
             if let arguments = members["loc-args"] {
                 guard case .array(let items) = arguments, items.allSatisfy({ $0.stringValue != nil }) else {
@@ -248,7 +291,8 @@ extension PayloadCheck {
                 }
             }
         default:
-            problems.append(PayloadProblem(.typeMismatch, at: path, "expected a string or {\"loc-key\", \"loc-args\"}, found \(text.kindDescription)"))
+            problems.append(
+                PayloadProblem(.typeMismatch, at: path, "expected a string or {\"loc-key\", \"loc-args\"}, found \(text.kindDescription)"))
         }
     }
 

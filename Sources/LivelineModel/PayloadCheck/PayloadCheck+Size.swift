@@ -5,13 +5,16 @@ extension PayloadCheck {
     /// state; over a limit, the error gives the byte count and the largest fields.
     /// Related APNs documentation: "Generating a remote notification" (4096 bytes), broadcast
     /// 5120 bytes; "Displaying live data with Live Activities" (4 KB); `docs/apns.md` §1.5.
-    func checkSizes(root: [String: JSONValue], aps: [String: JSONValue], bodyBytes: Int, into report: inout PayloadCheckReport, problems: inout [PayloadProblem]) {
+    func checkSizes(
+        root: [String: JSONValue], aps: [String: JSONValue], bodyBytes: Int, into report: inout PayloadCheckReport, problems: inout [PayloadProblem]
+    ) {
         let activityData = [aps["content-state"], aps["attributes"]].compactMap { $0 }
         let activityBytes = activityData.reduce(0) { $0 + $1.compactSize }
         report.activityDataBytes = activityBytes
 
         if bodyBytes > destination.bodyLimit {
-            var message = "is \(bodyBytes) bytes, over the \(destination.bodyLimit)-byte limit of a \(destination.rawValue) push by \(bodyBytes - destination.bodyLimit) (APNs answers 413 PayloadTooLarge)"
+            var message =
+                "is \(bodyBytes) bytes, over the \(destination.bodyLimit)-byte limit of a \(destination.rawValue) push by \(bodyBytes - destination.bodyLimit) (APNs answers 413 PayloadTooLarge)"
             let compact = JSONValue.object(root).compactSize
             if compact <= destination.bodyLimit {
                 message += "; without whitespace it is \(compact) bytes and would fit"
@@ -20,9 +23,11 @@ extension PayloadCheck {
             problems.append(PayloadProblem(.bodyTooLarge, at: "", message))
         }
         if activityBytes > Self.activityDataLimit {
-            problems.append(PayloadProblem(.activityDataTooLarge, at: "aps",
-                "attributes plus content-state are \(activityBytes) bytes, over ActivityKit's \(Self.activityDataLimit)-byte budget by \(activityBytes - Self.activityDataLimit); largest fields: "
-                    + Self.describe(Self.largestFields(root: root, aps: aps, activityDataOnly: true))))
+            problems.append(
+                PayloadProblem(
+                    .activityDataTooLarge, at: "aps",
+                    "attributes plus content-state are \(activityBytes) bytes, over ActivityKit's \(Self.activityDataLimit)-byte budget by \(activityBytes - Self.activityDataLimit); largest fields: "
+                        + Self.describe(Self.largestFields(root: root, aps: aps, activityDataOnly: true))))
         }
     }
 

@@ -66,7 +66,8 @@ public struct PayloadCheck: Sendable {
         do {
             body = try payload.encoded()
         } catch {
-            var report = PayloadCheckReport(contractName: Attributes.typeName, event: payload.event.rawValue, bodyBytes: 0, bodyLimit: destination.bodyLimit)
+            var report = PayloadCheckReport(
+                contractName: Attributes.typeName, event: payload.event.rawValue, bodyBytes: 0, bodyLimit: destination.bodyLimit)
             report.problems.append(PayloadProblem(.encodingFailed, at: "", "could not be encoded: \(error)"))
             return .failure(PayloadRejected(report: report))
         }

@@ -13,7 +13,10 @@ public struct PayloadCheckReport: Sendable, Hashable {
     /// Every problem, errors and warnings, in the order found.
     public var problems: [PayloadProblem]
 
-    public init(contractName: String? = nil, event: String? = nil, bodyBytes: Int, bodyLimit: Int, activityDataBytes: Int? = nil, problems: [PayloadProblem] = []) {
+    public init(
+        contractName: String? = nil, event: String? = nil, bodyBytes: Int, bodyLimit: Int, activityDataBytes: Int? = nil,
+        problems: [PayloadProblem] = []
+    ) {
         self.contractName = contractName
         self.event = event
         self.bodyBytes = bodyBytes

@@ -17,7 +17,8 @@ struct SchemaValidator {
             let fieldPath = Self.join(path, field.key)
             guard let member = members[field.key] else {
                 if !field.isOptional {
-                    var message = "is missing: \(owner) requires \(field.key) (\(field.typeDescription)), so the phone drops the whole push without a word"
+                    var message =
+                        "is missing: \(owner) requires \(field.key) (\(field.typeDescription)), so the phone drops the whole push without a word"
                     if let renamed = strangers.first(where: { NameSuggestion.closest(to: $0, among: [field.key]).first != nil }) {
                         message += "; the payload has '\(renamed)' instead: a renamed key?"
                     }
@@ -27,8 +28,10 @@ struct SchemaValidator {
             }
             if member == .null {
                 if !field.isOptional {
-                    problems.append(PayloadProblem(.nullValue, at: fieldPath,
-                        "is null, but \(owner).\(field.key) is a non-optional \(field.type); the phone drops the whole push"))
+                    problems.append(
+                        PayloadProblem(
+                            .nullValue, at: fieldPath,
+                            "is null, but \(owner).\(field.key) is a non-optional \(field.type); the phone drops the whole push"))
                 }
                 continue
             }

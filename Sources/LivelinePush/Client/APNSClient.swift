@@ -116,7 +116,8 @@ public final class APNSClient: Sendable {
 
     /// Reads a channel's configuration (200, the JSON in `body`).
     public func readChannel(bundleID: String, channelID: String) async -> APNSResult {
-        await perform(HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", channelID)]), on: managementPool)
+        await perform(
+            HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", channelID)]), on: managementPool)
     }
 
     /// Deletes a channel (204).
@@ -133,7 +134,9 @@ public final class APNSClient: Sendable {
 
     /// Lists the app's channels; nil channels when the answer was not a 200 with a list.
     public func listChannels(bundleID: String, completion: @escaping @Sendable (_ channels: [String]?, _ result: APNSResult) -> Void) {
-        perform(HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/all-channels"), on: managementPool, attempt: 1, rotated: false, started: .now) { result in
+        perform(
+            HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/all-channels"), on: managementPool, attempt: 1, rotated: false, started: .now
+        ) { result in
             struct List: Decodable { var channels: [String] }
             let list = result.status == 200 ? try? JSONDecoder().decode(List.self, from: Data(result.body)) : nil
             completion(list?.channels, result)
@@ -209,12 +212,13 @@ public final class APNSClient: Sendable {
                         perform(request, on: pool, attempt: attempt + 1, rotated: rotated, started: started, completion: completion)
                         return
                     }
-                    completion(APNSResult(
-                        status: response.status, reason: reason, timestamp: timestamp, apnsID: response.header("apns-id"),
-                        uniqueID: response.header("apns-unique-id"), requestID: response.header("apns-request-id"),
-                        channelID: response.header("apns-channel-id"), body: response.body, attempts: attempt,
-                        latency: .now - started, outcome: outcome
-                    ))
+                    completion(
+                        APNSResult(
+                            status: response.status, reason: reason, timestamp: timestamp, apnsID: response.header("apns-id"),
+                            uniqueID: response.header("apns-unique-id"), requestID: response.header("apns-request-id"),
+                            channelID: response.header("apns-channel-id"), body: response.body, attempts: attempt,
+                            latency: .now - started, outcome: outcome
+                        ))
                 case .failure(let failure):
                     connection.retire()
                     // A request the server never processed (refused stream, above a GOAWAY's last
@@ -230,10 +234,11 @@ public final class APNSClient: Sendable {
                         }
                         return
                     }
-                    completion(APNSResult(
-                        status: 0, transportError: failure.message, attempts: attempt, latency: .now - started,
-                        outcome: .retry(newConnection: true)
-                    ))
+                    completion(
+                        APNSResult(
+                            status: 0, transportError: failure.message, attempts: attempt, latency: .now - started,
+                            outcome: .retry(newConnection: true)
+                        ))
                 }
             }
         }

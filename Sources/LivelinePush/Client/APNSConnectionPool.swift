@@ -59,8 +59,13 @@ final class APNSConnectionPool: Sendable {
     var count: Int { connections.withLock { $0.count } }
 
     func closeAll() {
-        let all = connections.withLock { connections in defer { connections = [] }; return connections }
-            + draining.withLock { draining in defer { draining = [] }; return draining }
+        let all =
+            connections.withLock { connections in
+                defer { connections = [] }; return connections
+            }
+            + draining.withLock { draining in
+                defer { draining = [] }; return draining
+            }
         for connection in all { connection.http.close() }
     }
 

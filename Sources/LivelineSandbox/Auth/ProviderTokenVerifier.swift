@@ -44,7 +44,8 @@ final class ProviderTokenVerifier: Sendable {
         if let token = try? ProviderToken.parse(compact),
             let key = state.withLock({ $0.keys[token.keyID] }),
             key.teamID == token.teamID,
-            token.verify(with: key.publicKey) {
+            token.verify(with: key.publicKey)
+        {
             outcome = .valid(token)
         } else {
             outcome = .invalid

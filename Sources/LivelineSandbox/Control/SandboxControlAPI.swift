@@ -66,10 +66,11 @@ enum SandboxControlAPI {
                     state.devices[token] = record
                     return record
                 }
-                return try .json(SandboxControlBodies.Device(
-                    token: token, bundleId: record.bundleID, status: expired ? "expired" : "unregistered",
-                    timestamp: Int64((at.timeIntervalSince1970 * 1000).rounded(.down))
-                ))
+                return try .json(
+                    SandboxControlBodies.Device(
+                        token: token, bundleId: record.bundleID, status: expired ? "expired" : "unregistered",
+                        timestamp: Int64((at.timeIntervalSince1970 * 1000).rounded(.down))
+                    ))
             }
         }
         router.add(devicePushes) { request in
@@ -91,10 +92,16 @@ enum SandboxControlAPI {
         }
         router.add(setFaults) { request in
             let body = try request.decode(SandboxControlBodies.Faults.self)
-            for (name, share) in [("internalErrorShare", body.internalErrorShare), ("unavailableShare", body.unavailableShare), ("tooManyRequestsShare", body.tooManyRequestsShare)] {
+            for (name, share) in [
+                ("internalErrorShare", body.internalErrorShare), ("unavailableShare", body.unavailableShare),
+                ("tooManyRequestsShare", body.tooManyRequestsShare),
+            ] {
                 if let share, !(0...1).contains(share) { throw HTTPError.badRequest("\(name) must be from 0 to 1", field: name) }
             }
-            for (name, count) in [("goAwayAfterStreams", body.goAwayAfterStreams), ("dropConnectionAfterStreams", body.dropConnectionAfterStreams), ("latencyMs", body.latencyMs)] {
+            for (name, count) in [
+                ("goAwayAfterStreams", body.goAwayAfterStreams), ("dropConnectionAfterStreams", body.dropConnectionAfterStreams),
+                ("latencyMs", body.latencyMs),
+            ] {
                 if let count, count < (name == "latencyMs" ? 0 : 1) { throw HTTPError.badRequest("\(name) is out of range", field: name) }
             }
             let faults = body.faults

@@ -26,7 +26,9 @@ extension SandboxCore {
     /// - the channel: unknown for this app → `400 ChannelNotRegistered`; a no-storage channel
     ///   (policy 0) with a non-zero `apns-expiration` → `400 BadExpirationDate`.
     /// Answers carry `apns-request-id` (echoed, or generated), not `apns-id`.
-    func broadcast(_ request: HTTP2Request, bundleID: String, headers: RequestHeaders, requestID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
+    func broadcast(
+        _ request: HTTP2Request, bundleID: String, headers: RequestHeaders, requestID: String, now: Date
+    ) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         if let topic = headers["apns-topic"], topic != bundleID, topic != bundleID + ".push-type.liveactivity" {
             throw .badRequest(.topicDisallowed)

@@ -21,7 +21,9 @@ extension SandboxCore {
     /// - the token's record: unknown → `400 BadDeviceToken` (unless `acceptAnyToken`); registered
     ///   for another app → `400 DeviceTokenNotForTopic`; unregistered or expired → `410 Unregistered`
     ///   / `410 ExpiredToken` with the `timestamp` (ms) it stopped being valid.
-    func devicePush(_ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
+    func devicePush(
+        _ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date
+    ) throws(APNSRejection) -> HTTP2Response {
         guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
         guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
         let token = rawToken.lowercased()

@@ -71,7 +71,8 @@ final class SandboxCore: Sendable {
         }
         let route = SandboxRoute(path: request.path, port: port)
         let idName = route.idHeaderName
-        let id = route.idHeaderName == "apns-id"
+        let id =
+            route.idHeaderName == "apns-id"
             ? (request.header("apns-id") ?? WireFormats.newID())
             : (request.header("apns-request-id").flatMap { WireFormats.isUUID($0) ? $0 : nil } ?? WireFormats.newID())
         switch fate {
@@ -92,7 +93,8 @@ final class SandboxCore: Sendable {
         }
     }
 
-    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNSRejection) -> HTTP2Response {
+    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNSRejection) -> HTTP2Response
+    {
         let allowedMethods: Set<String>
         switch route {
         case .notFound: throw APNSRejection(404, .badPath)

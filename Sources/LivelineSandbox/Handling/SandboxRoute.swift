@@ -29,7 +29,8 @@ enum SandboxRoute: Sendable, Hashable {
         } else if let bundle = Self.remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.utf8.contains(UInt8(ascii: "/")) {
             self = .broadcast(bundleID: String(bundle))
         } else if port == .management, let app = Self.remainder(of: rest, after: "/1/apps/"),
-            let slash = app.utf8.firstIndex(of: UInt8(ascii: "/")), slash != app.startIndex {
+            let slash = app.utf8.firstIndex(of: UInt8(ascii: "/")), slash != app.startIndex
+        {
             let bundle = String(app[..<slash])
             switch app[app.index(after: slash)...] {
             case "channels": self = .channels(bundleID: bundle)

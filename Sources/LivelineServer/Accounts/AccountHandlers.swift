@@ -14,10 +14,11 @@ struct AccountHandlers: Sendable {
         router.add(Routes.me) { request in
             let caller = try auth.caller(of: request)
             let members = try engine.members(householdID: caller.householdID)
-            return try .json(MeResponse(
-                user: caller.user.profile, householdName: caller.user.householdName,
-                members: members.map(\.profile)
-            ))
+            return try .json(
+                MeResponse(
+                    user: caller.user.profile, householdName: caller.user.householdName,
+                    members: members.map(\.profile)
+                ))
         }
         router.add(Routes.user) { request in
             let caller = try auth.caller(of: request)

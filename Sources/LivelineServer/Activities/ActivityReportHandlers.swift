@@ -23,7 +23,9 @@ struct ActivityReportHandlers: Sendable {
             let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
             // Up to date (the usual push-woken pull): the row just read answers it.
             if sinceRev == context.rev {
-                return try .json(ContextHandlers.response(.unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev), engine: engine))
+                return try .json(
+                    ContextHandlers.response(
+                        .unchanged(key: context.key, activityType: context.activityType, state: context.state, rev: context.rev), engine: engine))
             }
             guard let read = try engine.snapshot(key: context.key, sinceRev: sinceRev) else {
                 throw HTTPError.notFound("there is no context \(context.key)")
@@ -74,11 +76,12 @@ struct ActivityReportHandlers: Sendable {
         guard let context = try engine.context(key: key) else {
             throw HTTPError.notFound("there is no context \(key)")
         }
-        let visible = if let householdID = context.householdID {
-            householdID == caller.householdID
-        } else {
-            try engine.isFollowed(key: key, householdID: caller.householdID)
-        }
+        let visible =
+            if let householdID = context.householdID {
+                householdID == caller.householdID
+            } else {
+                try engine.isFollowed(key: key, householdID: caller.householdID)
+            }
         guard visible else { throw HTTPError.notFound("there is no context \(key)") }
         return context
     }

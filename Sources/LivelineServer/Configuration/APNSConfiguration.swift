@@ -85,7 +85,9 @@ public struct APNSConfiguration: Sendable {
 
     /// A bundle id is reverse-DNS letters, digits, `-` and `.`, and never carries a topic suffix.
     static func validateBundleID(_ bundleID: String) throws {
-        let allowed = bundleID.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-" }
+        let allowed = bundleID.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-"
+        }
         guard allowed, bundleID.contains("."), !bundleID.hasPrefix("."), !bundleID.hasSuffix(".") else {
             throw ConfigurationError("the bundle id must look like com.example.app, not '\(bundleID)'")
         }

@@ -25,10 +25,12 @@ struct ContextHandlers: Sendable {
             if let score = body.relevanceScore, !score.isFinite || score < 0 {
                 throw HTTPError.badRequest("relevanceScore must be a number of 0 or more", field: "relevanceScore")
             }
-            let result = try engine.putContext(key: key, ContextPut(
-                type: body.type, attributes: body.attributes ?? .object([:]), contentState: body.contentState, alert: body.alert,
-                priority: body.priority, relevanceScore: body.relevanceScore
-            ))
+            let result = try engine.putContext(
+                key: key,
+                ContextPut(
+                    type: body.type, attributes: body.attributes ?? .object([:]), contentState: body.contentState, alert: body.alert,
+                    priority: body.priority, relevanceScore: body.relevanceScore
+                ))
             return try .json(PutContextResponse(key: key, rev: result.rev, created: result.created), status: result.created ? 201 : 200)
         }
         router.add(Routes.getContext) { request in
@@ -53,9 +55,10 @@ struct ContextHandlers: Sendable {
             guard let timeline = try engine.timeline(key: key, limit: limit) else {
                 throw HTTPError.notFound("there is no context \(key)")
             }
-            return try .json(ContextTimelineResponse(
-                key: key, sentRev: timeline.sentRev, acknowledged: timeline.acknowledged, entries: timeline.entries.map(Self.entry)
-            ))
+            return try .json(
+                ContextTimelineResponse(
+                    key: key, sentRev: timeline.sentRev, acknowledged: timeline.acknowledged, entries: timeline.entries.map(Self.entry)
+                ))
         }
         router.add(Routes.startContext) { request in
             try auth.requireAdmin(request)
@@ -73,10 +76,13 @@ struct ContextHandlers: Sendable {
                 contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,
                 includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false
             )
-            return try .json(StartContextResponse(
-                key: key, channelId: result.channelID, channelFallback: result.channelFallback,
-                starts: result.outcomes.map { .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason) }
-            ))
+            return try .json(
+                StartContextResponse(
+                    key: key, channelId: result.channelID, channelFallback: result.channelFallback,
+                    starts: result.outcomes.map {
+                        .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason)
+                    }
+                ))
         }
     }
 
@@ -112,23 +118,28 @@ struct ContextHandlers: Sendable {
                 priority: attempt.priority, latencyMs: attempt.latencyMilliseconds
             )
         case .deadLetter(let row):
-            let target: (String, String)? = switch row.target {
-            case .token(let id)?: ("token", String(id.rawValue))
-            case .channel(let id)?: ("channel", id)
-            case nil: nil
-            }
+            let target: (String, String)? =
+                switch row.target {
+                case .token(let id)?: ("token", String(id.rawValue))
+                case .channel(let id)?: ("channel", id)
+                case nil: nil
+                }
             return .init(
                 kind: .deadLetter, at: row.updatedAt, note: "\(row.kind.rawValue) row \(row.id)", targetKind: target?.0,
                 target: target?.1, reason: row.lastError, attempts: row.attempts
             )
         case .start(let start):
-            let status = start.suspectAt != nil ? "suspect (no update token followed)"
+            let status =
+                start.suspectAt != nil
+                ? "suspect (no update token followed)"
                 : start.updateTokenAt != nil ? "\(start.status.rawValue), update token received" : start.status.rawValue
             return .init(
                 kind: .start, at: start.updatedAt, note: "start \(status)", targetKind: "device", target: start.deviceID, reason: start.reason
             )
         case .receipt(let receipt):
-            return .init(kind: .receipt, at: receipt.receivedAt, rev: receipt.rev, note: "rendered rev \(receipt.rev)", targetKind: "device", target: receipt.deviceID)
+            return .init(
+                kind: .receipt, at: receipt.receivedAt, rev: receipt.rev, note: "rendered rev \(receipt.rev)", targetKind: "device",
+                target: receipt.deviceID)
         }
     }
 }

@@ -23,10 +23,13 @@ enum APIDocumentation {
             Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
             auth: .bearer, request: "RegisterToken", response: "RegisterTokenResult", errors: [400]
         ),
-        .init(Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken", response: "UnregisterTokenResult", errors: [400]),
+        .init(
+            Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken",
+            response: "UnregisterTokenResult", errors: [400]),
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
         .init(
-            Routes.pullContext, "Pull a context's truth (the household's, or a /v1 context one of its devices follows); since_rev equal to the current rev: {key, type, state, rev, unchanged: true}",
+            Routes.pullContext,
+            "Pull a context's truth (the household's, or a /v1 context one of its devices follows); since_rev equal to the current rev: {key, type, state, rev, unchanged: true}",
             auth: .bearer, response: "ContextSnapshot", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
         ),
         .init(Routes.optIns, "The caller's Live Activity opt-in per activity type (types not listed are on)", auth: .bearer, response: "OptIns"),
@@ -35,7 +38,8 @@ enum APIDocumentation {
             auth: .bearer, request: "OptIn", response: "OptIns", errors: [400]
         ),
         .init(
-            Routes.activityDismissed, "The user swiped the context's activity away: no new start for them unless asked; their update tokens for it end",
+            Routes.activityDismissed,
+            "The user swiped the context's activity away: no new start for them unless asked; their update tokens for it end",
             auth: .bearer, request: "DismissedReport", response: "DismissedResult", errors: [400, 404]
         ),
         .init(
@@ -43,7 +47,8 @@ enum APIDocumentation {
             auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404]
         ),
         .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications"),
-        .init(Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
+        .init(
+            Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
         .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
             auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true
@@ -53,7 +58,9 @@ enum APIDocumentation {
             auth: .admin, response: "ContextSnapshot", errors: [400, 404],
             query: [("since_rev", "the revision the caller has (a whole number)")]
         ),
-        .init(Routes.endContext, "End a context: its activities get the final state and are dismissed", auth: .admin, response: "EndContextResult", errors: [400, 404]),
+        .init(
+            Routes.endContext, "End a context: its activities get the final state and are dismissed", auth: .admin, response: "EndContextResult",
+            errors: [400, 404]),
         .init(
             Routes.contextTimeline, "A context's revisions, delivery attempts and dead letters, newest first",
             auth: .admin, response: "ContextTimeline", errors: [400, 404], query: [("limit", "at most this many entries (1–1000, default 200)")]
@@ -66,7 +73,9 @@ enum APIDocumentation {
             Routes.notify, "An inbox record and an alert push to each of the user's devices, once per dedupeKey (201 when new)",
             auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
         ),
-        .init(Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve", response: "ResolveResult", errors: [400, 404]),
+        .init(
+            Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",
+            response: "ResolveResult", errors: [400, 404]),
     ]
 
     static let schemas: [String: JSONValue] = [
@@ -78,81 +87,120 @@ enum APIDocumentation {
             "locale": ["type": "string", "enum": ["de", "en"]],
         ]),
         "Me": object(["user": ref("UserProfile"), "householdName": string, "members": ["type": "array", "items": ref("UserProfile")]]),
-        "RegisterToken": object([
-            "kind": ["type": "string", "enum": .array(PushTokenKind.allCases.map { .string($0.rawValue) })],
-            "token": ["description": "hex APNs token, or for web-push the subscription {endpoint, keys: {p256dh, auth}} as object or JSON string",
-                      "oneOf": [string, ["type": "object"]]],
-            "context_key": string, "attributes_type": string,
-            "environment": ["type": "string", "enum": ["sandbox", "production"]],
-            "device_id": string, "frequent_pushes_enabled": ["type": "boolean"],
-        ], required: ["kind", "token"]),
+        "RegisterToken": object(
+            [
+                "kind": ["type": "string", "enum": .array(PushTokenKind.allCases.map { .string($0.rawValue) })],
+                "token": [
+                    "description": "hex APNs token, or for web-push the subscription {endpoint, keys: {p256dh, auth}} as object or JSON string",
+                    "oneOf": [string, ["type": "object"]],
+                ],
+                "context_key": string, "attributes_type": string,
+                "environment": ["type": "string", "enum": ["sandbox", "production"]],
+                "device_id": string, "frequent_pushes_enabled": ["type": "boolean"],
+            ], required: ["kind", "token"]),
         "RegisterTokenResult": object([
             "outcome": ["type": "string", "enum": ["created", "unchanged", "replaced"]],
             "kind": string, "environment": string, "deviceId": string, "tokenPrefix": string,
         ]),
         "UnregisterTokenResult": object(["removed": integer]),
         "PrometheusText": ["type": "string", "description": "Prometheus text exposition format 0.0.4"],
-        "PutContext": object([
-            "type": ["type": "string", "description": "the contract name, e.g. TripLiveActivityAttributes",
-                     "enum": .array(ContractRegistry.known.names.map { .string($0) })],
-            "attributes": ["type": "object", "description": "static attributes (default {})"],
-            "contentState": ["type": "object", "description": "the full content state; must decode into the contract"],
-            "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
-            "priority": ["type": "integer", "enum": [5, 10]],
-            "relevanceScore": ["type": "number", "minimum": 0],
-        ], required: ["type", "contentState"]),
+        "PutContext": object(
+            [
+                "type": [
+                    "type": "string", "description": "the contract name, e.g. TripLiveActivityAttributes",
+                    "enum": .array(ContractRegistry.known.names.map { .string($0) }),
+                ],
+                "attributes": ["type": "object", "description": "static attributes (default {})"],
+                "contentState": ["type": "object", "description": "the full content state; must decode into the contract"],
+                "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
+                "priority": ["type": "integer", "enum": [5, 10]],
+                "relevanceScore": ["type": "number", "minimum": 0],
+            ], required: ["type", "contentState"]),
         "PutContextResult": object(["key": string, "rev": integer, "created": boolean]),
         "EndContextResult": object(["key": string, "rev": integer, "alreadyEnded": boolean]),
-        "ContextSnapshot": object([
-            "key": string, "type": string, "state": ["type": "string", "enum": ["active", "ended"]], "rev": integer,
-            "unchanged": boolean, "attributes": ["type": "object"], "contentState": ["type": "object"],
-            "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime, "dismissalAt": dateTime,
-        ], required: ["key", "type", "state", "rev", "unchanged"]),
-        "ContextTimeline": object([
-            "key": string, "sentRev": integer, "acknowledged": ["type": "object", "additionalProperties": integer],
-            "entries": ["type": "array", "items": object([
-                "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter", "start", "receipt"]], "at": dateTime, "rev": integer,
-                "note": string, "targetKind": ["type": "string", "enum": ["token", "channel", "device"]], "target": string,
-                "status": integer, "reason": string, "apnsId": string, "priority": integer, "latencyMs": ["type": "number"],
-                "attempts": integer,
-            ], required: ["kind", "at"])],
-        ], required: ["key", "acknowledged", "entries"]),
-        "StartContext": object([
-            "userIds": ["type": "array", "items": integer], "deviceIds": ["type": "array", "items": string],
-            "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
-            "includeDismissed": boolean, "useChannel": boolean,
-        ], required: ["alert"]),
-        "StartContextResult": object([
-            "key": string, "channelId": string, "channelFallback": string,
-            "starts": ["type": "array", "items": object([
-                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"]],
-                "deviceId": string, "userId": integer, "reason": string,
-            ], required: ["outcome"])],
-        ], required: ["key", "starts"]),
+        "ContextSnapshot": object(
+            [
+                "key": string, "type": string, "state": ["type": "string", "enum": ["active", "ended"]], "rev": integer,
+                "unchanged": boolean, "attributes": ["type": "object"], "contentState": ["type": "object"],
+                "startedAt": dateTime, "deadlineAt": dateTime, "endedAt": dateTime, "dismissalAt": dateTime,
+            ], required: ["key", "type", "state", "rev", "unchanged"]),
+        "ContextTimeline": object(
+            [
+                "key": string, "sentRev": integer, "acknowledged": ["type": "object", "additionalProperties": integer],
+                "entries": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter", "start", "receipt"]], "at": dateTime,
+                            "rev": integer,
+                            "note": string, "targetKind": ["type": "string", "enum": ["token", "channel", "device"]], "target": string,
+                            "status": integer, "reason": string, "apnsId": string, "priority": integer, "latencyMs": ["type": "number"],
+                            "attempts": integer,
+                        ], required: ["kind", "at"]),
+                ],
+            ], required: ["key", "acknowledged", "entries"]),
+        "StartContext": object(
+            [
+                "userIds": ["type": "array", "items": integer], "deviceIds": ["type": "array", "items": string],
+                "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
+                "includeDismissed": boolean, "useChannel": boolean,
+            ], required: ["alert"]),
+        "StartContextResult": object(
+            [
+                "key": string, "channelId": string, "channelFallback": string,
+                "starts": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "outcome": [
+                                "type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"],
+                            ],
+                            "deviceId": string, "userId": integer, "reason": string,
+                        ], required: ["outcome"]),
+                ],
+            ], required: ["key", "starts"]),
         "DismissedReport": object(["context_key": string]),
-        "OptIn": object(["attributes_type": ["type": "string", "enum": .array(ContractRegistry.known.names.map { .string($0) })], "enabled": boolean]),
+        "OptIn": object([
+            "attributes_type": ["type": "string", "enum": .array(ContractRegistry.known.names.map { .string($0) })], "enabled": boolean,
+        ]),
         "OptIns": object(["preferences": ["type": "object", "additionalProperties": boolean]]),
         "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
         "ReceiptReport": object(["context_key": string, "rev": integer, "device_id": string], required: ["context_key", "rev"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
-        "Notify": object([
-            "userId": integer, "title": string, "body": string, "link": string, "icon": string, "dedupeKey": string,
-        ], required: ["userId", "title", "dedupeKey"]),
-        "NotifyResult": object(["created": boolean, "id": integer, "queued": ["type": "object", "additionalProperties": integer]], required: ["created", "queued"]),
+        "Notify": object(
+            [
+                "userId": integer, "title": string, "body": string, "link": string, "icon": string, "dedupeKey": string,
+            ], required: ["userId", "title", "dedupeKey"]),
+        "NotifyResult": object(
+            ["created": boolean, "id": integer, "queued": ["type": "object", "additionalProperties": integer]], required: ["created", "queued"]),
         "Resolve": object(["userId": integer, "dedupeKey": string]),
         "ResolveResult": object(["resolved": boolean]),
-        "Notifications": object(["notifications": ["type": "array", "items": object([
-            "id": integer, "title": string, "body": string, "icon": string, "link": string, "dedupeKey": string,
-            "resolved": boolean, "read": boolean, "createdAt": dateTime,
-        ], required: ["id", "title", "dedupeKey", "resolved", "read", "createdAt"])]]),
+        "Notifications": object([
+            "notifications": [
+                "type": "array",
+                "items": object(
+                    [
+                        "id": integer, "title": string, "body": string, "icon": string, "link": string, "dedupeKey": string,
+                        "resolved": boolean, "read": boolean, "createdAt": dateTime,
+                    ], required: ["id", "title", "dedupeKey", "resolved", "read", "createdAt"]),
+            ]
+        ]),
         "NotificationRead": object(["id": integer, "read": boolean]),
-        "DeviceTokens": object(["devices": ["type": "array", "items": object([
-            "deviceId": string,
-            "tokens": ["type": "array", "items": object([
-                "kind": string, "environment": string, "tokenPrefix": string, "attributesType": nullableString,
-                "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
-                "registeredAt": ["type": "string", "format": "date-time"],
-            ])],
-        ])]]),
+        "DeviceTokens": object([
+            "devices": [
+                "type": "array",
+                "items": object([
+                    "deviceId": string,
+                    "tokens": [
+                        "type": "array",
+                        "items": object([
+                            "kind": string, "environment": string, "tokenPrefix": string, "attributesType": nullableString,
+                            "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
+                            "registeredAt": ["type": "string", "format": "date-time"],
+                        ]),
+                    ],
+                ]),
+            ]
+        ]),
     ]
 }

@@ -30,8 +30,10 @@ enum OpenAPIDocument {
 
     static func operation(_ doc: RouteDocumentation) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "operationId": .string(doc.route.method.rawValue.lowercased() + doc.route.template
-                .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()),
+            "operationId": .string(
+                doc.route.method.rawValue.lowercased()
+                    + doc.route.template
+                    .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()),
             "summary": .string(doc.summary),
         ]
         switch doc.auth {

@@ -31,27 +31,36 @@ struct MetricsHandler: Sendable {
         let depth = try engine.outboxDepth()
         var out = PrometheusText()
 
-        out.family("liveline_pushes_total", type: "counter", help: "APNs answers to the engine's pushes, by HTTP status and reason (status 0: no answer).")
+        out.family(
+            "liveline_pushes_total", type: "counter", help: "APNs answers to the engine's pushes, by HTTP status and reason (status 0: no answer).")
         for key in metrics.pushes.keys.sorted() {
             let parts = key.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
-            out.sample("liveline_pushes_total", ["status": String(parts[0]), "reason": parts.count > 1 ? String(parts[1]) : ""], metrics.pushes[key]!)
+            out.sample(
+                "liveline_pushes_total", ["status": String(parts[0]), "reason": parts.count > 1 ? String(parts[1]) : ""], metrics.pushes[key]!)
         }
 
-        out.family("liveline_outbox_rows", type: "gauge", help: "Outbox rows by state: due (waiting), leased (being sent), dead (never sent, see the timeline).")
+        out.family(
+            "liveline_outbox_rows", type: "gauge",
+            help: "Outbox rows by state: due (waiting), leased (being sent), dead (never sent, see the timeline).")
         out.sample("liveline_outbox_rows", ["state": "due"], depth.due)
         out.sample("liveline_outbox_rows", ["state": "leased"], depth.leased)
         out.sample("liveline_outbox_rows", ["state": "dead"], depth.dead)
 
-        out.family("liveline_outbox_oldest_due_age_seconds", type: "gauge", help: "How long the oldest due outbox row has waited (0 when none waits).")
+        out.family(
+            "liveline_outbox_oldest_due_age_seconds", type: "gauge", help: "How long the oldest due outbox row has waited (0 when none waits).")
         out.sample("liveline_outbox_oldest_due_age_seconds", [:], depth.oldestDueAge ?? 0)
 
         out.family("liveline_dead_letters_total", type: "counter", help: "Outbox rows and fan-out targets given up on by this process.")
         out.sample("liveline_dead_letters_total", [:], metrics.deadLetters)
 
-        out.family("liveline_budget_limited_pushes_total", type: "counter", help: "Material changes sent at priority 5 because the activity's hourly priority-10 budget was used.")
+        out.family(
+            "liveline_budget_limited_pushes_total", type: "counter",
+            help: "Material changes sent at priority 5 because the activity's hourly priority-10 budget was used.")
         out.sample("liveline_budget_limited_pushes_total", [:], metrics.budgetLimited)
 
-        out.family("liveline_starts_total", type: "counter", help: "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed).")
+        out.family(
+            "liveline_starts_total", type: "counter",
+            help: "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed).")
         for outcome in ["sent", "failed", "suspect"] {
             out.sample("liveline_starts_total", ["outcome": outcome], metrics.starts[outcome] ?? 0)
         }

@@ -24,11 +24,12 @@ struct PushTokenHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let registration = try rules.registration(request.decode(RegisterTokenRequest.self), caller: caller)
             let outcome = try engine.registerToken(registration)
-            return try .json(RegisterTokenResponse(
-                outcome: outcome, kind: registration.kind, environment: registration.environment,
-                deviceID: registration.deviceID,
-                tokenPrefix: TokenRegistrationRules.redacted(registration.token, kind: registration.kind)
-            ))
+            return try .json(
+                RegisterTokenResponse(
+                    outcome: outcome, kind: registration.kind, environment: registration.environment,
+                    deviceID: registration.deviceID,
+                    tokenPrefix: TokenRegistrationRules.redacted(registration.token, kind: registration.kind)
+                ))
         }
         router.add(Routes.unregisterToken) { request in
             let caller = try auth.caller(of: request)
@@ -37,11 +38,12 @@ struct PushTokenHandlers: Sendable {
                 throw HTTPError.badRequest("token is required: the token to remove", field: "token")
             }
             // Stored tokens are normalised; normalise the same way so the caller's form matches.
-            let token: String = if body.kind == .webPush || raw.hasPrefix("{") {
-                try TokenRegistrationRules.webPushSubscription(raw).canonicalJSON
-            } else {
-                try TokenRegistrationRules.apnsToken(raw)
-            }
+            let token: String =
+                if body.kind == .webPush || raw.hasPrefix("{") {
+                    try TokenRegistrationRules.webPushSubscription(raw).canonicalJSON
+                } else {
+                    try TokenRegistrationRules.apnsToken(raw)
+                }
             let removed = try engine.unregisterToken(token, householdID: caller.householdID)
             return try .json(UnregisterTokenResponse(removed: removed))
         }
@@ -55,12 +57,13 @@ struct PushTokenHandlers: Sendable {
     private func list(userID: UserID) throws -> [UInt8] {
         var devices: [String: [DeviceTokensResponse.Token]] = [:]
         for record in try engine.activeTokens(userID: userID) {
-            devices[record.deviceID, default: []].append(DeviceTokensResponse.Token(
-                kind: record.kind, environment: record.environment,
-                tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
-                attributesType: record.attributesType, contextKey: record.contextKey,
-                frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
-            ))
+            devices[record.deviceID, default: []].append(
+                DeviceTokensResponse.Token(
+                    kind: record.kind, environment: record.environment,
+                    tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
+                    attributesType: record.attributesType, contextKey: record.contextKey,
+                    frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
+                ))
         }
         let list = devices.keys.sorted().map { DeviceTokensResponse.Device(deviceID: $0, tokens: devices[$0]!) }
         return try Array(APICoding.makeEncoder().encode(DeviceTokensResponse(devices: list)))

@@ -21,7 +21,8 @@ struct TokenRegistrationRules: Sendable {
             )
         }
         guard let raw = body.token, !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw HTTPError.badRequest("token is required and may not be null or empty (a missing token never deletes one; use DELETE)", field: "token")
+            throw HTTPError.badRequest(
+                "token is required and may not be null or empty (a missing token never deletes one; use DELETE)", field: "token")
         }
         // The store keys a web-push subscription by its endpoint; the device stays the caller's.
         let deviceID = try Self.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
@@ -71,7 +72,8 @@ struct TokenRegistrationRules: Sendable {
         } catch let error as DecodingError {
             let problem = DecodingProblem(error)
             let path = problem.keyPath.isEmpty ? "token" : "token." + problem.keyPath
-            throw HTTPError.badRequest("\(path): \(problem.reason); a web-push token is the subscription {endpoint, keys: {p256dh, auth}}", field: path)
+            throw HTTPError.badRequest(
+                "\(path): \(problem.reason); a web-push token is the subscription {endpoint, keys: {p256dh, auth}}", field: path)
         } catch {
             throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
         }
@@ -132,7 +134,8 @@ struct TokenRegistrationRules: Sendable {
     static func redacted(_ token: String, kind: PushTokenKind) -> String {
         if kind == .webPush, let data = token.data(using: .utf8),
             let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: data),
-            let host = URL(string: subscription.endpoint)?.host {
+            let host = URL(string: subscription.endpoint)?.host
+        {
             return host + "…"
         }
         return String(token.prefix(8)) + "…"

@@ -14,7 +14,8 @@ enum ShoppingDocumentation {
 
     static let routes: [RouteDocumentation] = [
         .init(
-            Routes.shoppingWeek, "The household's list of a week (week = ISO date of its Monday) and its card; since_rev equal to the current rev: {week, rev, unchanged: true}",
+            Routes.shoppingWeek,
+            "The household's list of a week (week = ISO date of its Monday) and its card; since_rev equal to the current rev: {week, rev, unchanged: true}",
             auth: .bearer, response: "ShoppingWeek", errors: [400], query: [("since_rev", "the revision the app has (a whole number)")]
         ),
         .init(
@@ -26,7 +27,8 @@ enum ShoppingDocumentation {
             auth: .bearer, request: "UpdateShoppingItem", response: "ShoppingItem", errors: [400, 403, 404]
         ),
         .init(
-            Routes.removeShoppingItem, "Remove an item (?by= the acting member)", auth: .bearer, response: "RemovedShoppingItem", errors: [400, 403, 404],
+            Routes.removeShoppingItem, "Remove an item (?by= the acting member)", auth: .bearer, response: "RemovedShoppingItem",
+            errors: [400, 403, 404],
             query: [("by", "user id of the acting member of the household (default: the caller)")]
         ),
         .init(
@@ -44,34 +46,44 @@ enum ShoppingDocumentation {
     ]
 
     static let schemas: [String: JSONValue] = [
-        "ShoppingListItem": object([
-            "id": integer, "label": string, "price": nullableNumber, "position": integer, "done": boolean, "addedBy": nullableInteger,
-            "addedAt": dateTime, "checkedBy": nullableInteger, "checkedAt": ["type": ["string", "null"], "format": "date-time"],
-        ], required: ["id", "label", "position", "done", "addedAt"]),
+        "ShoppingListItem": object(
+            [
+                "id": integer, "label": string, "price": nullableNumber, "position": integer, "done": boolean, "addedBy": nullableInteger,
+                "addedAt": dateTime, "checkedBy": nullableInteger, "checkedAt": ["type": ["string", "null"], "format": "date-time"],
+            ], required: ["id", "label", "position", "done", "addedAt"]),
         "ShoppingItem": [
             "description": "the item's fields, and the week's revision after the change",
             "allOf": [ref("ShoppingListItem"), object(["rev": integer])],
         ],
-        "ShoppingWeek": object([
-            "week": string, "rev": integer, "unchanged": boolean,
-            "items": ["type": "array", "items": ref("ShoppingListItem")],
-            "state": ["type": "object", "description": "the card's content state (ShoppingActivityAttributes.ContentState)"],
-        ], required: ["week", "rev", "unchanged"]),
+        "ShoppingWeek": object(
+            [
+                "week": string, "rev": integer, "unchanged": boolean,
+                "items": ["type": "array", "items": ref("ShoppingListItem")],
+                "state": ["type": "object", "description": "the card's content state (ShoppingActivityAttributes.ContentState)"],
+            ], required: ["week", "rev", "unchanged"]),
         "AddShoppingItem": object(["label": string, "price": ["type": "number", "minimum": 0], "by": integer], required: ["label"]),
-        "UpdateShoppingItem": object([
-            "done": boolean, "label": string, "price": nullableNumber, "position": ["type": "integer", "minimum": 0], "by": integer,
-        ], required: []),
+        "UpdateShoppingItem": object(
+            [
+                "done": boolean, "label": string, "price": nullableNumber, "position": ["type": "integer", "minimum": 0], "by": integer,
+            ], required: []),
         "RemovedShoppingItem": object(["id": integer, "removed": boolean, "rev": integer]),
         "ShoppingSession": object(["by": integer], required: []),
-        "ShoppingSessionResult": object([
-            "week": string, "rev": integer, "contextKey": string,
-            "activeShoppers": ["type": "array", "items": object(["name": string, "avatarTint": string, "userId": integer])],
-            "channelId": string, "channelFallback": string,
-            "starts": ["type": "array", "items": object([
-                "outcome": ["type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"]],
-                "deviceId": string, "userId": integer, "reason": string,
-            ], required: ["outcome"])],
-        ], required: ["week", "rev", "contextKey", "activeShoppers", "starts"]),
+        "ShoppingSessionResult": object(
+            [
+                "week": string, "rev": integer, "contextKey": string,
+                "activeShoppers": ["type": "array", "items": object(["name": string, "avatarTint": string, "userId": integer])],
+                "channelId": string, "channelFallback": string,
+                "starts": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "outcome": [
+                                "type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"],
+                            ],
+                            "deviceId": string, "userId": integer, "reason": string,
+                        ], required: ["outcome"]),
+                ],
+            ], required: ["week", "rev", "contextKey", "activeShoppers", "starts"]),
         "ShoppingHeartbeat": object(["week": string, "active": boolean]),
         "ShoppingSessionEnd": object(["week": string, "rev": integer, "left": boolean, "finished": boolean]),
     ]

@@ -26,7 +26,9 @@ struct ShoppingHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)
             let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
-            switch try domain.read(week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: ShoppingSnapshotSource(domain: domain, clock: clock)) {
+            switch try domain.read(
+                week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: ShoppingSnapshotSource(domain: domain, clock: clock))
+            {
             case .unchanged(let rev):
                 // The answer to every push-woken pull: written directly (the same bytes the
                 // encoder writes for ShoppingWeekResponse, keys sorted; a test compares them).
@@ -40,16 +42,21 @@ struct ShoppingHandlers: Sendable {
             let week = try Self.week(of: request)
             let body = try request.decode(AddShoppingItemRequest.self)
             let label = try Self.checked { () throws(ShoppingInputError) in try ShoppingInput.label(body.label) }
-            let price = try Self.checked { () throws(ShoppingInputError) in try body.price.map { v throws(ShoppingInputError) in try ShoppingInput.price(v) } }
+            let price = try Self.checked { () throws(ShoppingInputError) in
+                try body.price.map { v throws(ShoppingInputError) in try ShoppingInput.price(v) }
+            }
             let actor = try actor(body.by, caller: caller)
-            let (item, rev) = try domain.addItem(week: week, householdID: caller.householdID, actor: actor.id, label: label, price: price, now: clock())
+            let (item, rev) = try domain.addItem(
+                week: week, householdID: caller.householdID, actor: actor.id, label: label, price: price, now: clock())
             return try .json(ShoppingItemResponse(item: item, rev: rev), status: 201)
         }
         router.add(Routes.updateShoppingItem) { request in
             let caller = try auth.caller(of: request)
             let id = try Self.itemID(of: request)
             let body = try request.decode(UpdateShoppingItemRequest.self)
-            let label = try Self.checked { () throws(ShoppingInputError) in try body.label.map { v throws(ShoppingInputError) in try ShoppingInput.label(v) } }
+            let label = try Self.checked { () throws(ShoppingInputError) in
+                try body.label.map { v throws(ShoppingInputError) in try ShoppingInput.label(v) }
+            }
             let price: Double?? = try Self.checked { () throws(ShoppingInputError) -> Double?? in
                 switch body.price {
                 case .some(.some(let value)): .some(try ShoppingInput.price(value))
@@ -57,14 +64,19 @@ struct ShoppingHandlers: Sendable {
                 case .none: nil
                 }
             }
-            let position = try Self.checked { () throws(ShoppingInputError) in try body.position.map { v throws(ShoppingInputError) in try ShoppingInput.position(v) } }
+            let position = try Self.checked { () throws(ShoppingInputError) in
+                try body.position.map { v throws(ShoppingInputError) in try ShoppingInput.position(v) }
+            }
             guard body.done != nil || label != nil || price != nil || position != nil else {
                 throw HTTPError.badRequest("nothing to change: give done, label, price or position", field: "body")
             }
             let actor = try actor(body.by, caller: caller)
-            guard let (item, rev) = try domain.updateItem(
-                id: id, householdID: caller.householdID, actor: actor.id, done: body.done, label: label, price: price, position: position, now: clock()
-            ) else { throw HTTPError.notFound("there is no item \(id) in your household's lists") }
+            guard
+                let (item, rev) = try domain.updateItem(
+                    id: id, householdID: caller.householdID, actor: actor.id, done: body.done, label: label, price: price, position: position,
+                    now: clock()
+                )
+            else { throw HTTPError.notFound("there is no item \(id) in your household's lists") }
             return try .json(ShoppingItemResponse(item: item, rev: rev))
         }
         router.add(Routes.removeShoppingItem) { request in

@@ -30,13 +30,15 @@ public struct AccountRepository: Sendable {
                 throw StoreError(.notFound, "the household \(household) vanished while its user was being created")
             }
             let householdID = HouseholdID(try householdRow.int("id"))
-            guard let userRow = try transaction.queryOne(
-                """
-                INSERT INTO users (household_id, name, avatar_tint, emoji, locale, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
-                """,
-                [SQLValue(householdID), .text(name), .text(avatarTint), .text(emoji), .text(locale), SQLValue(now)]
-            ) else {
+            guard
+                let userRow = try transaction.queryOne(
+                    """
+                    INSERT INTO users (household_id, name, avatar_tint, emoji, locale, created_at)
+                    VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+                    """,
+                    [SQLValue(householdID), .text(name), .text(avatarTint), .text(emoji), .text(locale), SQLValue(now)]
+                )
+            else {
                 throw StoreError(.database, "inserting a user returned no id")
             }
             let userID = UserID(try userRow.int("id"))
@@ -62,10 +64,12 @@ public struct AccountRepository: Sendable {
     /// Every user, ordered by household, then by id.
     public func users() throws -> [UserRecord] {
         try database.read { transaction in
-            try transaction.query("""
+            try transaction.query(
+                """
                 SELECT \(UserRecord.columns) FROM users u JOIN households h ON h.id = u.household_id
                 ORDER BY u.household_id, u.id
-                """).map(UserRecord.init(row:))
+                """
+            ).map(UserRecord.init(row:))
         }
     }
 
@@ -105,14 +109,16 @@ public struct AccountRepository: Sendable {
     /// Runs on every authenticated request: one prepared point query on the unique index.
     public func session(tokenHash: String) throws -> SessionRecord? {
         try database.read { transaction in
-            guard let row = try transaction.queryOne(
-                """
-                SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_seen_at, \(UserRecord.columns)
-                FROM sessions s JOIN users u ON u.id = s.user_id JOIN households h ON h.id = u.household_id
-                WHERE s.token_hash = $1
-                """,
-                [.text(tokenHash)]
-            ) else { return nil }
+            guard
+                let row = try transaction.queryOne(
+                    """
+                    SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_seen_at, \(UserRecord.columns)
+                    FROM sessions s JOIN users u ON u.id = s.user_id JOIN households h ON h.id = u.household_id
+                    WHERE s.token_hash = $1
+                    """,
+                    [.text(tokenHash)]
+                )
+            else { return nil }
             return SessionRecord(
                 id: try row.int("session_id"), user: try UserRecord(row: row),
                 createdAt: try row.date("session_created_at"), lastSeenAt: try row.date("last_seen_at")
@@ -131,10 +137,12 @@ public struct AccountRepository: Sendable {
 
     @discardableResult
     private static func insertSession(_ transaction: any SQLTransaction, userID: UserID, tokenHash: String, now: Date) throws -> Int {
-        guard let row = try transaction.queryOne(
-            "INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, $3) RETURNING id",
-            [SQLValue(userID), .text(tokenHash), SQLValue(now)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                "INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at) VALUES ($1, $2, $3, $3) RETURNING id",
+                [SQLValue(userID), .text(tokenHash), SQLValue(now)]
+            )
+        else {
             throw StoreError(.database, "inserting a session returned no id")
         }
         return try row.int("id")

@@ -6,7 +6,8 @@
 /// (`SQLValue(id)`) — so no API body and no stored row changes. The API bodies of
 /// `LivelineModel`, shared with the iOS app, keep `Int`; handlers convert at their boundary.
 public struct HouseholdID: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral {
+    ExpressibleByIntegerLiteral
+{
     public let rawValue: Int
 
     public init(rawValue: Int) { self.rawValue = rawValue }

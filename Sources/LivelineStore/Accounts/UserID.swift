@@ -7,7 +7,8 @@
 /// stored row changes. The API bodies of `LivelineModel`, shared with the iOS app, keep `Int`;
 /// handlers convert at their boundary.
 public struct UserID: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral {
+    ExpressibleByIntegerLiteral
+{
     public let rawValue: Int
 
     public init(rawValue: Int) { self.rawValue = rawValue }

@@ -16,14 +16,19 @@ public struct ChannelRepository: Sendable {
         channelID: String, purpose: String, ownerKind: ChannelRecord.OwnerKind, owner: String, storagePolicy: Int, environment: String,
         now: Date, in transaction: any SQLTransaction
     ) throws -> ChannelRecord {
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO channels (channel_id, purpose, owner_kind, owner, storage_policy, environment, status, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, 'active', $7)
-            RETURNING \(ChannelRecord.columns)
-            """,
-            [.text(channelID), .text(purpose), .text(ownerKind.rawValue), .text(owner), SQLValue(storagePolicy), .text(environment), SQLValue(now)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO channels (channel_id, purpose, owner_kind, owner, storage_policy, environment, status, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, 'active', $7)
+                RETURNING \(ChannelRecord.columns)
+                """,
+                [
+                    .text(channelID), .text(purpose), .text(ownerKind.rawValue), .text(owner), SQLValue(storagePolicy), .text(environment),
+                    SQLValue(now),
+                ]
+            )
+        else {
             throw StoreError(.database, "recording a channel returned no row")
         }
         return try ChannelRecord(row: row)

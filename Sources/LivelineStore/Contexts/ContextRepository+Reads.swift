@@ -31,9 +31,11 @@ extension ContextRepository {
     /// ``snapshotRead(key:sinceRev:)`` in the caller's read transaction, so a domain snapshot builder
     /// reads its own tables in the same consistent snapshot right after.
     public func snapshotRead(key: String, sinceRev: Int?, in transaction: any SQLTransaction) throws -> SnapshotRead? {
-        guard let head = try transaction.queryOne(
-            "SELECT rev, activity_type, state FROM contexts WHERE key = $1", [.text(key)]
-        ) else { return nil }
+        guard
+            let head = try transaction.queryOne(
+                "SELECT rev, activity_type, state FROM contexts WHERE key = $1", [.text(key)]
+            )
+        else { return nil }
         let rev = try head.int("rev")
         if let sinceRev, sinceRev == rev {
             guard let state = ContextState(rawValue: try head.string("state")) else {

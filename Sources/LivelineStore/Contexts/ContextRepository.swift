@@ -44,17 +44,21 @@ public struct ContextRepository: Sendable {
         key: String, activityType: String, householdID: HouseholdID?, attributes: String, contentState: String?, now: Date,
         in transaction: any SQLTransaction
     ) throws -> ContextRecord {
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO contexts (key, activity_type, household_id, state, rev, attributes, content_state, started_at,
-                deadline_at, last_push_timestamp, updated_at)
-            VALUES ($1, $2, $3, 'active', 0, $4, $5, $6, $7, 0, $6)
-            ON CONFLICT (key) DO NOTHING
-            RETURNING \(ContextRecord.columns)
-            """,
-            [.text(key), .text(activityType), SQLValue(householdID), .text(attributes), SQLValue(contentState),
-             SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime))]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO contexts (key, activity_type, household_id, state, rev, attributes, content_state, started_at,
+                    deadline_at, last_push_timestamp, updated_at)
+                VALUES ($1, $2, $3, 'active', 0, $4, $5, $6, $7, 0, $6)
+                ON CONFLICT (key) DO NOTHING
+                RETURNING \(ContextRecord.columns)
+                """,
+                [
+                    .text(key), .text(activityType), SQLValue(householdID), .text(attributes), SQLValue(contentState),
+                    SQLValue(now), SQLValue(now.addingTimeInterval(Self.lifetime)),
+                ]
+            )
+        else {
             throw StoreError(.alreadyExists, "a context with the key \(key) exists already")
         }
         return try ContextRecord(row: row)
@@ -126,15 +130,17 @@ public struct ContextRepository: Sendable {
     /// transaction sees a consistent state), so a later timestamp never carries an older state.
     public func nextPushTimestamp(key: String, now: Date, in transaction: any SQLTransaction) throws -> Int {
         let seconds = Int64((now.timeIntervalSince1970).rounded(.down))
-        guard let row = try transaction.queryOne(
-            """
-            UPDATE contexts SET last_push_timestamp =
-                CASE WHEN $2 > last_push_timestamp THEN $2 ELSE last_push_timestamp + 1 END
-            WHERE key = $1
-            RETURNING last_push_timestamp
-            """,
-            [.text(key), .integer(seconds)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                UPDATE contexts SET last_push_timestamp =
+                    CASE WHEN $2 > last_push_timestamp THEN $2 ELSE last_push_timestamp + 1 END
+                WHERE key = $1
+                RETURNING last_push_timestamp
+                """,
+                [.text(key), .integer(seconds)]
+            )
+        else {
             throw StoreError(.notFound, "there is no context \(key)")
         }
         return try row.int("last_push_timestamp")
@@ -189,7 +195,9 @@ public struct ContextRepository: Sendable {
     /// Stores a `/v1` context's state as given: its attributes (used by later starts; running
     /// activities keep theirs), content state and relevance score (`nil` removes it). Not a
     /// change by itself: record one in the same transaction. Throws `.notFound`.
-    public func setGivenState(key: String, attributes: String, contentState: String, relevanceScore: Double?, in transaction: any SQLTransaction) throws {
+    public func setGivenState(
+        key: String, attributes: String, contentState: String, relevanceScore: Double?, in transaction: any SQLTransaction
+    ) throws {
         try updateOne(
             "UPDATE contexts SET attributes = $2, content_state = $3, relevance_score = $4 WHERE key = $1",
             [.text(key), .text(attributes), .text(contentState), relevanceScore.map { .real($0) } ?? .null], key: key, in: transaction
@@ -213,10 +221,12 @@ public struct ContextRepository: Sendable {
     private func bumpRevision(
         key: String, now: Date, note: String?, syncWhenEnded: Bool, in transaction: any SQLTransaction
     ) throws -> Int {
-        guard let row = try transaction.queryOne(
-            "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state, next_push_at",
-            [.text(key), SQLValue(now)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state, next_push_at",
+                [.text(key), SQLValue(now)]
+            )
+        else {
             throw StoreError(.notFound, "there is no context \(key)")
         }
         let rev = try row.int("rev")

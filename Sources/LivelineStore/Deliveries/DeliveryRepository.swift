@@ -19,18 +19,22 @@ public struct DeliveryRepository: Sendable {
     /// token marked invalid) and returns its id. `attempt.id` is ignored.
     @discardableResult
     public func record(_ attempt: DeliveryAttempt, in transaction: any SQLTransaction) throws -> Int {
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
-                latency_ms, attempted_at, note)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-            RETURNING id
-            """,
-            [SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
-             .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
-             SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
-             SQLValue(attempt.attemptedAt), SQLValue(attempt.note)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
+                    latency_ms, attempted_at, note)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                RETURNING id
+                """,
+                [
+                    SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
+                    .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
+                    SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
+                    SQLValue(attempt.attemptedAt), SQLValue(attempt.note),
+                ]
+            )
+        else {
             throw StoreError(.database, "recording a delivery attempt returned no id")
         }
         return try row.int("id")
@@ -65,10 +69,11 @@ public struct DeliveryRepository: Sendable {
 
     /// The newest revision of the context APNs accepted for one target, or `nil`.
     public func lastDeliveredRev(contextKey: String, target: OutboxTarget, in transaction: any SQLTransaction) throws -> Int? {
-        let (kind, value): (String, String) = switch target {
-        case .token(let id): ("token", String(id.rawValue))
-        case .channel(let id): ("channel", id)
-        }
+        let (kind, value): (String, String) =
+            switch target {
+            case .token(let id): ("token", String(id.rawValue))
+            case .channel(let id): ("channel", id)
+            }
         return try transaction.queryOne(
             """
             SELECT MAX(rev) AS rev FROM deliveries

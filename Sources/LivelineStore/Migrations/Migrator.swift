@@ -37,7 +37,8 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ database: any Database, now: Date = Date()) throws -> [Migration] {
         try database.write { transaction in
-            try transaction.executeScript("""
+            try transaction.executeScript(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version BIGINT PRIMARY KEY,
                     name TEXT NOT NULL,
@@ -100,7 +101,9 @@ public struct Migrator: Sendable {
     private func refuseNewer(_ database: any Database, in transaction: any SQLTransaction) throws {
         let core = try Self.appliedVersions(transaction).subtracting(Self.retiredVersions)
         if let highest = core.max(), highest > latestVersion {
-            throw StoreError(.schemaTooNew, """
+            throw StoreError(
+                .schemaTooNew,
+                """
                 the database at \(database.location) was written by a newer Liveline (schema version \(highest); \
                 this build knows up to \(latestVersion)). Use a newer liveline or another data folder.
                 """)
@@ -108,7 +111,9 @@ public struct Migrator: Sendable {
         for feature in features {
             let known = feature.migrations.last?.version ?? 0
             if let highest = try Self.appliedVersions(feature: feature.feature, transaction).max(), highest > known {
-                throw StoreError(.schemaTooNew, """
+                throw StoreError(
+                    .schemaTooNew,
+                    """
                     the database at \(database.location) was written by a newer Liveline (\(feature.feature) schema version \
                     \(highest); this build knows up to \(known)). Use a newer liveline or another data folder.
                     """)

@@ -50,17 +50,19 @@ public struct OutboxRepository: Sendable {
     ) throws -> Int {
         // The conflict target names the partial unique index `outbox_sync_due` (same text on
         // SQLite ≥ 3.35 and PostgreSQL, which infers the index from columns and predicate).
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
-            VALUES ('sync', $1, $2, 'due', 0, $3, $4, $4)
-            ON CONFLICT (context_key, COALESCE(target, '')) WHERE kind = 'sync' AND status = 'due'
-            DO UPDATE SET due_at = CASE WHEN excluded.due_at < outbox.due_at THEN excluded.due_at ELSE outbox.due_at END,
-                updated_at = excluded.updated_at
-            RETURNING id
-            """,
-            [.text(contextKey), SQLValue(target?.rawValue), SQLValue(dueAt ?? now), SQLValue(now)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
+                VALUES ('sync', $1, $2, 'due', 0, $3, $4, $4)
+                ON CONFLICT (context_key, COALESCE(target, '')) WHERE kind = 'sync' AND status = 'due'
+                DO UPDATE SET due_at = CASE WHEN excluded.due_at < outbox.due_at THEN excluded.due_at ELSE outbox.due_at END,
+                    updated_at = excluded.updated_at
+                RETURNING id
+                """,
+                [.text(contextKey), SQLValue(target?.rawValue), SQLValue(dueAt ?? now), SQLValue(now)]
+            )
+        else {
             throw StoreError(.database, "enqueuing a sync row returned no id")
         }
         return try row.int("id")
@@ -73,14 +75,16 @@ public struct OutboxRepository: Sendable {
     public func recordDeadTarget(
         contextKey: String, target: OutboxTarget, reason: String, now: Date, in transaction: any SQLTransaction
     ) throws -> Int {
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at, last_error)
-            VALUES ('sync', $1, $2, 'dead', 1, $3, $3, $3, $4)
-            RETURNING id
-            """,
-            [.text(contextKey), .text(target.rawValue), SQLValue(now), .text(reason)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at, last_error)
+                VALUES ('sync', $1, $2, 'dead', 1, $3, $3, $3, $4)
+                RETURNING id
+                """,
+                [.text(contextKey), .text(target.rawValue), SQLValue(now), .text(reason)]
+            )
+        else {
             throw StoreError(.database, "recording a dead target returned no id")
         }
         return try row.int("id")
@@ -105,8 +109,10 @@ public struct OutboxRepository: Sendable {
             ON CONFLICT (idempotency_key) DO NOTHING
             RETURNING id
             """,
-            [SQLValue(contextKey), SQLValue(target?.rawValue), .text(idempotencyKey), .blob(payload), SQLValue(headers),
-             SQLValue(dueAt ?? now), SQLValue(now)]
+            [
+                SQLValue(contextKey), SQLValue(target?.rawValue), .text(idempotencyKey), .blob(payload), SQLValue(headers),
+                SQLValue(dueAt ?? now), SQLValue(now),
+            ]
         ).isEmpty
     }
 
@@ -139,10 +145,11 @@ public struct OutboxRepository: Sendable {
     /// chosen rows and skip those another claimer holds (`docs/engine.md`, "Storage": outbox rows claimed
     /// with `FOR UPDATE SKIP LOCKED`). SQLite has one writer at a time, so the plain subquery is safe.
     static func claimStatement(_ dialect: SQLDialect) -> String {
-        let lock = switch dialect {
-        case .sqlite: ""
-        case .postgres: " FOR UPDATE SKIP LOCKED"
-        }
+        let lock =
+            switch dialect {
+            case .sqlite: ""
+            case .postgres: " FOR UPDATE SKIP LOCKED"
+            }
         return """
             UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
             WHERE status = 'due' AND id IN (

@@ -28,7 +28,10 @@ public struct ActivityReportRepository: Sendable {
 
     /// The users who dismissed the context's activity.
     public func dismissedUsers(contextKey: String, in transaction: any SQLTransaction) throws -> Set<UserID> {
-        Set(try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map { UserID(try $0.int("user_id")) })
+        Set(
+            try transaction.query("SELECT user_id FROM la_dismissals WHERE context_key = $1", [.text(contextKey)]).map {
+                UserID(try $0.int("user_id"))
+            })
     }
 
     /// Records that a device (`householdID`'s `deviceID`) rendered revision `rev`, in the caller's
@@ -82,9 +85,10 @@ public struct ActivityReportRepository: Sendable {
 
     /// The users who turned Live Activities of `attributesType` off.
     public func optedOutUsers(attributesType: String, in transaction: any SQLTransaction) throws -> Set<UserID> {
-        Set(try transaction.query(
-            "SELECT user_id FROM la_preferences WHERE attributes_type = $1 AND enabled = 0", [.text(attributesType)]
-        ).map { UserID(try $0.int("user_id")) })
+        Set(
+            try transaction.query(
+                "SELECT user_id FROM la_preferences WHERE attributes_type = $1 AND enabled = 0", [.text(attributesType)]
+            ).map { UserID(try $0.int("user_id")) })
     }
 
     /// The newest receipt of every device for the context, by device.
@@ -92,7 +96,9 @@ public struct ActivityReportRepository: Sendable {
         try transaction.query(
             "SELECT device_id, user_id, rev, received_at FROM la_receipts WHERE context_key = $1 ORDER BY device_id", [.text(contextKey)]
         ).map { row in
-            Receipt(deviceID: try row.string("device_id"), userID: UserID(try row.int("user_id")), rev: try row.int("rev"), receivedAt: try row.date("received_at"))
+            Receipt(
+                deviceID: try row.string("device_id"), userID: UserID(try row.int("user_id")), rev: try row.int("rev"),
+                receivedAt: try row.date("received_at"))
         }
     }
 

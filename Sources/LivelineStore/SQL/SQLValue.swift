@@ -59,7 +59,8 @@ extension SQLValue {
 }
 
 extension SQLValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
+    ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
+{
     public init(nilLiteral: ()) { self = .null }
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .real(value) }

@@ -93,7 +93,9 @@ public final class SQLiteDatabase: Database {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             let holder = (try? String(contentsOfFile: serverLockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            throw StoreError(.busy, """
+            throw StoreError(
+                .busy,
+                """
                 another liveline server (pid \(holder)) is using the database \(path); SQLite has one server per data \
                 folder (several instances share a PostgreSQL database). Stop it or use another data folder.
                 """)

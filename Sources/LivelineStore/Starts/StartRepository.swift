@@ -27,13 +27,14 @@ public struct StartRepository: Sendable {
         if let existing, existing.status == .queued || existing.status == .sent {
             return .alreadyStarted(existing.status)
         }
-        let recent = try transaction.queryOne(
-            """
-            SELECT COUNT(*) AS n FROM la_starts
-            WHERE household_id = $1 AND device_id = $2 AND (status IN ('queued', 'sent') OR sent_at IS NOT NULL) AND created_at > $3
-            """,
-            [SQLValue(householdID), .text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
-        )?.int("n") ?? 0
+        let recent =
+            try transaction.queryOne(
+                """
+                SELECT COUNT(*) AS n FROM la_starts
+                WHERE household_id = $1 AND device_id = $2 AND (status IN ('queued', 'sent') OR sent_at IS NOT NULL) AND created_at > $3
+                """,
+                [SQLValue(householdID), .text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
+            )?.int("n") ?? 0
         if recent >= budget.count {
             let reason = "start budget: \(recent) starts to this device in the last \(Int(budget.window / 60)) minutes (limit \(budget.count))"
             try recordSkipped(
@@ -55,15 +56,17 @@ public struct StartRepository: Sendable {
             return taken == 1 ? .reserved(id: existing.id) : .alreadyStarted(.queued)
         }
         // ON CONFLICT: a concurrent transaction (another instance) took it first.
-        guard let row = try transaction.queryOne(
-            """
-            INSERT INTO la_starts (context_key, household_id, device_id, user_id, token_id, status, via_channel, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7)
-            ON CONFLICT (context_key, household_id, device_id) DO NOTHING
-            RETURNING id
-            """,
-            [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(viaChannel), SQLValue(now)]
-        ) else {
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO la_starts (context_key, household_id, device_id, user_id, token_id, status, via_channel, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7)
+                ON CONFLICT (context_key, household_id, device_id) DO NOTHING
+                RETURNING id
+                """,
+                [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(viaChannel), SQLValue(now)]
+            )
+        else {
             return .alreadyStarted(.queued)
         }
         return .reserved(id: try row.int("id"))
@@ -74,7 +77,8 @@ public struct StartRepository: Sendable {
     /// start was waiting (the engine then clears the suspicion of the device's push-to-start
     /// tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
     @discardableResult
-    public func answered(contextKey: String, householdID: HouseholdID, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+    public func answered(contextKey: String, householdID: HouseholdID, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool
+    {
         let answered = try transaction.execute(
             """
             UPDATE la_starts SET update_token_at = $4, suspect_at = NULL, updated_at = $4

@@ -6,7 +6,8 @@
 /// as the plain number — in JSON (`Codable`, the outbox's stored messages), in text
 /// (`description`) and in SQL (`SQLValue(id)`) — so no stored row changes.
 public struct PushTokenID: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral {
+    ExpressibleByIntegerLiteral
+{
     public let rawValue: Int
 
     public init(rawValue: Int) { self.rawValue = rawValue }

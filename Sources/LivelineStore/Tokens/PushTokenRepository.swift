@@ -60,8 +60,10 @@ public struct PushTokenRepository: Sendable {
                 WHERE id IN (SELECT id FROM push_tokens WHERE environment = $2 AND kind = $3 AND token = $4 AND status = 'active')
                 AND household_id = $5 AND slot <> $6
                 """,
-                [SQLValue(now), .text(registration.environment.rawValue), .text(registration.kind.rawValue),
-                 .text(registration.token), SQLValue(registration.householdID), .text(slot)]
+                [
+                    SQLValue(now), .text(registration.environment.rawValue), .text(registration.kind.rawValue),
+                    .text(registration.token), SQLValue(registration.householdID), .text(slot),
+                ]
             )
             var replacedOld = false
             for _ in 0..<Self.conflictRetries {
@@ -70,8 +72,10 @@ public struct PushTokenRepository: Sendable {
                     SELECT id, token FROM push_tokens
                     WHERE household_id = $1 AND environment = $2 AND kind = $3 AND slot = $4 AND status = 'active'
                     """,
-                    [SQLValue(registration.householdID), .text(registration.environment.rawValue),
-                     .text(registration.kind.rawValue), .text(slot)]
+                    [
+                        SQLValue(registration.householdID), .text(registration.environment.rawValue),
+                        .text(registration.kind.rawValue), .text(slot),
+                    ]
                 ) {
                     let id = try current.int("id")
                     if try current.string("token") == registration.token {
@@ -132,7 +136,9 @@ public struct PushTokenRepository: Sendable {
     /// transaction committed: a bump before the commit would let a reader cache the old list
     /// under the new count.
     @discardableResult
-    public func markInvalid(id: PushTokenID, reason: String, now: Date, registeredBefore: Date? = nil, in transaction: any SQLTransaction) throws -> Bool {
+    public func markInvalid(
+        id: PushTokenID, reason: String, now: Date, registeredBefore: Date? = nil, in transaction: any SQLTransaction
+    ) throws -> Bool {
         // Two texts rather than `$4 IS NULL OR …`: PostgreSQL cannot type a parameter seen only in IS NULL.
         var sql = "UPDATE push_tokens SET status = 'invalid', ended_at = $2, end_reason = $3 WHERE id = $1 AND status = 'active'"
         var parameters = [SQLValue(id), SQLValue(now), .text(reason)]
@@ -250,7 +256,9 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// The active tokens of one kind of the given user in one environment, by device and id.
-    public func activeTokens(userID: UserID, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> [PushTokenRecord] {
+    public func activeTokens(
+        userID: UserID, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction
+    ) throws -> [PushTokenRecord] {
         try transaction.query(
             """
             SELECT \(PushTokenRecord.columns) FROM push_tokens
@@ -263,10 +271,12 @@ public struct PushTokenRepository: Sendable {
     /// Marks a push-to-start token suspect (its start went unanswered), unless it is already.
     @discardableResult
     public func markSuspect(id: PushTokenID, reason: String, now: Date) throws -> Bool {
-        try write { transaction in try transaction.execute(
-            "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
-            [SQLValue(id), SQLValue(now), .text(reason)]
-        ) == 1 }
+        try write { transaction in
+            try transaction.execute(
+                "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
+                [SQLValue(id), SQLValue(now), .text(reason)]
+            ) == 1
+        }
     }
 
     /// How many active tokens are suspect.
@@ -280,13 +290,15 @@ public struct PushTokenRepository: Sendable {
     /// its token is of no use any more); returns how many.
     @discardableResult
     public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date) throws -> Int {
-        try write { transaction in try transaction.execute(
-            """
-            UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
-            WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
-            """,
-            [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
-        ) }
+        try write { transaction in
+            try transaction.execute(
+                """
+                UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
+                WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
+                """,
+                [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
+            )
+        }
     }
 
     /// The device answered a start: its push-to-start tokens are no longer suspect. In the
@@ -354,10 +366,12 @@ public struct PushTokenRepository: Sendable {
             ON CONFLICT (household_id, environment, kind, slot) WHERE status = 'active' DO NOTHING
             RETURNING id
             """,
-            [SQLValue(registration.householdID), SQLValue(registration.userID), .text(registration.deviceID),
-             .text(registration.kind.rawValue), .text(registration.environment.rawValue),
-             SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
-             SQLValue(registration.frequentPushesEnabled), SQLValue(now)]
+            [
+                SQLValue(registration.householdID), SQLValue(registration.userID), .text(registration.deviceID),
+                .text(registration.kind.rawValue), .text(registration.environment.rawValue),
+                SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
+                SQLValue(registration.frequentPushesEnabled), SQLValue(now),
+            ]
         ).isEmpty
     }
 }

@@ -72,17 +72,22 @@ struct ContractsCommandTests {
     }
 
     static let breakages: [Breakage] = [
-        Breakage(name: "renamed key", file: "trip-start.json", replace: #""nextStop":"#, with: #""next_stop":"#,
-                 expected: ["aps.content-state.nextStop", "missingKey", "'next_stop'", "Did you mean 'nextStop'?"]),
-        Breakage(name: "required key removed", file: "shopping-update.json", replace: #""rev": 31 "#, with: #""ended2": null "#,
-                 expected: ["aps.content-state.rev", "is missing", "requires rev (Int)"]),
-        Breakage(name: "Date as ISO string", file: "trip-start.json", replace: "803461320", with: #""2026-06-18T07:42:00Z""#,
-                 expected: ["aps.content-state.nextStopTime", "dateAsString", "seconds since 2001-01-01", "send 803461320"]),
-        Breakage(name: "Date as UNIX seconds", file: "trip-start.json", replace: "803461320", with: "1781768520",
-                 expected: ["aps.content-state.nextStopTime", "implausibleDate", "2057-06-18", "looks like UNIX seconds"]),
-        Breakage(name: "5000 bytes of content state", file: "cooksuggest-update.json", replace: #""3 Vorschläge sind da""#,
-                 with: "\"" + String(repeating: "x", count: 5000) + "\"",
-                 expected: ["bodyTooLarge", "activityDataTooLarge", "over the 4096-byte limit", "aps.content-state.statusLabel (50"]),
+        Breakage(
+            name: "renamed key", file: "trip-start.json", replace: #""nextStop":"#, with: #""next_stop":"#,
+            expected: ["aps.content-state.nextStop", "missingKey", "'next_stop'", "Did you mean 'nextStop'?"]),
+        Breakage(
+            name: "required key removed", file: "shopping-update.json", replace: #""rev": 31 "#, with: #""ended2": null "#,
+            expected: ["aps.content-state.rev", "is missing", "requires rev (Int)"]),
+        Breakage(
+            name: "Date as ISO string", file: "trip-start.json", replace: "803461320", with: #""2026-06-18T07:42:00Z""#,
+            expected: ["aps.content-state.nextStopTime", "dateAsString", "seconds since 2001-01-01", "send 803461320"]),
+        Breakage(
+            name: "Date as UNIX seconds", file: "trip-start.json", replace: "803461320", with: "1781768520",
+            expected: ["aps.content-state.nextStopTime", "implausibleDate", "2057-06-18", "looks like UNIX seconds"]),
+        Breakage(
+            name: "5000 bytes of content state", file: "cooksuggest-update.json", replace: #""3 Vorschläge sind da""#,
+            with: "\"" + String(repeating: "x", count: 5000) + "\"",
+            expected: ["bodyTooLarge", "activityDataTooLarge", "over the 4096-byte limit", "aps.content-state.statusLabel (50"]),
     ]
 
     @Test(arguments: breakages)
@@ -116,7 +121,8 @@ struct ContractsCommandTests {
     }
 
     @Test func typeMayBeOmittedOnlyWhenThePayloadNamesIt() throws {
-        let update = #"{"aps": {"timestamp": 1781769000, "event": "update", "content-state": {"currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.5}}}"#
+        let update =
+            #"{"aps": {"timestamp": 1781769000, "event": "update", "content-state": {"currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.5}}}"#
         let path = try Self.temporaryFile(update)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let withoutType = CapturedOutput()
@@ -129,7 +135,8 @@ struct ContractsCommandTests {
 
     @Test func broadcastFlagRaisesTheLimitTo5120() throws {
         let title = String(repeating: "y", count: 4300)
-        let update = #"{"aps": {"timestamp": 1781769000, "event": "update", "alert": {"title": "\#(title)"}, "content-state": {"currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.5}}}"#
+        let update =
+            #"{"aps": {"timestamp": 1781769000, "event": "update", "alert": {"title": "\#(title)"}, "content-state": {"currentStop": "A", "nextStop": "B", "nextStopTime": 803461320, "remainingTime": 60, "delay": 0, "occupancy": "low", "phase": "inProgress", "progress": 0.5}}}"#
         let path = try Self.temporaryFile(update)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let device = CapturedOutput()

@@ -22,7 +22,9 @@ import Testing
     @Test func serveHelpNamesEveryOptionAndVariable() {
         let output = CapturedOutput()
         #expect(output.run(["serve", "--help"]) == 0)
-        for word in ["--port", "--host", "--data", "LIVELINE_PORT", "LIVELINE_DATA_DIR", "LIVELINE_ADMIN_KEY", "LIVELINE_ACCESS_LOG", "LIVELINE_LOG_LEVEL"] {
+        for word in [
+            "--port", "--host", "--data", "LIVELINE_PORT", "LIVELINE_DATA_DIR", "LIVELINE_ADMIN_KEY", "LIVELINE_ACCESS_LOG", "LIVELINE_LOG_LEVEL",
+        ] {
             #expect(output.standardOutput.contains(word), "\(word)")
         }
     }

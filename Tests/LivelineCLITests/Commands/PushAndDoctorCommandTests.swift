@@ -10,11 +10,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder))
         defer { sandbox.stop() }
-        try body(sandbox, [
-            "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
-            "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
-            "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
-        ])
+        try body(
+            sandbox,
+            [
+                "LIVELINE_APNS_KEY_PATH": sandbox.keyFile.path, "LIVELINE_APNS_KEY_ID": sandbox.keyID,
+                "LIVELINE_APNS_TEAM_ID": sandbox.teamID, "LIVELINE_APNS_HOST": "127.0.0.1",
+                "LIVELINE_APNS_PORT": String(sandbox.devicePort), "LIVELINE_APNS_CA_FILE": sandbox.certificateFile.path,
+            ])
     }
 
     static var examples: URL {
@@ -52,7 +54,8 @@ import Testing
             let output = CapturedOutput()
             output.environment = environment
             let file = Self.examples.appendingPathComponent("trip-start.json").path
-            #expect(output.run(["push", "--token", token, "--payload", file, "--priority", "5"]) == 0, "\(output.standardOutput) \(output.standardError)")
+            #expect(
+                output.run(["push", "--token", token, "--payload", file, "--priority", "5"]) == 0, "\(output.standardOutput) \(output.standardError)")
             #expect(output.standardOutput.contains("status:   200"))
             let accepted = try #require(sandbox.accepted(token: token).first)
             #expect(output.standardOutput.contains("apns-id:  \(accepted.apnsID)"))

@@ -6,7 +6,9 @@ struct SandboxCommandTests {
     @Test func helpListsTheOptionsAndBadValuesAreRefused() {
         let help = CapturedOutput()
         #expect(help.run(["sandbox", "--help"]) == 0)
-        for option in ["--port", "--management-port", "--control-port", "--host", "--data", "--bundle-id", "--max-concurrent-streams", "--accept-any-token"] {
+        for option in [
+            "--port", "--management-port", "--control-port", "--host", "--data", "--bundle-id", "--max-concurrent-streams", "--accept-any-token",
+        ] {
             #expect(help.standardOutput.contains(option))
         }
         let bad = CapturedOutput()

@@ -12,7 +12,9 @@ import Testing
         let data = Self.folder()
         defer { try? FileManager.default.removeItem(at: data) }
         let output = CapturedOutput()
-        let code = output.run(["users", "add", "--household", "Fisch", "--name", "Dennis", "--tint", "azure", "--emoji", "🐟", "--locale", "en", "--data", data.path])
+        let code = output.run([
+            "users", "add", "--household", "Fisch", "--name", "Dennis", "--tint", "azure", "--emoji", "🐟", "--locale", "en", "--data", data.path,
+        ])
         #expect(code == 0, "\(output.standardError)")
         let printed = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
         #expect(Set(printed.keys) == ["userId", "householdId", "token"])

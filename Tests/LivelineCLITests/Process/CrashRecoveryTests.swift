@@ -54,9 +54,10 @@ import Testing
                 let token = String(format: "%064x", 0xc0ffee00 + index * 16 + phone)
                 sandbox.registerDevice(token: token)
                 let registered = try TestHTTPConnection(port: first.port).request(
-                    "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"], json: """
-                    {"kind":"la-update","token":"\(token)","device_id":"phone-\(index)-\(phone)","context_key":"\(key)","attributes_type":"TripLiveActivityAttributes"}
-                    """
+                    "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"],
+                    json: """
+                        {"kind":"la-update","token":"\(token)","device_id":"phone-\(index)-\(phone)","context_key":"\(key)","attributes_type":"TripLiveActivityAttributes"}
+                        """
                 )
                 #expect(registered.status == 200, "\(registered.text)")
                 tokens[key, default: []].append(token)
@@ -114,7 +115,8 @@ import Testing
         let first = try ServeProcess(data: data, environment: environment)
         let registered = try TestHTTPConnection(port: first.port).request(
             "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"],
-            json: #"{"kind":"la-update","token":"\#(token)","device_id":"phone","context_key":"trip:inflight","attributes_type":"TripLiveActivityAttributes"}"#
+            json:
+                #"{"kind":"la-update","token":"\#(token)","device_id":"phone","context_key":"trip:inflight","attributes_type":"TripLiveActivityAttributes"}"#
         )
         #expect(registered.status == 200)
         let put = try TestHTTPConnection(port: first.port).request(
@@ -124,9 +126,14 @@ import Testing
         // The push reached APNs, whose answer is still on its way: the row is leased, no newer one waits.
         let reached = await eventually(timeout: 30) { sandbox.accepted(token: token).count == 1 }
         if !reached {
-            let metrics = try? TestHTTPConnection(port: first.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
-            let timeline = try? TestHTTPConnection(port: first.port).request("GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
-            Issue.record("the push never reached the sandbox; child said: \(first.output.text)\nmetrics: \(metrics ?? "-")\ntimeline: \(timeline ?? "-")\nsandbox connections: \(sandbox.connectionCount)")
+            let metrics = try? TestHTTPConnection(port: first.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"])
+                .text
+            let timeline = try? TestHTTPConnection(port: first.port).request(
+                "GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]
+            ).text
+            Issue.record(
+                "the push never reached the sandbox; child said: \(first.output.text)\nmetrics: \(metrics ?? "-")\ntimeline: \(timeline ?? "-")\nsandbox connections: \(sandbox.connectionCount)"
+            )
         }
         first.kill(SIGKILL)
         let inFlight = try Store.openSQLite(folder: data).outbox.depth(now: Date())
@@ -137,9 +144,14 @@ import Testing
         defer { second.kill(SIGTERM) }
         let resent = await eventually(timeout: 60) { sandbox.accepted(token: token).count == 2 }
         if !resent {
-            let timeline = try? TestHTTPConnection(port: second.port).request("GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
-            let metrics = try? TestHTTPConnection(port: second.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"]).text
-            Issue.record("not sent again once the dead process's lease ran out (accepted \(sandbox.accepted(token: token).count)); timeline: \(timeline ?? "-")\nmetrics: \(metrics?.split(separator: "\n").filter { $0.hasPrefix("liveline_pushes") || $0.hasPrefix("liveline_outbox") }.joined(separator: " | ") ?? "-")\nsecond said: \(second.output.text)")
+            let timeline = try? TestHTTPConnection(port: second.port).request(
+                "GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]
+            ).text
+            let metrics = try? TestHTTPConnection(port: second.port).request("GET", "/metrics", headers: ["Authorization": "Bearer \(Self.adminKey)"])
+                .text
+            Issue.record(
+                "not sent again once the dead process's lease ran out (accepted \(sandbox.accepted(token: token).count)); timeline: \(timeline ?? "-")\nmetrics: \(metrics?.split(separator: "\n").filter { $0.hasPrefix("liveline_pushes") || $0.hasPrefix("liveline_outbox") }.joined(separator: " | ") ?? "-")\nsecond said: \(second.output.text)"
+            )
         }
         let store = try Store.openSQLite(folder: data)
         #expect(try await eventually { try store.deliveries.attempts(contextKey: "trip:inflight").contains { $0.status == 200 } })

@@ -44,7 +44,9 @@ import Testing
             "LIVELINE_APNS_PORT": try #require(value("device port")), "LIVELINE_APNS_CA_FILE": try #require(value("CA file")),
         ]
         #expect(push.run(["push", "--token", String(alert), "--type", "alert", "--payload", payload.path]) == 0, "\(push.standardError)")
-        #expect(await eventually(timeout: 10) { output.text.contains("device iphone-cli applied: alert shown: Hello from the CLI (link \"app://x\")") }, "\(output.text)")
+        #expect(
+            await eventually(timeout: 10) { output.text.contains("device iphone-cli applied: alert shown: Hello from the CLI (link \"app://x\")") },
+            "\(output.text)")
 
         process.terminate()
         #expect(await eventually { !process.isRunning })
@@ -63,7 +65,9 @@ import Testing
         ] {
             try Data(json.utf8).write(to: file)
             let output = CapturedOutput()
-            #expect(output.run(["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", folder.path, "--devices", file.path]) != 0)
+            #expect(
+                output.run(["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", folder.path, "--devices", file.path])
+                    != 0)
             #expect(output.standardError.contains(expected), "\(json): \(output.standardError)")
         }
     }

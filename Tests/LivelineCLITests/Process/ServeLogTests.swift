@@ -47,7 +47,8 @@ import Testing
             #expect(registered.status == 200, "\(registered.text)")
         }
         let admin = ["Authorization": "Bearer \(Self.adminKey)"]
-        let put = try TestHTTPConnection(port: server.port).request("PUT", "/v1/contexts/trip:log", headers: admin, json: CrashRecoveryTests.trip(delay: 3))
+        let put = try TestHTTPConnection(port: server.port).request(
+            "PUT", "/v1/contexts/trip:log", headers: admin, json: CrashRecoveryTests.trip(delay: 3))
         #expect(put.status == 201, "\(put.text)")
         let start = try TestHTTPConnection(port: server.port).request(
             "POST", "/v1/contexts/trip:log/start", headers: admin,

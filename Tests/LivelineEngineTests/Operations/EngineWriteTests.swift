@@ -22,13 +22,18 @@ import Testing
         }
 
         func user(_ name: String, household: String = "H") throws -> UserRecord {
-            try store.accounts.createUser(household: household, name: name, avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
+            try store.accounts.createUser(
+                household: household, name: name, avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
         }
 
         static func trip(delay: Int) throws -> ContextPut {
             ContextPut(
-                type: TripLiveActivityAttributes.typeName, attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
-                contentState: try JSONValue(json: Data(#"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#.utf8))
+                type: TripLiveActivityAttributes.typeName,
+                attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                contentState: try JSONValue(
+                    json: Data(
+                        #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
+                            .utf8))
             )
         }
 
@@ -73,7 +78,8 @@ import Testing
 
         let ada = try fixture.user("Ada")
         try engine.write { change in
-            try change.createContext(key: "trip:owned", activityType: TripLiveActivityAttributes.typeName, householdID: ada.householdID, attributes: "{}")
+            try change.createContext(
+                key: "trip:owned", activityType: TripLiveActivityAttributes.typeName, householdID: ada.householdID, attributes: "{}")
         }
         #expect { try engine.putContext(key: "trip:owned", Fixture.trip(delay: 1)) } throws: { ($0 as? EngineError)?.code == .conflict }
         #expect { try engine.endContext(key: "trip:none") } throws: { ($0 as? EngineError)?.code == .notFound }
@@ -84,25 +90,29 @@ import Testing
         let engine = fixture.engine
         let ada = try fixture.user("Ada")
         try engine.putContext(key: "trip:1", Fixture.trip(delay: 1))
-        try engine.registerToken(TokenRegistration(
-            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .pushToStart, environment: .sandbox,
-            token: String(repeating: "ab", count: 32), attributesType: TripLiveActivityAttributes.typeName
-        ))
-        let started = try engine.startActivities(contextKey: "trip:1", userIDs: [ada.id], deviceIDs: [], alert: LiveActivityAlert(title: .plain("Go")))
+        try engine.registerToken(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .pushToStart, environment: .sandbox,
+                token: String(repeating: "ab", count: 32), attributesType: TripLiveActivityAttributes.typeName
+            ))
+        let started = try engine.startActivities(
+            contextKey: "trip:1", userIDs: [ada.id], deviceIDs: [], alert: LiveActivityAlert(title: .plain("Go")))
         #expect(started.outcomes.map(\.kind) == [.queued])
         try engine.endContext(key: "trip:1")
         #expect(try fixture.store.starts.starts(contextKey: "trip:1").map(\.status) == [.skipped], "the queued start never goes out")
 
         // A new card of the ended context: its starts, dismissals and update tokens go.
-        try engine.registerToken(TokenRegistration(
-            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox,
-            token: String(repeating: "cd", count: 32), contextKey: "trip:1"
-        ))
+        try engine.registerToken(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox,
+                token: String(repeating: "cd", count: 32), contextKey: "trip:1"
+            ))
         try engine.dismissed(contextKey: "trip:1", userID: ada.id)
-        try engine.registerToken(TokenRegistration(
-            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox,
-            token: String(repeating: "ef", count: 32), contextKey: "trip:1"
-        ))
+        try engine.registerToken(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox,
+                token: String(repeating: "ef", count: 32), contextKey: "trip:1"
+            ))
         try engine.write { change in try change.reopen("trip:1") }
         #expect(try engine.context(key: "trip:1")?.state == .active)
         #expect(try engine.activeTokens(userID: ada.id).filter { $0.kind == .update }.isEmpty)
@@ -116,10 +126,11 @@ import Testing
         let eve = try fixture.user("Eve", household: "B")
         try engine.putContext(key: "trip:1", Fixture.trip(delay: 1))
         for (user, token) in [(ada, "ab"), (eve, "ba")] {
-            try engine.registerToken(TokenRegistration(
-                householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .pushToStart, environment: .sandbox,
-                token: String(repeating: token, count: 32), attributesType: TripLiveActivityAttributes.typeName
-            ))
+            try engine.registerToken(
+                TokenRegistration(
+                    householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .pushToStart, environment: .sandbox,
+                    token: String(repeating: token, count: 32), attributesType: TripLiveActivityAttributes.typeName
+                ))
             _ = try engine.startActivities(contextKey: "trip:1", userIDs: [user.id], deviceIDs: [], alert: LiveActivityAlert(title: .plain("Go")))
         }
         let adaStart = try #require(try fixture.store.starts.starts(contextKey: "trip:1").first { $0.householdID == ada.householdID })
@@ -129,10 +140,11 @@ import Testing
         #expect(try fixture.store.tokens.markSuspect(id: adaStartToken.id, reason: "no answer", now: Date()))
 
         // Eve's update token (the same device id, another household) answers Eve's start only.
-        try engine.registerToken(TokenRegistration(
-            householdID: eve.householdID, userID: eve.id, deviceID: "phone", kind: .update, environment: .sandbox,
-            token: String(repeating: "ef", count: 32), contextKey: "trip:1"
-        ))
+        try engine.registerToken(
+            TokenRegistration(
+                householdID: eve.householdID, userID: eve.id, deviceID: "phone", kind: .update, environment: .sandbox,
+                token: String(repeating: "ef", count: 32), contextKey: "trip:1"
+            ))
         var starts = try fixture.store.starts.starts(contextKey: "trip:1")
         #expect(starts.first { $0.householdID == eve.householdID }?.updateTokenAt != nil)
         #expect(starts.first { $0.householdID == ada.householdID }?.updateTokenAt == nil)
@@ -186,14 +198,17 @@ import Testing
         #expect { try withStale.engine.putContext(key: "trip:big", big) } throws: { ($0 as? EngineError)?.code == .payloadRefused }
         #expect(try withStale.engine.context(key: "trip:big") == nil, "refused: nothing stored")
 
-        let noStale = try Fixture(configuration: EngineConfiguration(
-            bundleID: "dev.liveline.demo", minimumPushInterval: 0, staleAfter: nil, staleAfterByType: [:]
-        ))
+        let noStale = try Fixture(
+            configuration: EngineConfiguration(
+                bundleID: "dev.liveline.demo", minimumPushInterval: 0, staleAfter: nil, staleAfterByType: [:]
+            ))
         let token = String(repeating: "ab", count: 32)
         let ada = try noStale.user("Ada")
-        try noStale.engine.registerToken(TokenRegistration(
-            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox, token: token, contextKey: "trip:big"
-        ))
+        try noStale.engine.registerToken(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox, token: token,
+                contextKey: "trip:big"
+            ))
         #expect(try noStale.engine.putContext(key: "trip:big", big).created)
         noStale.engine.dispatcher.drain()
         let sent = try #require(noStale.sender.pushes(token: token).last)

@@ -65,10 +65,11 @@ final class EngineHarness: Sendable {
     /// push-to-start token for trips) and returns its row id and the token.
     func token(_ index: Int, kind: PushTokenKind = .update) throws -> (id: PushTokenID, token: String) {
         let token = String(format: "%064x", 0xfeed0000 + index)
-        try store.tokens.register(TokenRegistration(
-            householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: kind, environment: .sandbox, token: token,
-            attributesType: kind == .pushToStart ? "TripLiveActivityAttributes" : nil, contextKey: kind == .update ? Self.contextKey : nil
-        ), now: clock.now)
+        try store.tokens.register(
+            TokenRegistration(
+                householdID: householdID, userID: userID, deviceID: "phone-\(index)", kind: kind, environment: .sandbox, token: token,
+                attributesType: kind == .pushToStart ? "TripLiveActivityAttributes" : nil, contextKey: kind == .update ? Self.contextKey : nil
+            ), now: clock.now)
         guard let id = try store.tokens.activeTokens(userID: userID).first(where: { $0.token == token })?.id else {
             throw StoreError(.notFound, "token \(index) was not registered")
         }
@@ -77,12 +78,15 @@ final class EngineHarness: Sendable {
 
     /// A `/v1` change of the trip: its delay, and an alert for the next push when given.
     func put(delay: Int, alert: String? = nil) throws {
-        let state = #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
+        let state =
+            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
         let hint = try alert.map { try JSONDecoder().decode(LiveActivityAlert.self, from: Data($0.utf8)) }
-        try engine.putContext(key: Self.contextKey, ContextPut(
-            type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(Self.attributes.utf8)),
-            contentState: try JSONValue(json: Data(state.utf8)), alert: hint
-        ))
+        try engine.putContext(
+            key: Self.contextKey,
+            ContextPut(
+                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(Self.attributes.utf8)),
+                contentState: try JSONValue(json: Data(state.utf8)), alert: hint
+            ))
     }
 
     /// A broadcast channel of the context, as if APNs had created it.

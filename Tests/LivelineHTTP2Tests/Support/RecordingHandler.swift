@@ -27,13 +27,18 @@ final class RecordingHandler: HTTP2RequestHandler, Sendable {
         case "/error":
             respond(HTTP2Response(status: 400, headers: [("content-type", "application/json")], body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)))
         case "/slow":
-            concurrent.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+            concurrent.withLock {
+                $0.now += 1; $0.peak = max($0.peak, $0.now)
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
                 self.concurrent.withLock { $0.now -= 1 }
                 respond(HTTP2Response(status: 200))
             }
         case "/goaway":
-            respond(HTTP2Response(status: 503, body: Array(#"{"reason":"Shutdown"}"#.utf8), then: .goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))))
+            respond(
+                HTTP2Response(
+                    status: 503, body: Array(#"{"reason":"Shutdown"}"#.utf8),
+                    then: .goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))))
         case "/drop":
             respond(HTTP2Response(status: 500, then: .drop))
         default:

@@ -131,7 +131,8 @@ import Testing
         defer { server.shutdown() }
         let connection = try TestHTTPConnection(port: server.port)
         let chunk = String(repeating: "y", count: 700)
-        let raw = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let raw =
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
             + "2bc\r\n\(chunk)\r\n2bc\r\n\(chunk)\r\n0\r\n\r\n"
         try connection.send(Array(raw.utf8))
         let response = try connection.readResponse()
@@ -310,8 +311,10 @@ extension HTTPServerTests {
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             defer { done.signal() }
-            guard let connection = try? TestHTTPConnection(port: port), (try? connection.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))) != nil,
-                let head = try? connection.readHead(), head.status == 200 else { return }
+            guard let connection = try? TestHTTPConnection(port: port),
+                (try? connection.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))) != nil,
+                let head = try? connection.readHead(), head.status == 200
+            else { return }
             var text = ""
             while let chunk = try? connection.readChunk() { text += String(decoding: chunk, as: UTF8.self) }
             received.withLock { $0 = text }
@@ -327,7 +330,10 @@ extension HTTPServerTests {
         let server = try Self.startServer()
         let connection = try TestHTTPConnection(port: server.port)
         let body = #"{"name":"milk","count":1}"#
-        try connection.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8))
+        try connection.send(
+            Array(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8
+            ))
         #expect(eventuallyBlocking { server.requestsInFlight == 1 }, "its headers arrived before the shutdown")
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -400,7 +406,10 @@ extension HTTPServerTests {
         // In progress: its headers have arrived, its body has not (no worker thread is held).
         let held = try TestHTTPConnection(port: port)
         let body = #"{"name":"milk","count":1}"#
-        try held.send(Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8))
+        try held.send(
+            Array(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(8))".utf8
+            ))
         #expect(eventuallyBlocking { server.requestsInFlight == 1 })
 
         let stopped = DispatchSemaphore(value: 0)

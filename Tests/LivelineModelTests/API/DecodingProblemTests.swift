@@ -4,7 +4,8 @@ import Testing
 
 struct DecodingProblemTests {
     @Test func namesTheKeyPathWithArrayIndexes() throws {
-        let json = Data(#"{"open":1,"done":0,"total":1,"estEur":0,"estPriced":0,"nextOpen":[{"id":1,"label":"a"},{"id":2}],"activeShoppers":[],"rev":1}"#.utf8)
+        let json = Data(
+            #"{"open":1,"done":0,"total":1,"estEur":0,"estPriced":0,"nextOpen":[{"id":1,"label":"a"},{"id":2}],"activeShoppers":[],"rev":1}"#.utf8)
         do {
             _ = try JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: json)
             Issue.record("decoding must fail")

@@ -29,9 +29,10 @@ struct ContractCompatibilityTests {
     @Test(arguments: names)
     func everyOlderFixtureStillDecodesAndItsKeysAreStillSent(_ name: String) throws {
         func check<C: LiveActivityContract>(_: C.Type) throws {
-            let current = try JSONValue(json: LiveActivityPayload<C>.start(
-                attributes: C.example, contentState: C.exampleContentState, alert: LiveActivityAlert(title: "t"), timestamp: .exampleNow
-            ).encoded())
+            let current = try JSONValue(
+                json: LiveActivityPayload<C>.start(
+                    attributes: C.example, contentState: C.exampleContentState, alert: LiveActivityAlert(title: "t"), timestamp: .exampleNow
+                ).encoded())
             for version in try Fixture.versions(C.typeName) {
                 let fixture = try Fixture.data(C.typeName, version: version)
                 // An older payload (sent by an older server, or stored) decodes with today's type.

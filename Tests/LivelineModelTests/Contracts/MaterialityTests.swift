@@ -56,7 +56,9 @@ struct MaterialityTests {
         var state = ShoppingActivityAttributes.exampleContentState
         let old = try Self.json(state)
         state.rev += 5
-        #expect(registry.materialChange(typeName: ShoppingActivityAttributes.typeName, old: old, new: try Self.json(state)) == nil, "rev alone is no change")
+        #expect(
+            registry.materialChange(typeName: ShoppingActivityAttributes.typeName, old: old, new: try Self.json(state)) == nil,
+            "rev alone is no change")
         #expect(registry.materialChange(typeName: ShoppingActivityAttributes.typeName, old: nil, new: old) == "the first push")
         #expect(registry.materialChange(typeName: ShoppingActivityAttributes.typeName, old: Data("{}".utf8), new: old) == "the first push")
         // Cook-suggest: every change of state is material (the default).

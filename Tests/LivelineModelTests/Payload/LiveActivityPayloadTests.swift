@@ -40,9 +40,10 @@ struct LiveActivityPayloadTests {
         #expect(update["attributes"] == nil)
         #expect(update["attributes-type"] == nil)
         #expect(update["alert"] == nil)
-        let end = try Self.aps(LiveActivityPayload<Trip>.end(
-            contentState: Trip.exampleContentState, timestamp: .exampleNow, dismissalDate: Date(timeIntervalSince1970: 1_781_773_200)
-        ))
+        let end = try Self.aps(
+            LiveActivityPayload<Trip>.end(
+                contentState: Trip.exampleContentState, timestamp: .exampleNow, dismissalDate: Date(timeIntervalSince1970: 1_781_773_200)
+            ))
         #expect(end["event"] == .string("end"))
         #expect(end["dismissal-date"] == .int(1_781_773_200))
     }

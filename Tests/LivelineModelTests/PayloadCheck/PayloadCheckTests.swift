@@ -136,7 +136,9 @@ struct PayloadCheckTests {
         }
         let report = check.check(json: json, typeName: "TripLiveActivityAttributes")
         #expect(Set(report.problems(.missingKey).map(\.keyPath)) == ["aps.attributes", "aps.alert.title"])
-        let noType = try JSONEdit.editingAPS(Self.trip) { $0["attributes-type"] = nil; $0["alert"] = nil }
+        let noType = try JSONEdit.editingAPS(Self.trip) {
+            $0["attributes-type"] = nil; $0["alert"] = nil
+        }
         let second = check.check(json: noType, typeName: "TripLiveActivityAttributes")
         #expect(Set(second.problems(.missingKey).map(\.keyPath)) == ["aps.attributes-type", "aps.alert"])
     }
@@ -199,7 +201,9 @@ struct PayloadCheckTests {
     }
 
     @Test func updateWithoutTypeNeedsAnExplicitContract() throws {
-        let json = try JSONEdit.editingAPS(Self.shopping) { $0["attributes-type"] = nil; $0["attributes"] = nil }
+        let json = try JSONEdit.editingAPS(Self.shopping) {
+            $0["attributes-type"] = nil; $0["attributes"] = nil
+        }
         #expect(check.check(json: json).problems(.unknownContract).count == 1)
         #expect(check.check(json: json, typeName: "ShoppingActivityAttributes").isAccepted)
         #expect(check.check(json: json, typeName: "Nope").problems(.unknownContract).count == 1)
@@ -226,7 +230,11 @@ struct PayloadCheckTests {
         }
         let report = check.check(json: json)
         let codes = Set(report.errors.map(\.code))
-        #expect(codes == [.dateInMilliseconds, .dismissalDateNotOnEnd, .pushTokenAndChannel, .missingKey, .typeMismatch, .invalidValue, .nullValue, .dateAsString])
+        #expect(
+            codes == [
+                .dateInMilliseconds, .dismissalDateNotOnEnd, .pushTokenAndChannel, .missingKey, .typeMismatch, .invalidValue, .nullValue,
+                .dateAsString,
+            ])
         #expect(report.errors.count == 8)
         #expect(report.problems(.unknownKey).map(\.keyPath) == ["aps.interruption-level"])
         #expect(report.problems.allSatisfy { !$0.message.isEmpty })
@@ -289,7 +297,8 @@ struct PayloadCheckTests {
         #expect(problems.contains { $0.keyPath == "rev" && $0.code == .missingKey })
         let unknown = ContractRegistry.known.checkContentState(json: good, typeName: "shoppingactivityattributes", now: .exampleNow)
         #expect(unknown.first?.message.contains("Did you mean 'ShoppingActivityAttributes'") == true)
-        let attributes = ContractRegistry.known.checkAttributes(json: Data(#"{"week": 5}"#.utf8), typeName: "ShoppingActivityAttributes", now: .exampleNow)
+        let attributes = ContractRegistry.known.checkAttributes(
+            json: Data(#"{"week": 5}"#.utf8), typeName: "ShoppingActivityAttributes", now: .exampleNow)
         #expect(attributes.map(\.keyPath) == ["week"])
     }
 }

@@ -13,7 +13,8 @@ struct ProviderTokenSourceTests {
     }
 
     static func source(_ clock: TestClock) throws -> ProviderTokenSource {
-        ProviderTokenSource(credentials: APNSCredentials(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256PrivateKey.generate()), clock: clock.read)
+        ProviderTokenSource(
+            credentials: APNSCredentials(keyID: "KEY1234567", teamID: "TEAM123456", key: try ES256PrivateKey.generate()), clock: clock.read)
     }
 
     @Test func theTokenIsReusedForFiftyMinutesThenRenewed() throws {

@@ -202,12 +202,14 @@ import Testing
         let read = await harness.client.readChannel(bundleID: bundle, channelID: channel)
         #expect(read.status == 200)
         #expect(String(decoding: read.body, as: UTF8.self).contains(#""message-storage-policy":0"#))
-        let sent = await harness.client.broadcast(APNSBroadcast(bundleID: bundle, channelID: channel, payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)))
+        let sent = await harness.client.broadcast(
+            APNSBroadcast(bundleID: bundle, channelID: channel, payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)))
         #expect(sent.status == 200 && sent.outcome == .delivered)
         #expect(harness.sandbox.accepted(channel: channel).count == 1)
-        let storing = await harness.client.broadcast(APNSBroadcast(
-            bundleID: bundle, channelID: channel, expiration: .at(Date().addingTimeInterval(3600)), payload: Array("{}".utf8)
-        ))
+        let storing = await harness.client.broadcast(
+            APNSBroadcast(
+                bundleID: bundle, channelID: channel, expiration: .at(Date().addingTimeInterval(3600)), payload: Array("{}".utf8)
+            ))
         #expect(storing.status == 400 && storing.reason == .badExpirationDate)
         #expect(await harness.client.deleteChannel(bundleID: bundle, channelID: channel).status == 204)
         #expect(await harness.client.listChannels(bundleID: bundle).channels == [])

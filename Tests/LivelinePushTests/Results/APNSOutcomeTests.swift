@@ -20,7 +20,10 @@ struct APNSOutcomeTests {
         for reason in Self.permanent400 {
             #expect(APNSOutcome.classify(status: 400, reason: reason) == .permanent, "\(reason)")
         }
-        for reason: APNSReason in [.badCertificate, .badCertificateEnvironment, .forbidden, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken, .topicMismatch] {
+        for reason: APNSReason in [
+            .badCertificate, .badCertificateEnvironment, .forbidden, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken,
+            .topicMismatch,
+        ] {
             #expect(APNSOutcome.classify(status: 403, reason: reason) == .permanent, "\(reason)")
         }
         #expect(APNSOutcome.classify(status: 404, reason: .badPath) == .permanent)

@@ -30,11 +30,12 @@ final class SandboxHarness: Sendable {
         configuration.clock = sandboxClock.read
         configure(&configuration)
         sandbox = try APNSSandbox.start(configuration)
-        client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-            environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path),
-            maxConnectionsPerEndpoint: maxConnections, clock: clientClock.read
-        ))
+        client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path),
+                maxConnectionsPerEndpoint: maxConnections, clock: clientClock.read
+            ))
     }
 
     /// A registered device token.

@@ -77,7 +77,10 @@ import Testing
         characters[index] = characters[index] == "A" ? "B" : "A"
         let tampered = String(characters)
         let hs256 = "eyJhbGciOiJIUzI1NiIsImtpZCI6IkxMS0VZMDAwMDEifQ.eyJpc3MiOiJMTFRFQU0wMDAxIiwiaWF0IjoxNzY3MDAwMDAwfQ.c2lnbmF0dXJl"
-        for (why, jwt) in [("unknown kid", unknownKid), ("signed by another key", forged), ("iss of another team", wrongTeam), ("tampered signature", tampered), ("HS256", hs256)] {
+        for (why, jwt) in [
+            ("unknown kid", unknownKid), ("signed by another key", forged), ("iss of another team", wrongTeam), ("tampered signature", tampered),
+            ("HS256", hs256),
+        ] {
             let response = try await harness.push(client, jwt: jwt)
             #expect(response.status == 403 && response.reason == "InvalidProviderToken", "\(why)")
         }

@@ -67,18 +67,21 @@ import Testing
         let port = try #require(harness.sandbox.controlPort)
         let management = try harness.client(management: true)
         defer { management.close() }
-        let created = try await management.send(HTTP2ClientRequest(
-            path: "/1/apps/dev.liveline.demo/channels", headers: [("authorization", "bearer " + harness.jwt())],
-            body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8)
-        ))
+        let created = try await management.send(
+            HTTP2ClientRequest(
+                path: "/1/apps/dev.liveline.demo/channels", headers: [("authorization", "bearer " + harness.jwt())],
+                body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8)
+            ))
         let channel = try #require(created.header("apns-channel-id"))
-        let sent = try await management.send(HTTP2ClientRequest(
-            path: "/4/broadcasts/apps/dev.liveline.demo",
-            headers: [("authorization", "bearer " + harness.jwt()), ("apns-push-type", "liveactivity"), ("apns-channel-id", channel)],
-            body: Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
-        ))
+        let sent = try await management.send(
+            HTTP2ClientRequest(
+                path: "/4/broadcasts/apps/dev.liveline.demo",
+                headers: [("authorization", "bearer " + harness.jwt()), ("apns-push-type", "liveactivity"), ("apns-channel-id", channel)],
+                body: Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
+            ))
         #expect(sent.status == 200)
-        let urlSafe = channel.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let urlSafe = channel.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
         let pushes = try call(port, "GET", "/channels/\(urlSafe)/pushes")
         #expect((pushes.json?["pushes"] as? [[String: Any]])?.first?["channelId"] as? String == channel)
         let channels = try call(port, "GET", "/channels")

@@ -95,7 +95,9 @@ import Testing
         let results = await withTaskGroup(of: Result<HTTP2ClientResponse, HTTP2ClientFailure>.self) { group in
             for _ in 0..<5 {
                 group.addTask {
-                    do { return .success(try await harness.push(client, jwt: jwt)) } catch let error as HTTP2ClientFailure { return .failure(error) } catch { return .failure(HTTP2ClientFailure(kind: .connectFailed, message: "\(error)")) }
+                    do { return .success(try await harness.push(client, jwt: jwt)) } catch let error as HTTP2ClientFailure {
+                        return .failure(error)
+                    } catch { return .failure(HTTP2ClientFailure(kind: .connectFailed, message: "\(error)")) }
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

@@ -24,9 +24,10 @@ import Testing
     }
 
     func create(_ harness: SandboxHarness, _ client: HTTP2ClientConnection, policy: Int = 1) async throws -> String {
-        let response = try await client.send(try channelRequest(
-            harness, method: "POST", body: #"{"message-storage-policy": \#(policy), "push-type": "LiveActivity"}"#
-        ))
+        let response = try await client.send(
+            try channelRequest(
+                harness, method: "POST", body: #"{"message-storage-policy": \#(policy), "push-type": "LiveActivity"}"#
+            ))
         #expect(response.status == 201 && response.body.isEmpty)
         return try #require(response.header("apns-channel-id"))
     }
@@ -43,9 +44,10 @@ import Testing
             headers.removeAll { $0.name == name }
             if let value { headers.append((name, value)) }
         }
-        return try await client.send(HTTP2ClientRequest(
-            method: method, path: "/4/broadcasts/apps/\(bundle ?? harness.sandbox.bundleID)", headers: headers, body: body
-        ))
+        return try await client.send(
+            HTTP2ClientRequest(
+                method: method, path: "/4/broadcasts/apps/\(bundle ?? harness.sandbox.bundleID)", headers: headers, body: body
+            ))
     }
 
     @Test func createReadListDelete() async throws {
@@ -99,11 +101,21 @@ import Testing
         Row(status: 400, reason: "ChannelNotRegistered", why: "delete an unknown channel", method: "DELETE"),
         Row(status: 400, reason: "PayloadEmpty", why: "create without body", method: "POST", channel: nil),
         Row(status: 400, reason: "BadRequestPayload", why: "create with non-JSON", method: "POST", channel: nil, body: "policy=1"),
-        Row(status: 400, reason: "MissingPushType", why: "create without push-type", method: "POST", channel: nil, body: #"{"message-storage-policy":1}"#),
-        Row(status: 400, reason: "InvalidPushType", why: "create for alerts", method: "POST", channel: nil, body: #"{"message-storage-policy":1,"push-type":"Alert"}"#),
-        Row(status: 400, reason: "BadRequestParams", why: "storage policy 2", method: "POST", channel: nil, body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#),
-        Row(status: 400, reason: "BadRequestParams", why: "storage policy true", method: "POST", channel: nil, body: #"{"message-storage-policy":true,"push-type":"LiveActivity"}"#),
-        Row(status: 400, reason: "TopicDisallowed", why: "bundle ID with a push type suffix", path: "/1/apps/dev.liveline.demo.push-type.liveactivity/all-channels"),
+        Row(
+            status: 400, reason: "MissingPushType", why: "create without push-type", method: "POST", channel: nil,
+            body: #"{"message-storage-policy":1}"#),
+        Row(
+            status: 400, reason: "InvalidPushType", why: "create for alerts", method: "POST", channel: nil,
+            body: #"{"message-storage-policy":1,"push-type":"Alert"}"#),
+        Row(
+            status: 400, reason: "BadRequestParams", why: "storage policy 2", method: "POST", channel: nil,
+            body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#),
+        Row(
+            status: 400, reason: "BadRequestParams", why: "storage policy true", method: "POST", channel: nil,
+            body: #"{"message-storage-policy":true,"push-type":"LiveActivity"}"#),
+        Row(
+            status: 400, reason: "TopicDisallowed", why: "bundle ID with a push type suffix",
+            path: "/1/apps/dev.liveline.demo.push-type.liveactivity/all-channels"),
         Row(status: 403, reason: "TopicMismatch", why: "an app the sandbox does not know", path: "/1/apps/com.example.unknown/all-channels"),
         Row(status: 403, reason: "MissingProviderToken", why: "no authorization", extra: [("authorization", nil)]),
         Row(status: 403, reason: "InvalidProviderToken", why: "bad token", extra: [("authorization", "bearer x.y.z")]),
@@ -118,7 +130,8 @@ import Testing
         defer { harness.sandbox.stop() }
         let client = try harness.client(management: true)
         defer { client.close() }
-        let response = try await client.send(try channelRequest(harness, method: row.method ?? "GET", path: row.path, channel: row.channel, body: row.body, extra: row.extra))
+        let response = try await client.send(
+            try channelRequest(harness, method: row.method ?? "GET", path: row.path, channel: row.channel, body: row.body, extra: row.extra))
         #expect(response.status == row.status)
         #expect(response.reason == row.reason)
         #expect(response.header("apns-request-id") != nil)
@@ -132,7 +145,8 @@ import Testing
         defer { client.close() }
         let first = try await create(harness, client)
         _ = try await create(harness, client)
-        let refused = try await client.send(try channelRequest(harness, method: "POST", body: #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#))
+        let refused = try await client.send(
+            try channelRequest(harness, method: "POST", body: #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#))
         #expect(refused.status == 400 && refused.reason == "CannotCreateChannelConfig")
         _ = try await client.send(try channelRequest(harness, method: "DELETE", channel: first))
         let third = try await create(harness, client)
@@ -172,7 +186,9 @@ import Testing
         Row(status: 400, reason: "BadMessageId", why: "apns-id not a UUID", extra: [("apns-id", "nope")]),
         Row(status: 400, reason: "BadPriority", why: "priority 3", extra: [("apns-priority", "3")]),
         Row(status: 400, reason: "BadExpirationDate", why: "expiration not a number", extra: [("apns-expiration", "soon")]),
-        Row(status: 400, reason: "BadExpirationDate", why: "non-zero expiration on a no-storage channel", channel: "nostore", extra: [("apns-expiration", "1767003600")]),
+        Row(
+            status: 400, reason: "BadExpirationDate", why: "non-zero expiration on a no-storage channel", channel: "nostore",
+            extra: [("apns-expiration", "1767003600")]),
         Row(status: 400, reason: "PayloadEmpty", why: "empty body", body: ""),
         Row(status: 400, reason: "BadRequestPayload", why: "body not a JSON object", body: "[1,2]"),
         Row(status: 400, reason: "TopicDisallowed", why: "suffixed bundle in the path", path: "dev.liveline.demo.push-type.liveactivity"),
@@ -181,7 +197,9 @@ import Testing
         Row(status: 403, reason: "TopicMismatch", why: "app the sandbox does not know", path: "com.example.unknown"),
         Row(status: 403, reason: "MissingProviderToken", why: "no authorization", extra: [("authorization", nil)]),
         Row(status: 405, reason: "MethodNotAllowed", why: "GET", method: "GET"),
-        Row(status: 413, reason: "PayloadTooLarge", why: "5121 bytes", body: #"{"aps":{}, "pad":""# + String(repeating: "x", count: 5121 - 19) + #""}"#),
+        Row(
+            status: 413, reason: "PayloadTooLarge", why: "5121 bytes",
+            body: #"{"aps":{}, "pad":""# + String(repeating: "x", count: 5121 - 19) + #""}"#),
     ]
 
     @Test(arguments: broadcastRows) func broadcastErrorRow(_ row: Row) async throws {
@@ -205,7 +223,10 @@ import Testing
         if row.channel == "twice" {
             var request = try HTTP2ClientRequest(
                 path: "/4/broadcasts/apps/dev.liveline.demo",
-                headers: [("authorization", "bearer " + harness.jwt()), ("apns-push-type", "liveactivity"), ("apns-channel-id", stored), ("apns-channel-id", unstored)],
+                headers: [
+                    ("authorization", "bearer " + harness.jwt()), ("apns-push-type", "liveactivity"), ("apns-channel-id", stored),
+                    ("apns-channel-id", unstored),
+                ],
                 body: Self.broadcastPayload
             )
             request.method = "POST"

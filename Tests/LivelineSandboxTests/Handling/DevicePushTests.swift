@@ -35,7 +35,8 @@ import Testing
         Row(status: 400, reason: "BadMessageId", why: "apns-id not a UUID", changes: [("apns-id", "12345")]),
         Row(status: 400, reason: "BadPriority", why: "priority 7", changes: [("apns-priority", "7")]),
         Row(status: 400, reason: "BadPriority", why: "Live Activity at priority 1", changes: [("apns-priority", "1")]),
-        Row(status: 400, reason: "BadPriority", why: "background at priority 10",
+        Row(
+            status: 400, reason: "BadPriority", why: "background at priority 10",
             changes: [("apns-push-type", "background"), ("apns-topic", "dev.liveline.demo"), ("apns-priority", "10")]),
         Row(status: 400, reason: "BadTopic", why: "malformed topic", changes: [("apns-topic", "dev..liveline demo.push-type.liveactivity")]),
         Row(status: 400, reason: "DeviceTokenNotForTopic", why: "token of another app", token: otherAppToken),
@@ -45,8 +46,11 @@ import Testing
         Row(status: 400, reason: "MissingTopic", why: "no apns-topic", changes: [("apns-topic", nil)]),
         Row(status: 400, reason: "PayloadEmpty", why: "empty body", body: []),
         Row(status: 400, reason: "TopicDisallowed", why: "Live Activity to the bare bundle ID", changes: [("apns-topic", "dev.liveline.demo")]),
-        Row(status: 400, reason: "TopicDisallowed", why: "app the sandbox does not know", changes: [("apns-topic", "com.example.unknown.push-type.liveactivity")]),
-        Row(status: 400, reason: "TopicDisallowed", why: "alert to a Live Activity topic",
+        Row(
+            status: 400, reason: "TopicDisallowed", why: "app the sandbox does not know",
+            changes: [("apns-topic", "com.example.unknown.push-type.liveactivity")]),
+        Row(
+            status: 400, reason: "TopicDisallowed", why: "alert to a Live Activity topic",
             changes: [("apns-push-type", "alert")]),
         Row(status: 403, reason: "MissingProviderToken", why: "no authorization", changes: [("authorization", nil)]),
         Row(status: 403, reason: "InvalidProviderToken", why: "garbage token", changes: [("authorization", "bearer abc.def.ghi")]),
@@ -120,9 +124,11 @@ import Testing
         defer { client.close() }
         for (type, suffix) in APNSPushType.topicSuffixes where type != .mdm {
             let priority = type == .background ? "5" : "10"
-            let right = try await harness.push(client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo" + suffix), ("apns-priority", priority)])
+            let right = try await harness.push(
+                client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo" + suffix), ("apns-priority", priority)])
             #expect(right.status == 200, "\(type) to \(suffix)")
-            let wrong = try await harness.push(client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo.push-type.nothing"), ("apns-priority", priority)])
+            let wrong = try await harness.push(
+                client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo.push-type.nothing"), ("apns-priority", priority)])
             #expect(wrong.status == 400 && wrong.reason == "TopicDisallowed", "\(type)")
         }
         #expect(harness.sandbox.accepted(token: SandboxHarness.token).count == APNSPushType.topicSuffixes.count - 1)
@@ -135,9 +141,11 @@ import Testing
         defer { client.close() }
         let exact = try await harness.push(client, body: Array(repeating: UInt8(ascii: " "), count: 4096))
         #expect(exact.status == 200)
-        let voip = try await harness.push(client, [("apns-push-type", "voip"), ("apns-topic", "dev.liveline.demo.voip")], body: Array(repeating: UInt8(ascii: " "), count: 5120))
+        let voip = try await harness.push(
+            client, [("apns-push-type", "voip"), ("apns-topic", "dev.liveline.demo.voip")], body: Array(repeating: UInt8(ascii: " "), count: 5120))
         #expect(voip.status == 200)
-        let bigVoip = try await harness.push(client, [("apns-push-type", "voip"), ("apns-topic", "dev.liveline.demo.voip")], body: Array(repeating: UInt8(ascii: " "), count: 5121))
+        let bigVoip = try await harness.push(
+            client, [("apns-push-type", "voip"), ("apns-topic", "dev.liveline.demo.voip")], body: Array(repeating: UInt8(ascii: " "), count: 5121))
         #expect(bigVoip.status == 413 && bigVoip.reason == "PayloadTooLarge")
     }
 

@@ -23,12 +23,14 @@ import Testing
         sandbox.registerDevice(token: gone)
         sandbox.markUnregistered(token: gone, at: Date(timeIntervalSince1970: 1_767_000_000.25))
 
-        let output = try await PeerProcess.run(python.path, [
-            Self.root.appendingPathComponent("Tests/LivelineSandboxTests/Peers/aioapns_peer.py").path,
-            "--port", "\(sandbox.devicePort)", "--ca", sandbox.certificateFile.path, "--key", sandbox.keyFile.path,
-            "--key-id", sandbox.keyID, "--team-id", sandbox.teamID, "--bundle-id", sandbox.bundleID,
-            "--token", token, "--unregistered-token", gone, "--count", "1000",
-        ])
+        let output = try await PeerProcess.run(
+            python.path,
+            [
+                Self.root.appendingPathComponent("Tests/LivelineSandboxTests/Peers/aioapns_peer.py").path,
+                "--port", "\(sandbox.devicePort)", "--ca", sandbox.certificateFile.path, "--key", sandbox.keyFile.path,
+                "--key-id", sandbox.keyID, "--team-id", sandbox.teamID, "--bundle-id", sandbox.bundleID,
+                "--token", token, "--unregistered-token", gone, "--count", "1000",
+            ])
         let result = try #require(
             try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
             "aioapns printed no JSON; exit \(output.status), stderr: \(output.stderr.suffix(2000))"
@@ -36,10 +38,11 @@ import Testing
         #expect(result["statuses"] as? [String: Int] == ["200": 1000], "\(result)")
         #expect(result["ids"] as? Int == 1000)
         #expect(sandbox.accepted(token: token).count == 1000)
-        let numbers = Set(sandbox.accepted(token: token).compactMap { push -> Int? in
-            let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
-            return ((json?["aps"] as? [String: Any])?["content-state"] as? [String: Any])?["n"] as? Int
-        })
+        let numbers = Set(
+            sandbox.accepted(token: token).compactMap { push -> Int? in
+                let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return ((json?["aps"] as? [String: Any])?["content-state"] as? [String: Any])?["n"] as? Int
+            })
         #expect(numbers == Set(0..<1000))
 
         func answer(_ key: String) -> [String: Any] { result[key] as? [String: Any] ?? [:] }

@@ -18,17 +18,21 @@ import Testing
         let base = ["--http2", "--silent", "--show-error", "--cacert", harness.sandbox.certificateFile.path]
         let headers = try harness.liveActivityHeaders().flatMap { ["-H", "\($0.name): \($0.value)"] }
         let url = "https://localhost:\(harness.sandbox.devicePort)/3/device/\(SandboxHarness.token)"
-        let ok = try await PeerProcess.run(curl, base + headers + [
-            "--data-binary", String(decoding: SandboxHarness.liveActivityPayload, as: UTF8.self), "--dump-header", "-",
-            "--write-out", "\\n%{http_version} %{http_code} %{size_download}", url,
-        ])
+        let ok = try await PeerProcess.run(
+            curl,
+            base + headers + [
+                "--data-binary", String(decoding: SandboxHarness.liveActivityPayload, as: UTF8.self), "--dump-header", "-",
+                "--write-out", "\\n%{http_version} %{http_code} %{size_download}", url,
+            ])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.hasSuffix("2 200 0"), "\(ok.stdout)")
         #expect(ok.stdout.contains("apns-id: ") && ok.stdout.contains("apns-unique-id: "))
 
-        let refused = try await PeerProcess.run(curl, base + headers + [
-            "--data-binary", "", "--write-out", "\\n%{http_version} %{http_code}", url,
-        ])
+        let refused = try await PeerProcess.run(
+            curl,
+            base + headers + [
+                "--data-binary", "", "--write-out", "\\n%{http_version} %{http_code}", url,
+            ])
         #expect(refused.stdout == "{\"reason\":\"PayloadEmpty\"}\n2 400", "\(refused.stdout)")
         #expect(harness.sandbox.accepted(token: SandboxHarness.token).count == 1)
     }
@@ -41,9 +45,11 @@ import Testing
         try Data(SandboxHarness.liveActivityPayload).write(to: payload)
         defer { try? FileManager.default.removeItem(at: payload) }
         let headers = try harness.liveActivityHeaders().flatMap { ["-H", "\($0.name): \($0.value)"] }
-        let run = try await PeerProcess.run(h2load, ["-n", "5000", "-c", "4", "-m", "50", "-t", "1", "-d", payload.path] + headers + [
-            "https://127.0.0.1:\(harness.sandbox.devicePort)/3/device/\(SandboxHarness.token)",
-        ])
+        let run = try await PeerProcess.run(
+            h2load,
+            ["-n", "5000", "-c", "4", "-m", "50", "-t", "1", "-d", payload.path] + headers + [
+                "https://127.0.0.1:\(harness.sandbox.devicePort)/3/device/\(SandboxHarness.token)"
+            ])
         #expect(run.stdout.contains("5000 succeeded, 0 failed, 0 errored"), "\(run.stdout)")
         #expect(run.stdout.contains("status codes: 5000 2xx"), "\(run.stdout)")
         #expect(run.stdout.contains("Application protocol: h2"))

@@ -20,13 +20,15 @@ enum PeerProcess {
             Thread.detachNewThread {
                 do {
                     let run = try ChildProcess.run(executable, arguments, timeout: timeout)
-                    let status: Int32 = switch run.termination {
-                    case .exited(let code): code
-                    case .signalled(let signal): 128 + signal
-                    }
-                    continuation.resume(returning: Output(
-                        status: status, stdout: String(decoding: run.output, as: UTF8.self), stderr: String(decoding: run.errors, as: UTF8.self)
-                    ))
+                    let status: Int32 =
+                        switch run.termination {
+                        case .exited(let code): code
+                        case .signalled(let signal): 128 + signal
+                        }
+                    continuation.resume(
+                        returning: Output(
+                            status: status, stdout: String(decoding: run.output, as: UTF8.self), stderr: String(decoding: run.errors, as: UTF8.self)
+                        ))
                 } catch {
                     continuation.resume(throwing: Failure(description: "could not run \(executable): \(error)"))
                 }

@@ -26,10 +26,11 @@ struct SandboxHarness {
         controlPort: Int? = nil, maxConcurrentStreams: UInt32 = 1000
     ) throws {
         clock = TestClock()
-        sandbox = try APNSSandbox.start(SandboxConfiguration(
-            folder: Self.folder, controlPort: controlPort, environment: environment, maxConcurrentStreams: maxConcurrentStreams,
-            acceptAnyToken: acceptAnyToken, channelQuota: channelQuota, clock: clock.function
-        ))
+        sandbox = try APNSSandbox.start(
+            SandboxConfiguration(
+                folder: Self.folder, controlPort: controlPort, environment: environment, maxConcurrentStreams: maxConcurrentStreams,
+                acceptAnyToken: acceptAnyToken, channelQuota: channelQuota, clock: clock.function
+            ))
         sandbox.registerDevice(token: Self.token)
     }
 
@@ -68,9 +69,10 @@ struct SandboxHarness {
         _ client: HTTP2ClientConnection, token: String = Self.token, jwt: String? = nil, _ changes: [(String, String?)] = [],
         body: [UInt8] = Self.liveActivityPayload, method: String = "POST", path: String? = nil
     ) async throws -> HTTP2ClientResponse {
-        try await client.send(HTTP2ClientRequest(
-            method: method, path: path ?? "/3/device/\(token)", headers: try liveActivityHeaders(jwt: jwt, changes), body: body
-        ))
+        try await client.send(
+            HTTP2ClientRequest(
+                method: method, path: path ?? "/3/device/\(token)", headers: try liveActivityHeaders(jwt: jwt, changes), body: body
+            ))
     }
 }
 

@@ -24,8 +24,15 @@ import Testing
             (try connection.request("GET", "/api/nothing-here", headers: auth), 404, "notFound"),
             (try connection.request("PUT", "/api/apns/register", headers: auth, json: "{}"), 405, "methodNotAllowed"),
             (try connection.request("POST", "/api/apns/register", headers: auth, json: "{not json"), 400, "badRequest"),
-            (try connection.request("POST", "/api/apns/register", headers: auth.merging(["Content-Type": "text/plain"]) { $1 }, json: "kind=alert"), 415, "unsupportedMediaType"),
-            (try server.connection().request("POST", "/api/apns/register", headers: auth, json: String(repeating: " ", count: 5000)), 413, "payloadTooLarge"),
+            (
+                try connection.request(
+                    "POST", "/api/apns/register", headers: auth.merging(["Content-Type": "text/plain"]) { $1 }, json: "kind=alert"), 415,
+                "unsupportedMediaType"
+            ),
+            (
+                try server.connection().request("POST", "/api/apns/register", headers: auth, json: String(repeating: " ", count: 5000)), 413,
+                "payloadTooLarge"
+            ),
             (try server.connection().request("GET", "/api/me"), 401, "unauthorized"),
         ]
         for (response, status, code) in cases {
@@ -45,7 +52,8 @@ import Testing
             "", "null", "[]", "{}", "\"x\"", "1e999", "{\"kind\":", "{\"kind\":null,\"token\":null}",
             String(repeating: "[", count: 5000), "{\"kind\":\"alert\",\"token\":\"\u{0}\u{1}\"}",
             "{\"kind\":\"alert\",\"token\":\"" + String(repeating: "a", count: 5000) + "\"}",
-            "{\"kind\":\"web-push\",\"token\":\"{\\\"endpoint\\\":1}\"}", "{\"kind\":\"la-update\",\"token\":\"aabbccddeeff0011\",\"context_key\":\"\u{202E}x y\"}",
+            "{\"kind\":\"web-push\",\"token\":\"{\\\"endpoint\\\":1}\"}",
+            "{\"kind\":\"la-update\",\"token\":\"aabbccddeeff0011\",\"context_key\":\"\u{202E}x y\"}",
             "\u{FEFF}{}", "{\"kind\":\"alert\",\"token\":\"aabbccddeeff0011\",\"device_id\":\"" + String(repeating: "d", count: 500) + "\"}",
         ]
         for _ in 0..<60 {
@@ -143,9 +151,10 @@ extension ApplicationTests {
         let sandbox = try #require(server.sandbox)
         let token = String(repeating: "5e", count: 32)
         sandbox.registerDevice(token: token)
-        let result = await server.app.apns.send(.liveActivity(
-            deviceToken: token, bundleID: sandbox.bundleID, payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
-        ))
+        let result = await server.app.apns.send(
+            .liveActivity(
+                deviceToken: token, bundleID: sandbox.bundleID, payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
+            ))
         #expect(result.outcome == .delivered)
         #expect(sandbox.accepted(token: token).count == 1)
         #expect(server.app.apnsDescription.contains("in-process APNs sandbox"))

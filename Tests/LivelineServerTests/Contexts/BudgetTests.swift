@@ -28,9 +28,11 @@ import Testing
         // A phone whose user allowed frequent updates gets a larger budget (36).
         let frequent = String(format: "%064x", 0xf4e9)
         setup.sandbox.registerDevice(token: frequent)
-        let registered = try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: """
-            {"kind":"la-update","token":"\(frequent)","device_id":"phone-f","context_key":"trip:budget","attributes_type":"TripLiveActivityAttributes","frequent_pushes_enabled":true}
-            """)
+        let registered = try setup.server.request(
+            "POST", "/api/apns/register", token: setup.bearer,
+            json: """
+                {"kind":"la-update","token":"\(frequent)","device_id":"phone-f","context_key":"trip:budget","attributes_type":"TripLiveActivityAttributes","frequent_pushes_enabled":true}
+                """)
         #expect(registered.status == 200)
 
         for delay in 1...30 {
@@ -43,12 +45,15 @@ import Testing
         #expect(priorities.prefix(12).allSatisfy { $0 == 10 } && priorities.dropFirst(12).allSatisfy { $0 == 5 })
         #expect(await eventually { setup.sandbox.accepted(token: frequent).count == 30 })
         let frequentPriorities = setup.sandbox.accepted(token: frequent).map(\.priority)
-        #expect(frequentPriorities.count == 30 && frequentPriorities.allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone: \(frequentPriorities)")
+        #expect(
+            frequentPriorities.count == 30 && frequentPriorities.allSatisfy { $0 == 10 }, "30 of 36 for the frequent phone: \(frequentPriorities)")
         // Drained: the last push's answers are recorded (and counted) too.
         #expect(try await eventually { try setup.outboxIsEmpty() })
 
         let timeline = try setup.admin("GET", "/v1/contexts/trip:budget/timeline?limit=1000")
-        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "delivery" }.compactMap { $0["note"] as? String }
+        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "delivery" }.compactMap {
+            $0["note"] as? String
+        }
         #expect(notes.contains { $0.contains("p10: material: delay 11 → 12 min; priority-10 push 12 of 12 this hour") }, "\(notes.prefix(3))")
         #expect(notes.contains { $0.contains("p5: material: delay 12 → 13 min, but the hour's budget is used (12 of 12 priority-10 pushes)") })
         #expect(try setup.admin("GET", "/metrics").text.contains("liveline_budget_limited_pushes_total 18"))
@@ -117,7 +122,10 @@ import Testing
         #expect(await Self.waitFor(2, token, setup))
         #expect(setup.contentStates(token).last?["delay"] as? Int == 6 && setup.contentStates(token).last?["remainingTime"] as? Int == 120)
         #expect(setup.sandbox.accepted(token: token).last?.priority == 10)
-        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: late.replacingOccurrences(of: #""remainingTime":120"#, with: #""remainingTime":60"#)).status == 200)
+        #expect(
+            try setup.admin(
+                "PUT", "/v1/contexts/trip:mixed", json: late.replacingOccurrences(of: #""remainingTime":120"#, with: #""remainingTime":60"#)
+            ).status == 200)
         #expect(try setup.admin("POST", "/v1/contexts/trip:mixed/end").status == 200)
         #expect(await eventually(timeout: 20) { setup.aps(token).last?["event"] as? String == "end" }, "the end is not held back by the debounce")
     }

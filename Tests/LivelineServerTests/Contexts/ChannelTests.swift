@@ -56,9 +56,10 @@ import Testing
         // The end meets a failing APNs first: the channel stays until the end reached it.
         setup.sandbox.setFaults(SandboxFaults(seed: 3, internalErrorShare: 1))
         #expect(try setup.admin("POST", "/v1/contexts/trip:chan/end").status == 200)
-        #expect(try await eventually {
-            try setup.server.app.store.deliveries.attempts(contextKey: "trip:chan").contains { $0.targetKind == .channel && $0.status == 500 }
-        })
+        #expect(
+            try await eventually {
+                try setup.server.app.store.deliveries.attempts(contextKey: "trip:chan").contains { $0.targetKind == .channel && $0.status == 500 }
+            })
         // Drained: the failed end is recorded and its retry waits for the clock; a deletion enqueued
         // by mistake would be due now and sent before the dispatcher is idle.
         #expect(try await eventually { try setup.dispatcherIsIdle() })
@@ -82,14 +83,16 @@ import Testing
         let first = try ContextAPITests.Setup(folder: data, external: sandbox)
         _ = try first.startDevice(0, type: "TripLiveActivityAttributes")
         #expect(try first.admin("PUT", "/v1/contexts/trip:kept", json: ContextAPITests.trip(delay: 1)).status == 201)
-        let kept = try #require(try first.admin("POST", "/v1/contexts/trip:kept/start", json: Self.startBody(first.userID)).json?["channelId"] as? String)
+        let kept = try #require(
+            try first.admin("POST", "/v1/contexts/trip:kept/start", json: Self.startBody(first.userID)).json?["channelId"] as? String)
         first.stop(keepData: true)
 
         // A channel no row knows (e.g. created by a run that crashed before recording it).
-        let client = try APNSClient(configuration: APNSClientConfiguration(
-            credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-            environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-        ))
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+            ))
         defer { client.shutdown() }
         let orphan = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
         #expect(Set(sandbox.channels()) == [kept, orphan])

@@ -54,9 +54,11 @@ import Testing
         func device(_ index: Int, contextKey: String, type: String) throws -> String {
             let token = String(format: "%064x", 0x5eed00 + index)
             sandbox.registerDevice(token: token)
-            let response = try server.request("POST", "/api/apns/register", token: bearer, json: """
-                {"kind":"la-update","token":"\(token)","device_id":"phone-\(index)","context_key":"\(contextKey)","attributes_type":"\(type)"}
-                """)
+            let response = try server.request(
+                "POST", "/api/apns/register", token: bearer,
+                json: """
+                    {"kind":"la-update","token":"\(token)","device_id":"phone-\(index)","context_key":"\(contextKey)","attributes_type":"\(type)"}
+                    """)
             #expect(response.status == 200, "\(response.text)")
             return token
         }
@@ -245,7 +247,10 @@ import Testing
         defer { setup.stop() }
         let cases: [(String, Int, String)] = [
             (#"{"type":"TripActivity","contentState":{}}"#, 422, "type"),
-            (#"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t1","line":"S5","destination":"F"},"contentState":{"currentStop":"A"}}"#, 422, "contentState.nextStop"),
+            (
+                #"{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t1","line":"S5","destination":"F"},"contentState":{"currentStop":"A"}}"#,
+                422, "contentState.nextStop"
+            ),
             (Self.trip(delay: 1).replacingOccurrences(of: #""delay":1"#, with: #""delay":"late""#), 422, "contentState.delay"),
             (Self.trip(delay: 1).replacingOccurrences(of: #""tripId":"t1","#, with: ""), 422, "attributes.tripId"),
             (Self.trip(delay: 1, stop: String(repeating: "x", count: 5000)), 422, "body"),
@@ -270,10 +275,12 @@ import Testing
         #expect(try setup.admin("PUT", "/v1/contexts/trip:end", json: Self.trip(delay: 2)).status == 201)
         let end = try setup.admin("POST", "/v1/contexts/trip:end/end")
         #expect(end.status == 200 && end.json?["rev"] as? Int == 2 && end.json?["alreadyEnded"] as? Bool == false)
-        let events = { setup.sandbox.accepted(token: token).compactMap { push -> String? in
-            let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
-            return (json?["aps"] as? [String: Any])?["event"] as? String
-        } }
+        let events = {
+            setup.sandbox.accepted(token: token).compactMap { push -> String? in
+                let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return (json?["aps"] as? [String: Any])?["event"] as? String
+            }
+        }
         #expect(await eventually { events().last == "end" })
         #expect(try setup.admin("POST", "/v1/contexts/trip:end/end").json?["alreadyEnded"] as? Bool == true)
         let refused = try setup.admin("PUT", "/v1/contexts/trip:end", json: Self.trip(delay: 3))
@@ -287,9 +294,11 @@ import Testing
     @Test func everyContextRouteAndTheMetricsNeedTheAdminKey() throws {
         let setup = try Setup()
         defer { setup.stop() }
-        for (method, path) in [("PUT", "/v1/contexts/a"), ("GET", "/v1/contexts/a"), ("POST", "/v1/contexts/a/end"),
-                               ("GET", "/v1/contexts/a/timeline"), ("POST", "/v1/contexts/a/start"), ("POST", "/v1/notify"),
-                               ("POST", "/v1/notify/resolve"), ("GET", "/metrics")] {
+        for (method, path) in [
+            ("PUT", "/v1/contexts/a"), ("GET", "/v1/contexts/a"), ("POST", "/v1/contexts/a/end"),
+            ("GET", "/v1/contexts/a/timeline"), ("POST", "/v1/contexts/a/start"), ("POST", "/v1/notify"),
+            ("POST", "/v1/notify/resolve"), ("GET", "/metrics"),
+        ] {
             #expect(try setup.server.request(method, path, json: method == "PUT" ? Self.trip(delay: 1) : nil).status == 401)
             #expect(try setup.server.request(method, path, token: setup.bearer, json: method == "PUT" ? Self.trip(delay: 1) : nil).status == 401)
         }

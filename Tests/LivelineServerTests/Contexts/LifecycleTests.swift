@@ -82,8 +82,10 @@ import Testing
         #expect((start.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "dismissed")
         let skipped = try setup.admin("GET", "/v1/contexts/trip:swiped/timeline").json?["entries"] as? [[String: Any]]
         let entry = skipped?.first { $0["kind"] as? String == "start" }
-        #expect(entry?["note"] as? String == "start skipped" && (entry?["reason"] as? String)?.contains("dismissed") == true, "why a start was skipped")
-        let asked = try setup.admin("POST", "/v1/contexts/trip:swiped/start", json: body.replacingOccurrences(of: "}}", with: "},\"includeDismissed\":true}"))
+        #expect(
+            entry?["note"] as? String == "start skipped" && (entry?["reason"] as? String)?.contains("dismissed") == true, "why a start was skipped")
+        let asked = try setup.admin(
+            "POST", "/v1/contexts/trip:swiped/start", json: body.replacingOccurrences(of: "}}", with: "},\"includeDismissed\":true}"))
         #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
 
         // Another household cannot see (or dismiss) this household's contexts.
@@ -95,7 +97,8 @@ import Testing
                 contentState: nil, now: Date(), in: transaction
             )
         }
-        let foreign = try setup.server.request("POST", "/api/la/dismissed", token: setup.bearer, json: #"{"context_key":"shopping:\#(setup.userID):w"}"#)
+        let foreign = try setup.server.request(
+            "POST", "/api/la/dismissed", token: setup.bearer, json: #"{"context_key":"shopping:\#(setup.userID):w"}"#)
         #expect(foreign.status == 404)
     }
 
@@ -111,14 +114,16 @@ import Testing
         #expect(try await eventually { try setup.dispatcherIsIdle() })
 
         let receipt = { (rev: Int, device: String) in
-            try setup.server.request("POST", "/api/la/receipts", token: setup.bearer, json: #"{"context_key":"trip:seen","rev":\#(rev),"device_id":"\#(device)"}"#)
+            try setup.server.request(
+                "POST", "/api/la/receipts", token: setup.bearer, json: #"{"context_key":"trip:seen","rev":\#(rev),"device_id":"\#(device)"}"#)
         }
         #expect(try receipt(2, "phone-0").json?["rev"] as? Int == 2)
         #expect(try receipt(1, "phone-0").json?["rev"] as? Int == 2, "a late receipt of an older rev does not lower it")
         #expect(try receipt(1, "ipad").status == 200)
         let beyond = try receipt(3, "phone-0")
         #expect(beyond.status == 400 && beyond.errorField == "rev")
-        #expect(try setup.server.request("POST", "/api/la/receipts", token: setup.bearer, json: #"{"context_key":"trip:nope","rev":1}"#).status == 404)
+        #expect(
+            try setup.server.request("POST", "/api/la/receipts", token: setup.bearer, json: #"{"context_key":"trip:nope","rev":1}"#).status == 404)
 
         let timeline = try setup.admin("GET", "/v1/contexts/trip:seen/timeline")
         #expect(timeline.json?["sentRev"] as? Int == 2)

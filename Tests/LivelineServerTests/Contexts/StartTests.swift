@@ -96,12 +96,16 @@ import Testing
         #expect(starts.first { $0.deviceID == "phone-1" }?.updateTokenAt != nil)
         #expect(starts.first { $0.deviceID == "phone-1" }?.suspectAt == nil)
         // The dispatcher's own sweep may have got there first and still be marking the token.
-        let suspects = { try setup.server.app.store.tokens.activeTokens(userID: setup.userID).filter { $0.kind == .pushToStart && $0.suspectAt != nil } }
+        let suspects = {
+            try setup.server.app.store.tokens.activeTokens(userID: setup.userID).filter { $0.kind == .pushToStart && $0.suspectAt != nil }
+        }
         #expect(try await eventually { try !suspects().isEmpty })
         #expect(try suspects().map(\.deviceID) == ["phone-0"])
 
         let timeline = try setup.admin("GET", "/v1/contexts/trip:quiet/timeline")
-        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "start" }.compactMap { $0["note"] as? String }
+        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "start" }.compactMap {
+            $0["note"] as? String
+        }
         #expect(notes.sorted() == ["start sent, update token received", "start suspect (no update token followed)"])
         let metrics = try setup.admin("GET", "/metrics").text
         #expect(metrics.contains("liveline_suspect_start_tokens 1"))
@@ -127,7 +131,9 @@ import Testing
         let token = try setup.startDevice(0, type: "TripLiveActivityAttributes")
         #expect(try setup.admin("PUT", "/v1/contexts/trip:late", json: ContextAPITests.trip(delay: 1)).status == 201)
         let body = Self.start.replacingOccurrences(of: "[1]", with: "[\(setup.userID)]")
-        #expect((try setup.admin("POST", "/v1/contexts/trip:late/start", json: body).json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued")
+        #expect(
+            (try setup.admin("POST", "/v1/contexts/trip:late/start", json: body).json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String
+                == "queued")
         #expect(try setup.admin("POST", "/v1/contexts/trip:late/end").status == 200)
         setup.server.app.engine.start()  // the dispatcher comes only now
         #expect(try await eventually { try setup.outboxIsEmpty() })

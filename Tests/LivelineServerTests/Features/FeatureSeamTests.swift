@@ -19,7 +19,11 @@ struct NotesFeature: Feature {
 
     var name: String { "notes" }
     var migrations: [Migration] {
-        [Migration(version: 1, name: "notes: table", sql: "CREATE TABLE test_notes (id {{primaryKey}}, household_id BIGINT NOT NULL, text TEXT NOT NULL)")]
+        [
+            Migration(
+                version: 1, name: "notes: table", sql: "CREATE TABLE test_notes (id {{primaryKey}}, household_id BIGINT NOT NULL, text TEXT NOT NULL)"
+            )
+        ]
     }
 
     static func key(householdID: HouseholdID) -> String { "notes:\(householdID)" }
@@ -51,16 +55,22 @@ struct NotesFeature: Feature {
                         let attributes = String(decoding: try JSONEncoder().encode(CookSuggestActivityAttributes.example), as: UTF8.self)
                         try change.createContext(key: key, activityType: Self.type, householdID: caller.householdID, attributes: attributes)
                     }
-                    try change.sql.execute("INSERT INTO test_notes (household_id, text) VALUES ($1, $2)", [SQLValue(caller.householdID), .text(text)])
+                    try change.sql.execute(
+                        "INSERT INTO test_notes (household_id, text) VALUES ($1, $2)", [SQLValue(caller.householdID), .text(text)])
                     return try change.recordChange(key, note: "note added")
                 }
                 return .jsonBytes(Array(#"{"rev":\#(rev)}"#.utf8), status: 201)
             }
         }
-        setup.documentation(APIDocumentationPart(
-            routes: [RouteDocumentation(Self.route, "Add a note to the household's card", auth: .bearer, request: "TestNote", response: "TestNoteResult", errors: [400], mayCreate: true)],
-            schemas: ["TestNote": Schema.object(["text": Schema.string]), "TestNoteResult": Schema.object(["rev": Schema.integer])]
-        ))
+        setup.documentation(
+            APIDocumentationPart(
+                routes: [
+                    RouteDocumentation(
+                        Self.route, "Add a note to the household's card", auth: .bearer, request: "TestNote", response: "TestNoteResult",
+                        errors: [400], mayCreate: true)
+                ],
+                schemas: ["TestNote": Schema.object(["text": Schema.string]), "TestNoteResult": Schema.object(["rev": Schema.integer])]
+            ))
     }
 }
 
@@ -104,12 +114,13 @@ struct NotesFeature: Feature {
         #expect(try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":"Zwiebeln"}"#).status == 201)
         let second = try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":"Knoblauch"}"#)
         #expect(second.status == 201 && second.json?["rev"] as? Int == 2)
-        #expect(await eventually(timeout: 20) {
-            sandboxServer.accepted(token: token).contains { push in
-                let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
-                return (aps?["content-state"] as? [String: Any])?["statusLabel"] as? String == "2 notes, the last: Knoblauch"
-            }
-        })
+        #expect(
+            await eventually(timeout: 20) {
+                sandboxServer.accepted(token: token).contains { push in
+                    let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
+                    return (aps?["content-state"] as? [String: Any])?["statusLabel"] as? String == "2 notes, the last: Knoblauch"
+                }
+            })
         let last = try #require(sandboxServer.accepted(token: token).last)
         let aps = try #require((try JSONSerialization.jsonObject(with: Data(last.payload)) as? [String: Any])?["aps"] as? [String: Any])
         let stale = try #require(aps["stale-date"] as? Int)

@@ -12,9 +12,13 @@ import Testing
         defer { setup.stop() }
         let token = String(repeating: "a1", count: 32)
         setup.sandbox.registerDevice(token: token)
-        #expect(try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: #"{"kind":"alert","token":"\#(token)","device_id":"phone"}"#).status == 200)
+        #expect(
+            try setup.server.request(
+                "POST", "/api/apns/register", token: setup.bearer, json: #"{"kind":"alert","token":"\#(token)","device_id":"phone"}"#
+            ).status == 200)
 
-        let body = #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"liveline://cook/7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
+        let body =
+            #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"liveline://cook/7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
         let first = try setup.admin("POST", "/v1/notify", json: body)
         #expect(first.status == 201, "\(first.text)")
         #expect(first.json?["created"] as? Bool == true && (first.json?["queued"] as? [String: Int]) == ["alert": 1])

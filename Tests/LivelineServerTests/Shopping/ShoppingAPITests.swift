@@ -189,8 +189,10 @@ import Testing
         #expect(try home.call("PATCH", "/api/shopping/items/\(milk)", token: strangerToken, json: #"{"done":true}"#).status == 404)
         #expect(try home.call("DELETE", "/api/shopping/items/\(milk)", token: strangerToken).status == 404)
         // No bearer, no list.
-        for (method, path) in [("GET", "/api/shopping/\(Self.week)"), ("POST", "/api/shopping/\(Self.week)/items"), ("PATCH", "/api/shopping/items/\(milk)"),
-                               ("DELETE", "/api/shopping/items/\(milk)"), ("POST", "/api/shopping/\(Self.week)/session")] {
+        for (method, path) in [
+            ("GET", "/api/shopping/\(Self.week)"), ("POST", "/api/shopping/\(Self.week)/items"), ("PATCH", "/api/shopping/items/\(milk)"),
+            ("DELETE", "/api/shopping/items/\(milk)"), ("POST", "/api/shopping/\(Self.week)/session"),
+        ] {
             #expect(try home.server.request(method, path, json: #"{"label":"x"}"#).status == 401, "\(method) \(path)")
         }
         // Nothing changed: one item, unchecked, revision 1; no session.
@@ -216,7 +218,8 @@ import Testing
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect(started.status == 200, "\(started.text)")
         #expect((started.json?["activeShoppers"] as? [[String: Any]])?.compactMap { $0["userId"] as? Int } == [home.setup.userID.rawValue])
-        #expect(started.json?["contextKey"] as? String == "shopping:\(try home.server.app.store.accounts.user(id: partner.id)!.householdID):\(Self.week)")
+        #expect(
+            started.json?["contextKey"] as? String == "shopping:\(try home.server.app.store.accounts.user(id: partner.id)!.householdID):\(Self.week)")
         let revAfterStart = try #require(started.json?["rev"] as? Int)
         #expect(try home.call("POST", "/api/shopping/\(Self.week)/session").json?["rev"] as? Int == revAfterStart, "already shopping: no change")
 
@@ -255,7 +258,8 @@ import Testing
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect(started.status == 200, "\(started.text)")
         let starts = try #require(started.json?["starts"] as? [[String: Any]])
-        #expect(starts.count == 1 && starts[0]["outcome"] as? String == "queued" && starts[0]["userId"] as? Int == home.partner.id.rawValue, "\(starts)")
+        #expect(
+            starts.count == 1 && starts[0]["outcome"] as? String == "queued" && starts[0]["userId"] as? Int == home.partner.id.rawValue, "\(starts)")
         let channel = try #require(started.json?["channelId"] as? String, "the week's channel: \(started.text)")
         #expect(home.setup.sandbox.channels().contains(channel))
         #expect(await eventually { home.setup.aps(hers).contains { $0["event"] as? String == "start" } })
@@ -270,9 +274,11 @@ import Testing
         let key = try #require(started.json?["contextKey"] as? String)
         let update = String(format: "%064x", 0xabc001)
         home.setup.sandbox.registerDevice(token: update)
-        let registered = try home.call("POST", "/api/apns/register", token: home.partner.token, json: """
-            {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
-            """)
+        let registered = try home.call(
+            "POST", "/api/apns/register", token: home.partner.token,
+            json: """
+                {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
+                """)
         #expect(registered.status == 200, "\(registered.text)")
         // His app started his card itself and reported rendering it: when she joins the shop, his
         // device is not started again.
@@ -284,12 +290,13 @@ import Testing
         #expect(home.setup.aps(mine).isEmpty)
         try home.add("Brot", by: home.partner.id)
         #expect(await eventually { home.setup.contentStates(update).contains { $0["total"] as? Int == 2 } })
-        #expect(await eventually {
-            home.setup.sandbox.accepted(channel: channel).contains { push in
-                let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
-                return (aps?["content-state"] as? [String: Any])?["total"] as? Int == 2
-            }
-        })
+        #expect(
+            await eventually {
+                home.setup.sandbox.accepted(channel: channel).contains { push in
+                    let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
+                    return (aps?["content-state"] as? [String: Any])?["total"] as? Int == 2
+                }
+            })
 
         // Both leave; the second one to leave finishes the trip: `end` with ended true and a dismissal date.
         let first = try home.call("POST", "/api/shopping/\(Self.week)/session/end")
@@ -340,9 +347,13 @@ import Testing
         let key = try #require(started.json?["contextKey"] as? String)
         let update = String(format: "%064x", 0xabc002)
         home.setup.sandbox.registerDevice(token: update)
-        #expect(try home.call("POST", "/api/apns/register", token: home.partner.token, json: """
-            {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
-            """).status == 200)
+        #expect(
+            try home.call(
+                "POST", "/api/apns/register", token: home.partner.token,
+                json: """
+                    {"kind":"la-update","token":"\(update)","device_id":"phone-1","context_key":"\(key)","attributes_type":"\(type)"}
+                    """
+            ).status == 200)
         let left = try home.call("POST", "/api/shopping/\(Self.week)/session/end")
         #expect(left.json?["finished"] as? Bool == true, "\(left.text)")
         #expect(await eventually { home.setup.aps(update).contains { $0["event"] as? String == "end" } })
@@ -355,7 +366,8 @@ import Testing
         // Drained: nothing is left to send, so a push after the end would be here now.
         #expect(try await eventually { try home.setup.outboxIsEmpty() }, "the end and the channel's deletion went out")
         #expect(home.setup.aps(update).last?["event"] as? String == "end", "nothing is pushed after the end")
-        let tokens = try home.server.app.store.tokens.activeTokens(householdID: try home.server.app.store.accounts.user(id: home.partner.id)!.householdID)
+        let tokens = try home.server.app.store.tokens.activeTokens(
+            householdID: try home.server.app.store.accounts.user(id: home.partner.id)!.householdID)
         #expect(tokens.contains { $0.contextKey == key }, "her card's token stays until a new trip starts a new card")
     }
 
@@ -391,9 +403,10 @@ import Testing
 
         let started = try home.call("POST", "/api/shopping/\(Self.week)/session")
         #expect(started.status == 200, "\(started.text)")
-        let outcomes = Dictionary(uniqueKeysWithValues: (started.json?["starts"] as? [[String: Any]] ?? []).compactMap { start in
-            (start["userId"] as? Int).map { ($0, start["outcome"] as? String ?? "") }
-        })
+        let outcomes = Dictionary(
+            uniqueKeysWithValues: (started.json?["starts"] as? [[String: Any]] ?? []).compactMap { start in
+                (start["userId"] as? Int).map { ($0, start["outcome"] as? String ?? "") }
+            })
         #expect(outcomes == [home.partner.id.rawValue: "optedOut", kim.id.rawValue: "queued"], "\(started.text)")
         #expect(started.json?["channelId"] == nil)
         #expect((started.json?["channelFallback"] as? String)?.contains("CannotCreateChannelConfig") == true, "\(started.text)")
@@ -420,14 +433,21 @@ import Testing
         let reader = Thread {
             var lastRev = 0
             while !done.load(ordering: .relaxed) {
-                guard let pull = try? TestHTTPConnection(port: port).request(
-                    "GET", "/api/shopping/\(Self.week)", headers: ["Authorization": "Bearer \(token)"]
-                ).json, let rev = pull["rev"] as? Int, let items = pull["items"] as? [[String: Any]],
-                    let state = pull["state"] as? [String: Any] else { continue }
+                guard
+                    let pull = try? TestHTTPConnection(port: port).request(
+                        "GET", "/api/shopping/\(Self.week)", headers: ["Authorization": "Bearer \(token)"]
+                    ).json, let rev = pull["rev"] as? Int, let items = pull["items"] as? [[String: Any]],
+                    let state = pull["state"] as? [String: Any]
+                else { continue }
                 let checked = items.filter { $0["done"] as? Bool == true }.count
                 if state["rev"] as? Int != rev || state["total"] as? Int != items.count || state["done"] as? Int != checked
-                    || state["open"] as? Int != items.count - checked || rev < lastRev {
-                    problems.withLock { $0.append("rev \(rev) (after \(lastRev)): \(state["open"] ?? "?")/\(state["done"] ?? "?")/\(state["total"] ?? "?") vs \(items.count) items, \(checked) checked") }
+                    || state["open"] as? Int != items.count - checked || rev < lastRev
+                {
+                    problems.withLock {
+                        $0.append(
+                            "rev \(rev) (after \(lastRev)): \(state["open"] ?? "?")/\(state["done"] ?? "?")/\(state["total"] ?? "?") vs \(items.count) items, \(checked) checked"
+                        )
+                    }
                 }
                 lastRev = rev
                 pulls.add(1, ordering: .relaxed)

@@ -48,7 +48,10 @@ import Testing
         defer { server.stop() }
         let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
         _ = try register(server, bearer, #"{"kind":"alert","token":"\#(Self.tokenA)","device_id":"iphone-1"}"#)
-        for body in [#"{"kind":"alert","token":null,"device_id":"iphone-1"}"#, #"{"kind":"alert","device_id":"iphone-1"}"#, #"{"kind":"alert","token":"","device_id":"iphone-1"}"#] {
+        for body in [
+            #"{"kind":"alert","token":null,"device_id":"iphone-1"}"#, #"{"kind":"alert","device_id":"iphone-1"}"#,
+            #"{"kind":"alert","token":"","device_id":"iphone-1"}"#,
+        ] {
             let response = try register(server, bearer, body)
             #expect(response.status == 400, "\(body)")
             #expect(response.errorField == "token")
@@ -117,7 +120,10 @@ import Testing
             (#"{"kind":"la-pushToStart","token":"\#(Self.tokenA)","attributes_type":"PizzaActivityAttributes"}"#, "attributes_type"),
             (#"{"kind":"la-update","token":"\#(Self.tokenA)"}"#, "context_key"),
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"p256dh":"AAAA","auth":"\#(Self.auth)"}}}"#, "token.keys.p256dh"),
-            (#"{"kind":"web-push","token":{"endpoint":"ftp://p.example/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#, "token.endpoint"),
+            (
+                #"{"kind":"web-push","token":{"endpoint":"ftp://p.example/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#,
+                "token.endpoint"
+            ),
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"p256dh":"\#(Self.p256dh)"}}}"#, "token.keys.auth"),
             (#"["alert"]"#, "body"),
         ]
@@ -220,7 +226,10 @@ extension PushTokenRegistryTests {
         let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
         let endpoint = "https://push.example/send/very-secret-subscription-id"
         func subscribe(_ auth: String) throws -> TestHTTPConnection.Response {
-            try register(server, bearer, #"{"kind":"web-push","device_id":"laptop","token":{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(auth)"}}}"#)
+            try register(
+                server, bearer,
+                #"{"kind":"web-push","device_id":"laptop","token":{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(auth)"}}}"#
+            )
         }
         let first = try subscribe(Self.auth)
         #expect(first.json?["deviceId"] as? String == "laptop")

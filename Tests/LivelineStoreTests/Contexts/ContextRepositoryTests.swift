@@ -53,8 +53,10 @@ struct ContextRepositoryTests {
             #expect(try store.change(at: 2) == 2)
             // Two changes in one transaction are two revisions (and still one due sync row).
             let both = try store.write { transaction in
-                [try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction),
-                 try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction)]
+                [
+                    try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction),
+                    try store.contexts.recordChange(key: "trip:1", now: time(3), in: transaction),
+                ]
             }
             #expect(both == [3, 4])
             #expect(try store.contexts.revision(key: "trip:1") == 4)
@@ -103,8 +105,9 @@ struct ContextRepositoryTests {
             try store.makeContext()
             try store.change(at: 1)
             try store.change(at: 2)
-            #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: 2)
-                == .unchanged(key: "trip:1", activityType: "TransitActivityAttributes", state: .active, rev: 2))
+            #expect(
+                try store.contexts.snapshotRead(key: "trip:1", sinceRev: 2)
+                    == .unchanged(key: "trip:1", activityType: "TransitActivityAttributes", state: .active, rev: 2))
             let current = try #require(try store.contexts.context(key: "trip:1"))
             #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: 1) == .changed(current))
             #expect(try store.contexts.snapshotRead(key: "trip:1", sinceRev: nil) == .changed(current))
@@ -375,7 +378,11 @@ struct RevisionCacheTests {
             let store = try Store.open(Opaque(inner: try SQLiteDatabase(folder: folder)))
             try store.makeContext("trip:1", at: 10)
             var reads = 0
-            for _ in 0..<3 { _ = try store.revisions.revision(key: "trip:1") { reads += 1; return try store.contexts.revision(key: "trip:1") } }
+            for _ in 0..<3 {
+                _ = try store.revisions.revision(key: "trip:1") {
+                    reads += 1; return try store.contexts.revision(key: "trip:1")
+                }
+            }
             #expect(reads == 3)
         }
     }

@@ -36,17 +36,20 @@ struct DeliveryRepositoryTests {
     @Test(arguments: DatabaseFactory.all)
     func countsGroupByStatusAndReason(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
-            for (index, (status, reason)) in [(200, nil), (200, nil), (410, "Unregistered"), (429, "TooManyRequests"),
-                                              (429, "TooManyRequests"), (0, nil), (400, "BadDeviceToken")].enumerated() {
+            for (index, (status, reason)) in [
+                (200, nil), (200, nil), (410, "Unregistered"), (429, "TooManyRequests"),
+                (429, "TooManyRequests"), (0, nil), (400, "BadDeviceToken"),
+            ].enumerated() {
                 try store.deliveries.record(Self.attempt("trip:\(index % 2)", status: status, reason: reason, at: index))
             }
-            #expect(try store.deliveries.countsByStatusAndReason() == [
-                DeliveryCount(status: 0, reason: nil, count: 1),
-                DeliveryCount(status: 200, reason: nil, count: 2),
-                DeliveryCount(status: 400, reason: "BadDeviceToken", count: 1),
-                DeliveryCount(status: 410, reason: "Unregistered", count: 1),
-                DeliveryCount(status: 429, reason: "TooManyRequests", count: 2),
-            ])
+            #expect(
+                try store.deliveries.countsByStatusAndReason() == [
+                    DeliveryCount(status: 0, reason: nil, count: 1),
+                    DeliveryCount(status: 200, reason: nil, count: 2),
+                    DeliveryCount(status: 400, reason: "BadDeviceToken", count: 1),
+                    DeliveryCount(status: 410, reason: "Unregistered", count: 1),
+                    DeliveryCount(status: 429, reason: "TooManyRequests", count: 2),
+                ])
             #expect(try store.deliveries.deleteAttempts(before: time(3)) == 3)
             #expect(try store.deliveries.countsByStatusAndReason().map(\.count).reduce(0, +) == 4)
         }

@@ -217,11 +217,12 @@ struct OutboxRepositoryTests {
             for message in claimed { try store.outbox.complete(id: message.id, owner: "d1", now: time(3)) }
             #expect(try !enqueue("start:trip:1:3", at: 4))
             // Messages are never coalesced, and need no context.
-            #expect(try store.write { transaction in
-                try store.outbox.enqueueMessage(
-                    idempotencyKey: "notify:x:1", contextKey: nil, target: nil, headers: nil, payload: [], now: time(5), in: transaction
-                )
-            })
+            #expect(
+                try store.write { transaction in
+                    try store.outbox.enqueueMessage(
+                        idempotencyKey: "notify:x:1", contextKey: nil, target: nil, headers: nil, payload: [], now: time(5), in: transaction
+                    )
+                })
         }
     }
 

@@ -8,7 +8,8 @@ struct DatabaseTests {
     private static func withTable<T>(_ factory: DatabaseFactory, _ body: (any Database) throws -> T) throws -> T {
         try factory.withDatabase { database in
             try database.write { transaction in
-                try transaction.executeScript("""
+                try transaction.executeScript(
+                    """
                     CREATE TABLE items (id \(database.dialect.render("{{primaryKey}}")), a TEXT, b BIGINT, c \
                     \(database.dialect.render("{{blob}}")), d DOUBLE PRECISION, UNIQUE (a))
                     """)
@@ -42,7 +43,8 @@ struct DatabaseTests {
             let texts = ["", "Grüße 🍋", "a\u{0}b", String(repeating: "x", count: 10_000)]
             try database.write { transaction in
                 for (index, text) in texts.enumerated() {
-                    try transaction.execute("INSERT INTO items (a, b, c) VALUES ($1, $2, $3)", [.text(text), SQLValue(index), .blob(Array(text.utf8))])
+                    try transaction.execute(
+                        "INSERT INTO items (a, b, c) VALUES ($1, $2, $3)", [.text(text), SQLValue(index), .blob(Array(text.utf8))])
                 }
             }
             let rows = try database.read { try $0.query("SELECT a, c FROM items ORDER BY b") }

@@ -11,13 +11,15 @@ struct SQLiteDatabaseTests {
             #expect(database.path == folder.appendingPathComponent("liveline.sqlite").path)
             #expect(FileManager.default.fileExists(atPath: database.path))
             let pragmas = try database.write { transaction in
-                (try transaction.queryOne("PRAGMA journal_mode")?.string("journal_mode"),
-                 try transaction.queryOne("PRAGMA foreign_keys")?.int("foreign_keys"),
-                 try transaction.queryOne("PRAGMA synchronous")?.int("synchronous"))
+                (
+                    try transaction.queryOne("PRAGMA journal_mode")?.string("journal_mode"),
+                    try transaction.queryOne("PRAGMA foreign_keys")?.int("foreign_keys"),
+                    try transaction.queryOne("PRAGMA synchronous")?.int("synchronous")
+                )
             }
             #expect(pragmas.0 == "wal")
             #expect(pragmas.1 == 1)
-            #expect(pragmas.2 == 1) // NORMAL
+            #expect(pragmas.2 == 1)  // NORMAL
             #expect(try database.read { try $0.queryOne("PRAGMA foreign_keys")?.int("foreign_keys") } == 1)
         }
     }

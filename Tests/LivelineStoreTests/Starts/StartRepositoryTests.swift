@@ -6,10 +6,11 @@ import Testing
 /// Push-to-start bookkeeping: one start per context and device, the device budget, answers.
 struct StartRepositoryTests {
     func startToken(_ store: Store, _ user: UserRecord, device: String) throws -> PushTokenRecord {
-        try store.tokens.register(TokenRegistration(
-            householdID: user.householdID, userID: user.id, deviceID: device, kind: .pushToStart, environment: .sandbox,
-            token: String(repeating: "ab", count: 32) + device, attributesType: "TripLiveActivityAttributes"
-        ), now: time(0))
+        try store.tokens.register(
+            TokenRegistration(
+                householdID: user.householdID, userID: user.id, deviceID: device, kind: .pushToStart, environment: .sandbox,
+                token: String(repeating: "ab", count: 32) + device, attributesType: "TripLiveActivityAttributes"
+            ), now: time(0))
         return try #require(try store.tokens.activeTokens(userID: user.id).first { $0.deviceID == device && $0.kind == .pushToStart })
     }
 
@@ -64,7 +65,10 @@ struct StartRepositoryTests {
             #expect(try store.tokens.suspectCount() == 1)
 
             // The engine answers the start when the device registers its update token (or a receipt).
-            #expect(try store.write { try store.starts.answered(contextKey: "trip:1", householdID: user.householdID, deviceID: "phone", now: time(200), in: $0) })
+            #expect(
+                try store.write {
+                    try store.starts.answered(contextKey: "trip:1", householdID: user.householdID, deviceID: "phone", now: time(200), in: $0)
+                })
             try store.write { try store.tokens.clearStartSuspicion(householdID: user.householdID, deviceID: "phone", in: $0) }
             let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
             #expect(start.updateTokenAt == time(200) && start.suspectAt == nil)
@@ -101,7 +105,9 @@ struct StartRepositoryTests {
                 Issue.record("the start is reserved")
                 return
             }
-            try store.write { try store.starts.cancelQueued(contextKey: "trip:1", reason: "the context ended before the start went out", now: time(2), in: $0) }
+            try store.write {
+                try store.starts.cancelQueued(contextKey: "trip:1", reason: "the context ended before the start went out", now: time(2), in: $0)
+            }
             let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
             #expect(start.status == .skipped && start.reason?.contains("ended before the start went out") == true)
         }

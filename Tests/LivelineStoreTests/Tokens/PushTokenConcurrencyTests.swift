@@ -32,7 +32,8 @@ struct PushTokenConcurrencyTests {
             #expect(active.count == 10)
             #expect(Set(slots).count == active.count)
             let rows = try store.database.read { transaction in
-                try transaction.query("""
+                try transaction.query(
+                    """
                     SELECT environment, kind, slot, count(*) AS n FROM push_tokens WHERE status = 'active'
                     GROUP BY household_id, environment, kind, slot HAVING count(*) > 1
                     """)

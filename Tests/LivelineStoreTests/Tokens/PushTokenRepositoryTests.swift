@@ -88,10 +88,11 @@ struct PushTokenRepositoryTests {
         try factory.withStore { store in
             let ada = try store.makeUser("Ada")
             func register(_ kind: PushTokenKind, _ token: String, type: String? = nil, context: String? = nil) throws -> RegistrationOutcome {
-                try store.tokens.register(TokenRegistration(
-                    householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: kind, environment: .production,
-                    token: token, attributesType: type, contextKey: context
-                ), now: time(1))
+                try store.tokens.register(
+                    TokenRegistration(
+                        householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: kind, environment: .production,
+                        token: token, attributesType: type, contextKey: context
+                    ), now: time(1))
             }
             #expect(try register(.pushToStart, "s1", type: "ShoppingAttributes") == .created)
             #expect(try register(.pushToStart, "s2", type: "TransitAttributes") == .created)
@@ -100,10 +101,11 @@ struct PushTokenRepositoryTests {
             #expect(try register(.update, "u2", context: "shopping:2") == .created)
             #expect(try register(.update, "u2", context: "shopping:2") == .unchanged)
             let slots = try store.tokens.activeTokens(userID: ada.id).map(\.slot).sorted()
-            #expect(slots == [
-                "device:phone|context:shopping:1", "device:phone|context:shopping:2",
-                "device:phone|type:ShoppingAttributes", "device:phone|type:TransitAttributes",
-            ])
+            #expect(
+                slots == [
+                    "device:phone|context:shopping:1", "device:phone|context:shopping:2",
+                    "device:phone|type:ShoppingAttributes", "device:phone|type:TransitAttributes",
+                ])
             #expect { try register(.pushToStart, "s4") } throws: { ($0 as? StoreError)?.code == .invalidArgument }
             #expect { try register(.update, "u3") } throws: { ($0 as? StoreError)?.code == .invalidArgument }
         }
@@ -117,16 +119,18 @@ struct PushTokenRepositoryTests {
                 WebPushSubscription(endpoint: endpoint, keys: .init(p256dh: "BP", auth: auth)).canonicalJSON
             }
             func register(_ token: String, device: String) throws -> RegistrationOutcome {
-                try store.tokens.register(TokenRegistration(
-                    householdID: ada.householdID, userID: ada.id, deviceID: device, kind: .webPush, environment: .production,
-                    token: token
-                ), now: time(1))
+                try store.tokens.register(
+                    TokenRegistration(
+                        householdID: ada.householdID, userID: ada.id, deviceID: device, kind: .webPush, environment: .production,
+                        token: token
+                    ), now: time(1))
             }
             #expect(try register(subscription("https://push.example/a", auth: "k1"), device: "browser") == .created)
             #expect(try register(subscription("https://push.example/a", auth: "k2"), device: "other-tab") == .replaced)
             #expect(try register(subscription("https://push.example/b", auth: "k1"), device: "browser") == .created)
-            #expect(try store.tokens.activeTokens(userID: ada.id).map(\.slot).sorted()
-                == ["endpoint:https://push.example/a", "endpoint:https://push.example/b"])
+            #expect(
+                try store.tokens.activeTokens(userID: ada.id).map(\.slot).sorted()
+                    == ["endpoint:https://push.example/a", "endpoint:https://push.example/b"])
             #expect { try register("not json", device: "browser") } throws: { ($0 as? StoreError)?.code == .invalidArgument }
         }
     }

@@ -6,7 +6,7 @@ extension ShoppingActivityAttributes: LiveActivityContract {
 
     public static let schema = ContractSchema(
         attributes: [
-            ContractField("week", .string, "ISO date of the Monday of the shopping week, e.g. \"2026-01-05\""),
+            ContractField("week", .string, "ISO date of the Monday of the shopping week, e.g. \"2026-01-05\"")
         ],
         contentState: [
             ContractField("open", .int, "open (not yet checked off) items of the week"),
@@ -21,15 +21,25 @@ extension ShoppingActivityAttributes: LiveActivityContract {
             ContractField("lastActorEmoji", .string, optional: true, "that user's emoji"),
             ContractField("lastEventText", .string, optional: true, "the story line, e.g. \"Dennis packed Milk\""),
             ContractField("updatedAt", .string, optional: true, "time of the last tracked action, \"YYYY-MM-DD HH:MM:SS\" UTC"),
-            ContractField("nextOpen", .array(.object(name: "OpenItem", fields: [
-                ContractField("id", .int, "item id"),
-                ContractField("label", .string, "item label"),
-            ])), "the next open items (at most 3, list order)"),
-            ContractField("activeShoppers", .array(.object(name: "Shopper", fields: [
-                ContractField("name", .string, "display name"),
-                ContractField("avatarTint", .string, "colour name"),
-                ContractField("userId", .int, "user id"),
-            ])), "who is in the shop right now"),
+            ContractField(
+                "nextOpen",
+                .array(
+                    .object(
+                        name: "OpenItem",
+                        fields: [
+                            ContractField("id", .int, "item id"),
+                            ContractField("label", .string, "item label"),
+                        ])), "the next open items (at most 3, list order)"),
+            ContractField(
+                "activeShoppers",
+                .array(
+                    .object(
+                        name: "Shopper",
+                        fields: [
+                            ContractField("name", .string, "display name"),
+                            ContractField("avatarTint", .string, "colour name"),
+                            ContractField("userId", .int, "user id"),
+                        ])), "who is in the shop right now"),
             ContractField("ended", .bool, optional: true, "true on the final state; else null"),
             ContractField("rev", .int, "the week's monotone revision"),
         ]

@@ -16,7 +16,8 @@ extension TripLiveActivityAttributes: LiveActivityContract {
             ContractField("nextStopTime", .date, "expected arrival at nextStop; seconds since 2001-01-01 UTC"),
             ContractField("remainingTime", .double, "seconds until nextStopTime when the snapshot was built"),
             ContractField("delay", .int, "delay in whole minutes, may be negative"),
-            ContractField("occupancy", .enumeration(name: "OccupancyLevel", cases: OccupancyLevel.allCases.map(\.rawValue)), "how full the vehicle is"),
+            ContractField(
+                "occupancy", .enumeration(name: "OccupancyLevel", cases: OccupancyLevel.allCases.map(\.rawValue)), "how full the vehicle is"),
             ContractField("phase", .enumeration(name: "TripPhase", cases: TripPhase.allCases.map(\.rawValue)), "where the rider is on the trip"),
             ContractField("progress", .double, "0.0 … 1.0 along the rider's segment"),
         ]
