@@ -8,5 +8,7 @@ scripts/test-venv.sh   # .venv with PyJWT and aioapns: independent peers of the 
 # show at most 64 frames with the middle elided, and every other thread besides); children that
 # tests start inherit it. Keys: docs/Backtracing.rst in the Swift repository.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no,output-to=stdout}"
+# The tree stays formatted: the toolchain's own `swift format` with the repository's .swift-format.
+swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
 swift test --skip-build "$@"
