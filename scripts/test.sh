@@ -11,4 +11,5 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,th
 # The tree stays formatted: the toolchain's own `swift format` with the repository's .swift-format.
 swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
-swift test --skip-build "$@"
+# A hung run (it never should) fails after 30 minutes instead of holding CI to its limit.
+timeout --kill-after=30 1800 swift test --skip-build "$@"

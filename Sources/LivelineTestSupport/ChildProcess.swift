@@ -67,9 +67,13 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` (a path, or a name looked up on `PATH`) with `arguments`.
     /// `environment` nil: the test process's own.
+    ///
+    /// Output goes to `/dev/null` unless asked for: a child that shares the test process's own
+    /// streams (`.inherit`) and outlives it — the test process crashed before stopping it — keeps
+    /// the test runner's pipe open, and `swift test` then waits for its end forever.
     public init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
-        standardInput: Stream = .null, standardOutput: Stream = .inherit, standardError: Stream = .inherit
+        standardInput: Stream = .null, standardOutput: Stream = .null, standardError: Stream = .null
     ) throws {
         var actions = posix_spawn_file_actions_t()
         try Self.check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")

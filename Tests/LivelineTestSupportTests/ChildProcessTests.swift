@@ -62,6 +62,14 @@ import Testing
         #expect(try String(contentsOf: file, encoding: .utf8) == "from a file")
     }
 
+    @Test func aChildDoesNotShareTheTestProcesssOutputUnlessAskedTo() throws {
+        // A child holding the test runner's pipe would keep `swift test` waiting after a crash.
+        let child = try ChildProcess("/bin/sh", ["-c", "echo \"$(readlink /proc/$$/fd/1)\" >&2"], standardError: .pipe)
+        let errors = try #require(child.standardError).readDataToEndOfFile()
+        #expect(child.waitUntilExit() == .exited(0))
+        #expect(String(decoding: errors, as: UTF8.self) == "/dev/null\n")
+    }
+
     @Test func aProgramThatDoesNotExistIsAnError() {
         #expect(throws: ChildProcess.Failure.self) { try ChildProcess("/nonexistent/program") }
     }

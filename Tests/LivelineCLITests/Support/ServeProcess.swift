@@ -27,7 +27,7 @@ final class ServeProcess {
     /// Starts `liveline serve --port 0` on 127.0.0.1 with `data` and `environment` (access log
     /// off), and waits for its ready line (its standard error is read on a thread of its own).
     /// Its standard output (the JSON logs) goes to `standardOutput`.
-    init(data: URL, environment: [String: String] = [:], standardOutput: ChildProcess.Stream = .inherit) throws {
+    init(data: URL, environment: [String: String] = [:], standardOutput: ChildProcess.Stream = .null) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         process = try ChildProcess(
             Self.executable.path, ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path],
