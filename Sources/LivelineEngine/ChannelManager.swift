@@ -129,7 +129,7 @@ final class ChannelManager: Sendable {
                             idempotencyKey: "channel-delete:\(channelID):\(Int(now.timeIntervalSince1970 * 1000))", contextKey: nil,
                             target: .channel(channelID),
                             headers: OutboxMessage.channelDelete(channelID: channelID, note: "delete an orphan channel (no row knows it)").json,
-                            payload: [], now: now, in: transaction
+                            payload: [], now: now, dueAt: now.addingTimeInterval(configuration.orphanChannelGrace), in: transaction
                         )
                     }
                 }

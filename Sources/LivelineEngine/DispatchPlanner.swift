@@ -184,6 +184,12 @@ struct DispatchPlanner: Sendable {
         case .unsendable(let why):
             plan.row = .deadLetter(reason: why)
             plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, message: why)
+        case .channelInUse(let channelID, let contextKey):
+            plan.events.append(
+                EngineEvent(
+                    .info, .channelKept, contextKey: contextKey, outboxID: row.id, channelID: channelID,
+                    message: "not deleted: the channel was being created for the context when it was listed as an orphan"
+                ))
         case .startAfterTheEnd(let startID):
             let why = "the context ended before the start went out"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)

@@ -68,6 +68,18 @@ extension Dispatcher {
         }
         switch message {
         case .channelDelete(let channelID, let note):
+            // An orphan listed while its row was being written is in use by now: kept.
+            do {
+                if let channel = try store.channels.channel(id: channelID), channel.isActive, channel.ownerKind == .context,
+                    let context = try store.contexts.context(key: channel.owner), context.state == .active, context.channelID == channelID
+                {
+                    return .unsent(.channelInUse(channelID: channelID, contextKey: channel.owner))
+                }
+            } catch  where Self.isTransient(error) {
+                return .unsent(.databaseUnavailable("reading the channel to delete: \(error)"))
+            } catch {
+                return .unsent(.unsendable("reading the channel to delete failed: \(error)"))
+            }
             let send = PreparedSend(target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note)
             return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
         case .start(let tokenID, let startID, let rev, let push, let note):

@@ -48,6 +48,11 @@ public struct EngineConfiguration: Sendable {
     public var lifecycleInterval: TimeInterval
     /// Storage policy of the channels the engine creates (most recent message stored by default).
     public var channelStoragePolicy: APNSChannelStoragePolicy
+    /// A channel APNs lists that no row knows is deleted this long after the reconcile saw it,
+    /// and only if no context has taken it meanwhile: a channel is created at APNs before its row
+    /// is written, so one being created at that moment (here or by another instance) is listed
+    /// before its row can be read.
+    public var orphanChannelGrace: TimeInterval
     /// How long the dispatcher sleeps when nothing wakes it.
     public var idlePoll: Duration
     public var clock: @Sendable () -> Date
@@ -61,7 +66,7 @@ public struct EngineConfiguration: Sendable {
         dismissAfterByType: [String: TimeInterval] = EngineConfiguration.defaultDismissAfter, startBudget: Int = 8,
         startBudgetWindow: TimeInterval = 3600, startAnswerTimeout: TimeInterval = 5 * 60, deadlineMargin: TimeInterval = 10 * 60,
         lifecycleInterval: TimeInterval = 1, channelStoragePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored,
-        idlePoll: Duration = .milliseconds(250), clock: @escaping @Sendable () -> Date = { Date() }
+        orphanChannelGrace: TimeInterval = 60, idlePoll: Duration = .milliseconds(250), clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -84,6 +89,7 @@ public struct EngineConfiguration: Sendable {
         self.deadlineMargin = deadlineMargin
         self.lifecycleInterval = lifecycleInterval
         self.channelStoragePolicy = channelStoragePolicy
+        self.orphanChannelGrace = max(0, orphanChannelGrace)
         self.idlePoll = idlePoll
         self.clock = clock
     }

@@ -52,6 +52,8 @@ struct EngineEvent: Sendable, Hashable {
         case channelRetired
         /// APNs deleted a channel, or no longer had it (info).
         case channelDeleted
+        /// A deletion queued for an orphan channel was dropped: a context uses the channel (info).
+        case channelKept
         /// The channels compared with APNs' list: vanished rows marked deleted, orphans queued
         /// for deletion (info; debug when there were none).
         case channelsReconciled

@@ -22,6 +22,9 @@ enum Preparation: Sendable {
         /// A push-to-start whose context ended (or vanished) before it went out: a start now
         /// would open a card nothing ends.
         case startAfterTheEnd(startID: Int)
+        /// A channel deletion for a channel a context uses: an orphan seen while its row was being
+        /// written (``EngineConfiguration/orphanChannelGrace``). Nothing is deleted.
+        case channelInUse(channelID: String, contextKey: String)
         /// A push-to-start or alert whose token is no longer active.
         case tokenInactive(startID: Int?, note: String)
     }

@@ -137,7 +137,8 @@ private func assembleApplication(
         retryPolicy: configuration.pushRetry,
         minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
         priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
-        priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget, clock: clock
+        priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget,
+        orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
     )
     for (type, lifecycle) in setup.lifecycleByType {
         engineConfiguration.staleAfterByType[type] = lifecycle.staleAfter

@@ -51,6 +51,9 @@ public struct ServerConfiguration: Sendable {
     /// How long a dispatcher holds a claimed outbox row before another may take it
     /// (`LIVELINE_OUTBOX_LEASE_S`, default 30): after a crash, rows in flight go out again then.
     public var outboxLease: TimeInterval = 30
+    /// How long after a reconcile listed an orphan channel it is deleted (default 60 s; see
+    /// `EngineConfiguration.orphanChannelGrace`).
+    public var orphanChannelGrace: TimeInterval = 60
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
     /// The environment the configuration was read from: features read their own settings in it.

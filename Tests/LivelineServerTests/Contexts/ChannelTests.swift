@@ -97,10 +97,57 @@ import Testing
         let orphan = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
         #expect(Set(sandbox.channels()) == [kept, orphan])
 
-        let second = try ContextAPITests.Setup(folder: data, external: sandbox)
+        let second = try ContextAPITests.Setup(folder: data, external: sandbox) { $0.orphanChannelGrace = 0 }
         defer { second.stop() }
         #expect(await eventually { sandbox.channels() == [kept] }, "orphan deleted, the recorded one kept: \(sandbox.channels())")
         #expect(try second.server.app.store.channels.channel(id: kept)?.isActive == true)
+    }
+
+    /// A channel is created at APNs before its row is written, so a reconcile may list one whose
+    /// row it cannot read yet (seen: a start's new channel deleted as an orphan by the reconcile
+    /// of the server's start). Orphans are deleted after a grace, and only if no context took
+    /// the channel meanwhile.
+    @Test func aChannelListedBeforeItsRowWasWrittenIsNotDeletedAsAnOrphan() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-channels-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try Self.externalSandbox(folder)
+        defer { sandbox.stop() }
+        let client = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+            ))
+        defer { client.shutdown() }
+        // `creating`: made at APNs, its row not written yet when the server starts; `orphan`: no row ever.
+        let creating = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
+        let orphan = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
+
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(folder: folder.appendingPathComponent("data"), external: sandbox, clock: clock)
+        defer { setup.stop() }
+        let store = setup.server.app.store
+        // The start's reconcile saw both as orphans: two deletions queued, not due before the grace.
+        #expect(try await eventually { try store.outbox.depth(now: clock.now).due == 2 })
+        #expect(try setup.dispatcherIsIdle())
+        #expect(Set(sandbox.channels()) == [creating, orphan])
+
+        // The creation finishes: its row is written and the context takes the channel.
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:race", json: ContextAPITests.trip(delay: 1)).status == 201)
+        try store.write { transaction in
+            _ = try store.channels.insert(
+                channelID: creating, purpose: "context", ownerKind: .context, owner: "trip:race", storagePolicy: 1, environment: "sandbox",
+                now: clock.now, in: transaction
+            )
+            try store.contexts.setChannel(key: "trip:race", channelID: creating, now: clock.now, in: transaction)
+        }
+
+        clock.advance(by: 61)
+        store.outbox.notifyEnqueued()
+        #expect(await eventually { sandbox.channels() == [creating] }, "the orphan deleted, the one in use kept: \(sandbox.channels())")
+        #expect(try await eventually { try store.outbox.depth(now: clock.now).due == 0 && setup.dispatcherIsIdle() })
+        #expect(sandbox.channels() == [creating])
+        #expect(try store.channels.channel(id: creating)?.isActive == true)
+        #expect(try store.contexts.context(key: "trip:race")?.channelID == creating)
     }
 
     @Test func whenAPNSWillNotCreateAChannelTheStartFallsBackToTokens() async throws {
