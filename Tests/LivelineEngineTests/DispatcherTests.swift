@@ -17,7 +17,10 @@ import Testing
         let householdID: HouseholdID
         let userID: UserID
 
-        init(retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 20)) throws {
+        init(
+            retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 20),
+            channelStoragePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored
+        ) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")
             store = try Store.openSQLite(folder: folder.appendingPathComponent("data"))
             sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
@@ -28,7 +31,8 @@ import Testing
                 ))
             engine = Engine(
                 store: store, sender: client,
-                configuration: EngineConfiguration(bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0))
+                configuration: EngineConfiguration(
+                    bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy))
             let user = try store.accounts.createUser(
                 household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID
@@ -173,6 +177,33 @@ extension DispatcherTests {
     /// No thread of the engine outlives its stop: a channel reconcile still waiting for APNs when
     /// the engine stops is waited for. (A thread that did outlive it released the store's last
     /// references while `liveline serve` exited, and the process crashed in its teardown.)
+    /// `apns-expiration: 0` means "one attempt, never stored": right for a channel that stores
+    /// nothing (it takes only 0), wrong for one that keeps the most recent message for offline
+    /// devices (docs/apns.md §1.8).
+    @Test(arguments: [APNSChannelStoragePolicy.noMessageStored, .mostRecentMessageStored])
+    func aBroadcastMayBeStoredExactlyWhenItsChannelStoresMessages(_ policy: APNSChannelStoragePolicy) async throws {
+        let harness = try Harness(channelStoragePolicy: policy)
+        defer { harness.stop() }
+        try harness.put("trip:b", delay: 1)
+        let started = try harness.engine.startActivities(
+            contextKey: "trip:b", userIDs: [], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)
+        let channelID = try #require(started.channelID, "\(started)")
+        let before = Int(Date().timeIntervalSince1970) + 8 * 3600
+        try harness.put("trip:b", delay: 2)
+        harness.engine.dispatcher.drain()
+        let broadcast = try #require(
+            harness.sandbox.accepted(channel: channelID).last { push in
+                let payload = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return payload.flatMap(Self.delay(in:)) == 2
+            })
+        let expiration = try #require(broadcast.expiration)
+        if policy == .noMessageStored {
+            #expect(expiration == 0)
+        } else {
+            #expect(expiration >= before && expiration <= Int(Date().timeIntervalSince1970) + 8 * 3600, "\(expiration)")
+        }
+    }
+
     @Test func stopWaitsForAChannelReconcileInFlight() async throws {
         let harness = try Harness()
         defer { harness.stop() }
