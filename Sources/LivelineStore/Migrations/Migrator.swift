@@ -75,7 +75,17 @@ public struct Migrator: Sendable {
                     guard !(try Self.appliedVersions(feature: feature.feature, transaction)).contains(migration.version) else { return false }
                     // Applied already as the core migration it once was: recorded, not run again.
                     let former = try migration.formerCoreVersion.map { try Self.appliedVersions(transaction).contains($0) } ?? false
-                    if !former { try transaction.executeScript(database.dialect.render(migration.sql)) }
+                    if !former {
+                        try transaction.executeScript(database.dialect.render(migration.sql))
+                        // Recorded under its former core version too, so a build from before the
+                        // move (which still runs it as that core version) can open the database.
+                        if let version = migration.formerCoreVersion {
+                            try transaction.execute(
+                                "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                                [SQLValue(version), SQLValue(migration.name), SQLValue(now)]
+                            )
+                        }
+                    }
                     try transaction.execute(
                         "INSERT INTO feature_migrations (feature, version, name, applied_at) VALUES ($1, $2, $3, $4)",
                         [SQLValue(feature.feature), SQLValue(migration.version), SQLValue(migration.name), SQLValue(now)]

@@ -89,7 +89,8 @@ import Testing
         #expect(me.status == 200)
         #expect((me.json?["user"] as? [String: Any])?["userId"] as? Int == user.id.rawValue)
         let versions = try again.app.store.database.read { try Migrator.appliedVersions($0) }
-        #expect(versions == Set(Migrator().migrations.map(\.version)))
+        // The core's, and shopping's former core versions (recorded for a build from before the move).
+        #expect(versions == Set(Migrator().migrations.map(\.version)).union(Migrator.retiredVersions))
     }
 
     @Test func aSecondServerOnTheSameSQLiteFolderIsRefusedUntilTheFirstStops() throws {

@@ -142,6 +142,31 @@ struct MigratorTests {
         }
     }
 
+    /// Rolling back to the build before the move: it runs the migration as core version 6, so a
+    /// database made fresh by this build records that version too (found by running the build
+    /// before the move on a fresh database: "table shopping_items already exists").
+    @Test(arguments: DatabaseFactory.all)
+    func aFreshDatabaseOpensInTheBuildFromBeforeAMigrationMoved(_ factory: DatabaseFactory) throws {
+        try factory.withDatabase { database in
+            let moved = FeatureMigrations(
+                feature: "notes",
+                migrations: [
+                    Migration(
+                        version: 1, name: "notes: table", formerCoreVersion: 6, sql: "CREATE TABLE notes (id {{primaryKey}}, text TEXT NOT NULL)")
+                ])
+            let applied = try Migrator(features: [moved]).migrate(database, now: time(0))
+            #expect(applied.map(\.name).last == "notes: table")
+            let versions = try database.read { try Migrator.appliedVersions($0) }
+            #expect(versions.contains(6))
+            let before = Migrator(
+                migrations: Migrator.liveline + [
+                    Migration(version: 6, name: "notes: table", sql: "CREATE TABLE notes (id {{primaryKey}}, text TEXT NOT NULL)")
+                ])
+            #expect(try before.migrate(database, now: time(1)).isEmpty, "nothing runs again")
+            #expect(try Migrator(features: [moved]).migrate(database, now: time(2)).isEmpty, "and this build still opens it")
+        }
+    }
+
     @Test func aDatabaseWithANewerFeatureSchemaIsRefused() throws {
         try TemporaryFolder.with { folder in
             let store = try Store.openSQLite(folder: folder, features: [Self.notes])
