@@ -106,7 +106,7 @@ extension HTTPServer {
                 line.add("path", state.path)
                 line.add("errorType", String(describing: type(of: error)))
                 line.add("error", String(describing: error))
-                accessLog.write(line.string)
+                errorLog.write(line.string)
                 return HTTPError.internalError.response
             }
         }

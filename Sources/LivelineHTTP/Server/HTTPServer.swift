@@ -23,6 +23,9 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     let router: Router
     let accessLog: LogSink
+    /// Where a handler's unexpected failure (a 500) is logged: the access log's sink unless
+    /// given, so that turning request lines off does not hide failures.
+    let errorLog: LogSink
 
     private let daemon = Mutex<DaemonRef?>(nil)
     private let boundPort = Atomic<Int>(0)
@@ -34,10 +37,11 @@ public final class HTTPServer: Sendable {
     let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
     private let keepAlive = Mutex<TimerBox?>(nil)
 
-    public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink) {
+    public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink, errorLog: LogSink? = nil) {
         self.configuration = configuration
         self.router = router
         self.accessLog = accessLog
+        self.errorLog = errorLog ?? accessLog
     }
 
     /// The port listened on (the real one when configured with 0); 0 before `start()`.
@@ -129,6 +133,7 @@ public final class HTTPServer: Sendable {
             }
         }
         accessLog.flush()
+        errorLog.flush()
     }
 
     /// Whether a shutdown has begun (requests that arrive now are answered 503).

@@ -171,7 +171,7 @@ private func assembleApplication(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads,
             maxBodyBytes: configuration.maxBodyBytes
         ),
-        router: router, accessLog: accessLog
+        router: router, accessLog: accessLog, errorLog: logSink
     )
     return Application(
         configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, transport: transport,

@@ -21,7 +21,8 @@ import Testing
     /// Starts a server with the test routes; `maxBodyBytes` small so 413 is cheap to reach.
     /// `/identity` answers `identity`, so a test can tell this server from any other on its port.
     static func startServer(
-        log: LogSink = .discarding(), identity: String = UUID().uuidString, onSlow: @escaping @Sendable () -> Void = {}
+        log: LogSink = .discarding(), errorLog: LogSink? = nil, identity: String = UUID().uuidString,
+        onSlow: @escaping @Sendable () -> Void = {}
     ) throws -> HTTPServer {
         var router = Router()
         router.add(Self.identity) { _ in .jsonBytes(Array(identity.utf8)) }
@@ -49,7 +50,7 @@ import Testing
         router.add(boom) { _ in throw Boom() }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxBodyBytes: 1024),
-            router: router, accessLog: log
+            router: router, accessLog: log, errorLog: errorLog
         )
         try server.start()
         return server
@@ -155,6 +156,15 @@ import Testing
         #expect(response.status == 500)
         #expect(response.errorCode == "internal")
         #expect(response.errorMessage?.contains("Boom") == false)
+    }
+
+    @Test func aHandlerFailureIsLoggedWithItsDescriptionEvenWithRequestLinesOff() throws {
+        let errors = LogSink.inMemory()
+        let server = try Self.startServer(log: .discarding(), errorLog: errors)
+        defer { server.shutdown() }
+        #expect(try TestHTTPConnection(port: server.port).request("GET", "/boom").status == 500)
+        let line = try #require(errors.lines.first { $0.contains(#""event":"handlerFailed""#) }, "\(errors.lines)")
+        #expect(line.contains(#""path":"/boom""#) && line.contains("Boom"), "\(line)")
     }
 
     @Test func concurrentRequestsAllSucceed() async throws {
