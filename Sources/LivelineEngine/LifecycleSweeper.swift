@@ -119,7 +119,9 @@ final class LifecycleSweeper: Sendable {
             let note =
                 "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
             do {
-                let ended = try store.write { transaction in try EngineWrite(sql: transaction, now: now, store: store).end(context.key, note: note) }
+                let ended = try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change in
+                    try change.end(context.key, note: note)
+                }
                 logger.record(EngineEvent(.info, .contextEndedAtDeadline, contextKey: context.key, rev: ended.rev, message: note))
             } catch {
                 logger.record(
@@ -145,9 +147,15 @@ final class LifecycleSweeper: Sendable {
             let reason =
                 "the start of \(start.contextKey) was accepted by APNs but no la-update token followed within \(Int(configuration.startAnswerTimeout)) s"
             do {
-                guard try store.starts.markSuspect(id: start.id, now: now) else { continue }
+                // The start and its token together: a start marked alone would never be found again.
+                let marked = try store.write { transaction in
+                    guard try store.starts.markSuspect(id: start.id, now: now, in: transaction) else { return false }
+                    try store.tokens.markSuspect(id: start.tokenID, reason: reason, now: now, in: transaction)
+                    return true
+                }
+                guard marked else { continue }
+                store.tokens.changes.bump()
                 metrics.start(outcome: "suspect")
-                try store.tokens.markSuspect(id: start.tokenID, reason: reason, now: now)
                 logger.record(
                     EngineEvent(
                         .warning, .startSuspect, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,

@@ -68,8 +68,12 @@ extension Engine {
     @discardableResult
     public func dismissed(contextKey: String, userID: UserID) throws -> Int {
         let now = configuration.clock()
-        try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now)
-        return try store.tokens.endUpdateTokens(contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now)
+        defer { store.tokens.changes.bump() }
+        return try store.write { transaction in
+            try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now, in: transaction)
+            return try store.tokens.endUpdateTokens(
+                contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now, in: transaction)
+        }
     }
 
     /// The user's Live Activity setting per activity type (types not listed are on).

@@ -13,6 +13,21 @@ public struct EngineWrite {
     /// The engine's clock when the transaction began.
     public let now: Date
     let store: Store
+    /// What the transaction changed that caches of other transactions must learn once it is over.
+    let effects: Effects
+
+    init(sql: any SQLTransaction, now: Date, store: Store, effects: Effects) {
+        self.sql = sql
+        self.now = now
+        self.store = store
+        self.effects = effects
+    }
+
+    /// Changes that caches learn of after the transaction (``EngineDoor/write(now:_:)``): a bump
+    /// before the commit would let a reader cache the state before it under the new count.
+    final class Effects {
+        var tokensChanged = false
+    }
 
     /// The context `key` as of this transaction; nil when there is none.
     public func context(_ key: String) throws -> ContextRecord? { try store.contexts.context(key: key, in: sql) }
@@ -76,6 +91,7 @@ public struct EngineWrite {
         try store.starts.retire(contextKey: key, now: now, in: sql)
         try store.reports.clearDismissals(contextKey: key, in: sql)
         try store.tokens.endUpdateTokens(contextKey: key, reason: "its activity ended with the previous card", now: now, in: sql)
+        effects.tokensChanged = true
     }
 
     /// The device answered the context's start (its update token came, or a receipt): the start
@@ -83,6 +99,7 @@ public struct EngineWrite {
     func answerStart(contextKey: String, householdID: HouseholdID, deviceID: String) throws {
         if try store.starts.answered(contextKey: contextKey, householdID: householdID, deviceID: deviceID, now: now, in: sql) {
             try store.tokens.clearStartSuspicion(householdID: householdID, deviceID: deviceID, in: sql)
+            effects.tokensChanged = true
         }
     }
 
@@ -128,7 +145,10 @@ public struct EngineDoor: Sendable {
     @discardableResult
     public func write<T>(now: Date? = nil, _ body: (EngineWrite) throws -> T) throws -> T {
         let now = now ?? clock()
-        return try store.write { transaction in try body(EngineWrite(sql: transaction, now: now, store: store)) }
+        let effects = EngineWrite.Effects()
+        // Committed or rolled back: a bump too many only costs a cache its next read.
+        defer { if effects.tokensChanged { store.tokens.changes.bump() } }
+        return try store.write { transaction in try body(EngineWrite(sql: transaction, now: now, store: store, effects: effects)) }
     }
 
     /// Runs `body` in one read transaction.

@@ -164,12 +164,15 @@ public struct StartRepository: Sendable {
     /// Marks an unanswered start suspect; `false` when it was answered or marked meanwhile.
     @discardableResult
     public func markSuspect(id: Int, now: Date) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                "UPDATE la_starts SET suspect_at = $2, updated_at = $2 WHERE id = $1 AND update_token_at IS NULL AND suspect_at IS NULL",
-                [SQLValue(id), SQLValue(now)]
-            ) == 1
-        }
+        try database.write { transaction in try markSuspect(id: id, now: now, in: transaction) }
+    }
+
+    @discardableResult
+    public func markSuspect(id: Int, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE la_starts SET suspect_at = $2, updated_at = $2 WHERE id = $1 AND update_token_at IS NULL AND suspect_at IS NULL",
+            [SQLValue(id), SQLValue(now)]
+        ) == 1
     }
 
     /// The context's starts, by device.

@@ -271,12 +271,16 @@ public struct PushTokenRepository: Sendable {
     /// Marks a push-to-start token suspect (its start went unanswered), unless it is already.
     @discardableResult
     public func markSuspect(id: PushTokenID, reason: String, now: Date) throws -> Bool {
-        try write { transaction in
-            try transaction.execute(
-                "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
-                [SQLValue(id), SQLValue(now), .text(reason)]
-            ) == 1
-        }
+        try write { transaction in try markSuspect(id: id, reason: reason, now: now, in: transaction) }
+    }
+
+    /// The same in the caller's transaction (the caller bumps ``changes`` after it).
+    @discardableResult
+    public func markSuspect(id: PushTokenID, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE push_tokens SET suspect_at = $2, suspect_reason = $3 WHERE id = $1 AND suspect_at IS NULL",
+            [SQLValue(id), SQLValue(now), .text(reason)]
+        ) == 1
     }
 
     /// How many active tokens are suspect.
@@ -290,15 +294,19 @@ public struct PushTokenRepository: Sendable {
     /// its token is of no use any more); returns how many.
     @discardableResult
     public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date) throws -> Int {
-        try write { transaction in
-            try transaction.execute(
-                """
-                UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
-                WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
-                """,
-                [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
-            )
-        }
+        try write { transaction in try endUpdateTokens(contextKey: contextKey, userID: userID, reason: reason, now: now, in: transaction) }
+    }
+
+    /// The same in the caller's transaction (the caller bumps ``changes`` after it).
+    @discardableResult
+    public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET status = 'invalid', ended_at = $3, end_reason = $4
+            WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
+            """,
+            [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
+        )
     }
 
     /// The device answered a start: its push-to-start tokens are no longer suspect. In the

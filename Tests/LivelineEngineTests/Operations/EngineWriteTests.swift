@@ -113,7 +113,9 @@ import Testing
                 householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .sandbox,
                 token: String(repeating: "ef", count: 32), contextKey: "trip:1"
             ))
+        let changes = engine.tokenChanges.value
         try engine.write { change in try change.reopen("trip:1") }
+        #expect(engine.tokenChanges.value > changes, "the token list's cache learns that tokens ended, once committed")
         #expect(try engine.context(key: "trip:1")?.state == .active)
         #expect(try engine.activeTokens(userID: ada.id).filter { $0.kind == .update }.isEmpty)
         #expect(try fixture.store.database.read { try fixture.store.reports.dismissedUsers(contextKey: "trip:1", in: $0) }.isEmpty)
