@@ -32,6 +32,8 @@ public struct EngineConfiguration: Sendable {
     /// `staleAfter` for other types, nil sends none.
     public var staleAfter: TimeInterval?
     public var staleAfterByType: [String: TimeInterval]
+    /// Activity types whose updates carry no `stale-date` whatever `staleAfter` says.
+    public var typesWithoutStaleDate: Set<String> = []
     /// `dismissal-date` = now + this on end (never more than 4 hours), per activity type;
     /// `dismissAfter` for other types.
     public var dismissAfter: TimeInterval
@@ -109,7 +111,21 @@ public struct EngineConfiguration: Sendable {
         TripLiveActivityAttributes.typeName: 30,
     ]
 
-    func staleAfter(type: String) -> TimeInterval? { staleAfterByType[type] ?? staleAfter }
+    /// How long after it is sent an update of `type` is stale; nil sends no `stale-date`.
+    public func staleAfter(type: String) -> TimeInterval? {
+        typesWithoutStaleDate.contains(type) ? nil : staleAfterByType[type] ?? staleAfter
+    }
+
+    /// Sets the stale time of `type`'s updates; nil: they carry no `stale-date`.
+    public mutating func setStaleAfter(_ interval: TimeInterval?, type: String) {
+        if let interval {
+            staleAfterByType[type] = interval
+            typesWithoutStaleDate.remove(type)
+        } else {
+            staleAfterByType[type] = nil
+            typesWithoutStaleDate.insert(type)
+        }
+    }
     func dismissAfter(type: String) -> TimeInterval { dismissAfterByType[type] ?? dismissAfter }
     /// When an ended card of `type` leaves the lock screen, counted from `endedAt`: a pull reports
     /// it from the context's end (for an app that ends the activity itself), the end push from

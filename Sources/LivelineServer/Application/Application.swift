@@ -141,7 +141,7 @@ private func assembleApplication(
         orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
     )
     for (type, lifecycle) in setup.lifecycleByType {
-        engineConfiguration.staleAfterByType[type] = lifecycle.staleAfter
+        engineConfiguration.setStaleAfter(lifecycle.staleAfter, type: type)
         engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
     }
     let engine = Engine(

@@ -17,6 +17,9 @@ struct NotesFeature: Feature {
     static let route = Route(.post, "/api/test-notes")
     static let type = CookSuggestActivityAttributes.typeName
 
+    /// Its lifecycle's stale time (nil: its cards carry no stale date).
+    var staleAfter: TimeInterval? = 5 * 60
+
     var name: String { "notes" }
     var migrations: [Migration] {
         [
@@ -42,7 +45,7 @@ struct NotesFeature: Feature {
     func install(into setup: FeatureSetup) throws {
         let door = setup.door
         setup.snapshotSource(Card(), for: Self.type)
-        setup.lifecycle(ActivityLifecycle(staleAfter: 5 * 60, dismissAfter: 60), for: Self.type)
+        setup.lifecycle(ActivityLifecycle(staleAfter: staleAfter, dismissAfter: 60), for: Self.type)
         setup.routes { router, context in
             router.add(Self.route) { request in
                 let caller = try context.auth.caller(of: request)
@@ -75,7 +78,9 @@ struct NotesFeature: Feature {
 }
 
 @Suite struct FeatureSeamTests {
-    @Test func aFeatureOfATestPlugsInThroughTheSeamAndWorksEndToEnd() async throws {
+    /// With its lifecycle's stale date, and with none (nil must not fall back to the engine's 15 minutes).
+    @Test(arguments: [5 * 60, nil] as [TimeInterval?])
+    func aFeatureOfATestPlugsInThroughTheSeamAndWorksEndToEnd(staleAfter: TimeInterval?) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-seam-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = ServerConfiguration()
@@ -85,7 +90,7 @@ struct NotesFeature: Feature {
         configuration.accessLog = "off"
         configuration.minimumPushInterval = 0
         let (transport, sandbox) = try Assembly.transport(configuration)
-        let app = try buildApplication(configuration, transport: transport, features: [NotesFeature()])
+        let app = try buildApplication(configuration, transport: transport, features: [NotesFeature(staleAfter: staleAfter)])
         try app.start()
         defer { app.shutdown() }
         let sandboxServer = try #require(sandbox)
@@ -123,9 +128,13 @@ struct NotesFeature: Feature {
             })
         let last = try #require(sandboxServer.accepted(token: token).last)
         let aps = try #require((try JSONSerialization.jsonObject(with: Data(last.payload)) as? [String: Any])?["aps"] as? [String: Any])
-        let stale = try #require(aps["stale-date"] as? Int)
-        let timestamp = try #require(aps["timestamp"] as? Int)
-        #expect((299...300).contains(stale - timestamp), "the feature's 5-minute stale date")
+        if staleAfter == nil {
+            #expect(aps["stale-date"] == nil, "the feature's lifecycle has no stale date")
+        } else {
+            let stale = try #require(aps["stale-date"] as? Int)
+            let timestamp = try #require(aps["timestamp"] as? Int)
+            #expect((299...300).contains(stale - timestamp), "the feature's 5-minute stale date")
+        }
 
         // Bad input is the feature's 400; the route is documented in /openapi.json.
         #expect(try connection.request("POST", NotesFeature.route.template, headers: auth, json: #"{"text":""}"#).errorField == "text")
