@@ -28,6 +28,9 @@ extension Dispatcher {
         case .postpone(let until, let reason):
             return .unsent(.postponed(until: until, reason: reason))
         case .send(let rendered):
+            if let why = rendered.unreadableAlert {
+                logger.record(EngineEvent(.warning, .alertDropped, contextKey: rendered.contextKey, outboxID: row.id, message: why))
+            }
             return prepareSends(row, rendered, now: now)
         }
     }

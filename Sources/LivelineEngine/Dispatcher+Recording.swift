@@ -131,7 +131,9 @@ extension Dispatcher {
         let now = configuration.clock()
         guard Self.isTransient(error) else { return abandon(plan, error: error) }
         let backoff = min(30, 0.1 * pow(2, Double(failures - 1)))
-        pending.withLock { $0.insert(PendingPlan(plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff)), at: 0) }
+        // Oldest first: a plan tried again goes back to the front, a newly failed one behind the others.
+        let waiting = PendingPlan(plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff))
+        pending.withLock { failures > 1 ? $0.insert(waiting, at: 0) : $0.append(waiting) }
         logger.record(
             EngineEvent(
                 .warning, .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: plan.deliveries.first?.apnsID,

@@ -104,7 +104,7 @@ public struct EngineConfiguration: Sendable {
         CookSuggestActivityAttributes.typeName: 30 * 60,
     ]
 
-    /// How long an ended card of those contracts stays (docs/architecture.md, "Lifecycle"): a
+    /// How long an ended card of those contracts stays (docs/engine.md, "Lifecycle"): a
     /// decided cook-suggest session about 2 min, an arrived trip 30 s.
     public static let defaultDismissAfter: [String: TimeInterval] = [
         CookSuggestActivityAttributes.typeName: 2 * 60,

@@ -44,6 +44,8 @@ struct EngineEvent: Sendable, Hashable {
         /// A row's lease ran out before its answers were recorded: they are recorded, the row is
         /// another dispatcher's (warning).
         case leaseLost
+        /// A context's pending alert could not be read: the update went without it (warning).
+        case alertDropped
         /// A broadcast channel created for a context (info).
         case channelCreated
         /// No channel for a context (APNs refused or did not answer): updates go to each token (warning).

@@ -30,6 +30,8 @@ struct RenderedSync: Sendable {
     /// APNs accepted it (materiality and the debounce are judged against it).
     let sentState: String?
     let renderedAt: Date
+    /// Why the context's pending alert was left out (it could not be read); logged.
+    var unreadableAlert: String? = nil
 }
 
 /// What the renderer decided for a sync row.

@@ -88,9 +88,20 @@ struct SyncRenderer: Sendable {
                 try store.contexts.holdNextPush(key: key, until: now.addingTimeInterval(configuration.minimumPushInterval), in: transaction)
             }
             let carriesHints = context.priorityHint != nil || context.alert != nil
+            // The alert was checked when it was stored; one that cannot be read (a damaged row)
+            // is left out and logged, and the update goes without it.
+            var alert: JSONValue?
+            var unreadableAlert: String?
+            if let stored = context.alert {
+                do {
+                    alert = try JSONValue(json: Data(stored.utf8))
+                } catch {
+                    unreadableAlert = "the pending alert of \(key) could not be read (\(error)); the update goes without it"
+                }
+            }
             let aps = updateAPS(
-                type: context.activityType, state: state, timestamp: timestamp, ended: ended,
-                alert: context.alert.flatMap { try? JSONValue(json: Data($0.utf8)) }, relevanceScore: context.relevanceScore, now: now
+                type: context.activityType, state: state, timestamp: timestamp, ended: ended, alert: alert,
+                relevanceScore: context.relevanceScore, now: now
             )
             let payload = Array(JSONValue.object(["aps": aps]).compactJSON)
 
@@ -159,7 +170,7 @@ struct SyncRenderer: Sendable {
                 RenderedSync(
                     contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
                     payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire,
-                    sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now
+                    sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now, unreadableAlert: unreadableAlert
                 ))
         }
     }

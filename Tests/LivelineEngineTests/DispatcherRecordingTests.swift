@@ -262,4 +262,21 @@ import Testing
         #expect(harness.sender.devicePushes.count == 1)
         try Self.expectOneRecordPerAnswer(harness, "after the restart")
     }
+
+    /// A stored alert that cannot be read (a damaged row) does not cost the update: it goes
+    /// without the alert, and the log says so.
+    @Test func anUnreadableStoredAlertIsLeftOutAndLogged() throws {
+        let harness = try EngineHarness()
+        _ = try harness.token(0)
+        try harness.put(delay: 1, alert: #"{"title":"Verspätung"}"#)
+        try harness.store.write { transaction in
+            try transaction.execute("UPDATE contexts SET alert = 'not json' WHERE key = $1", [.text(EngineHarness.contextKey)])
+        }
+        harness.dispatcher.drain()
+        let push = try #require(harness.sender.devicePushes.last)
+        let aps = try #require((try JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["alert"] == nil)
+        #expect(((aps["content-state"] as? [String: Any])?["delay"] as? Int) == 1)
+        #expect(harness.events("alertDropped").first?["context.key"] as? String == EngineHarness.contextKey, "\(harness.log.lines)")
+    }
 }

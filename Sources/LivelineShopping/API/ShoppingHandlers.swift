@@ -133,9 +133,16 @@ struct ShoppingHandlers: Sendable {
             title: .plain(english ? "\(actor.name) is shopping" : "\(actor.name) kauft ein"),
             body: .plain(english ? "Week of \(week.monday): add what you need" : "Woche vom \(week.monday): schreib dazu, was fehlt")
         )
-        let result = try engine.startActivities(
-            contextKey: key, userIDs: others, deviceIDs: [], alert: alert, useChannel: true, startsFollowChannel: false
-        )
+        let result: StartResult
+        do {
+            result = try engine.startActivities(
+                contextKey: key, userIDs: others, deviceIDs: [], alert: alert, useChannel: true, startsFollowChannel: false
+            )
+        } catch let error as EngineError where error.code == .payloadRefused {
+            // The start payload is the server's, built from the week's card: the request names
+            // no field of it, so the refusal names the week, as before the seam.
+            throw HTTPError.contractViolation(error.message, field: "week")
+        }
         let shoppers = try ShoppingSnapshotSource(domain: domain, clock: clock).shoppers(week: week, householdID: caller.householdID)
         return ShoppingSessionResponse(
             week: week.monday, rev: rev, contextKey: key, activeShoppers: shoppers, channelId: result.channelID,

@@ -4,7 +4,7 @@
 /// `sql` is a script of `;`-separated statements written once for both backends, with the
 /// ``SQLDialect`` markers (`{{primaryKey}}`, `{{blob}}`) for what differs. Times are `BIGINT` unix
 /// milliseconds and booleans `INTEGER` 0/1. A released migration never changes; a new schema
-/// is a new version (docs/architecture.md, "Storage").
+/// is a new version (docs/engine.md, "Storage").
 public struct Migration: Sendable, Hashable {
     public var version: Int
     public var name: String
