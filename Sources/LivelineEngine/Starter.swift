@@ -5,7 +5,7 @@ import LivelineStore
 
 /// What a start request did on one device (or for one user without a start token).
 public struct StartOutcome: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A start push is on its way.
         case queued
         /// The device has (or is getting) this context's activity: nothing sent.

@@ -1,3 +1,4 @@
+import LivelineEngine
 import LivelineModel
 
 /// Building blocks of the JSON schemas in `/openapi.json` (OpenAPI 3.1: JSON Schema 2020-12).
@@ -22,6 +23,17 @@ public enum Schema {
             "required": .array(names.map { .string($0) }),
         ]
     }
+
+    /// The `starts` of a start's answer: one outcome per device (or per user without a start
+    /// token), as ``StartOutcome`` reports them.
+    public static let startOutcomes: JSONValue = [
+        "type": "array",
+        "items": object(
+            [
+                "outcome": ["type": "string", "enum": .array(StartOutcome.Kind.allCases.map { .string($0.rawValue) })],
+                "deviceId": string, "userId": integer, "reason": string,
+            ], required: ["outcome"]),
+    ]
 }
 
 /// What a part of the server (the core, or a feature) documents: its routes and the schemas of

@@ -148,16 +148,7 @@ enum APIDocumentation {
         "StartContextResult": object(
             [
                 "key": string, "channelId": string, "channelFallback": string,
-                "starts": [
-                    "type": "array",
-                    "items": object(
-                        [
-                            "outcome": [
-                                "type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"],
-                            ],
-                            "deviceId": string, "userId": integer, "reason": string,
-                        ], required: ["outcome"]),
-                ],
+                "starts": Schema.startOutcomes,
             ], required: ["key", "starts"]),
         "DismissedReport": object(["context_key": string]),
         "OptIn": object([

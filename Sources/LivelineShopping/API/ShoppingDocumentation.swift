@@ -73,16 +73,7 @@ enum ShoppingDocumentation {
                 "week": string, "rev": integer, "contextKey": string,
                 "activeShoppers": ["type": "array", "items": object(["name": string, "avatarTint": string, "userId": integer])],
                 "channelId": string, "channelFallback": string,
-                "starts": [
-                    "type": "array",
-                    "items": object(
-                        [
-                            "outcome": [
-                                "type": "string", "enum": ["queued", "alreadyStarted", "overBudget", "dismissed", "optedOut", "noStartToken"],
-                            ],
-                            "deviceId": string, "userId": integer, "reason": string,
-                        ], required: ["outcome"]),
-                ],
+                "starts": Schema.startOutcomes,
             ], required: ["week", "rev", "contextKey", "activeShoppers", "starts"]),
         "ShoppingHeartbeat": object(["week": string, "active": boolean]),
         "ShoppingSessionEnd": object(["week": string, "rev": integer, "left": boolean, "finished": boolean]),

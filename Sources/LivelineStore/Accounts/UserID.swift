@@ -6,19 +6,8 @@
 /// `notify:{userId}:{dedupeKey}:{tokenId}`) and in SQL (`SQLValue(id)`) — so no API body and no
 /// stored row changes. The API bodies of `LivelineModel`, shared with the iOS app, keep `Int`;
 /// handlers convert at their boundary.
-public struct UserID: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral
-{
+public struct UserID: IntegerID {
     public let rawValue: Int
 
     public init(rawValue: Int) { self.rawValue = rawValue }
-
-    public init(_ rawValue: Int) { self.rawValue = rawValue }
-
-    /// For tests and fixtures: `userID: 1`.
-    public init(integerLiteral value: Int) { rawValue = value }
-
-    public static func < (lhs: UserID, rhs: UserID) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    public var description: String { String(rawValue) }
 }
