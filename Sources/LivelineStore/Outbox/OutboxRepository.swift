@@ -224,15 +224,7 @@ public struct OutboxRepository: Sendable {
     /// ``retry(id:owner:at:error:now:)`` in the caller's transaction.
     @discardableResult
     public func retry(id: Int, owner: String, at: Date, error: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
-        try transaction.execute(
-            """
-            UPDATE outbox SET
-                status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
-                attempts = attempts + 1, due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
-            WHERE id = $1 AND status = 'leased' AND lease_owner = $2
-            """,
-            [SQLValue(id), .text(owner), SQLValue(at), .text(error), SQLValue(now)]
-        ) == 1
+        try giveBack(id: id, owner: owner, dueAt: at, note: error, countsAnAttempt: true, now: now, in: transaction)
     }
 
     /// Gives a row back to be sent at `until`, without counting an attempt (a non-material change
@@ -247,14 +239,22 @@ public struct OutboxRepository: Sendable {
     /// ``postpone(id:owner:until:reason:now:)`` in the caller's transaction.
     @discardableResult
     public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try giveBack(id: id, owner: owner, dueAt: until, note: reason, countsAnAttempt: false, now: now, in: transaction)
+    }
+
+    /// A held row due again at `dueAt` (or done, when a due sync row of its context and target
+    /// sends the newer state), with `note` as its last error and one more attempt if it counts.
+    private func giveBack(
+        id: Int, owner: String, dueAt: Date, note: String, countsAnAttempt: Bool, now: Date, in transaction: any SQLTransaction
+    ) throws -> Bool {
         try transaction.execute(
             """
             UPDATE outbox SET
                 status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
-                due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
+                attempts = attempts + \(countsAnAttempt ? 1 : 0), due_at = $3, last_error = $4, lease_until = NULL, updated_at = $5
             WHERE id = $1 AND status = 'leased' AND lease_owner = $2
             """,
-            [SQLValue(id), .text(owner), SQLValue(until), .text(reason), SQLValue(now)]
+            [SQLValue(id), .text(owner), SQLValue(dueAt), .text(note), SQLValue(now)]
         ) == 1
     }
 
