@@ -17,10 +17,13 @@ public struct Store: Sendable {
     public let notifications: NotificationRepository
     /// Context revisions as last read, while nothing committed since (see ``RevisionCache``).
     public let revisions: RevisionCache
+    /// The migrations this opening applied (none when the schema was up to date), in order.
+    public let appliedMigrations: [Migration]
 
     /// The repositories over `database`, as it is (no migration).
-    public init(database: any Database) {
+    public init(database: any Database, appliedMigrations: [Migration] = []) {
         self.database = database
+        self.appliedMigrations = appliedMigrations
         accounts = AccountRepository(database: database)
         tokens = PushTokenRepository(database: database)
         outbox = OutboxRepository(database: database)
@@ -53,8 +56,8 @@ public struct Store: Sendable {
     ///
     /// Throws `.schemaTooNew` for a database written by a newer Liveline.
     public static func open(_ database: any Database, features: [FeatureMigrations] = [], now: Date = Date()) throws -> Store {
-        try Migrator(features: features).migrate(database, now: now)
-        return Store(database: database)
+        let applied = try Migrator(features: features).migrate(database, now: now)
+        return Store(database: database, appliedMigrations: applied)
     }
 
     /// Opens (creating when needed) `<folder>/liveline.sqlite` and migrates it (the core's, then

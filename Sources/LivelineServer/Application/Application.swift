@@ -75,6 +75,13 @@ public final class Application: Sendable {
     public func start() throws {
         try http.start()
         if configuration.dispatcherEnabled { engine.start() }
+        engine.logger.info(
+            "serverStarted",
+            [
+                ("version", .string(Self.version)), ("http.port", .int(port)), ("database", .string(store.database.location)),
+                ("features", .string(features.joined(separator: ","))), ("apns", .string(apnsDescription)),
+                ("dispatcher", .bool(configuration.dispatcherEnabled)),
+            ])
     }
 
     /// Drains the HTTP server (requests in progress finish, new ones are answered 503), lets the
@@ -83,6 +90,7 @@ public final class Application: Sendable {
     /// when a thread of the engine was still running at the end (see `Engine.stop(timeout:)`).
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) -> Bool {
+        engine.logger.info("serverStopping", [("message", "draining HTTP, then the engine records the answers in flight")])
         http.shutdown(timeout: timeout)
         var stopped = engine.stop(timeout: timeout)
         // The in-process sandbox first: its GOAWAY reaches a client that is still running, which
@@ -93,6 +101,11 @@ public final class Application: Sendable {
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
         store.database.releaseServer()
+        if stopped {
+            engine.logger.info("serverStopped", [("message", "stopped; what was not sent stays in the outbox for the next start")])
+        } else {
+            engine.logger.error("serverStopped", [("message", "stopped with a thread of the engine still running")])
+        }
         engine.logger.flush()  // the last lines, the access log's with them
         return stopped
     }
@@ -130,6 +143,9 @@ private func assembleApplication(
     let logSink = LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
     let logger = Logger(sink: logSink, level: configuration.logLevel)
     let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: EngineDoor(store: store, clock: clock), logger: logger)
+    for migration in store.appliedMigrations {
+        logger.info("migrationApplied", [("migration.version", .int(migration.version)), ("migration.name", .string(migration.name))])
+    }
     for feature in features { try feature.install(into: setup) }
 
     var engineConfiguration = EngineConfiguration(

@@ -8,7 +8,9 @@ import Testing
     @Test func serveOnPortZeroPrintsThePortAndStopsGracefullyOnSIGTERM() throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let server = try ServeProcess(data: data)
+        let logFile = data.appendingPathExtension("log")
+        defer { try? FileManager.default.removeItem(at: logFile) }
+        let server = try ServeProcess(data: data, environment: ["LIVELINE_LOG_LEVEL": "info"], standardOutput: .file(logFile.path))
         #expect(server.startText.contains("admin key for the /v1 API"))
         #expect(server.port > 0 && server.port != 8080)
 
@@ -20,5 +22,17 @@ import Testing
         let output = server.remainingOutput()
         #expect(server.process.termination == .exited(0), "\(output)")
         #expect(output.contains("stopped"))
+
+        // The log tells the same: the migrations of a new database, the start, the stop.
+        let events = try String(contentsOf: logFile, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let names = events.compactMap { $0["event"] as? String }
+        let migrations = events.filter { $0["event"] as? String == "migrationApplied" }.compactMap { $0["migration.name"] as? String }
+        #expect(migrations.count >= 5 && migrations.contains { $0.hasPrefix("shopping") }, "\(migrations)")
+        #expect(events.first { $0["event"] as? String == "serverStarted" }?["http.port"] as? Int == server.port, "\(names)")
+        let started = try #require(names.firstIndex(of: "serverStarted"), "\(names)")
+        let stopping = try #require(names.firstIndex(of: "serverStopping"), "\(names)")
+        #expect(started < stopping && names.last == "serverStopped", "\(names)")
     }
 }
