@@ -11,7 +11,7 @@ logs=$(mktemp -d)
 start=$(date +%s)
 for run in $(seq 1 "$runs"); do
   # A run that hangs (it never should) counts as failed after 15 minutes.
-  if ! timeout --kill-after=30 900 swift test --skip-build "$@" >"$logs/run-$run.log" 2>&1; then
+  if ! timeout --foreground --kill-after=30 900 swift test --skip-build "$@" >"$logs/run-$run.log" 2>&1; then
     echo "run $run of $runs FAILED after $(( $(date +%s) - start )) s; log: $logs/run-$run.log" >&2
     grep -E "✘|Fatal error|crashed|error:" "$logs/run-$run.log" | head -20 >&2
     exit 1

@@ -6,10 +6,11 @@ scripts/install-deps.sh
 scripts/test-venv.sh   # .venv with PyJWT and aioapns: independent peers of the JWT and sandbox tests
 # A crash prints the whole symbolicated backtrace of the crashing thread (the runtime's defaults
 # show at most 64 frames with the middle elided, and every other thread besides); children that
-# tests start inherit it. Keys: docs/Backtracing.rst in the Swift repository.
+# tests start inherit it, with output-to=stderr (ChildProcess sends their standard output to
+# /dev/null unless a test asks for it). Keys: docs/Backtracing.rst in the Swift repository.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=mentioned,limit=none,sanitize=no,output-to=stdout}"
 # The tree stays formatted: the toolchain's own `swift format` with the repository's .swift-format.
 swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
 # A hung run (it never should) fails after 30 minutes instead of holding CI to its limit.
-timeout --kill-after=30 1800 swift test --skip-build "$@"
+timeout --foreground --kill-after=30 1800 swift test --skip-build "$@"

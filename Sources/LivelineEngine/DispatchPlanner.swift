@@ -153,6 +153,16 @@ struct DispatchPlanner: Sendable {
                 plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: "gave up after \(sends) attempts", counted: true)
                 plan.events.append(Self.event(.warning, .startFailed, last, row: row, startID: startID, message: "the push-to-start " + reason))
             }
+            // An end the context's channel never took: the channel goes anyway (nothing else would
+            // ever delete it; APNs allows an app 10,000).
+            if let channelID = prepared.sync?.channelToRetire, row.target == .channel(channelID) {
+                plan.retiredChannel = DispatchPlan.ChannelRetirement(contextKey: prepared.sync?.contextKey ?? "", channelID: channelID)
+                plan.events.append(
+                    EngineEvent(
+                        .info, .channelRetired, contextKey: row.contextKey, outboxID: row.id, channelID: channelID,
+                        message: "the end never reached the context's channel (\(reason)): detached, its deletion queued"
+                    ))
+            }
             plan.row = .deadLetter(reason: reason)
             plan.rowEvent = Self.event(.warning, .deadLetter, last, row: row, rev: prepared.rev, message: reason)
             return

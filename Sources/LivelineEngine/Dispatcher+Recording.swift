@@ -38,7 +38,11 @@ extension Dispatcher {
             if let sent = plan.sentState {
                 try store.contexts.recordSent(key: sent.contextKey, contentState: sent.contentState, now: sent.renderedAt, in: transaction)
             }
-            if let retired = plan.retiredChannel {
+            // Only while the context is still ended with this channel: one reopened meanwhile may
+            // have taken it for its new card.
+            if let retired = plan.retiredChannel, let context = try store.contexts.context(key: retired.contextKey, in: transaction),
+                context.state == .ended, context.channelID == retired.channelID
+            {
                 try store.contexts.setChannel(key: retired.contextKey, channelID: nil, now: plan.at, in: transaction)
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),

@@ -131,6 +131,13 @@ public final class ChildProcess: Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // A child's crash report goes to its standard error, which tests read: its standard output
+        // is often /dev/null (`SWIFT_BACKTRACE`'s `output-to`, set by scripts/test.sh).
+        var environment = environment
+        if let backtrace = (environment ?? ProcessInfo.processInfo.environment)["SWIFT_BACKTRACE"], backtrace.contains("output-to=stdout") {
+            environment = (environment ?? ProcessInfo.processInfo.environment)
+                .merging(["SWIFT_BACKTRACE": backtrace.replacingOccurrences(of: "output-to=stdout", with: "output-to=stderr")]) { $1 }
+        }
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in envp ?? [] { free(pointer) } }
 

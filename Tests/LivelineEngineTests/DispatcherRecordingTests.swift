@@ -79,9 +79,10 @@ import Testing
 
     @Test func anEndWhoseRecordingIsKilledAtAnyStatementIsRecordedWholeAndOnceAndNothingIsSentAgain() throws {
         let statements = try Self.end(killingTheRecordingAt: nil)
-        // Three deliveries, the token, the hints, the state sent, the channel detached and its
-        // deletion queued, the row completed (the channel's row follows from the deletion's answer).
-        #expect(statements == 9)
+        // Three deliveries, the token, the hints, the state sent, the context read (still ended
+        // with the channel?), the channel detached and its deletion queued, the row completed
+        // (the channel's row follows from the deletion's answer).
+        #expect(statements == 10)
         for failAt in 1...statements { try Self.end(killingTheRecordingAt: failAt) }
     }
 

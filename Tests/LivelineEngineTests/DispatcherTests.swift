@@ -174,9 +174,6 @@ import Testing
 }
 
 extension DispatcherTests {
-    /// No thread of the engine outlives its stop: a channel reconcile still waiting for APNs when
-    /// the engine stops is waited for. (A thread that did outlive it released the store's last
-    /// references while `liveline serve` exited, and the process crashed in its teardown.)
     /// `apns-expiration: 0` means "one attempt, never stored": right for a channel that stores
     /// nothing (it takes only 0), wrong for one that keeps the most recent message for offline
     /// devices (docs/apns.md §1.8).
@@ -204,6 +201,9 @@ extension DispatcherTests {
         }
     }
 
+    /// No thread of the engine outlives its stop: a channel reconcile still waiting for APNs when
+    /// the engine stops is waited for. (A thread that did outlive it released the store's last
+    /// references while `liveline serve` exited, and the process crashed in its teardown.)
     @Test func stopWaitsForAChannelReconcileInFlight() async throws {
         let harness = try Harness()
         defer { harness.stop() }

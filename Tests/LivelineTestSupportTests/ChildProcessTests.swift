@@ -70,6 +70,15 @@ import Testing
         #expect(String(decoding: errors, as: UTF8.self) == "/dev/null\n")
     }
 
+    @Test func aChildsCrashReportGoesToItsStandardErrorWhichTestsRead() throws {
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "echo \"$SWIFT_BACKTRACE\" >&2"], environment: ["SWIFT_BACKTRACE": "enable=yes,output-to=stdout"],
+            standardError: .pipe)
+        let errors = try #require(child.standardError).readDataToEndOfFile()
+        #expect(child.waitUntilExit() == .exited(0))
+        #expect(String(decoding: errors, as: UTF8.self) == "enable=yes,output-to=stderr\n")
+    }
+
     @Test func aProgramThatDoesNotExistIsAnError() {
         #expect(throws: ChildProcess.Failure.self) { try ChildProcess("/nonexistent/program") }
     }

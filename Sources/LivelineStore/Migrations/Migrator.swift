@@ -72,19 +72,20 @@ public struct Migrator: Sendable {
             for migration in feature.migrations {
                 let didApply = try database.write { transaction in
                     try refuseNewer(database, in: transaction)
-                    guard !(try Self.appliedVersions(feature: feature.feature, transaction)).contains(migration.version) else { return false }
+                    guard !(try Self.appliedVersions(feature: feature.feature, transaction)).contains(migration.version) else {
+                        // Applied by a build that did not record the former core version yet.
+                        if let version = migration.formerCoreVersion, !(try Self.appliedVersions(transaction)).contains(version) {
+                            try Self.recordCore(version, name: migration.name, now: now, in: transaction)
+                        }
+                        return false
+                    }
                     // Applied already as the core migration it once was: recorded, not run again.
                     let former = try migration.formerCoreVersion.map { try Self.appliedVersions(transaction).contains($0) } ?? false
                     if !former {
                         try transaction.executeScript(database.dialect.render(migration.sql))
                         // Recorded under its former core version too, so a build from before the
                         // move (which still runs it as that core version) can open the database.
-                        if let version = migration.formerCoreVersion {
-                            try transaction.execute(
-                                "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-                                [SQLValue(version), SQLValue(migration.name), SQLValue(now)]
-                            )
-                        }
+                        if let version = migration.formerCoreVersion { try Self.recordCore(version, name: migration.name, now: now, in: transaction) }
                     }
                     try transaction.execute(
                         "INSERT INTO feature_migrations (feature, version, name, applied_at) VALUES ($1, $2, $3, $4)",
@@ -96,6 +97,12 @@ public struct Migrator: Sendable {
             }
         }
         return applied
+    }
+
+    private static func recordCore(_ version: Int, name: String, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [SQLValue(version), SQLValue(name), SQLValue(now)]
+        )
     }
 
     /// The core versions recorded in `schema_migrations`.

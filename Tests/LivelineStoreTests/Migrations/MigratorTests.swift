@@ -164,6 +164,12 @@ struct MigratorTests {
                 ])
             #expect(try before.migrate(database, now: time(1)).isEmpty, "nothing runs again")
             #expect(try Migrator(features: [moved]).migrate(database, now: time(2)).isEmpty, "and this build still opens it")
+
+            // A database of a build that recorded the feature's migration but not yet its former
+            // core version gets the record when it is opened.
+            try database.write { try $0.execute("DELETE FROM schema_migrations WHERE version = 6") }
+            #expect(try Migrator(features: [moved]).migrate(database, now: time(3)).isEmpty)
+            #expect(try before.migrate(database, now: time(4)).isEmpty, "the build from before the move opens it again")
         }
     }
 
