@@ -15,6 +15,15 @@ import Testing
         #"{"userIds":[\#(userID)],"alert":{"title":"Shopping"},"useChannel":true}"#
     }
 
+    /// An APNs client of the test's own, to make channels no row knows.
+    static func client(of sandbox: APNSSandbox) throws -> APNSClient {
+        try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+            ))
+    }
+
     static func externalSandbox(_ folder: URL, quota: Int = 10_000) throws -> APNSSandbox {
         var configuration = SandboxConfiguration(folder: folder.appendingPathComponent("sandbox"))
         configuration.channelQuota = quota
@@ -88,11 +97,7 @@ import Testing
         first.stop(keepData: true)
 
         // A channel no row knows (e.g. created by a run that crashed before recording it).
-        let client = try APNSClient(
-            configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-            ))
+        let client = try Self.client(of: sandbox)
         defer { client.shutdown() }
         let orphan = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
         #expect(Set(sandbox.channels()) == [kept, orphan])
@@ -112,11 +117,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let sandbox = try Self.externalSandbox(folder)
         defer { sandbox.stop() }
-        let client = try APNSClient(
-            configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-            ))
+        let client = try Self.client(of: sandbox)
         defer { client.shutdown() }
         // `creating`: made at APNs, its row not written yet when the server starts; `orphan`: no row ever.
         let creating = try #require(await client.createChannel(bundleID: sandbox.bundleID).channelID)
