@@ -24,6 +24,7 @@ public enum EngineBenchmark {
         configuration.port = 0
         configuration.dataDirectory = folder
         configuration.accessLog = "off"
+        configuration.logLevel = .warning  // the figures, not the server's start and stop
         configuration.adminKey = adminKey
         configuration.minimumPushInterval = 0
         let server = try Assembly.server(configuration)
