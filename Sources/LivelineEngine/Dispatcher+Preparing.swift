@@ -79,7 +79,8 @@ extension Dispatcher {
                         ))
                 }
             return PreparedSend(
-                target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited)
+                target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited,
+                environment: push.token?.environment)
         }
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
@@ -139,7 +140,8 @@ extension Dispatcher {
             priority: push.priority, expiration: push.expiration.map(APNSExpiration.init(seconds:)), collapseID: push.collapseID,
             payload: row.payload ?? []
         )
-        let send = PreparedSend(target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note)
+        let send = PreparedSend(
+            target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment)
         return .send(PreparedRow(row: row, rev: rev, sends: [send], sync: nil, message: message))
     }
 }

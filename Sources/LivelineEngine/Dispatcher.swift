@@ -26,7 +26,10 @@ import Synchronization
 /// engine's periodic work (deadlines, unanswered starts).
 public final class Dispatcher: Sendable {
     let store: Store
+    /// Reaches the default environment (and every channel).
     let sender: any PushSender
+    /// Reach the other environments, for their tokens.
+    let otherSenders: [PushEnvironment: any PushSender]
     let renderer: SyncRenderer
     let configuration: EngineConfiguration
     public let metrics: EngineMetrics
@@ -57,11 +60,13 @@ public final class Dispatcher: Sendable {
     let claimFailures = Atomic<Int>(0)
 
     init(
-        store: Store, sender: any PushSender, renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics,
+        store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], renderer: SyncRenderer,
+        configuration: EngineConfiguration, metrics: EngineMetrics,
         logger: Logger = .discarding, periodic: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.sender = sender
+        self.otherSenders = otherSenders
         self.renderer = renderer
         self.configuration = configuration
         self.metrics = metrics
@@ -206,7 +211,7 @@ public final class Dispatcher: Sendable {
             group.leave()
         }
         switch send.request {
-        case .device(let notification): sender.send(notification, completion: done)
+        case .device(let notification): (send.environment.flatMap { otherSenders[$0] } ?? sender).send(notification, completion: done)
         case .broadcast(let broadcast): sender.broadcast(broadcast, completion: done)
         case .deleteChannel(let channelID): sender.deleteChannel(bundleID: configuration.bundleID, channelID: channelID, completion: done)
         }

@@ -25,10 +25,17 @@ public final class Engine: Sendable {
     let starter: Starter
     let notifier: Notifier
 
+    /// `sender` reaches `configuration.environment`; `otherSenders` each reach another APNs
+    /// environment, whose tokens are pushed through it (a development build's beside App Store
+    /// builds). Broadcast channels stay in `configuration.environment`.
     public init(
-        store: Store, sender: any PushSender, configuration: EngineConfiguration, sources: [String: any SnapshotSource] = [:],
-        periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known, logger: Logger = .discarding
+        store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
+        sources: [String: any SnapshotSource] = [:], periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known,
+        logger: Logger = .discarding
     ) {
+        var configuration = configuration
+        let others = otherSenders.filter { $0.key != configuration.environment }
+        configuration.otherEnvironments = others.keys.sorted { $0.rawValue < $1.rawValue }
         self.store = store
         self.configuration = configuration
         let metrics = EngineMetrics()
@@ -43,8 +50,8 @@ public final class Engine: Sendable {
         starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
         notifier = Notifier(store: store, channels: [AlertPushChannel(store: store, configuration: configuration)])
         dispatcher = Dispatcher(
-            store: store, sender: sender, renderer: renderer, configuration: configuration, metrics: metrics, logger: logger,
-            periodic: { lifecycle.runIfDue() }
+            store: store, sender: sender, otherSenders: others, renderer: renderer, configuration: configuration, metrics: metrics,
+            logger: logger, periodic: { lifecycle.runIfDue() }
         )
     }
 

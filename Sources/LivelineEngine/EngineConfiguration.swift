@@ -8,6 +8,12 @@ public struct EngineConfiguration: Sendable {
     public var bundleID: String
     /// The APNs environment whose tokens are pushed to.
     public var environment: PushEnvironment
+    /// The other APNs environments this engine pushes to besides ``environment`` (set by the
+    /// engine from the senders it is given): their tokens get pushes through their own sender;
+    /// broadcast channels stay in ``environment``.
+    public internal(set) var otherEnvironments: [PushEnvironment] = []
+    /// Every environment pushed to, the default first.
+    public var environments: [PushEnvironment] { [environment] + otherEnvironments }
     /// A name unique to this dispatcher (leases are taken in its name).
     public var dispatcherID: String
     /// How long a claimed outbox row stays leased before another dispatcher may take it.

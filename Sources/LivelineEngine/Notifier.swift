@@ -49,8 +49,10 @@ struct AlertPushChannel: NotificationChannel {
         }
         let payload = Array(try alert.encoded())
         var count = 0
-        for token in try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: configuration.environment, in: transaction)
-        {
+        let tokens = try configuration.environments.flatMap { environment in
+            try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: environment, in: transaction)
+        }
+        for token in tokens {
             let message = OutboxMessage.alert(
                 tokenID: token.id, push: OutboxMessage.Push(pushType: .alert, priority: .immediate),
                 note: "notification \(notification.id) (\(notification.dedupeKey)) to device \(token.deviceID)"

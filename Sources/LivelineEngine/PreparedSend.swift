@@ -1,3 +1,4 @@
+import LivelineModel
 import LivelinePush
 import LivelineStore
 
@@ -16,4 +17,6 @@ struct PreparedSend: Sendable {
     let note: String
     /// A material change sent at 5 because the activity's hourly budget was used.
     var budgetLimited = false
+    /// The token's APNs environment (nil: the default one).
+    var environment: PushEnvironment? = nil
 }

@@ -65,10 +65,15 @@ struct Starter: Sendable {
             }
             let startChannel = startsFollowChannel ? context.channelID : nil
             let payload = try startPayload(context, channelID: startChannel, alert: alert, now: now, in: transaction)
-            var tokens = try store.tokens.startTokens(
-                attributesType: context.activityType, environment: configuration.environment, userIDs: userIDs, deviceIDs: deviceIDs,
-                in: transaction
-            )
+            // The context's channel is in the default environment: a device of another one gets
+            // an update token instead.
+            let tokenPayload =
+                startChannel == nil || configuration.otherEnvironments.isEmpty
+                ? payload : try startPayload(context, channelID: nil, alert: alert, now: now, in: transaction)
+            var tokens = try configuration.environments.flatMap { environment in
+                try store.tokens.startTokens(
+                    attributesType: context.activityType, environment: environment, userIDs: userIDs, deviceIDs: deviceIDs, in: transaction)
+            }
             if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
             let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
@@ -104,7 +109,8 @@ struct Starter: Sendable {
                 }
                 let reservation = try store.starts.reserve(
                     contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                    viaChannel: startChannel != nil, now: now, budget: (configuration.startBudget, configuration.startBudgetWindow),
+                    viaChannel: startChannel != nil && token.environment == configuration.environment, now: now,
+                    budget: (configuration.startBudget, configuration.startBudgetWindow),
                     in: transaction
                 )
                 switch reservation {
@@ -126,7 +132,8 @@ struct Starter: Sendable {
                     try store.outbox.enqueueMessage(
                         idempotencyKey:
                             "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
-                        contextKey: contextKey, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction
+                        contextKey: contextKey, target: .token(token.id), headers: message.json,
+                        payload: token.environment == configuration.environment ? payload : tokenPayload, now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
                 }
@@ -136,7 +143,8 @@ struct Starter: Sendable {
                 outcomes.append(
                     StartOutcome(
                         deviceID: nil, userID: userID, kind: .noStartToken,
-                        reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                        reason:
+                            "no la-pushToStart token for \(context.activityType) (\(configuration.environments.map(\.rawValue).joined(separator: ", ")))"
                     ))
             }
             let reachedDevices = Set(tokens.map(\.deviceID))
@@ -144,7 +152,8 @@ struct Starter: Sendable {
                 outcomes.append(
                     StartOutcome(
                         deviceID: deviceID, userID: nil, kind: .noStartToken,
-                        reason: "no la-pushToStart token for \(context.activityType) (\(configuration.environment.rawValue))"
+                        reason:
+                            "no la-pushToStart token for \(context.activityType) (\(configuration.environments.map(\.rawValue).joined(separator: ", ")))"
                     ))
             }
             return StartResult(channelID: context.channelID, channelFallback: nil, outcomes: outcomes)

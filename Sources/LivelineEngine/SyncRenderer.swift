@@ -109,14 +109,16 @@ struct SyncRenderer: Sendable {
             var channel: String?
             switch row.target {
             case nil:
-                tokens = try store.tokens.updateTokens(
-                    contextKey: key, environment: configuration.environment, householdID: context.householdID, in: transaction
-                )
+                for environment in configuration.environments {
+                    tokens += try store.tokens.updateTokens(
+                        contextKey: key, environment: environment, householdID: context.householdID, in: transaction)
+                }
                 channel = context.channelID
             case .token(let id)?:
-                tokens = try store.tokens.updateTokens(
-                    contextKey: key, environment: configuration.environment, householdID: context.householdID, onlyID: id, in: transaction
-                )
+                for environment in configuration.environments {
+                    tokens += try store.tokens.updateTokens(
+                        contextKey: key, environment: environment, householdID: context.householdID, onlyID: id, in: transaction)
+                }
             case .channel(let id)?:
                 channel = context.channelID == id ? id : nil
             }

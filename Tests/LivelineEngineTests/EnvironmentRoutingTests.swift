@@ -1,0 +1,79 @@
+import Foundation
+import LivelineEngine
+import LivelineModel
+import LivelinePush
+import LivelineSandbox
+import LivelineStore
+import Testing
+
+/// One engine, two APNs environments (a development build's tokens beside App Store builds'):
+/// each token's pushes go through its own environment's sender, and only there — a sandbox
+/// answers `400 BadDeviceToken` to a token it does not know, as APNs does to a token of the
+/// other environment.
+@Suite struct EnvironmentRoutingTests {
+    @Test func eachTokenIsPushedThroughItsOwnEnvironmentAndNowhereElse() async throws {
+        let harness = try DispatcherTests.Harness()  // its sandbox and client: development
+        defer { harness.stop() }
+        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
+        defer { production.stop() }
+        let productionClient = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: production.keyID, teamID: production.teamID, key: production.signingKey),
+                environment: .local(
+                    devicePort: production.devicePort, managementPort: production.managementPort, caFile: production.certificateFile.path)
+            ))
+        defer { productionClient.shutdown() }
+        let engine = Engine(
+            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
+            configuration: EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0))
+        #expect(engine.configuration.environments == [.sandbox, .production])
+
+        // A debug build's phone and an App Store build's, both showing the trip; each can also be started.
+        let debugPhone = String(repeating: "d1", count: 32)
+        let storePhone = String(repeating: "a5", count: 32)
+        harness.sandbox.registerDevice(token: debugPhone)
+        production.registerDevice(token: storePhone)
+        let debugStart = String(repeating: "d2", count: 32)
+        let storeStart = String(repeating: "a6", count: 32)
+        harness.sandbox.registerDevice(token: debugStart)
+        production.registerDevice(token: storeStart)
+        for (index, token, kind, environment) in [
+            (0, debugPhone, PushTokenKind.update, PushEnvironment.sandbox), (1, storePhone, .update, .production),
+            (2, debugStart, .pushToStart, .sandbox), (3, storeStart, .pushToStart, .production),
+        ] {
+            try harness.store.tokens.register(
+                TokenRegistration(
+                    householdID: harness.householdID, userID: harness.userID, deviceID: "phone-\(index)", kind: kind, environment: environment,
+                    token: token, attributesType: kind == .pushToStart ? "TripLiveActivityAttributes" : nil,
+                    contextKey: kind == .update ? "trip:1" : nil
+                ), now: Date())
+        }
+
+        let state =
+            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
+        try engine.putContext(
+            key: "trip:1",
+            ContextPut(
+                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                contentState: try JSONValue(json: Data(state.utf8))
+            ))
+        let started = try engine.startActivities(
+            contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)
+        #expect(started.outcomes.filter { $0.kind == .queued }.count == 2, "\(started.outcomes)")
+        let channelID = try #require(started.channelID)
+        engine.dispatcher.drain()
+
+        #expect(harness.sandbox.accepted(token: debugPhone).count == 1)
+        #expect(production.accepted(token: storePhone).count == 1)
+        let statuses = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
+        #expect(statuses.allSatisfy { $0 == 200 }, "nothing went to the wrong environment: \(statuses)")
+        // The channel is the default environment's: its devices start on it, the other's with an update token.
+        func aps(_ push: AcceptedPush?) -> [String: Any]? {
+            push.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])?["aps"] as? [String: Any] }
+        }
+        #expect(aps(harness.sandbox.accepted(token: debugStart).first)?["input-push-channel"] as? String == channelID)
+        #expect(aps(production.accepted(token: storeStart).first)?["input-push-token"] as? Int == 1)
+        #expect(harness.sandbox.channels() == [channelID] && production.channels().isEmpty)
+        #expect(production.accepted(token: debugPhone).isEmpty && harness.sandbox.accepted(token: storePhone).isEmpty)
+    }
+}
