@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPI
+import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineServer
@@ -24,11 +25,18 @@ public enum Assembly {
     public static func transport(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?) {
         let apns = configuration.apns
         if apns.hasKey {
-            let client = try APNSClient(
-                configuration: APNSClientConfiguration(credentials: try apns.credentials(), environment: apns.apnsEnvironment))
-            let description =
+            let credentials = try apns.credentials()
+            let client = try APNSClient(configuration: APNSClientConfiguration(credentials: credentials, environment: apns.apnsEnvironment))
+            var description =
                 "APNs \(apns.apnsEnvironment.device) (\(apns.environment.rawValue), key \(apns.keyID ?? "?"), team \(apns.teamID ?? "?"), bundle \(apns.bundleID))"
-            return (PushTransport(client: client, description: description), nil)
+            var others: [PushEnvironment: APNSClient] = [:]
+            if apns.servesOtherEnvironment {
+                // The one key works for both environments.
+                others[apns.otherEnvironment] = try APNSClient(
+                    configuration: APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment))
+                description += "; \(apns.otherEnvironment.rawValue) tokens through \(apns.otherAPNSEnvironment.device)"
+            }
+            return (PushTransport(client: client, otherClients: others, description: description), nil)
         }
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
@@ -55,7 +63,7 @@ public enum Assembly {
             return Server(app: try buildApplication(configuration, transport: transport, features: features, clock: clock), sandbox: sandbox)
         } catch {
             transport.stop()
-            transport.client.shutdown()
+            transport.shutdownClients()
             throw error
         }
     }

@@ -11,18 +11,29 @@ import LivelineStore
 /// besides the client when the server stops. The command line builds it — to Apple with a key, or
 /// to an APNs sandbox it starts in-process — so the server itself names neither.
 public struct PushTransport: Sendable {
-    /// The client every push goes through.
+    /// The client of the default environment: its tokens' pushes and every channel.
     public let client: APNSClient
+    /// Clients of the other environments, for their tokens' pushes.
+    public let otherClients: [PushEnvironment: APNSClient]
     /// Where pushes go, for a person (e.g. "APNs production (key …)").
     public let description: String
     /// Stops what the transport started besides the client (an in-process sandbox); run before the
     /// client shuts down (a sandbox's GOAWAY lets the client close its connections at once).
     public let stop: @Sendable () -> Void
 
-    public init(client: APNSClient, description: String, stop: @escaping @Sendable () -> Void = {}) {
+    public init(
+        client: APNSClient, otherClients: [PushEnvironment: APNSClient] = [:], description: String, stop: @escaping @Sendable () -> Void = {}
+    ) {
         self.client = client
+        self.otherClients = otherClients
         self.description = description
         self.stop = stop
+    }
+
+    /// Shuts every client down (what still waits for APNs fails now).
+    public func shutdownClients() {
+        client.shutdown()
+        for other in otherClients.values { other.shutdown() }
     }
 }
 
@@ -96,7 +107,7 @@ public final class Application: Sendable {
         // The in-process sandbox first: its GOAWAY reaches a client that is still running, which
         // closes its connections at once (the other way round the sandbox waits for them).
         transport.stop()
-        apns.shutdown()
+        transport.shutdownClients()
         // Whatever still waited for an answer from APNs (an outage, a slow channel list) has its
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
@@ -161,8 +172,8 @@ private func assembleApplication(
         engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
     }
     let engine = Engine(
-        store: store, sender: transport.client, configuration: engineConfiguration, sources: setup.sources, periodic: setup.tasks,
-        logger: logger
+        store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,
+        sources: setup.sources, periodic: setup.tasks, logger: logger
     )
 
     var router = Router()

@@ -24,8 +24,14 @@ public struct APNSConfiguration: Sendable {
     public var managementPort: Int?
     /// The host of broadcast sends, where Apple's documents disagree (default: the device host).
     public var broadcastHost: String?
-    /// A CA file to trust (a sandbox's self-signed certificate).
+    /// A CA file to trust (a sandbox's self-signed certificate), for both environments.
     public var caFile: String?
+    /// Overrides of each environment's device endpoint (`LIVELINE_APNS_DEVELOPMENT_HOST`/`_PORT`,
+    /// `LIVELINE_APNS_PRODUCTION_HOST`/`_PORT`); `host`/`port` keep meaning the default one's.
+    public var developmentHost: String?
+    public var developmentPort: Int?
+    public var productionHost: String?
+    public var productionPort: Int?
 
     public init() {}
 
@@ -39,6 +45,11 @@ public struct APNSConfiguration: Sendable {
         ("LIVELINE_APNS_HOST / _PORT / _MANAGEMENT_PORT", "another APNs-speaking server (e.g. `liveline sandbox`)"),
         ("LIVELINE_APNS_CA_FILE", "a CA file to trust for it"),
         ("LIVELINE_APNS_BROADCAST_HOST", "host for broadcast sends (default: the device host)"),
+        (
+            "LIVELINE_APNS_DEVELOPMENT_HOST / _PORT",
+            "the development environment's server (default Apple's; with a key and without LIVELINE_APNS_HOST both environments are served)"
+        ),
+        ("LIVELINE_APNS_PRODUCTION_HOST / _PORT", "the production environment's server, the same way"),
     ]
 
     /// Reads the `LIVELINE_APNS_*` variables. A malformed value is an error naming it.
@@ -61,6 +72,14 @@ public struct APNSConfiguration: Sendable {
             config.managementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_MANAGEMENT_PORT", in: 1...65535)
         }
         config.broadcastHost = text("LIVELINE_APNS_BROADCAST_HOST")
+        config.developmentHost = text("LIVELINE_APNS_DEVELOPMENT_HOST")
+        if let port = text("LIVELINE_APNS_DEVELOPMENT_PORT") {
+            config.developmentPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_DEVELOPMENT_PORT", in: 1...65535)
+        }
+        config.productionHost = text("LIVELINE_APNS_PRODUCTION_HOST")
+        if let port = text("LIVELINE_APNS_PRODUCTION_PORT") {
+            config.productionPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_PORT", in: 1...65535)
+        }
         config.caFile = text("LIVELINE_APNS_CA_FILE")
         return config
     }
@@ -99,14 +118,38 @@ public struct APNSConfiguration: Sendable {
     /// Apple's endpoints for the environment, with any overrides applied.
     public var apnsEnvironment: APNSEnvironment {
         var base = environment == .production ? APNSEnvironment.production : APNSEnvironment.development
-        if let host { base.device.host = host; base.management.host = host }
-        if let port { base.device.port = port }
+        if let host = host ?? ownHost(of: environment) { base.device.host = host; base.management.host = host }
+        if let port = port ?? ownPort(of: environment) { base.device.port = port }
         if let managementPort { base.management.port = managementPort }
         if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
         base.broadcast = base.device
         if let broadcastHost { base.broadcast.host = broadcastHost }
         return base
     }
+
+    /// The environment besides the default one.
+    public var otherEnvironment: PushEnvironment { environment == .production ? .sandbox : .production }
+
+    /// Whether the other environment's tokens are pushed too: with a key, when the server talks
+    /// to Apple (no `LIVELINE_APNS_HOST`) or the other environment has a server of its own
+    /// configured. A server pointed at one other APNs-speaking server serves that one only.
+    public var servesOtherEnvironment: Bool {
+        hasKey && (host == nil || ownHost(of: otherEnvironment) != nil || ownPort(of: otherEnvironment) != nil)
+    }
+
+    /// The other environment's endpoint: Apple's, or its own overrides. Its channels are not
+    /// used (they live in the default environment).
+    public var otherAPNSEnvironment: APNSEnvironment {
+        var base = otherEnvironment == .production ? APNSEnvironment.production : APNSEnvironment.development
+        if let host = ownHost(of: otherEnvironment) { base.device.host = host; base.management.host = host }
+        if let port = ownPort(of: otherEnvironment) { base.device.port = port }
+        if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
+        base.broadcast = base.device
+        return base
+    }
+
+    private func ownHost(of environment: PushEnvironment) -> String? { environment == .production ? productionHost : developmentHost }
+    private func ownPort(of environment: PushEnvironment) -> Int? { environment == .production ? productionPort : developmentPort }
 
     /// The credentials from the configured key file.
     public func credentials() throws -> APNSCredentials {
