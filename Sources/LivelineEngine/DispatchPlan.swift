@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import LivelineStore
 
 /// Everything that follows from one claimed row and APNs' answers to its pushes, as a value:
@@ -43,6 +44,9 @@ struct DispatchPlan: Sendable, Hashable {
         /// The answer that said so.
         var apnsID: String?
         var status: Int
+        /// Tried first: the token moves to this environment (a default guess APNs refused with
+        /// `BadDeviceToken`) and is sent again there; only if it cannot move is it marked invalid.
+        var moveTo: PushEnvironment? = nil
     }
 
     /// APNs' verdict on a push-to-start: accepted (`sent`) or not (`failed`, with the reason).

@@ -48,11 +48,27 @@ struct DispatchPlanner: Sendable {
                 }
             case .tokenDead(let since):
                 guard case .token(let tokenID) = outcome.send.target else { break }
+                // A token of the default environment by guess that this environment does not know:
+                // tried once in the other one before it is called dead.
+                let moveTo = outcome.result.reason == .badDeviceToken ? outcome.send.fallbackEnvironment : nil
                 plan.invalidTokens.append(
                     DispatchPlan.TokenInvalidation(
                         tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
-                        apnsID: Self.apnsID(outcome.result), status: outcome.result.status
+                        apnsID: Self.apnsID(outcome.result), status: outcome.result.status, moveTo: moveTo
                     ))
+                if let moveTo {
+                    plan.events.append(
+                        Self.event(
+                            .info, .tokenMoved, outcome, row: row, rev: prepared.rev,
+                            message: "APNs' \(outcome.send.environment?.rawValue ?? "default") environment does not know the token, which "
+                                + "was registered without one: tried in \(moveTo.rawValue)"
+                        ))
+                    if oneRecipient {
+                        retryRow = true
+                    } else if let contextKey = row.contextKey {
+                        plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: now))
+                    }
+                }
             case .retry, .rotateToken:
                 if oneRecipient {
                     retryRow = true
@@ -127,6 +143,8 @@ struct DispatchPlanner: Sendable {
         case .delivered:
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: true)
             plan.events.append(Self.event(.debug, .startSent, outcome, row: row, startID: startID, message: "APNs accepted the push-to-start"))
+        case .tokenDead where outcome.result.reason == .badDeviceToken && outcome.send.fallbackEnvironment != nil:
+            break  // tried in the other environment first
         case .tokenDead, .permanent:
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: outcome.result.summary, counted: true)
             plan.events.append(

@@ -80,7 +80,7 @@ extension Dispatcher {
                 }
             return PreparedSend(
                 target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited,
-                environment: push.token?.environment)
+                environment: push.token?.environment, fallbackEnvironment: push.token.flatMap(configuration.fallbackEnvironment(of:)))
         }
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
@@ -141,7 +141,8 @@ extension Dispatcher {
             payload: row.payload ?? []
         )
         let send = PreparedSend(
-            target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment)
+            target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment,
+            fallbackEnvironment: configuration.fallbackEnvironment(of: token))
         return .send(PreparedRow(row: row, rev: rev, sends: [send], sync: nil, message: message))
     }
 }

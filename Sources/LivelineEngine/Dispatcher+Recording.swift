@@ -25,11 +25,15 @@ extension Dispatcher {
                     contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
             }
             var invalidated: Set<PushTokenID> = []
-            for token in plan.invalidTokens
-            where try store.tokens.markInvalid(
-                id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction
-            ) {
-                invalidated.insert(token.tokenID)
+            for token in plan.invalidTokens {
+                if let environment = token.moveTo, try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
+                    continue
+                }
+                if try store.tokens.markInvalid(
+                    id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction)
+                {
+                    invalidated.insert(token.tokenID)
+                }
             }
             if let start = plan.start {
                 try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
@@ -189,7 +193,7 @@ extension Dispatcher {
         }
         for _ in plan.deadTargets { metrics.deadLetter() }
         if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
-        for token in plan.invalidTokens {
+        for token in plan.invalidTokens where token.moveTo == nil || applied.invalidated.contains(token.tokenID) {
             let invalidated = applied.invalidated.contains(token.tokenID)
             logger.record(
                 EngineEvent(

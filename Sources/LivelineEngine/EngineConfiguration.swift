@@ -1,6 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelinePush
+import LivelineStore
 
 /// How the engine sends: where, how often, at which priority, and the lifecycle's clocks.
 public struct EngineConfiguration: Sendable {
@@ -14,6 +15,13 @@ public struct EngineConfiguration: Sendable {
     public internal(set) var otherEnvironments: [PushEnvironment] = []
     /// Every environment pushed to, the default first.
     public var environments: [PushEnvironment] { [environment] + otherEnvironments }
+
+    /// Where a token of `token`'s environment is tried once more after `BadDeviceToken`: another
+    /// environment pushed to, when the token's environment was the server's default guess.
+    func fallbackEnvironment(of token: PushTokenRecord) -> PushEnvironment? {
+        guard token.environmentSource == .default else { return nil }
+        return environments.first { $0 != token.environment }
+    }
     /// A name unique to this dispatcher (leases are taken in its name).
     public var dispatcherID: String
     /// How long a claimed outbox row stays leased before another dispatcher may take it.

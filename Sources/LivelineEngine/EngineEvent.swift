@@ -46,6 +46,9 @@ struct EngineEvent: Sendable, Hashable {
         case leaseLost
         /// A context's pending alert could not be read: the update went without it (warning).
         case alertDropped
+        /// A token registered without an environment was refused by the default one: it is tried in
+        /// the other (info).
+        case tokenMoved
         /// A broadcast channel created for a context (info).
         case channelCreated
         /// No channel for a context (APNs refused or did not answer): updates go to each token (warning).

@@ -19,4 +19,7 @@ struct PreparedSend: Sendable {
     var budgetLimited = false
     /// The token's APNs environment (nil: the default one).
     var environment: PushEnvironment? = nil
+    /// Where the token is tried once more if `environment` answers `BadDeviceToken`: the other
+    /// environment, for a token whose environment was the server's default guess.
+    var fallbackEnvironment: PushEnvironment? = nil
 }

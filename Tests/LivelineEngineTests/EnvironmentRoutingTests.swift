@@ -76,4 +76,74 @@ import Testing
         #expect(harness.sandbox.channels() == [channelID] && production.channels().isEmpty)
         #expect(production.accepted(token: debugPhone).isEmpty && harness.sandbox.accepted(token: storePhone).isEmpty)
     }
+
+    /// A token registered without an environment took the default one (development); APNs
+    /// answers it `BadDeviceToken` there because it is an App Store build's. It is tried in
+    /// production once, delivered, and recorded there — not called dead. A token whose app said
+    /// its environment is dead after the same answer, as before.
+    @Test func aTokenOfTheOtherEnvironmentRegisteredWithoutOneIsDeliveredThereNotKilled() async throws {
+        let harness = try DispatcherTests.Harness()
+        defer { harness.stop() }
+        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
+        defer { production.stop() }
+        let productionClient = try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: production.keyID, teamID: production.teamID, key: production.signingKey),
+                environment: .local(
+                    devicePort: production.devicePort, managementPort: production.managementPort, caFile: production.certificateFile.path)
+            ))
+        defer { productionClient.shutdown() }
+        let engine = Engine(
+            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
+            configuration: EngineConfiguration(
+                bundleID: harness.sandbox.bundleID, environment: .sandbox,
+                retryPolicy: RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 5),
+                minimumPushInterval: 0))
+        let guessed = String(repeating: "a7", count: 32)
+        let said = String(repeating: "a8", count: 32)
+        let guessedStart = String(repeating: "a9", count: 32)
+        production.registerDevice(token: guessed)
+        production.registerDevice(token: said)
+        production.registerDevice(token: guessedStart)
+        try harness.store.tokens.register(
+            TokenRegistration(
+                householdID: harness.householdID, userID: harness.userID, deviceID: "phone-2", kind: .pushToStart, environment: .sandbox,
+                token: guessedStart, attributesType: "TripLiveActivityAttributes", environmentSource: .default
+            ), now: Date())
+        for (index, token, source) in [(0, guessed, PushEnvironmentSource.default), (1, said, .app)] {
+            try harness.store.tokens.register(
+                TokenRegistration(
+                    householdID: harness.householdID, userID: harness.userID, deviceID: "phone-\(index)", kind: .update, environment: .sandbox,
+                    token: token, contextKey: "trip:1", environmentSource: source
+                ), now: Date())
+        }
+        let state =
+            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
+        try engine.putContext(
+            key: "trip:1",
+            ContextPut(
+                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                contentState: try JSONValue(json: Data(state.utf8))
+            ))
+        let started = try engine.startActivities(
+            contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"))
+        #expect(started.outcomes.map(\.kind) == [.queued])
+        let deadline = Date().addingTimeInterval(10)
+        while (production.accepted(token: guessed).isEmpty || production.accepted(token: guessedStart).isEmpty) && Date() < deadline {
+            engine.dispatcher.drain()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        engine.dispatcher.drain()
+        #expect(production.accepted(token: guessed).count == 1, "delivered through production")
+        let movedID = try #require(try harness.store.tokens.activeTokens(userID: harness.userID).first { $0.token == guessed }?.id)
+        let moved = try #require(try harness.store.tokens.record(id: movedID))
+        #expect(moved.environment == .production && moved.environmentSource == .learned && moved.status == .active)
+        let saidRecord = try harness.store.tokens.activeTokens(userID: harness.userID).first { $0.token == said }
+        #expect(saidRecord == nil, "the app said development: BadDeviceToken there kills it, as before")
+        #expect(production.accepted(token: said).isEmpty)
+        #expect(production.accepted(token: guessedStart).count == 1, "the start too")
+        #expect(try harness.store.starts.starts(contextKey: "trip:1").map(\.status) == [.sent], "the start is APNs' accepted one, not failed")
+        let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status).sorted()
+        #expect(attempts == [200, 200, 400, 400, 400], "\(attempts)")
+    }
 }

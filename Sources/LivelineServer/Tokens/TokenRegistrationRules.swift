@@ -48,7 +48,7 @@ struct TokenRegistrationRules: Sendable {
             householdID: caller.householdID, userID: caller.userID, deviceID: deviceID, kind: kind,
             environment: body.environment ?? defaultEnvironment, token: token,
             attributesType: attributesType, contextKey: contextKey,
-            frequentPushesEnabled: body.frequentPushesEnabled ?? false
+            frequentPushesEnabled: body.frequentPushesEnabled ?? false, environmentSource: body.environment == nil ? .default : .app
         )
     }
 

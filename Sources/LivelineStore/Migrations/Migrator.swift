@@ -11,7 +11,7 @@ import Foundation
 /// the core, or of a feature this build has — is refused with a clear message.
 public struct Migrator: Sendable {
     /// Liveline's core schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5]
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8]
 
     /// Core versions that once belonged to a feature's tables and were moved to that feature (its
     /// migrations name them as ``Migration/formerCoreVersion``). They are never used again.
@@ -28,7 +28,7 @@ public struct Migrator: Sendable {
     }
 
     /// The highest core version this build knows (0 when it knows none).
-    public var latestVersion: Int { migrations.last?.version ?? 0 }
+    public var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
     /// Applies every migration the database lacks and returns them, in order (the core's, then
     /// each feature's).

@@ -25,13 +25,16 @@ public struct PushTokenRecord: Sendable, Hashable {
     /// Set on a push-to-start token whose accepted start was not followed by an `la-update`
     /// token in time (`docs/painpoints.md` §2): APNs may answer 200 to a token the phone dropped.
     public var suspectAt: Date?
+    /// Where `environment` came from.
+    public var environmentSource: PushEnvironmentSource
 
     public init(
         id: PushTokenID, householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
         frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
-        suspectAt: Date? = nil
+        suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app
     ) {
+        self.environmentSource = environmentSource
         self.id = id
         self.householdID = householdID
         self.userID = userID
@@ -54,7 +57,7 @@ public struct PushTokenRecord: Sendable, Hashable {
     /// The columns ``init(row:)`` reads.
     static let columns = """
         id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
-        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at
+        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at, environment_source
         """
 
     init(row: Row) throws {
@@ -76,7 +79,8 @@ public struct PushTokenRecord: Sendable, Hashable {
             frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),
             firstRegisteredAt: try row.date("first_registered_at"), lastRegisteredAt: try row.date("last_registered_at"),
             endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason"),
-            suspectAt: try row.optionalDate("suspect_at")
+            suspectAt: try row.optionalDate("suspect_at"),
+            environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app
         )
     }
 }

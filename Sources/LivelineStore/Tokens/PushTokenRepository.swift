@@ -149,6 +149,23 @@ public struct PushTokenRepository: Sendable {
         return try transaction.execute(sql, parameters) == 1
     }
 
+    /// Moves a token whose environment was a default guess to `environment`, where APNs knows it
+    /// (recorded as `learned`); false when it is not such a token any more, or when its slot is
+    /// taken there by an active token (then it stays as it is). In the caller's transaction; the
+    /// caller bumps ``changes`` once it committed.
+    public func moveToEnvironment(id: PushTokenID, _ environment: PushEnvironment, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET environment = $2, environment_source = 'learned'
+            WHERE id = $1 AND status = 'active' AND environment_source = 'default' AND NOT EXISTS (
+                SELECT 1 FROM push_tokens AS other
+                WHERE other.household_id = push_tokens.household_id AND other.environment = $2 AND other.kind = push_tokens.kind
+                    AND other.slot = push_tokens.slot AND other.status = 'active')
+            """,
+            [SQLValue(id), .text(environment.rawValue)]
+        ) == 1
+    }
+
     /// The user's active tokens, by device, kind and id.
     public func activeTokens(userID: UserID) throws -> [PushTokenRecord] {
         try database.read { transaction in
@@ -369,8 +386,8 @@ public struct PushTokenRepository: Sendable {
         try !transaction.query(
             """
             INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot,
-                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11)
+                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12)
             ON CONFLICT (household_id, environment, kind, slot) WHERE status = 'active' DO NOTHING
             RETURNING id
             """,
@@ -378,7 +395,7 @@ public struct PushTokenRepository: Sendable {
                 SQLValue(registration.householdID), SQLValue(registration.userID), .text(registration.deviceID),
                 .text(registration.kind.rawValue), .text(registration.environment.rawValue),
                 SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
-                SQLValue(registration.frequentPushesEnabled), SQLValue(now),
+                SQLValue(registration.frequentPushesEnabled), SQLValue(now), .text(registration.environmentSource.rawValue),
             ]
         ).isEmpty
     }

@@ -17,11 +17,15 @@ public struct TokenRegistration: Sendable, Hashable {
     /// Required for `la-update`.
     public var contextKey: String?
     public var frequentPushesEnabled: Bool
+    /// Whether the app gave `environment` (else the server's default was taken).
+    public var environmentSource: PushEnvironmentSource
 
     public init(
         householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
-        attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false
+        attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false,
+        environmentSource: PushEnvironmentSource = .app
     ) {
+        self.environmentSource = environmentSource
         self.householdID = householdID
         self.userID = userID
         self.deviceID = deviceID

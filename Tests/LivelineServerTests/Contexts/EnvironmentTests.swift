@@ -60,10 +60,16 @@ import Testing
         let debug = String(repeating: "d1", count: 32)
         let store = String(repeating: "a5", count: 32)
         let unsaid = String(repeating: "c3", count: 32)
+        // And an App Store build's registered without one: development refuses it (BadDeviceToken),
+        // production takes it.
+        let unsaidStore = String(repeating: "c4", count: 32)
         development.registerDevice(token: debug)
         production.registerDevice(token: store)
         development.registerDevice(token: unsaid)
-        for (index, token, environment) in [(0, debug, "\"sandbox\""), (1, store, "\"production\""), (2, unsaid, "null")] {
+        production.registerDevice(token: unsaidStore)
+        for (index, token, environment) in [
+            (0, debug, "\"sandbox\""), (1, store, "\"production\""), (2, unsaid, "null"), (3, unsaidStore, "null"),
+        ] {
             let response = try setup.server.request(
                 "POST", "/api/apns/register", token: setup.bearer,
                 json:
@@ -73,11 +79,14 @@ import Testing
         }
         #expect(try setup.admin("PUT", "/v1/contexts/trip:both", json: ContextAPITests.trip(delay: 2)).status == 201)
         #expect(
-            try await eventually { try setup.dispatcherIsIdle() && setup.server.app.store.deliveries.attempts(contextKey: "trip:both").count == 3 })
+            try await eventually { try setup.dispatcherIsIdle() && setup.server.app.store.deliveries.attempts(contextKey: "trip:both").count == 5 })
         #expect(development.accepted(token: debug).count == 1 && development.accepted(token: unsaid).count == 1)
         #expect(production.accepted(token: store).count == 1)
         #expect(production.accepted(token: debug).isEmpty && development.accepted(token: store).isEmpty, "nothing to the wrong environment")
-        let statuses = try setup.server.app.store.deliveries.attempts(contextKey: "trip:both").map(\.status)
-        #expect(statuses == [200, 200, 200], "\(statuses)")
+        #expect(production.accepted(token: unsaidStore).count == 1, "tried in production, not called dead")
+        let statuses = try setup.server.app.store.deliveries.attempts(contextKey: "trip:both").map(\.status).sorted()
+        #expect(statuses == [200, 200, 200, 200, 400], "one BadDeviceToken, for the guess: \(statuses)")
+        let tokens = try setup.server.app.store.tokens.activeTokens(userID: setup.userID)
+        #expect(tokens.first { $0.token == unsaidStore }?.environment == .production, "the environment that took it is recorded")
     }
 }

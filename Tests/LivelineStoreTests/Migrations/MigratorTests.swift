@@ -79,7 +79,16 @@ struct MigratorTests {
             #expect(try version1.migrate(database, now: time(0)).map(\.version) == [1])
             let old = Store(database: database)
             let ada = try old.makeUser("Ada")
-            #expect(try old.tokens.register(.alert(ada, device: "phone", token: "aaaa"), now: time(1)) == .created)
+            // The token row as the v1 build wrote it (today's insert names later columns).
+            try database.write { transaction in
+                try transaction.execute(
+                    """
+                    INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, slot, token, status,
+                        frequent_pushes_enabled, first_registered_at, last_registered_at)
+                    VALUES ($1, $2, 'phone', 'alert', 'production', 'device:phone', 'aaaa', 'active', 0, $3, $3)
+                    """,
+                    [SQLValue(ada.householdID), SQLValue(ada.id), SQLValue(time(1))])
+            }
             #expect(throws: StoreError.self) { try database.read { try $0.query("SELECT * FROM contexts") } }
 
             let applied = try Migrator().migrate(database, now: time(2))
@@ -87,6 +96,7 @@ struct MigratorTests {
             let store = Store(database: database)
             #expect(try store.accounts.users() == [ada])
             #expect(try store.tokens.activeTokens(userID: ada.id).map(\.token) == ["aaaa"])
+            #expect(try store.tokens.activeTokens(userID: ada.id).first?.environmentSource == .app, "a token from before v8 counts as the app's")
             let result = try store.put(at: 3)
             #expect(result == ContextUpsertResult(rev: 1, created: true))
             #expect(try store.outbox.rows(contextKey: "trip:1").first?.dueAt == time(3), "no push held back yet")
