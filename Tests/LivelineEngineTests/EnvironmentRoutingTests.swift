@@ -11,18 +11,31 @@ import Testing
 /// answers `400 BadDeviceToken` to a token it does not know, as APNs does to a token of the
 /// other environment.
 @Suite struct EnvironmentRoutingTests {
+    /// A production sandbox beside the harness's development one, and a client of it.
+    static func production(beside harness: DispatcherTests.Harness) throws -> (APNSSandbox, APNSClient) {
+        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
+        do {
+            let client = try APNSClient(
+                configuration: APNSClientConfiguration(
+                    credentials: APNSCredentials(keyID: production.keyID, teamID: production.teamID, key: production.signingKey),
+                    environment: .local(
+                        devicePort: production.devicePort, managementPort: production.managementPort, caFile: production.certificateFile.path)
+                ))
+            return (production, client)
+        } catch {
+            production.stop()
+            throw error
+        }
+    }
+
     @Test func eachTokenIsPushedThroughItsOwnEnvironmentAndNowhereElse() async throws {
         let harness = try DispatcherTests.Harness()  // its sandbox and client: development
         defer { harness.stop() }
-        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
-        defer { production.stop() }
-        let productionClient = try APNSClient(
-            configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: production.keyID, teamID: production.teamID, key: production.signingKey),
-                environment: .local(
-                    devicePort: production.devicePort, managementPort: production.managementPort, caFile: production.certificateFile.path)
-            ))
-        defer { productionClient.shutdown() }
+        let (production, productionClient) = try Self.production(beside: harness)
+        defer {
+            production.stop()
+            productionClient.shutdown()
+        }
         let engine = Engine(
             store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
             configuration: EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0))
@@ -84,15 +97,11 @@ import Testing
     @Test func aTokenOfTheOtherEnvironmentRegisteredWithoutOneIsDeliveredThereNotKilled() async throws {
         let harness = try DispatcherTests.Harness()
         defer { harness.stop() }
-        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
-        defer { production.stop() }
-        let productionClient = try APNSClient(
-            configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: production.keyID, teamID: production.teamID, key: production.signingKey),
-                environment: .local(
-                    devicePort: production.devicePort, managementPort: production.managementPort, caFile: production.certificateFile.path)
-            ))
-        defer { productionClient.shutdown() }
+        let (production, productionClient) = try Self.production(beside: harness)
+        defer {
+            production.stop()
+            productionClient.shutdown()
+        }
         let engine = Engine(
             store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
             configuration: EngineConfiguration(
