@@ -133,7 +133,7 @@ public enum EngineBenchmark {
         var done = 0
         while seconds(ContinuousClock.now - started) < duration {
             try engine.putContext(
-                key: "trip:\(done % contexts)", ContextPut(type: "TripLiveActivityAttributes", attributes: attributes, contentState: state)
+                key: "trip:\(done % contexts)", PutContextRequest(type: "TripLiveActivityAttributes", attributes: attributes, contentState: state)
             )
             done += 1
         }

@@ -46,21 +46,6 @@ extension Dispatcher {
         }
         // Nobody to send to yet; a later change or registration brings it.
         guard !rendered.pushes.isEmpty else { return .unsent(.nothingToSend) }
-        // A channel that stores the most recent message gets a broadcast it may store (for the
-        // 8 hours it keeps one); a no-storage channel takes only `apns-expiration: 0`
-        // (docs/apns.md §1.8).
-        var storing: Set<String> = []
-        for case .channel(let channelID) in rendered.pushes.map(\.target) {
-            do {
-                if try store.channels.channel(id: channelID)?.storagePolicy == APNSChannelStoragePolicy.mostRecentMessageStored.rawValue {
-                    storing.insert(channelID)
-                }
-            } catch  where Self.isTransient(error) {
-                return .unsent(.databaseUnavailable("reading the channel's storage policy: \(error)"))
-            } catch {
-                return .unsent(.unsendable("reading the channel's storage policy failed: \(error)"))
-            }
-        }
         let sends = rendered.pushes.map { push -> PreparedSend in
             let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
             let request: PreparedSend.Request =
@@ -69,7 +54,8 @@ extension Dispatcher {
                     .broadcast(
                         APNSBroadcast(
                             bundleID: configuration.bundleID, channelID: channelID, priority: push.priority,
-                            expiration: storing.contains(channelID) ? .at(now.addingTimeInterval(8 * 3600)) : .immediately,
+                            // One it may store for the 8 hours the channel keeps one.
+                            expiration: push.storesMessages ? .at(now.addingTimeInterval(8 * 3600)) : .immediately,
                             payload: rendered.payload
                         ))
                 case .token:

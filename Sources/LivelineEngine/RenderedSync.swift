@@ -12,6 +12,9 @@ struct PlannedPush: Sendable {
     let why: String
     /// A material change sent at 5 because the activity's hourly budget was used.
     var budgetLimited = false
+    /// A channel that keeps the most recent message for devices that are offline: its broadcast
+    /// may be stored (a no-storage channel takes only `apns-expiration: 0`; docs/apns.md §1.8).
+    var storesMessages = false
 }
 
 /// A context's push as the dispatcher sends it: rendered at send time from the current state.

@@ -159,7 +159,13 @@ struct SyncRenderer: Sendable {
                 )
             }
             var pushes = tokens.map { plan(.token($0.id), token: $0) }
-            if let channel { pushes.insert(plan(.channel(channel), token: nil), at: 0) }
+            if let channel {
+                var broadcast = plan(.channel(channel), token: nil)
+                broadcast.storesMessages =
+                    try store.channels.channel(id: channel, in: transaction)?.storagePolicy
+                    == APNSChannelStoragePolicy.mostRecentMessageStored.rawValue
+                pushes.insert(broadcast, at: 0)
+            }
 
             // Once the final push reached the context's own channel, the channel is deleted.
             var retire: String?

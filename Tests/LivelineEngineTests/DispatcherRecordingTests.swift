@@ -133,12 +133,7 @@ import Testing
     @Test func whileAnswersCannotBeRecordedNothingIsClaimedEvenPastTheLease() throws {
         let harness = try EngineHarness()
         defer { harness.stop() }
-        _ = try harness.token(0, kind: .pushToStart)
-        try harness.put(delay: 2)
-        harness.dispatcher.drain()
-        _ = try harness.engine.startActivities(
-            contextKey: EngineHarness.contextKey, userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5")
-        )
+        _ = try harness.queueStart()
         // The database fails for the recording and for the next four writes: every later round
         // tries the recording again (each past the lease and the backoff) and claims nothing.
         harness.sender.afterSend { harness.faults.arm(failAt: 1, times: 5) }
@@ -193,12 +188,7 @@ import Testing
     @Test func aRecordingThatCanNeverSucceedMovesTheRowOnAndLogsEveryAnswer() throws {
         let harness = try EngineHarness()
         defer { harness.stop() }
-        _ = try harness.token(0, kind: .pushToStart)
-        try harness.put(delay: 2)
-        harness.dispatcher.drain()
-        _ = try harness.engine.startActivities(
-            contextKey: EngineHarness.contextKey, userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5")
-        )
+        _ = try harness.queueStart()
         // Not a busy database: a failure that would come again (a constraint).
         harness.sender.afterSend { harness.faults.arm(failAt: 1, error: StoreError(.constraint, "CHECK constraint failed (injected)")) }
         harness.dispatcher.runOnce()

@@ -57,7 +57,7 @@ import Testing
                 #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
             try engine.putContext(
                 key: key,
-                ContextPut(
+                PutContextRequest(
                     type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
                     contentState: try JSONValue(json: Data(state.utf8))
                 ))

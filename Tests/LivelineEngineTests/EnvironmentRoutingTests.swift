@@ -11,6 +11,18 @@ import Testing
 /// answers `400 BadDeviceToken` to a token it does not know, as APNs does to a token of the
 /// other environment.
 @Suite struct EnvironmentRoutingTests {
+    /// `trip:1`'s state, through the engine.
+    static func putTrip(_ engine: Engine) throws {
+        let state =
+            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
+        try engine.putContext(
+            key: "trip:1",
+            PutContextRequest(
+                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
+                contentState: try JSONValue(json: Data(state.utf8))
+            ))
+    }
+
     /// A production sandbox beside the harness's development one, and a client of it.
     static func production(beside harness: DispatcherTests.Harness) throws -> (APNSSandbox, APNSClient) {
         let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
@@ -62,14 +74,7 @@ import Testing
                 ), now: Date())
         }
 
-        let state =
-            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
-        try engine.putContext(
-            key: "trip:1",
-            ContextPut(
-                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
-                contentState: try JSONValue(json: Data(state.utf8))
-            ))
+        try Self.putTrip(engine)
         let started = try engine.startActivities(
             contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)
         #expect(started.outcomes.filter { $0.kind == .queued }.count == 2, "\(started.outcomes)")
@@ -126,14 +131,7 @@ import Testing
                     token: token, contextKey: "trip:1", environmentSource: source
                 ), now: Date())
         }
-        let state =
-            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
-        try engine.putContext(
-            key: "trip:1",
-            ContextPut(
-                type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
-                contentState: try JSONValue(json: Data(state.utf8))
-            ))
+        try Self.putTrip(engine)
         let started = try engine.startActivities(
             contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"))
         #expect(started.outcomes.map(\.kind) == [.queued])

@@ -2,30 +2,6 @@ import Foundation
 import LivelineModel
 import LivelineStore
 
-/// A context's whole state as the `/v1` API gives it (`PUT /v1/contexts/{key}`).
-public struct ContextPut: Sendable {
-    public var type: String
-    public var attributes: JSONValue
-    public var contentState: JSONValue
-    /// Shown with the next push, once.
-    public var alert: LiveActivityAlert?
-    /// The next push's priority (5 or 10), once.
-    public var priority: Int?
-    public var relevanceScore: Double?
-
-    public init(
-        type: String, attributes: JSONValue = .object([:]), contentState: JSONValue, alert: LiveActivityAlert? = nil,
-        priority: Int? = nil, relevanceScore: Double? = nil
-    ) {
-        self.type = type
-        self.attributes = attributes
-        self.contentState = contentState
-        self.alert = alert
-        self.priority = priority
-        self.relevanceScore = relevanceScore
-    }
-}
-
 /// What a context's timeline shows: its history, the newest revision a device was sent, and the
 /// newest each device reported rendering.
 public struct ContextTimeline: Sendable {
@@ -44,14 +20,14 @@ extension Engine {
     /// (`.activityTypeChanged`), an ended context (`.contextEnded`), a context a feature owns
     /// (`.conflict`).
     @discardableResult
-    public func putContext(key: String, _ put: ContextPut) throws -> ContextUpsertResult {
+    public func putContext(key: String, _ put: PutContextRequest) throws -> ContextUpsertResult {
         let now = configuration.clock()
         let registry = renderer.registry
         guard let contract = registry.contract(named: put.type) else {
             let problem = registry.checkContentState(json: Data("{}".utf8), typeName: put.type, now: now).first
             throw EngineError(.payloadRefused, problem?.message ?? "'\(put.type)' is not a known contract type", field: "type")
         }
-        let attributesJSON = put.attributes.compactJSON
+        let attributesJSON = (put.attributes ?? .object([:])).compactJSON
         try EngineError.refuse(registry.checkAttributes(json: attributesJSON, typeName: put.type, now: now), in: "attributes")
         // The engine sets the contract's `rev` itself when it renders; the caller need not send one.
         var state = put.contentState

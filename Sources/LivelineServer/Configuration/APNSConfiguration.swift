@@ -116,16 +116,7 @@ public struct APNSConfiguration: Sendable {
     }
 
     /// Apple's endpoints for the environment, with any overrides applied.
-    public var apnsEnvironment: APNSEnvironment {
-        var base = environment == .production ? APNSEnvironment.production : APNSEnvironment.development
-        if let host = host ?? ownHost(of: environment) { base.device.host = host; base.management.host = host }
-        if let port = port ?? ownPort(of: environment) { base.device.port = port }
-        if let managementPort { base.management.port = managementPort }
-        if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
-        base.broadcast = base.device
-        if let broadcastHost { base.broadcast.host = broadcastHost }
-        return base
-    }
+    public var apnsEnvironment: APNSEnvironment { endpoints(of: environment) }
 
     /// The environment besides the default one.
     public var otherEnvironment: PushEnvironment { environment == .production ? .sandbox : .production }
@@ -139,12 +130,20 @@ public struct APNSConfiguration: Sendable {
 
     /// The other environment's endpoint: Apple's, or its own overrides. Its channels are not
     /// used (they live in the default environment).
-    public var otherAPNSEnvironment: APNSEnvironment {
-        var base = otherEnvironment == .production ? APNSEnvironment.production : APNSEnvironment.development
-        if let host = ownHost(of: otherEnvironment) { base.device.host = host; base.management.host = host }
-        if let port = ownPort(of: otherEnvironment) { base.device.port = port }
+    public var otherAPNSEnvironment: APNSEnvironment { endpoints(of: otherEnvironment) }
+
+    /// Apple's endpoints of `environment` with the overrides that apply to it: its own host and
+    /// port; for the default environment also `host`, `port`, `managementPort` and
+    /// `broadcastHost`; the CA file for both.
+    private func endpoints(of environment: PushEnvironment) -> APNSEnvironment {
+        let isDefault = environment == self.environment
+        var base = environment == .production ? APNSEnvironment.production : APNSEnvironment.development
+        if let host = (isDefault ? host : nil) ?? ownHost(of: environment) { base.device.host = host; base.management.host = host }
+        if let port = (isDefault ? port : nil) ?? ownPort(of: environment) { base.device.port = port }
+        if isDefault, let managementPort { base.management.port = managementPort }
         if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
         base.broadcast = base.device
+        if isDefault, let broadcastHost { base.broadcast.host = broadcastHost }
         return base
     }
 

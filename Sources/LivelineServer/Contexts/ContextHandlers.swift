@@ -25,12 +25,7 @@ struct ContextHandlers: Sendable {
             if let score = body.relevanceScore, !score.isFinite || score < 0 {
                 throw HTTPError.badRequest("relevanceScore must be a number of 0 or more", field: "relevanceScore")
             }
-            let result = try engine.putContext(
-                key: key,
-                ContextPut(
-                    type: body.type, attributes: body.attributes ?? .object([:]), contentState: body.contentState, alert: body.alert,
-                    priority: body.priority, relevanceScore: body.relevanceScore
-                ))
+            let result = try engine.putContext(key: key, body)
             return try .json(PutContextResponse(key: key, rev: result.rev, created: result.created), status: result.created ? 201 : 200)
         }
         router.add(Routes.getContext) { request in

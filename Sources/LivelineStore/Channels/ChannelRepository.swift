@@ -53,13 +53,8 @@ public struct ChannelRepository: Sendable {
         }
     }
 
-    /// Marks the channel deleted (APNs deleted it, or it no longer exists there).
-    @discardableResult
-    public func markDeleted(channelID: String, now: Date) throws -> Bool {
-        try database.write { transaction in try markDeleted(channelID: channelID, now: now, in: transaction) }
-    }
-
-    /// ``markDeleted(channelID:now:)`` in the caller's transaction; `false` when it was not active.
+    /// Marks the channel deleted (APNs deleted it, or it no longer exists there), in the caller's
+    /// transaction; `false` when it was not active.
     @discardableResult
     public func markDeleted(channelID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         try transaction.execute(

@@ -231,12 +231,7 @@ public struct OutboxRepository: Sendable {
     /// waits for its debounce); `false` when `owner` no longer holds it. A sync row for which a due
     /// row of the same context and target exists is marked `done` instead (that row sends the newer
     /// state; the unique index allows only one due row).
-    @discardableResult
-    public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date) throws -> Bool {
-        try database.write { transaction in try postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction) }
-    }
-
-    /// ``postpone(id:owner:until:reason:now:)`` in the caller's transaction.
+    /// In the caller's transaction.
     @discardableResult
     public func postpone(id: Int, owner: String, until: Date, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         try giveBack(id: id, owner: owner, dueAt: until, note: reason, countsAnAttempt: false, now: now, in: transaction)

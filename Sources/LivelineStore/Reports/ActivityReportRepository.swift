@@ -12,10 +12,6 @@ public struct ActivityReportRepository: Sendable {
     }
 
     /// Records that `userID` dismissed the context's activity (the first time counts).
-    public func dismiss(contextKey: String, userID: UserID, now: Date) throws {
-        try database.write { transaction in try dismiss(contextKey: contextKey, userID: userID, now: now, in: transaction) }
-    }
-
     public func dismiss(contextKey: String, userID: UserID, now: Date, in transaction: any SQLTransaction) throws {
         try transaction.execute(
             "INSERT INTO la_dismissals (context_key, user_id, dismissed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",

@@ -308,13 +308,8 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// Ends the user's active `la-update` tokens for `contextKey` (the user dismissed the activity:
-    /// its token is of no use any more); returns how many.
-    @discardableResult
-    public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date) throws -> Int {
-        try write { transaction in try endUpdateTokens(contextKey: contextKey, userID: userID, reason: reason, now: now, in: transaction) }
-    }
-
-    /// The same in the caller's transaction (the caller bumps ``changes`` after it).
+    /// its token is of no use any more); returns how many. In the caller's transaction (the caller
+    /// bumps ``changes`` after it).
     @discardableResult
     public func endUpdateTokens(contextKey: String, userID: UserID, reason: String, now: Date, in transaction: any SQLTransaction) throws -> Int {
         try transaction.execute(

@@ -26,8 +26,8 @@ import Testing
                 household: household, name: name, avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
         }
 
-        static func trip(delay: Int) throws -> ContextPut {
-            ContextPut(
+        static func trip(delay: Int) throws -> PutContextRequest {
+            PutContextRequest(
                 type: TripLiveActivityAttributes.typeName,
                 attributes: try JSONValue(json: Data(#"{"tripId":"t","line":"5","destination":"B"}"#.utf8)),
                 contentState: try JSONValue(
@@ -179,7 +179,7 @@ import Testing
     @Test func aPutIsCheckedWithItsTypesStaleDateExactlyAsItWillBeSent() throws {
         // A trip state whose push is about 4,085 bytes without a stale date: over APNs' 4,096
         // with one (`,"stale-date":<10 digits>` adds 24).
-        func put(padding: Int) throws -> ContextPut {
+        func put(padding: Int) throws -> PutContextRequest {
             var put = try Fixture.trip(delay: 1)
             if case .object(var fields) = put.contentState {
                 fields["currentStop"] = .string(String(repeating: "x", count: padding))
@@ -187,7 +187,7 @@ import Testing
             }
             return put
         }
-        func sizeWithoutStaleDate(_ put: ContextPut) throws -> Int {
+        func sizeWithoutStaleDate(_ put: PutContextRequest) throws -> Int {
             let state = try JSONSerialization.jsonObject(with: Data(put.contentState.compactJSON))
             let aps: [String: Any] = ["timestamp": Int(Date().timeIntervalSince1970), "event": "update", "content-state": state]
             return try JSONSerialization.data(withJSONObject: ["aps": aps]).count

@@ -83,10 +83,18 @@ final class EngineHarness: Sendable {
         let hint = try alert.map { try JSONDecoder().decode(LiveActivityAlert.self, from: Data($0.utf8)) }
         try engine.putContext(
             key: Self.contextKey,
-            ContextPut(
+            PutContextRequest(
                 type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(Self.attributes.utf8)),
                 contentState: try JSONValue(json: Data(state.utf8)), alert: hint
             ))
+    }
+
+    /// A push-to-start token, the trip put (its first update goes nowhere), and a start queued for it.
+    func queueStart() throws -> StartResult {
+        _ = try token(0, kind: .pushToStart)
+        try put(delay: 2)
+        dispatcher.drain()
+        return try engine.startActivities(contextKey: Self.contextKey, userIDs: [userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"))
     }
 
     /// A broadcast channel of the context, as if APNs had created it.
