@@ -17,17 +17,39 @@ public final class LivelineClient: Sendable {
     private let session: URLSession
     /// How long one call may take before it fails as a network error.
     public let timeout: TimeInterval
+    /// The APNs environment this build's tokens belong to, sent with every registration (nil: none
+    /// is sent and the server tries its default one first, `README.md`, "Both APNs environments").
+    public let environment: PushEnvironment?
+
+    /// The environment of the running build: `.sandbox` (APNs' development environment) when the
+    /// app is compiled with `DEBUG` (Xcode's Debug configuration, what runs from Xcode), else
+    /// `.production` (TestFlight and App Store builds are Release builds). A Release build run
+    /// from Xcode, or a Debug build with a production `aps-environment` entitlement, passes its
+    /// environment to ``init(baseURL:bearerToken:deviceID:environment:session:timeout:)`` instead.
+    public static var buildEnvironment: PushEnvironment {
+        #if DEBUG
+        .sandbox
+        #else
+        .production
+        #endif
+    }
 
     /// - Parameters:
     ///   - baseURL: the server, e.g. `https://liveline.example.com`.
     ///   - bearerToken: the user's token (from `liveline users add`).
     ///   - deviceID: a stable id of this app install (e.g. `identifierForVendor`).
+    ///   - environment: the APNs environment of this build's tokens (default ``buildEnvironment``;
+    ///     nil sends none).
     ///   - session: the URL session (default `.shared`).
     ///   - timeout: how long one call may take (default 30 s).
-    public init(baseURL: URL, bearerToken: String, deviceID: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 30) {
+    public init(
+        baseURL: URL, bearerToken: String, deviceID: String? = nil, environment: PushEnvironment? = LivelineClient.buildEnvironment,
+        session: URLSession = .shared, timeout: TimeInterval = 30
+    ) {
         self.baseURL = baseURL
         self.bearerToken = bearerToken
         self.deviceID = deviceID
+        self.environment = environment
         self.session = session
         self.timeout = timeout
     }
@@ -36,6 +58,7 @@ public final class LivelineClient: Sendable {
 
     /// Registers a push token (idempotent: call it on every launch with every token you have).
     /// An empty token is refused here, never sent: a registration never deletes anything.
+    /// `environment` overrides the client's ``environment`` for this token.
     @discardableResult
     public func register(
         _ kind: PushTokenKind, token: String, contextKey: String? = nil, attributesType: String? = nil,
@@ -43,7 +66,7 @@ public final class LivelineClient: Sendable {
     ) async throws -> RegisterTokenResponse {
         guard !token.isEmpty else { throw LivelineClientError.invalidArgument("an empty \(kind.rawValue) token is not registered") }
         let body = RegisterTokenRequest(
-            kind: kind, token: token, contextKey: contextKey, attributesType: attributesType, environment: environment,
+            kind: kind, token: token, contextKey: contextKey, attributesType: attributesType, environment: environment ?? self.environment,
             deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled
         )
         return try await call(Routes.registerToken, body: body)

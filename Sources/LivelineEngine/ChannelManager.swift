@@ -6,47 +6,60 @@ import LivelineStore
 import Synchronization
 
 /// Broadcast channels (`docs/engine.md`, "Broadcast channels"; `docs/painpoints.md` §14): created through
-/// the channel management API when a context first needs one, recorded as rows, deleted after
-/// the context's end (by the dispatcher), and reconciled against APNs' `all-channels` when the
-/// engine starts: channels APNs has and no row knows are orphans and get deleted; rows whose
-/// channel APNs no longer has are marked deleted. Each step is an event in the engine's log.
+/// the channel management API of an APNs environment when a context first needs one there (a
+/// context with devices in both environments has one in each), recorded as rows, deleted after
+/// the context's end (by the dispatcher), and reconciled against each environment's
+/// `all-channels` when the engine starts: channels APNs has and no row knows are orphans and get
+/// deleted; rows whose channel APNs no longer has are marked deleted. Each step is an event in
+/// the engine's log.
 final class ChannelManager: Sendable {
     let store: Store
-    let sender: any PushSender
+    /// Each environment's APNs, the default one's first.
+    let senders: [(environment: PushEnvironment, sender: any PushSender)]
     let configuration: EngineConfiguration
     let logger: Logger
-    /// Creation is serialised per context in this process, so concurrent starts create one channel.
+    /// Creation is serialised per context and environment in this process, so concurrent starts
+    /// create one channel.
     private let creating = Mutex<[String: NSLock]>([:])
 
-    init(store: Store, sender: any PushSender, configuration: EngineConfiguration, logger: Logger = .discarding) {
+    init(
+        store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
+        logger: Logger = .discarding
+    ) {
         self.store = store
-        self.sender = sender
+        senders =
+            [(configuration.environment, sender)]
+            + configuration.otherEnvironments.compactMap { environment in otherSenders[environment].map { (environment, $0) } }
         self.configuration = configuration
         self.logger = logger
     }
 
-    /// The context's channel, created now when it has none. Without one (APNs refused, e.g. the
-    /// app's channel quota is reached) the reason comes back and the context keeps going by its
-    /// tokens (`docs/engine.md`: fall back to token fan-out).
-    func ensureChannel(contextKey: String, now: Date) throws -> (channelID: String?, fallback: String?) {
+    /// The context's channel in `environment`, created now when it has none. Without one (APNs
+    /// refused, e.g. the app's channel quota is reached) the reason comes back and the context
+    /// keeps going by its tokens there (`docs/engine.md`: fall back to token fan-out).
+    func ensureChannel(contextKey: String, environment: PushEnvironment, now: Date) throws -> (channelID: String?, fallback: String?) {
+        guard let sender = senders.first(where: { $0.environment == environment })?.sender else {
+            return (nil, "no APNs connection for the \(environment.rawValue) environment")
+        }
         let lock = creating.withLock { locks in
-            if let lock = locks[contextKey] { return lock }
+            let name = "\(environment.rawValue):\(contextKey)"
+            if let lock = locks[name] { return lock }
             let lock = NSLock()
-            locks[contextKey] = lock
+            locks[name] = lock
             return lock
         }
         lock.lock()
         defer { lock.unlock() }
-        guard let context = try store.contexts.context(key: contextKey) else {
+        guard try store.contexts.context(key: contextKey) != nil else {
             throw StoreError(.notFound, "there is no context \(contextKey)")
         }
-        if let channelID = context.channelID { return (channelID, nil) }
+        if let channelID = try store.channels.contextChannel(key: contextKey, environment: environment) { return (channelID, nil) }
         let result = Self.wait { done in
             sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy, completion: done)
         }
         guard let result, result.status == 201, let channelID = result.channelID else {
             let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
-            let fallback = "no channel (\(why)); updates go to each device's token"
+            let fallback = "no channel in \(environment.rawValue) (\(why)); updates go to each device's token"
             logger.record(
                 EngineEvent(
                     .warning, .channelFallback, contextKey: contextKey, apnsID: result?.requestID, status: result?.status,
@@ -57,7 +70,7 @@ final class ChannelManager: Sendable {
         let attached = try store.write { transaction -> Bool in
             try store.channels.insert(
                 channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
-                storagePolicy: configuration.channelStoragePolicy.rawValue, environment: configuration.environment.rawValue,
+                storagePolicy: configuration.channelStoragePolicy.rawValue, environment: environment.rawValue,
                 now: now, in: transaction
             )
             // Ended meanwhile: the new channel is of no use, delete it again.
@@ -65,27 +78,34 @@ final class ChannelManager: Sendable {
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
                     headers: OutboxMessage.channelDelete(
-                        channelID: channelID, note: "delete the channel of \(contextKey), ended while it was created"
+                        channelID: channelID, environment: environment, note: "delete the channel of \(contextKey), ended while it was created"
                     ).json,
                     payload: [], now: now, in: transaction
                 )
                 return false
             }
-            try store.contexts.setChannel(key: contextKey, channelID: channelID, now: now, in: transaction)
+            try store.channels.link(contextKey: contextKey, environment: environment, channelID: channelID, in: transaction)
             return true
         }
         logger.record(
             EngineEvent(
                 .info, .channelCreated, contextKey: contextKey, apnsID: result.requestID, channelID: channelID, status: result.status,
-                message: attached ? "a broadcast channel for the context" : "created for the context, which ended meanwhile: its deletion is queued"
+                message: attached
+                    ? "a broadcast channel for the context in \(environment.rawValue)"
+                    : "created for the context, which ended meanwhile: its deletion is queued"
             ))
         return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
     }
 
-    /// Compares APNs' channels of the app with the rows: deletes orphans, marks vanished rows
-    /// deleted. Returns false when APNs could not be asked (it is tried again on the next start).
+    /// Compares each environment's channels of the app with the rows: deletes orphans, marks
+    /// vanished rows deleted. Returns false when an environment's APNs could not be asked (it is
+    /// tried again later).
     @discardableResult
     func reconcile(now: Date) -> Bool {
+        senders.reduce(true) { done, pair in reconcile(pair.environment, through: pair.sender, now: now) && done }
+    }
+
+    private func reconcile(_ environment: PushEnvironment, through sender: any PushSender, now: Date) -> Bool {
         let listed = Self.wait { (done: @escaping @Sendable ((channels: [String]?, result: APNSResult)) -> Void) in
             sender.listChannels(bundleID: configuration.bundleID) { channels, result in done((channels, result)) }
         }
@@ -94,7 +114,8 @@ final class ChannelManager: Sendable {
             logger.record(
                 EngineEvent(
                     .warning, .channelReconcileFailed, apnsID: listed?.result.requestID, status: listed?.result.status,
-                    reason: listed?.result.reason?.rawValue, message: "could not list the app's channels (\(why)); tried again later"
+                    reason: listed?.result.reason?.rawValue,
+                    message: "could not list the app's channels in \(environment.rawValue) (\(why)); tried again later"
                 ))
             return false
         }
@@ -104,16 +125,14 @@ final class ChannelManager: Sendable {
             // Compared at the stored precision (whole milliseconds, rounded down): a row made in
             // the same millisecond as `now` reads back as that millisecond, not as older.
             let cutoff = SQLValue.date(milliseconds: SQLValue.milliseconds(now))
-            let rows = try store.channels.allActive().filter { $0.environment == configuration.environment.rawValue && $0.createdAt < cutoff }
+            let rows = try store.channels.allActive().filter { $0.environment == environment.rawValue && $0.createdAt < cutoff }
             let recorded = Set(rows.map(\.channelID))
             let vanished = rows.filter { !known.contains($0.channelID) }
             for row in vanished {
                 // The row and its context's link to it, together.
                 try store.write { transaction in
                     try store.channels.markDeleted(channelID: row.channelID, now: now, in: transaction)
-                    if row.ownerKind == .context, try store.contexts.context(key: row.owner, in: transaction)?.channelID == row.channelID {
-                        try store.contexts.setChannel(key: row.owner, channelID: nil, now: now, in: transaction)
-                    }
+                    try store.channels.unlink(channelID: row.channelID, in: transaction)
                 }
                 logger.record(
                     EngineEvent(
@@ -128,7 +147,9 @@ final class ChannelManager: Sendable {
                         try store.outbox.enqueueMessage(
                             idempotencyKey: "channel-delete:\(channelID):\(Int(now.timeIntervalSince1970 * 1000))", contextKey: nil,
                             target: .channel(channelID),
-                            headers: OutboxMessage.channelDelete(channelID: channelID, note: "delete an orphan channel (no row knows it)").json,
+                            headers: OutboxMessage.channelDelete(
+                                channelID: channelID, environment: environment, note: "delete an orphan channel (no row knows it)"
+                            ).json,
                             payload: [], now: now, dueAt: now.addingTimeInterval(configuration.orphanChannelGrace), in: transaction
                         )
                     }
@@ -137,12 +158,16 @@ final class ChannelManager: Sendable {
             logger.record(
                 EngineEvent(
                     vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
-                    message: "\(channels.count) channel(s) at APNs, \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
+                    message:
+                        "\(channels.count) channel(s) at APNs (\(environment.rawValue)), \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
                         + "\(orphans.count) orphan(s) (deletion queued)"
                 ))
             return true
         } catch {
-            logger.record(EngineEvent(.warning, .channelReconcileFailed, message: "reconciling the channels failed: \(error); tried again later"))
+            logger.record(
+                EngineEvent(
+                    .warning, .channelReconcileFailed,
+                    message: "reconciling the channels in \(environment.rawValue) failed: \(error); tried again later"))
             return false
         }
     }

@@ -92,7 +92,7 @@ struct DispatchPlan: Sendable, Hashable {
     var start: StartFinish?
     var hintsSent: HintsSent?
     var sentState: SentState?
-    var retiredChannel: ChannelRetirement?
+    var retiredChannels: [ChannelRetirement] = []
     /// Channels APNs deleted, or no longer had: marked deleted.
     var deletedChannels: [String] = []
     /// Logged once the plan is applied.

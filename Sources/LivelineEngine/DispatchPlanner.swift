@@ -121,14 +121,15 @@ struct DispatchPlanner: Sendable {
         if let state = sync.sentState, delivered {
             plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
         }
-        let channelAnswer = outcomes.first { if case .channel = $0.send.target { true } else { false } }?.result.outcome
-        let endSettled =
-            switch channelAnswer {
-            case .delivered?, .permanent?, .tokenDead?: true
-            case .retry?, .rotateToken?, nil: false
-            }
-        if let channelID = sync.channelToRetire, endSettled {
-            plan.retiredChannel = DispatchPlan.ChannelRetirement(contextKey: sync.contextKey, channelID: channelID)
+        for channelID in sync.channelsToRetire {
+            let answer = outcomes.first { $0.send.target == .channel(channelID) }?.result.outcome
+            let endSettled =
+                switch answer {
+                case .delivered?, .permanent?, .tokenDead?: true
+                case .retry?, .rotateToken?, nil: false
+                }
+            guard endSettled else { continue }
+            plan.retiredChannels.append(DispatchPlan.ChannelRetirement(contextKey: sync.contextKey, channelID: channelID))
             plan.events.append(
                 EngineEvent(
                     .debug, .channelRetired, contextKey: sync.contextKey, outboxID: plan.rowID, channelID: channelID,
@@ -173,8 +174,8 @@ struct DispatchPlanner: Sendable {
             }
             // An end the context's channel never took: the channel goes anyway (nothing else would
             // ever delete it; APNs allows an app 10,000).
-            if let channelID = prepared.sync?.channelToRetire, row.target == .channel(channelID) {
-                plan.retiredChannel = DispatchPlan.ChannelRetirement(contextKey: prepared.sync?.contextKey ?? "", channelID: channelID)
+            if case .channel(let channelID)? = row.target, let sync = prepared.sync, sync.channelsToRetire.contains(channelID) {
+                plan.retiredChannels.append(DispatchPlan.ChannelRetirement(contextKey: sync.contextKey, channelID: channelID))
                 plan.events.append(
                     EngineEvent(
                         .info, .channelRetired, contextKey: row.contextKey, outboxID: row.id, channelID: channelID,
@@ -256,7 +257,7 @@ struct DispatchPlanner: Sendable {
             apnsID: apnsID(outcome.result), status: outcome.result.status,
             reason: outcome.result.reason?.rawValue ?? outcome.result.transportError, priority: outcome.send.priority,
             latencyMilliseconds: Double(latency.seconds) * 1000 + Double(latency.attoseconds) / 1e15, attemptedAt: date,
-            note: outcome.send.note
+            note: outcome.send.note, environment: outcome.send.environment
         )
     }
 

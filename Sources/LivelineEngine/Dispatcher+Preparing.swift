@@ -66,7 +66,8 @@ extension Dispatcher {
                 }
             return PreparedSend(
                 target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited,
-                environment: push.token?.environment, fallbackEnvironment: push.token.flatMap(configuration.fallbackEnvironment(of:)))
+                environment: push.token?.environment ?? push.channelEnvironment ?? configuration.environment,
+                fallbackEnvironment: push.token.flatMap(configuration.fallbackEnvironment(of:)))
         }
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
@@ -76,20 +77,28 @@ extension Dispatcher {
             return .unsent(.unsendable("the message row has no readable headers"))
         }
         switch message {
-        case .channelDelete(let channelID, let note):
+        case .channelDelete(let channelID, let environmentAsked, let note):
             // An orphan listed while its row was being written is in use by now: kept.
+            let environment: PushEnvironment
             do {
-                if let channel = try store.channels.channel(id: channelID), channel.isActive, channel.ownerKind == .context,
-                    let context = try store.contexts.context(key: channel.owner), context.state == .active, context.channelID == channelID
-                {
-                    return .unsent(.channelInUse(channelID: channelID, contextKey: channel.owner))
+                let (channel, linked) = try store.database.read { transaction in
+                    (
+                        try store.channels.channel(id: channelID, in: transaction),
+                        try store.channels.linkedContext(channelID: channelID, in: transaction)
+                    )
                 }
+                if let linked, channel?.isActive == true, try store.contexts.context(key: linked.key)?.state == .active {
+                    return .unsent(.channelInUse(channelID: channelID, contextKey: linked.key))
+                }
+                // An orphan has no row: its message names the environment it was listed in.
+                environment = environmentAsked ?? channel.flatMap { PushEnvironment(rawValue: $0.environment) } ?? configuration.environment
             } catch  where Self.isTransient(error) {
                 return .unsent(.databaseUnavailable("reading the channel to delete: \(error)"))
             } catch {
                 return .unsent(.unsendable("reading the channel to delete failed: \(error)"))
             }
-            let send = PreparedSend(target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note)
+            let send = PreparedSend(
+                target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note, environment: environment)
             return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
         case .start(let tokenID, let startID, let rev, let push, let note):
             if let key = row.contextKey {

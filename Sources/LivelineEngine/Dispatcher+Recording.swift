@@ -44,10 +44,11 @@ extension Dispatcher {
             }
             // Only while the context is still ended with this channel: one reopened meanwhile may
             // have taken it for its new card.
-            if let retired = plan.retiredChannel, let context = try store.contexts.context(key: retired.contextKey, in: transaction),
-                context.state == .ended, context.channelID == retired.channelID
-            {
-                try store.contexts.setChannel(key: retired.contextKey, channelID: nil, now: plan.at, in: transaction)
+            for retired in plan.retiredChannels {
+                guard try store.contexts.context(key: retired.contextKey, in: transaction)?.state == .ended,
+                    try store.channels.linkedContext(channelID: retired.channelID, in: transaction)?.key == retired.contextKey
+                else { continue }
+                try store.channels.unlink(channelID: retired.channelID, in: transaction)
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),
                     headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)")

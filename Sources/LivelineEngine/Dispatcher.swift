@@ -210,8 +210,10 @@ public final class Dispatcher: Sendable {
             answers.set(index, SendOutcome(send: send, result: result))
             group.leave()
         }
+        // Each request goes to its environment's APNs (a token's, a channel's).
+        let sender = send.environment.flatMap { otherSenders[$0] } ?? self.sender
         switch send.request {
-        case .device(let notification): (send.environment.flatMap { otherSenders[$0] } ?? sender).send(notification, completion: done)
+        case .device(let notification): sender.send(notification, completion: done)
         case .broadcast(let broadcast): sender.broadcast(broadcast, completion: done)
         case .deleteChannel(let channelID): sender.deleteChannel(bundleID: configuration.bundleID, channelID: channelID, completion: done)
         }
@@ -224,7 +226,9 @@ public final class Dispatcher: Sendable {
         if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)
         for outcome in outcomes {
-            metrics.push(status: outcome.result.status, reason: outcome.result.reason?.rawValue)
+            metrics.push(
+                environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
+                reason: outcome.result.reason?.rawValue)
             if outcome.send.budgetLimited { metrics.budgetLimited() }
             if debug {
                 var event = DispatchPlanner.event(.debug, .pushAnswered, outcome, row: row, rev: prepared.rev, message: outcome.send.note)

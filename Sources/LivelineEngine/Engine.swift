@@ -27,7 +27,7 @@ public final class Engine: Sendable {
 
     /// `sender` reaches `configuration.environment`; `otherSenders` each reach another APNs
     /// environment, whose tokens are pushed through it (a development build's beside App Store
-    /// builds). Broadcast channels stay in `configuration.environment`.
+    /// builds). A context gets a broadcast channel in each environment its devices are started in.
     public init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
         sources: [String: any SnapshotSource] = [:], periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known,
@@ -42,7 +42,7 @@ public final class Engine: Sendable {
         self.metrics = metrics
         self.logger = logger
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
-        channels = ChannelManager(store: store, sender: sender, configuration: configuration, logger: logger)
+        channels = ChannelManager(store: store, sender: sender, otherSenders: others, configuration: configuration, logger: logger)
         let lifecycle = LifecycleSweeper(
             store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic
         )

@@ -1,14 +1,28 @@
 import Foundation
+import LivelineModel
 import Synchronization
 
-/// Counters the dispatcher keeps for `/metrics`: pushes by status and reason, dead letters, and
-/// a histogram of dispatch latency (from a row being due to APNs' answer).
+/// Counters the dispatcher keeps for `/metrics`: pushes by APNs environment, status and reason,
+/// dead letters, and a histogram of dispatch latency (from a row being due to APNs' answer).
 public final class EngineMetrics: Sendable {
+    /// What one push counter counts: APNs' answers of one kind in one environment.
+    public struct PushAnswer: Sendable, Hashable, Comparable {
+        public var environment: PushEnvironment
+        /// 0: no answer.
+        public var status: Int
+        /// APNs' reason; empty when it gave none.
+        public var reason: String
+
+        public static func < (a: PushAnswer, b: PushAnswer) -> Bool {
+            (a.environment.rawValue, a.status, a.reason) < (b.environment.rawValue, b.status, b.reason)
+        }
+    }
+
     /// Upper bounds of the latency histogram's buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
     public struct Snapshot: Sendable {
-        public var pushes: [String: Int]  // "status|reason" → count
+        public var pushes: [PushAnswer: Int]
         public var deadLetters: Int
         public var latencyCounts: [Int]  // per bucket, cumulative in the Prometheus text
         public var latencySum: Double
@@ -24,8 +38,8 @@ public final class EngineMetrics: Sendable {
 
     public init() {}
 
-    func push(status: Int, reason: String?) {
-        state.withLock { $0.pushes["\(status)|\(reason ?? "")", default: 0] += 1 }
+    func push(environment: PushEnvironment, status: Int, reason: String?) {
+        state.withLock { $0.pushes[PushAnswer(environment: environment, status: status, reason: reason ?? ""), default: 0] += 1 }
     }
 
     func deadLetter() { state.withLock { $0.deadLetters += 1 } }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import LivelinePush
 import LivelineStore
 
@@ -16,8 +17,9 @@ enum OutboxMessage: Sendable, Hashable {
     case start(tokenID: PushTokenID, startID: Int, rev: Int, push: Push, note: String)
     /// An alert push to the `alert` token `tokenID`.
     case alert(tokenID: PushTokenID, push: Push, note: String)
-    /// The broadcast channel `channelID` to delete through the channel management API.
-    case channelDelete(channelID: String, note: String)
+    /// The broadcast channel `channelID` to delete through the channel management API of
+    /// `environment` (nil: the one its channel row names, else the default one).
+    case channelDelete(channelID: String, environment: PushEnvironment? = nil, note: String)
 
     /// The APNs headers a start or alert is sent with.
     struct Push: Sendable, Hashable {
@@ -31,7 +33,7 @@ enum OutboxMessage: Sendable, Hashable {
     /// What it is, for the timeline and the log.
     var note: String {
         switch self {
-        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, let note): note
+        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, _, let note): note
         }
     }
 
@@ -68,6 +70,7 @@ enum OutboxMessage: Sendable, Hashable {
         /// The token's row id as the number it always was.
         var tokenID: Int?
         var channelID: String?
+        var environment: String?
         var pushType: String?
         var priority: Int?
         var expiration: Int?
@@ -89,9 +92,10 @@ enum OutboxMessage: Sendable, Hashable {
                 kind = "alert"
                 self.tokenID = tokenID.rawValue
                 set(push)
-            case .channelDelete(let channelID, _):
+            case .channelDelete(let channelID, let environment, _):
                 kind = "channel-delete"
                 self.channelID = channelID
+                self.environment = environment?.rawValue
             }
         }
 
@@ -120,7 +124,7 @@ enum OutboxMessage: Sendable, Hashable {
                 return .alert(tokenID: PushTokenID(tokenID), push: push, note: note)
             case "channel-delete":
                 guard let channelID else { return nil }
-                return .channelDelete(channelID: channelID, note: note)
+                return .channelDelete(channelID: channelID, environment: environment.flatMap(PushEnvironment.init(rawValue:)), note: note)
             default:
                 return nil
             }

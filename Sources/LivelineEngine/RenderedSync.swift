@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import LivelinePush
 import LivelineStore
 
@@ -12,6 +13,8 @@ struct PlannedPush: Sendable {
     let why: String
     /// A material change sent at 5 because the activity's hourly budget was used.
     var budgetLimited = false
+    /// The APNs environment of a channel push (a token push goes to its token's).
+    var channelEnvironment: PushEnvironment? = nil
     /// A channel that keeps the most recent message for devices that are offline: its broadcast
     /// may be stored (a no-storage channel takes only `apns-expiration: 0`; docs/apns.md §1.8).
     var storesMessages = false
@@ -27,8 +30,9 @@ struct RenderedSync: Sendable {
     /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).
     let carriesHints: Bool
     let pushes: [PlannedPush]
-    /// The channel to delete once this final (`end`) push reached it.
-    let channelToRetire: String?
+    /// The context's channels (one per environment) to delete once this final (`end`) push
+    /// reached them.
+    let channelsToRetire: [String]
     /// For a whole fan-out: the content state it carries, recorded as the last sent one once
     /// APNs accepted it (materiality and the debounce are judged against it).
     let sentState: String?

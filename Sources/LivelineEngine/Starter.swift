@@ -28,8 +28,11 @@ public struct StartOutcome: Sendable, Hashable {
 
 /// The result of a start request.
 public struct StartResult: Sendable, Hashable {
-    /// The channel the activities follow (`input-push-channel`), when the context has one.
+    /// The channel the activities follow (`input-push-channel`), when the context has one: its
+    /// channel in the default environment, else in the other one.
     public var channelID: String?
+    /// The context's channel in each environment that has one.
+    public var channelIDs: [PushEnvironment: String] = [:]
     /// Why a channel was asked for and none is used.
     public var channelFallback: String?
     public var outcomes: [StartOutcome]
@@ -54,27 +57,31 @@ struct Starter: Sendable {
         guard context.state == .active else {
             throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
         }
-        var channelID = context.channelID
-        var fallback: String?
-        if useChannel && channelID == nil {
-            (channelID, fallback) = try channels.ensureChannel(contextKey: contextKey, now: now)
+        // A channel in the default environment, and in the other one when devices to start are
+        // there (made now where there is none).
+        var fallbacks: [String] = []
+        if useChannel {
+            let tokens = try store.database.read { transaction in try startTokens(of: context, userIDs, deviceIDs, in: transaction) }
+            let environments = Set(tokens.map(\.environment)).union([configuration.environment])
+            for environment in configuration.environments where environments.contains(environment) {
+                if let fallback = try channels.ensureChannel(contextKey: contextKey, environment: environment, now: now).fallback {
+                    fallbacks.append(fallback)
+                }
+            }
         }
+        let fallback = fallbacks.isEmpty ? nil : fallbacks.joined(separator: "; ")
         let result = try store.write { transaction -> StartResult in
             guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {
                 throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
             }
-            let startChannel = startsFollowChannel ? context.channelID : nil
-            let payload = try startPayload(context, channelID: startChannel, alert: alert, now: now, in: transaction)
-            // The context's channel is in the default environment: a device of another one gets
-            // an update token instead.
-            let tokenPayload =
-                startChannel == nil || configuration.otherEnvironments.isEmpty
-                ? payload : try startPayload(context, channelID: nil, alert: alert, now: now, in: transaction)
-            var tokens = try configuration.environments.flatMap { environment in
-                try store.tokens.startTokens(
-                    attributesType: context.activityType, environment: environment, userIDs: userIDs, deviceIDs: deviceIDs, in: transaction)
+            let linked = try store.channels.contextChannels(key: contextKey, in: transaction)
+            let tokens = try startTokens(of: context, userIDs, deviceIDs, in: transaction)
+            // Each device follows its own environment's channel, or gets an update token where there is none.
+            var payloads: [PushEnvironment: [UInt8]] = [:]
+            for environment in configuration.environments where tokens.contains(where: { $0.environment == environment }) {
+                let channel = startsFollowChannel ? linked[environment] : nil
+                payloads[environment] = try startPayload(context, channelID: channel, alert: alert, now: now, in: transaction)
             }
-            if let householdID = context.householdID { tokens = tokens.filter { $0.householdID == householdID } }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
             let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
             let showing = try store.tokens.devicesShowing(contextKey: contextKey, since: context.startedAt, in: transaction)
@@ -109,7 +116,7 @@ struct Starter: Sendable {
                 }
                 let reservation = try store.starts.reserve(
                     contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                    viaChannel: startChannel != nil && token.environment == configuration.environment, now: now,
+                    viaChannel: startsFollowChannel && linked[token.environment] != nil, now: now,
                     budget: (configuration.startBudget, configuration.startBudgetWindow),
                     in: transaction
                 )
@@ -133,7 +140,7 @@ struct Starter: Sendable {
                         idempotencyKey:
                             "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
                         contextKey: contextKey, target: .token(token.id), headers: message.json,
-                        payload: token.environment == configuration.environment ? payload : tokenPayload, now: now, in: transaction
+                        payload: payloads[token.environment] ?? [], now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
                 }
@@ -156,9 +163,23 @@ struct Starter: Sendable {
                             "no la-pushToStart token for \(context.activityType) (\(configuration.environments.map(\.rawValue).joined(separator: ", ")))"
                     ))
             }
-            return StartResult(channelID: context.channelID, channelFallback: nil, outcomes: outcomes)
+            let first = configuration.environments.lazy.compactMap { linked[$0] }.first
+            return StartResult(channelID: first, channelIDs: linked, channelFallback: nil, outcomes: outcomes)
         }
-        return StartResult(channelID: result.channelID ?? channelID, channelFallback: fallback, outcomes: result.outcomes)
+        return StartResult(channelID: result.channelID, channelIDs: result.channelIDs, channelFallback: fallback, outcomes: result.outcomes)
+    }
+
+    /// The push-to-start tokens of the users and devices to start, in every environment pushed
+    /// to (of the context's household only, when it has one).
+    private func startTokens(
+        of context: ContextRecord, _ userIDs: [UserID], _ deviceIDs: [String], in transaction: any SQLTransaction
+    ) throws -> [PushTokenRecord] {
+        let tokens = try configuration.environments.flatMap { environment in
+            try store.tokens.startTokens(
+                attributesType: context.activityType, environment: environment, userIDs: userIDs, deviceIDs: deviceIDs, in: transaction)
+        }
+        guard let householdID = context.householdID else { return tokens }
+        return tokens.filter { $0.householdID == householdID }
     }
 
     /// The start push (`docs/apns.md`): `event: start`, the attributes type and attributes, the first

@@ -105,22 +105,27 @@ struct SyncRenderer: Sendable {
             )
             let payload = Array(JSONValue.object(["aps": aps]).compactJSON)
 
+            // The context's channel in each environment pushed to, the default one's first.
+            let linked = try store.channels.contextChannels(key: key, in: transaction)
+            let contextChannels = configuration.environments.compactMap { environment in
+                linked[environment].map { (environment: environment, channelID: $0) }
+            }
             var tokens: [PushTokenRecord] = []
-            var channel: String?
+            var channels: [(environment: PushEnvironment, channelID: String)] = []
             switch row.target {
             case nil:
                 for environment in configuration.environments {
                     tokens += try store.tokens.updateTokens(
                         contextKey: key, environment: environment, householdID: context.householdID, in: transaction)
                 }
-                channel = context.channelID
+                channels = contextChannels
             case .token(let id)?:
                 for environment in configuration.environments {
                     tokens += try store.tokens.updateTokens(
                         contextKey: key, environment: environment, householdID: context.householdID, onlyID: id, in: transaction)
                 }
             case .channel(let id)?:
-                channel = context.channelID == id ? id : nil
+                channels = contextChannels.filter { $0.channelID == id }
             }
 
             let ledger = try store.deliveries.priorityLedger(contextKey: key, since: now.addingTimeInterval(-3600), in: transaction)
@@ -158,26 +163,23 @@ struct SyncRenderer: Sendable {
                     why: "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)", budgetLimited: true
                 )
             }
-            var pushes = tokens.map { plan(.token($0.id), token: $0) }
-            if let channel {
-                var broadcast = plan(.channel(channel), token: nil)
+            var broadcasts: [PlannedPush] = []
+            for (environment, channelID) in channels {
+                var broadcast = plan(.channel(channelID), token: nil)
+                broadcast.channelEnvironment = environment
                 broadcast.storesMessages =
-                    try store.channels.channel(id: channel, in: transaction)?.storagePolicy
+                    try store.channels.channel(id: channelID, in: transaction)?.storagePolicy
                     == APNSChannelStoragePolicy.mostRecentMessageStored.rawValue
-                pushes.insert(broadcast, at: 0)
+                broadcasts.append(broadcast)
             }
+            let pushes = broadcasts + tokens.map { plan(.token($0.id), token: $0) }
 
-            // Once the final push reached the context's own channel, the channel is deleted.
-            var retire: String?
-            if ended, let channelID = channel,
-                try store.channels.active(ownerKind: .context, owner: key, in: transaction)?.channelID == channelID
-            {
-                retire = channelID
-            }
+            // Once the final push reached one of the context's channels, that channel is deleted.
+            let retire = ended ? channels.map(\.channelID) : []
             return .send(
                 RenderedSync(
                     contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
-                    payload: payload, carriesHints: carriesHints, pushes: pushes, channelToRetire: retire,
+                    payload: payload, carriesHints: carriesHints, pushes: pushes, channelsToRetire: retire,
                     sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now, unreadableAlert: unreadableAlert
                 ))
         }

@@ -8,6 +8,24 @@ import Testing
 @Suite struct ClientTests {
     static let token = String(repeating: "7a", count: 32)
 
+    @Test func registrationSendsTheBuildsEnvironmentUnlessTold() async throws {
+        let server = try ClientTestServer()
+        defer { server.stop() }
+        // These tests are a debug build: its tokens are APNs development ones.
+        #expect(LivelineClient.buildEnvironment == .sandbox)
+        try await server.client(deviceID: "debug-build").register(.alert, token: String(repeating: "a1", count: 32))
+        // A Release build run from Xcode says so; one that sends none leaves it to the server.
+        try await server.client(deviceID: "release-build", environment: .production).register(.alert, token: String(repeating: "b2", count: 32))
+        try await server.client(deviceID: "overridden").register(.alert, token: String(repeating: "c3", count: 32), environment: .production)
+        try await server.client(deviceID: "unsaid", environment: nil).register(.alert, token: String(repeating: "d4", count: 32))
+        let tokens = Dictionary(
+            uniqueKeysWithValues: try server.app.store.tokens.activeTokens(userID: server.userID).map { ($0.deviceID, $0) })
+        #expect(tokens["debug-build"]?.environment == .sandbox && tokens["debug-build"]?.environmentSource == .app)
+        #expect(tokens["release-build"]?.environment == .production && tokens["release-build"]?.environmentSource == .app)
+        #expect(tokens["overridden"]?.environment == .production && tokens["overridden"]?.environmentSource == .app)
+        #expect(tokens["unsaid"]?.environmentSource == .default, "the server's default guess, tried in the other one on BadDeviceToken")
+    }
+
     @Test func registrationIsIdempotentAndNeverSendsAnEmptyToken() async throws {
         let server = try ClientTestServer()
         defer { server.stop() }

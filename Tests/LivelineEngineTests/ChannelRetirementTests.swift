@@ -33,7 +33,7 @@ import Testing
         #expect(try harness.store.outbox.deadLetters(contextKey: EngineHarness.contextKey).count == 1)
         #expect(Self.channelDeletes(harness) == [channelID], "deleted although the end never got through")
         #expect(try harness.store.channels.channel(id: channelID)?.isActive == false)
-        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.channelID == nil)
+        #expect(try harness.contextChannel() == nil)
         #expect(harness.events("channelRetired").contains { $0["channel.id"] as? String == channelID })
     }
 
@@ -56,7 +56,7 @@ import Testing
         harness.dispatcher.drain()
         let context = try #require(try harness.store.contexts.context(key: EngineHarness.contextKey))
         #expect(context.state == .active)
-        #expect(context.channelID == channelID, "the new card's channel stays linked")
+        #expect(try harness.contextChannel() == channelID, "the new card's channel stays linked")
         #expect(Self.channelDeletes(harness).isEmpty, "and is not deleted")
         #expect(try harness.store.channels.channel(id: channelID)?.isActive == true)
     }

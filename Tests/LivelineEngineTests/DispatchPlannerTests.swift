@@ -43,10 +43,10 @@ import Testing
         )
     }
 
-    static func sync(ended: Bool = false, carriesHints: Bool = false, channelToRetire: String? = nil, fanOut: Bool = true) -> RenderedSync {
+    static func sync(ended: Bool = false, carriesHints: Bool = false, channelsToRetire: [String] = [], fanOut: Bool = true) -> RenderedSync {
         RenderedSync(
             contextKey: "trip:1", rev: 3, event: ended ? "end" : "update", contractName: "TripLiveActivityAttributes", payload: [],
-            carriesHints: carriesHints, pushes: [], channelToRetire: channelToRetire, sentState: fanOut ? #"{"delay":4}"# : nil,
+            carriesHints: carriesHints, pushes: [], channelsToRetire: channelsToRetire, sentState: fanOut ? #"{"delay":4}"# : nil,
             renderedAt: now.addingTimeInterval(-0.5)
         )
     }
@@ -93,7 +93,7 @@ import Testing
             plan.sentState
                 == DispatchPlan.SentState(contextKey: "trip:1", contentState: #"{"delay":4}"#, renderedAt: Self.now.addingTimeInterval(-0.5)))
         #expect(plan.targetRetries.isEmpty && plan.deadTargets.isEmpty && plan.invalidTokens.isEmpty && plan.start == nil)
-        #expect(plan.retiredChannel == nil && plan.deletedChannels.isEmpty && plan.rowEvent == nil)
+        #expect(plan.retiredChannels.isEmpty && plan.deletedChannels.isEmpty && plan.rowEvent == nil)
     }
 
     @Test func a410AfterTheRegistrationMarksTheTokenInvalidIfRegisteredBeforeAPNsTimestamp() {
@@ -201,15 +201,15 @@ import Testing
     @Test func theEndRetiresTheContextsChannelOnceItReachedIt() {
         let reached = plan(
             Self.row(), sends: [Self.channelSend("ch-1"), Self.tokenSend(1)], answers: [Self.answer(200), Self.answer(500)],
-            sync: Self.sync(ended: true, channelToRetire: "ch-1")
+            sync: Self.sync(ended: true, channelsToRetire: ["ch-1"])
         )
-        #expect(reached.retiredChannel == DispatchPlan.ChannelRetirement(contextKey: "trip:1", channelID: "ch-1"))
+        #expect(reached.retiredChannels == [DispatchPlan.ChannelRetirement(contextKey: "trip:1", channelID: "ch-1")])
         // After a retryable answer from the channel the channel stays, for the end's retry.
         let retried = plan(
             Self.row(), sends: [Self.channelSend("ch-1"), Self.tokenSend(1)], answers: [Self.answer(500), Self.answer(200)],
-            sync: Self.sync(ended: true, channelToRetire: "ch-1")
+            sync: Self.sync(ended: true, channelsToRetire: ["ch-1"])
         )
-        #expect(retried.retiredChannel == nil)
+        #expect(retried.retiredChannels.isEmpty)
         #expect(retried.targetRetries.map(\.target) == [.channel("ch-1")])
     }
 

@@ -52,7 +52,7 @@ import Testing
             #expect(try harness.rows().map(\.status) == [.leased], comment)
             #expect(try harness.store.tokens.record(id: gone.id)?.status == .active, comment)
             let context = try #require(try harness.store.contexts.context(key: EngineHarness.contextKey))
-            #expect(context.channelID == channelID && context.alert != nil && context.lastSentState == nil, comment)
+            #expect(try harness.contextChannel() == channelID && context.alert != nil && context.lastSentState == nil, comment)
             #expect(try harness.store.channels.channel(id: channelID)?.isActive == true, comment)
             let failed = harness.events("recordingFailed")
             #expect(failed.count == 1, comment)
@@ -70,7 +70,7 @@ import Testing
         #expect(try harness.store.tokens.record(id: gone.id)?.status == .invalid, comment)
         #expect(try harness.store.tokens.record(id: kept.id)?.status == .active, comment)
         let context = try #require(try harness.store.contexts.context(key: EngineHarness.contextKey))
-        #expect(context.channelID == nil && context.alert == nil && context.lastSentState != nil, comment)
+        #expect(try harness.contextChannel() == nil && context.alert == nil && context.lastSentState != nil, comment)
         #expect(try harness.store.channels.channel(id: channelID)?.isActive == false, comment)
         #expect(try harness.rows().allSatisfy { $0.status == .done }, comment)
         #expect(harness.events("tokenInvalidated").count == 1, comment)
@@ -79,10 +79,10 @@ import Testing
 
     @Test func anEndWhoseRecordingIsKilledAtAnyStatementIsRecordedWholeAndOnceAndNothingIsSentAgain() throws {
         let statements = try Self.end(killingTheRecordingAt: nil)
-        // Three deliveries, the token, the hints, the state sent, the context read (still ended
-        // with the channel?), the channel detached and its deletion queued, the row completed
-        // (the channel's row follows from the deletion's answer).
-        #expect(statements == 10)
+        // Three deliveries, the token, the hints, the state sent, the context and the channel's
+        // link read (still ended with the channel?), the channel detached and its deletion
+        // queued, the row completed (the channel's row follows from the deletion's answer).
+        #expect(statements == 11)
         for failAt in 1...statements { try Self.end(killingTheRecordingAt: failAt) }
     }
 

@@ -12,9 +12,9 @@ import Testing
 /// other environment.
 @Suite struct EnvironmentRoutingTests {
     /// `trip:1`'s state, through the engine.
-    static func putTrip(_ engine: Engine) throws {
+    static func putTrip(_ engine: Engine, delay: Int = 6) throws {
         let state =
-            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":6,"occupancy":"low","phase":"inProgress","progress":0.5}"#
+            #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
         try engine.putContext(
             key: "trip:1",
             PutContextRequest(
@@ -78,20 +78,42 @@ import Testing
         let started = try engine.startActivities(
             contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)
         #expect(started.outcomes.filter { $0.kind == .queued }.count == 2, "\(started.outcomes)")
-        let channelID = try #require(started.channelID)
+        let channelID = try #require(started.channelIDs[.sandbox])
+        let productionChannel = try #require(started.channelIDs[.production], "a channel in each environment its devices are in")
+        #expect(started.channelID == channelID, "the default environment's is the one answered")
         engine.dispatcher.drain()
 
         #expect(harness.sandbox.accepted(token: debugPhone).count == 1)
         #expect(production.accepted(token: storePhone).count == 1)
         let statuses = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
         #expect(statuses.allSatisfy { $0 == 200 }, "nothing went to the wrong environment: \(statuses)")
-        // The channel is the default environment's: its devices start on it, the other's with an update token.
+        // Each environment's devices start on that environment's channel.
         func aps(_ push: AcceptedPush?) -> [String: Any]? {
             push.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])?["aps"] as? [String: Any] }
         }
         #expect(aps(harness.sandbox.accepted(token: debugStart).first)?["input-push-channel"] as? String == channelID)
-        #expect(aps(production.accepted(token: storeStart).first)?["input-push-token"] as? Int == 1)
-        #expect(harness.sandbox.channels() == [channelID] && production.channels().isEmpty)
+        #expect(aps(production.accepted(token: storeStart).first)?["input-push-channel"] as? String == productionChannel)
+        #expect(harness.sandbox.channels() == [channelID] && production.channels() == [productionChannel])
+
+        // The next update: broadcast on both channels, each through its own environment, and to both update tokens.
+        try Self.putTrip(engine, delay: 9)
+        engine.dispatcher.drain()
+        func delay(_ push: AcceptedPush?) -> Int? { (aps(push)?["content-state"] as? [String: Any])?["delay"] as? Int }
+        #expect(delay(harness.sandbox.accepted(channel: channelID).last) == 9)
+        #expect(delay(production.accepted(channel: productionChannel).last) == 9)
+        #expect(delay(harness.sandbox.accepted(token: debugPhone).last) == 9 && delay(production.accepted(token: storePhone).last) == 9)
+        let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1")
+        #expect(attempts.allSatisfy { $0.status == 200 }, "nothing went to the wrong environment: \(attempts.map(\.status))")
+        // Each delivery is recorded with the environment it went to.
+        let environments = Dictionary(attempts.map { ($0.target, $0.environment) }, uniquingKeysWith: { first, _ in first })
+        #expect(environments[channelID] == .sandbox && environments[productionChannel] == .production)
+
+        // The end reaches both channels; then each is deleted in its own environment.
+        _ = try engine.endContext(key: "trip:1")
+        engine.dispatcher.drain()
+        #expect(aps(production.accepted(channel: productionChannel).last)?["event"] as? String == "end")
+        #expect(harness.sandbox.channels().isEmpty && production.channels().isEmpty, "\(harness.sandbox.channels()) \(production.channels())")
+        #expect(try harness.store.channels.channel(id: productionChannel)?.isActive == false)
         #expect(production.accepted(token: debugPhone).isEmpty && harness.sandbox.accepted(token: storePhone).isEmpty)
     }
 

@@ -12,16 +12,28 @@ extension Engine {
     /// row. Throws `.invalidArgument` (a store error) for a registration that cannot be stored.
     @discardableResult
     public func registerToken(_ registration: TokenRegistration) throws -> RegistrationOutcome {
-        let outcome = try write { change in
+        try registerTokenAsStored(registration).outcome
+    }
+
+    /// ``registerToken(_:)``, with the registration as it was stored: one without an environment
+    /// (the default's guess) of a token the other environment was learned to take keeps going
+    /// there, `learned`, instead of starting a guess again.
+    public func registerTokenAsStored(_ registration: TokenRegistration) throws -> (outcome: RegistrationOutcome, stored: TokenRegistration) {
+        let result = try write { change in
+            var registration = registration
+            if let learned = try store.tokens.learnedEnvironment(of: registration, in: change.sql) {
+                registration.environment = learned
+                registration.environmentSource = .learned
+            }
             if registration.kind == .update, let contextKey = registration.contextKey {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
             let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
             if outcome != .unchanged { try catchUp(registration, in: change) }
-            return outcome
+            return (outcome, registration)
         }
         store.tokens.noteCommitted()
-        return outcome
+        return result
     }
 
     private func catchUp(_ registration: TokenRegistration, in change: EngineWrite) throws {

@@ -37,11 +37,13 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
         public var latencyMs: Double?
         /// Sending attempts a dead-letter row had.
         public var attempts: Int?
+        /// The APNs environment a delivery went to (none on deliveries recorded before it was).
+        public var environment: PushEnvironment?
 
         public init(
             kind: Kind, at: Date, rev: Int? = nil, note: String? = nil, targetKind: String? = nil, target: String? = nil,
             status: Int? = nil, reason: String? = nil, apnsId: String? = nil, priority: Int? = nil, latencyMs: Double? = nil,
-            attempts: Int? = nil
+            attempts: Int? = nil, environment: PushEnvironment? = nil
         ) {
             self.kind = kind
             self.at = at
@@ -55,6 +57,7 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
             self.priority = priority
             self.latencyMs = latencyMs
             self.attempts = attempts
+            self.environment = environment
         }
     }
 

@@ -5,6 +5,10 @@ public struct DeviceTokensResponse: Codable, Sendable, Hashable {
     public struct Token: Codable, Sendable, Hashable {
         public var kind: PushTokenKind
         public var environment: PushEnvironment
+        /// Where ``environment`` came from: `app` (the registration said it), `default` (it did
+        /// not: the server's default, tried once in the other environment on `BadDeviceToken`),
+        /// `learned` (the other environment took it).
+        public var environmentSource: String?
         /// The first characters of the token followed by `…`; the whole token is never shown.
         public var tokenPrefix: String
         public var attributesType: String?
@@ -15,10 +19,11 @@ public struct DeviceTokensResponse: Codable, Sendable, Hashable {
 
         public init(
             kind: PushTokenKind, environment: PushEnvironment, tokenPrefix: String, attributesType: String?,
-            contextKey: String?, frequentPushesEnabled: Bool, registeredAt: Date
+            contextKey: String?, frequentPushesEnabled: Bool, registeredAt: Date, environmentSource: String? = nil
         ) {
             self.kind = kind
             self.environment = environment
+            self.environmentSource = environmentSource
             self.tokenPrefix = tokenPrefix
             self.attributesType = attributesType
             self.contextKey = contextKey

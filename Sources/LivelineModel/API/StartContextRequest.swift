@@ -37,15 +37,20 @@ public struct StartContextResponse: Codable, Sendable, Hashable {
     }
 
     public var key: String
-    /// The channel the started activities follow, when the context has one.
+    /// The channel the started activities follow, when the context has one (its default APNs
+    /// environment's, else the other's).
     public var channelId: String?
+    /// The context's channel in each APNs environment that has one (`sandbox`, `production`):
+    /// each device follows its own environment's.
+    public var channelIds: [String: String]?
     /// Why a channel was asked for and is not used (updates then go to each device's token).
     public var channelFallback: String?
     public var starts: [Start]
 
-    public init(key: String, channelId: String?, channelFallback: String?, starts: [Start]) {
+    public init(key: String, channelId: String?, channelIds: [String: String]? = nil, channelFallback: String?, starts: [Start]) {
         self.key = key
         self.channelId = channelId
+        self.channelIds = channelIds
         self.channelFallback = channelFallback
         self.starts = starts
     }

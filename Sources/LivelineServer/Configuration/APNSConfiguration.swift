@@ -26,12 +26,15 @@ public struct APNSConfiguration: Sendable {
     public var broadcastHost: String?
     /// A CA file to trust (a sandbox's self-signed certificate), for both environments.
     public var caFile: String?
-    /// Overrides of each environment's device endpoint (`LIVELINE_APNS_DEVELOPMENT_HOST`/`_PORT`,
-    /// `LIVELINE_APNS_PRODUCTION_HOST`/`_PORT`); `host`/`port` keep meaning the default one's.
+    /// Overrides of each environment's endpoints (`LIVELINE_APNS_DEVELOPMENT_HOST`/`_PORT`/
+    /// `_MANAGEMENT_PORT`, `LIVELINE_APNS_PRODUCTION_HOST`/`_PORT`/`_MANAGEMENT_PORT`);
+    /// `host`/`port`/`managementPort` keep meaning the default one's.
     public var developmentHost: String?
     public var developmentPort: Int?
+    public var developmentManagementPort: Int?
     public var productionHost: String?
     public var productionPort: Int?
+    public var productionManagementPort: Int?
 
     public init() {}
 
@@ -46,10 +49,10 @@ public struct APNSConfiguration: Sendable {
         ("LIVELINE_APNS_CA_FILE", "a CA file to trust for it"),
         ("LIVELINE_APNS_BROADCAST_HOST", "host for broadcast sends (default: the device host)"),
         (
-            "LIVELINE_APNS_DEVELOPMENT_HOST / _PORT",
+            "LIVELINE_APNS_DEVELOPMENT_HOST / _PORT / _MANAGEMENT_PORT",
             "the development environment's server (default Apple's; with a key and without LIVELINE_APNS_HOST both environments are served)"
         ),
-        ("LIVELINE_APNS_PRODUCTION_HOST / _PORT", "the production environment's server, the same way"),
+        ("LIVELINE_APNS_PRODUCTION_HOST / _PORT / _MANAGEMENT_PORT", "the production environment's server, the same way"),
     ]
 
     /// Reads the `LIVELINE_APNS_*` variables. A malformed value is an error naming it.
@@ -76,9 +79,15 @@ public struct APNSConfiguration: Sendable {
         if let port = text("LIVELINE_APNS_DEVELOPMENT_PORT") {
             config.developmentPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_DEVELOPMENT_PORT", in: 1...65535)
         }
+        if let port = text("LIVELINE_APNS_DEVELOPMENT_MANAGEMENT_PORT") {
+            config.developmentManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_DEVELOPMENT_MANAGEMENT_PORT", in: 1...65535)
+        }
         config.productionHost = text("LIVELINE_APNS_PRODUCTION_HOST")
         if let port = text("LIVELINE_APNS_PRODUCTION_PORT") {
             config.productionPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_PORT", in: 1...65535)
+        }
+        if let port = text("LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT") {
+            config.productionManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT", in: 1...65535)
         }
         config.caFile = text("LIVELINE_APNS_CA_FILE")
         return config
@@ -128,19 +137,18 @@ public struct APNSConfiguration: Sendable {
         hasKey && (host == nil || ownHost(of: otherEnvironment) != nil || ownPort(of: otherEnvironment) != nil)
     }
 
-    /// The other environment's endpoint: Apple's, or its own overrides. Its channels are not
-    /// used (they live in the default environment).
+    /// The other environment's endpoints: Apple's, or its own overrides.
     public var otherAPNSEnvironment: APNSEnvironment { endpoints(of: otherEnvironment) }
 
-    /// Apple's endpoints of `environment` with the overrides that apply to it: its own host and
-    /// port; for the default environment also `host`, `port`, `managementPort` and
-    /// `broadcastHost`; the CA file for both.
+    /// Apple's endpoints of `environment` with the overrides that apply to it: its own host,
+    /// port and management port; for the default environment first `host`, `port`,
+    /// `managementPort`, and `broadcastHost`; the CA file for both.
     private func endpoints(of environment: PushEnvironment) -> APNSEnvironment {
         let isDefault = environment == self.environment
         var base = environment == .production ? APNSEnvironment.production : APNSEnvironment.development
         if let host = (isDefault ? host : nil) ?? ownHost(of: environment) { base.device.host = host; base.management.host = host }
         if let port = (isDefault ? port : nil) ?? ownPort(of: environment) { base.device.port = port }
-        if isDefault, let managementPort { base.management.port = managementPort }
+        if let port = (isDefault ? managementPort : nil) ?? ownManagementPort(of: environment) { base.management.port = port }
         if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
         base.broadcast = base.device
         if isDefault, let broadcastHost { base.broadcast.host = broadcastHost }
@@ -149,6 +157,9 @@ public struct APNSConfiguration: Sendable {
 
     private func ownHost(of environment: PushEnvironment) -> String? { environment == .production ? productionHost : developmentHost }
     private func ownPort(of environment: PushEnvironment) -> Int? { environment == .production ? productionPort : developmentPort }
+    private func ownManagementPort(of environment: PushEnvironment) -> Int? {
+        environment == .production ? productionManagementPort : developmentManagementPort
+    }
 
     /// The credentials from the configured key file.
     public func credentials() throws -> APNSCredentials {

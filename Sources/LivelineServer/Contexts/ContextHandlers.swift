@@ -73,7 +73,10 @@ struct ContextHandlers: Sendable {
             )
             return try .json(
                 StartContextResponse(
-                    key: key, channelId: result.channelID, channelFallback: result.channelFallback,
+                    key: key, channelId: result.channelID,
+                    channelIds: result.channelIDs.isEmpty
+                        ? nil : Dictionary(uniqueKeysWithValues: result.channelIDs.map { ($0.key.rawValue, $0.value) }),
+                    channelFallback: result.channelFallback,
                     starts: result.outcomes.map {
                         .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason)
                     }
@@ -110,7 +113,7 @@ struct ContextHandlers: Sendable {
             return .init(
                 kind: .delivery, at: attempt.attemptedAt, rev: attempt.rev, note: attempt.note, targetKind: attempt.targetKind.rawValue,
                 target: attempt.target, status: attempt.status, reason: attempt.reason, apnsId: attempt.apnsID,
-                priority: attempt.priority, latencyMs: attempt.latencyMilliseconds
+                priority: attempt.priority, latencyMs: attempt.latencyMilliseconds, environment: attempt.environment
             )
         case .deadLetter(let row):
             let target: (String, String)? =

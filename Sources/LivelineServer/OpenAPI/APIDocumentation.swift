@@ -135,7 +135,7 @@ enum APIDocumentation {
                             "rev": integer,
                             "note": string, "targetKind": ["type": "string", "enum": ["token", "channel", "device"]], "target": string,
                             "status": integer, "reason": string, "apnsId": string, "priority": integer, "latencyMs": ["type": "number"],
-                            "attempts": integer,
+                            "attempts": integer, "environment": ["type": "string", "enum": ["sandbox", "production"]],
                         ], required: ["kind", "at"]),
                 ],
             ], required: ["key", "acknowledged", "entries"]),
@@ -147,7 +147,8 @@ enum APIDocumentation {
             ], required: ["alert"]),
         "StartContextResult": object(
             [
-                "key": string, "channelId": string, "channelFallback": string,
+                "key": string, "channelId": string, "channelIds": ["type": "object", "additionalProperties": string],
+                "channelFallback": string,
                 "starts": Schema.startOutcomes,
             ], required: ["key", "starts"]),
         "DismissedReport": object(["context_key": string]),
@@ -185,7 +186,9 @@ enum APIDocumentation {
                     "tokens": [
                         "type": "array",
                         "items": object([
-                            "kind": string, "environment": string, "tokenPrefix": string, "attributesType": nullableString,
+                            "kind": string, "environment": string,
+                            "environmentSource": ["type": "string", "enum": ["app", "default", "learned"]], "tokenPrefix": string,
+                            "attributesType": nullableString,
                             "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
                             "registeredAt": ["type": "string", "format": "date-time"],
                         ]),

@@ -32,11 +32,13 @@ struct MetricsHandler: Sendable {
         var out = PrometheusText()
 
         out.family(
-            "liveline_pushes_total", type: "counter", help: "APNs answers to the engine's pushes, by HTTP status and reason (status 0: no answer).")
-        for key in metrics.pushes.keys.sorted() {
-            let parts = key.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+            "liveline_pushes_total", type: "counter",
+            help: "APNs answers to the engine's pushes, by APNs environment, HTTP status and reason (status 0: no answer).")
+        for answer in metrics.pushes.keys.sorted() {
             out.sample(
-                "liveline_pushes_total", ["status": String(parts[0]), "reason": parts.count > 1 ? String(parts[1]) : ""], metrics.pushes[key]!)
+                "liveline_pushes_total",
+                ["environment": answer.environment.rawValue, "status": String(answer.status), "reason": answer.reason],
+                metrics.pushes[answer]!)
         }
 
         out.family(

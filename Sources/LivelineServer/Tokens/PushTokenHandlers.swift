@@ -23,10 +23,10 @@ struct PushTokenHandlers: Sendable {
         router.add(Routes.registerToken) { request in
             let caller = try auth.caller(of: request)
             let registration = try rules.registration(request.decode(RegisterTokenRequest.self), caller: caller)
-            let outcome = try engine.registerToken(registration)
+            let (outcome, stored) = try engine.registerTokenAsStored(registration)
             return try .json(
                 RegisterTokenResponse(
-                    outcome: outcome, kind: registration.kind, environment: registration.environment,
+                    outcome: outcome, kind: registration.kind, environment: stored.environment,
                     deviceID: registration.deviceID,
                     tokenPrefix: TokenRegistrationRules.redacted(registration.token, kind: registration.kind)
                 ))
@@ -62,7 +62,8 @@ struct PushTokenHandlers: Sendable {
                     kind: record.kind, environment: record.environment,
                     tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
                     attributesType: record.attributesType, contextKey: record.contextKey,
-                    frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt
+                    frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt,
+                    environmentSource: record.environmentSource.rawValue
                 ))
         }
         let list = devices.keys.sorted().map { DeviceTokensResponse.Device(deviceID: $0, tokens: devices[$0]!) }

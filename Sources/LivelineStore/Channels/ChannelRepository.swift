@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 
 /// Broadcast channels as first-class rows (`docs/engine.md`, "Broadcast channels"): the APNs channel
 /// id, what it is for, its owner (a context or a household), storage policy and environment, and
@@ -44,6 +45,56 @@ public struct ChannelRepository: Sendable {
 
     public func active(ownerKind: ChannelRecord.OwnerKind, owner: String) throws -> ChannelRecord? {
         try database.read { transaction in try active(ownerKind: ownerKind, owner: owner, in: transaction) }
+    }
+
+    // MARK: A context's channel per environment
+
+    /// The context's channel in `environment`, or `nil`.
+    public func contextChannel(key: String, environment: PushEnvironment, in transaction: any SQLTransaction) throws -> String? {
+        try transaction.queryOne(
+            "SELECT channel_id FROM context_channels WHERE context_key = $1 AND environment = $2", [.text(key), .text(environment.rawValue)]
+        )?.string("channel_id")
+    }
+
+    public func contextChannel(key: String, environment: PushEnvironment) throws -> String? {
+        try database.read { transaction in try contextChannel(key: key, environment: environment, in: transaction) }
+    }
+
+    /// The context's channels, by environment.
+    public func contextChannels(key: String, in transaction: any SQLTransaction) throws -> [PushEnvironment: String] {
+        var channels: [PushEnvironment: String] = [:]
+        for row in try transaction.query("SELECT environment, channel_id FROM context_channels WHERE context_key = $1", [.text(key)]) {
+            guard let environment = PushEnvironment(rawValue: try row.string("environment")) else { continue }
+            channels[environment] = try row.string("channel_id")
+        }
+        return channels
+    }
+
+    /// The context and environment `channelID` is linked to, or `nil`.
+    public func linkedContext(channelID: String, in transaction: any SQLTransaction) throws -> (key: String, environment: PushEnvironment)? {
+        guard
+            let row = try transaction.queryOne("SELECT context_key, environment FROM context_channels WHERE channel_id = $1", [.text(channelID)]),
+            let environment = PushEnvironment(rawValue: try row.string("environment"))
+        else { return nil }
+        return (try row.string("context_key"), environment)
+    }
+
+    /// Makes `channelID` the context's channel in `environment` (replacing any other there). Not a
+    /// change of what the card shows: the context's `rev` stays.
+    public func link(contextKey: String, environment: PushEnvironment, channelID: String, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            """
+            INSERT INTO context_channels (context_key, environment, channel_id) VALUES ($1, $2, $3)
+            ON CONFLICT (context_key, environment) DO UPDATE SET channel_id = excluded.channel_id
+            """,
+            [.text(contextKey), .text(environment.rawValue), .text(channelID)]
+        )
+    }
+
+    /// Removes the link of `channelID` (to whichever context has it); false when none had it.
+    @discardableResult
+    public func unlink(channelID: String, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute("DELETE FROM context_channels WHERE channel_id = $1", [.text(channelID)]) == 1
     }
 
     /// Every active channel, oldest first.

@@ -30,8 +30,6 @@ public struct ContextRecord: Sendable, Hashable {
     public var hintRev: Int?
     /// `relevance-score`, sent only when present.
     public var relevanceScore: Double?
-    /// The APNs broadcast channel id (base64), when the context has one.
-    public var channelID: String?
     public var startedAt: Date
     /// The hard deadline: ``startedAt`` + 8 h (``ContextRepository/lifetime``).
     public var deadlineAt: Date
@@ -47,7 +45,7 @@ public struct ContextRecord: Sendable, Hashable {
     public init(
         key: String, activityType: String, householdID: HouseholdID?, state: ContextState, rev: Int, attributes: String,
         contentState: String?, alert: String?, priorityHint: Int?, hintRev: Int?, relevanceScore: Double?,
-        channelID: String?, startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date,
+        startedAt: Date, deadlineAt: Date, endedAt: Date?, lastPushTimestamp: Int, updatedAt: Date,
         lastSentState: String? = nil, lastSentAt: Date? = nil
     ) {
         self.key = key
@@ -61,7 +59,6 @@ public struct ContextRecord: Sendable, Hashable {
         self.priorityHint = priorityHint
         self.hintRev = hintRev
         self.relevanceScore = relevanceScore
-        self.channelID = channelID
         self.startedAt = startedAt
         self.deadlineAt = deadlineAt
         self.endedAt = endedAt
@@ -74,7 +71,7 @@ public struct ContextRecord: Sendable, Hashable {
     /// The columns ``init(row:)`` reads.
     static let columns = """
         key, activity_type, household_id, state, rev, attributes, content_state, alert, priority_hint, hint_rev, \
-        relevance_score, channel_id, started_at, deadline_at, ended_at, last_push_timestamp, updated_at, last_sent_state, last_sent_at
+        relevance_score, started_at, deadline_at, ended_at, last_push_timestamp, updated_at, last_sent_state, last_sent_at
         """
 
     init(row: Row) throws {
@@ -87,7 +84,7 @@ public struct ContextRecord: Sendable, Hashable {
             attributes: try row.string("attributes"), contentState: try row.optionalString("content_state"),
             alert: try row.optionalString("alert"), priorityHint: try row.optionalInt("priority_hint"),
             hintRev: try row.optionalInt("hint_rev"), relevanceScore: try row.optionalDouble("relevance_score"),
-            channelID: try row.optionalString("channel_id"), startedAt: try row.date("started_at"),
+            startedAt: try row.date("started_at"),
             deadlineAt: try row.date("deadline_at"), endedAt: try row.optionalDate("ended_at"),
             lastPushTimestamp: try row.int("last_push_timestamp"), updatedAt: try row.date("updated_at"),
             lastSentState: try row.optionalString("last_sent_state"), lastSentAt: try row.optionalDate("last_sent_at")

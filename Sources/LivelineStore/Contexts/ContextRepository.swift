@@ -163,15 +163,6 @@ public struct ContextRepository: Sendable {
         )
     }
 
-    /// Sets (or with `nil` removes) the context's broadcast channel. Not a change of what the card
-    /// shows: `rev` stays. Throws `.notFound` for an unknown key.
-    public func setChannel(key: String, channelID: String?, now: Date, in transaction: any SQLTransaction) throws {
-        try updateOne(
-            "UPDATE contexts SET channel_id = $2, updated_at = $3 WHERE key = $1", [.text(key), SQLValue(channelID), SQLValue(now)],
-            key: key, in: transaction
-        )
-    }
-
     /// Sets (or with `nil` removes) the `relevance-score` sent with the context's updates; record a
     /// change too when it should go out now. Throws `.notFound` for an unknown key.
     public func setRelevanceScore(key: String, _ score: Double?, now: Date, in transaction: any SQLTransaction) throws {

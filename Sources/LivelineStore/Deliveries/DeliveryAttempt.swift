@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 
 /// One attempt to hand a push to APNs, as recorded in the delivery log.
 ///
@@ -29,11 +30,13 @@ public struct DeliveryAttempt: Sendable, Hashable {
     public var attemptedAt: Date
     /// Why the attempt went as it did, e.g. `priority 5: budget used`, `dead letter: PayloadTooLarge`.
     public var note: String?
+    /// The APNs environment it went to (`nil` on attempts recorded before environments were).
+    public var environment: PushEnvironment?
 
     public init(
         id: Int? = nil, outboxID: Int?, contextKey: String?, rev: Int?, targetKind: DeliveryTargetKind, target: String,
         apnsID: String?, status: Int, reason: String?, priority: Int, latencyMilliseconds: Double, attemptedAt: Date,
-        note: String? = nil
+        note: String? = nil, environment: PushEnvironment? = nil
     ) {
         self.id = id
         self.outboxID = outboxID
@@ -48,12 +51,13 @@ public struct DeliveryAttempt: Sendable, Hashable {
         self.latencyMilliseconds = latencyMilliseconds
         self.attemptedAt = attemptedAt
         self.note = note
+        self.environment = environment
     }
 
     /// The columns ``init(row:)`` reads.
     static let columns = """
         id, outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority, latency_ms, \
-        attempted_at, note
+        attempted_at, note, environment
         """
 
     init(row: Row) throws {
@@ -65,7 +69,8 @@ public struct DeliveryAttempt: Sendable, Hashable {
             rev: try row.optionalInt("rev"), targetKind: targetKind, target: try row.string("target"),
             apnsID: try row.optionalString("apns_id"), status: try row.int("status"), reason: try row.optionalString("reason"),
             priority: try row.int("priority"), latencyMilliseconds: try row.double("latency_ms"),
-            attemptedAt: try row.date("attempted_at"), note: try row.optionalString("note")
+            attemptedAt: try row.date("attempted_at"), note: try row.optionalString("note"),
+            environment: try row.optionalString("environment").flatMap(PushEnvironment.init(rawValue:))
         )
     }
 }

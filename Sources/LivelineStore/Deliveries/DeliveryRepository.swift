@@ -23,15 +23,15 @@ public struct DeliveryRepository: Sendable {
             let row = try transaction.queryOne(
                 """
                 INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
-                    latency_ms, attempted_at, note)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                    latency_ms, attempted_at, note, environment)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 RETURNING id
                 """,
                 [
                     SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
                     .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
                     SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
-                    SQLValue(attempt.attemptedAt), SQLValue(attempt.note),
+                    SQLValue(attempt.attemptedAt), SQLValue(attempt.note), SQLValue(attempt.environment?.rawValue),
                 ]
             )
         else {

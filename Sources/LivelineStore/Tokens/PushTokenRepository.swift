@@ -102,6 +102,26 @@ public struct PushTokenRepository: Sendable {
         }
     }
 
+    /// Where a token registered without an environment was learned to belong: the other
+    /// environment, when the household's active row of the same token and slot there is
+    /// `learned` (the app registers it again on every launch, still without one). Else `nil`.
+    public func learnedEnvironment(of registration: TokenRegistration, in transaction: any SQLTransaction) throws -> PushEnvironment? {
+        guard registration.environmentSource == .default else { return nil }
+        let other: PushEnvironment = registration.environment == .production ? .sandbox : .production
+        let row = try transaction.queryOne(
+            """
+            SELECT id FROM push_tokens
+            WHERE id IN (SELECT id FROM push_tokens WHERE environment = $1 AND kind = $2 AND token = $3 AND status = 'active')
+            AND household_id = $4 AND slot = $5 AND environment_source = 'learned'
+            """,
+            [
+                .text(other.rawValue), .text(registration.kind.rawValue), .text(registration.token), SQLValue(registration.householdID),
+                .text(try registration.slot),
+            ]
+        )
+        return row == nil ? nil : other
+    }
+
     /// A write of this table committed outside ``register(_:now:)`` (see ``register(_:now:in:)``).
     public func noteCommitted() { changes.bump() }
 

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import LivelineClient
 import LivelineCrypto
+import LivelineModel
 import LivelineSandbox
 import LivelineServer
 import LivelineStore
@@ -51,8 +52,11 @@ final class ClientTestServer: @unchecked Sendable {
     /// The server's in-process APNs sandbox.
     let sandbox: APNSSandbox
 
-    func client(deviceID: String? = "iphone-1", bearer: String? = nil) -> LivelineClient {
-        LivelineClient(baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID, session: session, timeout: 10)
+    func client(
+        deviceID: String? = "iphone-1", bearer: String? = nil, environment: PushEnvironment? = LivelineClient.buildEnvironment
+    ) -> LivelineClient {
+        LivelineClient(
+            baseURL: baseURL, bearerToken: bearer ?? self.bearer, deviceID: deviceID, environment: environment, session: session, timeout: 10)
     }
 
     /// A request with the admin key (`/v1`).

@@ -104,10 +104,13 @@ final class EngineHarness: Sendable {
                 channelID: channelID, purpose: "context", ownerKind: .context, owner: Self.contextKey, storagePolicy: 1, environment: "sandbox",
                 now: clock.now, in: transaction
             )
-            try store.contexts.setChannel(key: Self.contextKey, channelID: channelID, now: clock.now, in: transaction)
+            try store.channels.link(contextKey: Self.contextKey, environment: .sandbox, channelID: channelID, in: transaction)
         }
         return channelID
     }
+
+    /// The context's channel in the development environment (the harness's only one).
+    func contextChannel() throws -> String? { try store.channels.contextChannel(key: Self.contextKey, environment: .sandbox) }
 
     func deliveries() throws -> [DeliveryAttempt] { try store.deliveries.attempts(contextKey: Self.contextKey) }
 

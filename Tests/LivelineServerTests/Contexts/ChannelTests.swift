@@ -79,7 +79,7 @@ import Testing
         #expect(await eventually { onChannel().last?["event"] as? String == "end" })
         #expect(await eventually { setup.sandbox.channels().isEmpty }, "deleted after the end")
         #expect(try await eventually { try setup.server.app.store.channels.channel(id: channelID)?.isActive == false })
-        #expect(try setup.server.app.store.contexts.context(key: "trip:chan")?.channelID == nil)
+        #expect(try setup.server.app.store.channels.contextChannel(key: "trip:chan", environment: .sandbox) == nil)
     }
 
     @Test func anOrphanChannelIsDeletedWhenTheServerStartsAgain() async throws {
@@ -139,7 +139,7 @@ import Testing
                 channelID: creating, purpose: "context", ownerKind: .context, owner: "trip:race", storagePolicy: 1, environment: "sandbox",
                 now: clock.now, in: transaction
             )
-            try store.contexts.setChannel(key: "trip:race", channelID: creating, now: clock.now, in: transaction)
+            try store.channels.link(contextKey: "trip:race", environment: .sandbox, channelID: creating, in: transaction)
         }
 
         clock.advance(by: 61)
@@ -148,7 +148,7 @@ import Testing
         #expect(try await eventually { try store.outbox.depth(now: clock.now).due == 0 && setup.dispatcherIsIdle() })
         #expect(sandbox.channels() == [creating])
         #expect(try store.channels.channel(id: creating)?.isActive == true)
-        #expect(try store.contexts.context(key: "trip:race")?.channelID == creating)
+        #expect(try store.channels.contextChannel(key: "trip:race", environment: .sandbox) == creating)
     }
 
     @Test func whenAPNSWillNotCreateAChannelTheStartFallsBackToTokens() async throws {

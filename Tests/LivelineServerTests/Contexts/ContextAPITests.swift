@@ -236,7 +236,7 @@ import Testing
         let metrics = try setup.admin("GET", "/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain") == true)
-        #expect(metrics.text.contains(#"liveline_pushes_total{reason="InternalServerError",status="500"} 3"#))
+        #expect(metrics.text.contains(#"liveline_pushes_total{environment="sandbox",reason="InternalServerError",status="500"} 3"#))
         #expect(metrics.text.contains(#"liveline_outbox_rows{state="dead"} 1"#))
         #expect(metrics.text.contains("liveline_dead_letters_total 1"))
         #expect(metrics.text.contains("liveline_dispatch_latency_seconds_count 3"))

@@ -22,10 +22,13 @@ import Testing
             key.merging([
                 "LIVELINE_APNS_ENVIRONMENT": "production", "LIVELINE_APNS_HOST": "127.0.0.1", "LIVELINE_APNS_PORT": "2197",
                 "LIVELINE_APNS_DEVELOPMENT_HOST": "127.0.0.2", "LIVELINE_APNS_DEVELOPMENT_PORT": "2297",
+                "LIVELINE_APNS_DEVELOPMENT_MANAGEMENT_PORT": "2295",
             ]) { $1 }
         ).apns
         #expect(two.servesOtherEnvironment && two.otherEnvironment == .sandbox)
         #expect(two.apnsEnvironment.device.port == 2197 && two.otherAPNSEnvironment.device.description == "127.0.0.2:2297")
+        #expect(two.otherAPNSEnvironment.management.description == "127.0.0.2:2295", "its channels are managed there")
+        #expect(apple.otherAPNSEnvironment.management.host == APNSEnvironment.production.management.host)
         #expect(!(try ServerConfiguration.fromEnvironment([:]).apns.servesOtherEnvironment), "the in-process sandbox: one environment")
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_PRODUCTION_PORT": "0"]) }
     }
@@ -51,6 +54,7 @@ import Testing
         let setup = try ContextAPITests.Setup(folder: folder.appendingPathComponent("data"), external: development) { configuration in
             configuration.apns.productionHost = "127.0.0.1"
             configuration.apns.productionPort = production.devicePort
+            configuration.apns.productionManagementPort = production.managementPort
         }
         defer { setup.stop() }
         #expect(setup.server.app.engine.configuration.environments == [.sandbox, .production])
@@ -88,5 +92,48 @@ import Testing
         #expect(statuses == [200, 200, 200, 200, 400], "one BadDeviceToken, for the guess: \(statuses)")
         let tokens = try setup.server.app.store.tokens.activeTokens(userID: setup.userID)
         #expect(tokens.first { $0.token == unsaidStore }?.environment == .production, "the environment that took it is recorded")
+
+        // The timeline and /metrics say which environment each delivery went to.
+        let timeline = try setup.admin("GET", "/v1/contexts/trip:both/timeline")
+        let deliveries = (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "delivery" }
+        #expect(deliveries.filter { $0["environment"] as? String == "production" }.count == 2, "\(timeline.text)")
+        #expect(deliveries.filter { $0["environment"] as? String == "sandbox" }.count == 3, "\(timeline.text)")
+        let metrics = try setup.admin("GET", "/metrics").text
+        #expect(metrics.contains(#"liveline_pushes_total{environment="production",reason="",status="200"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"liveline_pushes_total{environment="sandbox",reason="BadDeviceToken",status="400"} 1"#), "\(metrics)")
+
+        // The app registers the learned token again on its next launch, still without an
+        // environment: it stays the production one's, no guess in development is made again.
+        let again = try setup.server.request(
+            "POST", "/api/apns/register", token: setup.bearer,
+            json: #"{"kind":"la-update","token":"\#(unsaidStore)","device_id":"phone-3","context_key":"trip:both"}"#)
+        #expect(again.json?["environment"] as? String == "production" && again.json?["outcome"] as? String == "unchanged", "\(again.text)")
+        let listed = try setup.server.request("GET", "/api/apns/register", token: setup.bearer)
+        #expect(listed.text.contains(#""environmentSource":"learned""#), "\(listed.text)")
+        #expect(try setup.server.app.store.tokens.activeTokens(userID: setup.userID).filter { $0.token == unsaidStore }.count == 1)
+
+        // Push-to-start with a channel: one channel in each environment, each device started on its own.
+        let debugStart = String(repeating: "e1", count: 32)
+        let storeStart = String(repeating: "e2", count: 32)
+        development.registerDevice(token: debugStart)
+        production.registerDevice(token: storeStart)
+        for (index, token, environment) in [(0, debugStart, "sandbox"), (1, storeStart, "production")] {
+            let response = try setup.server.request(
+                "POST", "/api/apns/register", token: setup.bearer,
+                json:
+                    #"{"kind":"la-pushToStart","token":"\#(token)","device_id":"starter-\#(index)","attributes_type":"TripLiveActivityAttributes","environment":"\#(environment)"}"#
+            )
+            #expect(response.status == 200, "\(response.text)")
+        }
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:start", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let started = try setup.admin(
+            "POST", "/v1/contexts/trip:start/start",
+            json: #"{"deviceIds":["starter-0","starter-1"],"alert":{"title":"Your trip"},"useChannel":true}"#)
+        let channels = try #require(started.json?["channelIds"] as? [String: String], "\(started.text)")
+        #expect(development.channels() == [channels["sandbox"]] && production.channels() == [channels["production"]], "\(started.text)")
+        #expect(try await eventually { production.accepted(token: storeStart).count == 1 && development.accepted(token: debugStart).count == 1 })
+        let startPayload = try #require(production.accepted(token: storeStart).first?.payload)
+        let aps = (try JSONSerialization.jsonObject(with: Data(startPayload)) as? [String: Any])?["aps"] as? [String: Any]
+        #expect(aps?["input-push-channel"] as? String == channels["production"])
     }
 }

@@ -38,7 +38,7 @@ import Testing
 
         let pushes = try #require(families["liveline_pushes"]?["samples"] as? [[String: Any]])
         #expect(pushes.count == 1)
-        #expect(pushes.first?["labels"] as? [String: String] == ["status": "200", "reason": ""])
+        #expect(pushes.first?["labels"] as? [String: String] == ["environment": "sandbox", "status": "200", "reason": ""])
         #expect(pushes.first?["value"] as? Double == 1)
         let histogram = try #require(families["liveline_dispatch_latency_seconds"]?["samples"] as? [[String: Any]])
         let buckets = histogram.filter { $0["name"] as? String == "liveline_dispatch_latency_seconds_bucket" }.compactMap { $0["value"] as? Double }

@@ -209,16 +209,27 @@ struct ContextRepositoryTests {
     func channelAndRelevanceScoreChangeWithoutARevision(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             try store.makeContext()
-            try store.write { try store.contexts.setChannel(key: "trip:1", channelID: "dHJpcA==", now: time(1), in: $0) }
+            try store.write { try store.channels.link(contextKey: "trip:1", environment: .sandbox, channelID: "dHJpcA==", in: $0) }
+            try store.write { try store.channels.link(contextKey: "trip:1", environment: .production, channelID: "cHJvZA==", in: $0) }
             try store.write { try store.contexts.setRelevanceScore(key: "trip:1", 0.5, now: time(1), in: $0) }
             let record = try #require(try store.contexts.context(key: "trip:1"))
-            #expect(record.channelID == "dHJpcA==")
+            #expect(try store.channels.contextChannel(key: "trip:1", environment: .sandbox) == "dHJpcA==")
+            #expect(
+                try store.database.read { try store.channels.contextChannels(key: "trip:1", in: $0) } == [
+                    .sandbox: "dHJpcA==", .production: "cHJvZA==",
+                ])
+            #expect(
+                try store.database.read { try store.channels.linkedContext(channelID: "cHJvZA==", in: $0) }.map { "\($0.key) \($0.environment)" }
+                    == "trip:1 production")
             #expect(record.relevanceScore == 0.5)
             #expect(record.rev == 0)
             #expect(try store.outbox.rows(contextKey: "trip:1").isEmpty)
-            #expect { try store.write { try store.contexts.setChannel(key: "trip:9", channelID: nil, now: time(1), in: $0) } } throws: {
-                ($0 as? StoreError)?.code == .notFound
-            }
+            // A new channel in one environment replaces the old link there; unlinking is by channel.
+            try store.write { try store.channels.link(contextKey: "trip:1", environment: .sandbox, channelID: "bmV3", in: $0) }
+            #expect(try store.channels.contextChannel(key: "trip:1", environment: .sandbox) == "bmV3")
+            #expect(try store.write { try store.channels.unlink(channelID: "cHJvZA==", in: $0) })
+            #expect(try store.write { try store.channels.unlink(channelID: "cHJvZA==", in: $0) } == false)
+            #expect(try store.channels.contextChannel(key: "trip:1", environment: .production) == nil)
         }
     }
 

@@ -196,3 +196,38 @@ struct MigratorTests {
         }
     }
 }
+
+extension MigratorTests {
+    /// Version 9 moves each context's channel link to `context_channels`, under the environment
+    /// its channel was created in, and leaves `contexts.channel_id` empty.
+    @Test(arguments: DatabaseFactory.all)
+    func version9MovesEachContextsChannelUnderItsEnvironment(_ factory: DatabaseFactory) throws {
+        try factory.withDatabase { database in
+            try Migrator(migrations: Migrator.liveline.filter { $0.version < 9 }).migrate(database, now: time(0))
+            try database.write { transaction in
+                for (key, channel) in [("trip:dev", "ZGV2"), ("trip:prod", "cHJvZA=="), ("trip:none", nil)] {
+                    try transaction.execute(
+                        """
+                        INSERT INTO contexts (key, activity_type, state, rev, attributes, channel_id, started_at, deadline_at,
+                            last_push_timestamp, updated_at)
+                        VALUES ($1, 'TripLiveActivityAttributes', 'active', 1, '{}', $2, 0, 0, 0, 0)
+                        """, [.text(key), channel.map { .text($0) } ?? .null])
+                }
+                for (channel, owner, environment) in [("ZGV2", "trip:dev", "sandbox"), ("cHJvZA==", "trip:prod", "production")] {
+                    try transaction.execute(
+                        """
+                        INSERT INTO channels (channel_id, purpose, owner_kind, owner, storage_policy, environment, status, created_at)
+                        VALUES ($1, 'context', 'context', $2, 1, $3, 'active', 0)
+                        """, [.text(channel), .text(owner), .text(environment)])
+                }
+            }
+            #expect(try Migrator().migrate(database, now: time(1)).map(\.version) == [9])
+            let store = Store(database: database)
+            #expect(try store.channels.contextChannel(key: "trip:dev", environment: .sandbox) == "ZGV2")
+            #expect(try store.channels.contextChannel(key: "trip:prod", environment: .production) == "cHJvZA==")
+            #expect(try store.channels.contextChannel(key: "trip:prod", environment: .sandbox) == nil)
+            #expect(try database.read { try $0.query("SELECT * FROM context_channels") }.count == 2)
+            #expect(try database.read { try $0.query("SELECT key FROM contexts WHERE channel_id IS NOT NULL") }.isEmpty)
+        }
+    }
+}
