@@ -15,14 +15,24 @@ public enum Assembly {
     /// A server and the APNs sandbox it pushes to when it runs one in-process.
     public struct Server: Sendable {
         public let app: Application
-        /// The in-process APNs sandbox (the embedded default, without an APNs key).
+        /// The in-process APNs sandbox (the embedded default, without an APNs key): the default
+        /// environment's.
         public let sandbox: APNSSandbox?
+        /// The other environment's in-process sandbox, with `LIVELINE_SANDBOX_ENVIRONMENTS=both`.
+        public var otherSandbox: APNSSandbox? = nil
     }
 
     /// Where the configuration's pushes go: with an APNs key, Apple (or another APNs-speaking
     /// server); without one, an APNs sandbox started in-process over real HTTP/2 + TLS, its
-    /// certificate and test key kept in `<data>/apns-sandbox`.
+    /// certificate and test key kept in `<data>/apns-sandbox` (and with
+    /// `LIVELINE_SANDBOX_ENVIRONMENTS=both` a second one for the other environment, same key and
+    /// certificate).
     public static func transport(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?) {
+        let (transport, sandbox, _) = try transportAndSandboxes(configuration)
+        return (transport, sandbox)
+    }
+
+    static func transportAndSandboxes(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?, APNSSandbox?) {
         let apns = configuration.apns
         if apns.hasKey {
             let credentials = try apns.credentials()
@@ -36,31 +46,60 @@ public enum Assembly {
                     configuration: APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment))
                 description += "; \(apns.otherEnvironment.rawValue) tokens through \(apns.otherAPNSEnvironment.device)"
             }
-            return (PushTransport(client: client, otherClients: others, description: description), nil)
+            return (PushTransport(client: client, otherClients: others, description: description), nil, nil)
         }
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
+        if apns.sandboxPlaysBoth { sandboxConfiguration.environment = apns.environment == .production ? .production : .development }
         let sandbox = try APNSSandbox.start(sandboxConfiguration)
+        var other: APNSSandbox?
+        var clients: [APNSClient] = []
         do {
-            let client = try APNSClient(
-                configuration: APNSClientConfiguration(
-                    credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
-                    environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
-                ))
-            let description =
+            if apns.sandboxPlaysBoth {
+                // The same folder: the same key and certificate, as Apple's one key serves both.
+                sandboxConfiguration.environment = sandboxConfiguration.environment == .production ? .development : .production
+                other = try APNSSandbox.start(sandboxConfiguration)
+            }
+            let client = try sandboxClient(sandbox)
+            clients.append(client)
+            var others: [PushEnvironment: APNSClient] = [:]
+            var description =
                 "in-process APNs sandbox at https://127.0.0.1:\(sandbox.devicePort) (CA \(sandbox.certificateFile.path), bundle \(sandbox.bundleID))"
-            return (PushTransport(client: client, description: description, stop: { sandbox.stop() }), sandbox)
+            if let other {
+                let otherClient = try sandboxClient(other)
+                clients.append(otherClient)
+                others[apns.otherEnvironment] = otherClient
+                description += "; \(apns.otherEnvironment.rawValue) tokens through the one at https://127.0.0.1:\(other.devicePort)"
+            }
+            let stop: @Sendable () -> Void = { [other] in
+                sandbox.stop()
+                other?.stop()
+            }
+            return (PushTransport(client: client, otherClients: others, description: description, stop: stop), sandbox, other)
         } catch {
+            for client in clients { client.shutdown() }
             sandbox.stop()
+            other?.stop()
             throw error
         }
     }
 
+    /// A client of an in-process sandbox, signing with its key.
+    private static func sandboxClient(_ sandbox: APNSSandbox) throws -> APNSClient {
+        try APNSClient(
+            configuration: APNSClientConfiguration(
+                credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
+                environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
+            ))
+    }
+
     /// The server of `configuration` with ``features``, pushing where ``transport(_:)`` says.
     public static func server(_ configuration: ServerConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws -> Server {
-        let (transport, sandbox) = try transport(configuration)
+        let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {
-            return Server(app: try buildApplication(configuration, transport: transport, features: features, clock: clock), sandbox: sandbox)
+            return Server(
+                app: try buildApplication(configuration, transport: transport, features: features, clock: clock), sandbox: sandbox,
+                otherSandbox: other)
         } catch {
             transport.stop()
             transport.shutdownClients()

@@ -11,9 +11,9 @@ import LivelineStore
 /// besides the client when the server stops. The command line builds it — to Apple with a key, or
 /// to an APNs sandbox it starts in-process — so the server itself names neither.
 public struct PushTransport: Sendable {
-    /// The client of the default environment: its tokens' pushes and every channel.
+    /// The client of the default environment: its tokens' pushes and channels.
     public let client: APNSClient
-    /// Clients of the other environments, for their tokens' pushes.
+    /// Clients of the other environments, for their tokens' pushes and channels.
     public let otherClients: [PushEnvironment: APNSClient]
     /// Where pushes go, for a person (e.g. "APNs production (key …)").
     public let description: String

@@ -36,6 +36,10 @@ public struct APNSConfiguration: Sendable {
     public var productionPort: Int?
     public var productionManagementPort: Int?
 
+    /// Without a key: the in-process sandbox plays both environments (one sandbox each, one key
+    /// and CA), not only the default one (`LIVELINE_SANDBOX_ENVIRONMENTS=both`).
+    public var sandboxPlaysBoth = false
+
     public init() {}
 
     /// The environment variables read, with what each sets (for `--help`).
@@ -53,6 +57,10 @@ public struct APNSConfiguration: Sendable {
             "the development environment's server (default Apple's; with a key and without LIVELINE_APNS_HOST both environments are served)"
         ),
         ("LIVELINE_APNS_PRODUCTION_HOST / _PORT / _MANAGEMENT_PORT", "the production environment's server, the same way"),
+        (
+            "LIVELINE_SANDBOX_ENVIRONMENTS",
+            "without a key: `one` (default; the in-process sandbox plays the default environment) or `both` (one sandbox per environment)"
+        ),
     ]
 
     /// Reads the `LIVELINE_APNS_*` variables. A malformed value is an error naming it.
@@ -90,6 +98,11 @@ public struct APNSConfiguration: Sendable {
             config.productionManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT", in: 1...65535)
         }
         config.caFile = text("LIVELINE_APNS_CA_FILE")
+        switch text("LIVELINE_SANDBOX_ENVIRONMENTS") {
+        case nil, "one": config.sandboxPlaysBoth = false
+        case "both": config.sandboxPlaysBoth = true
+        case let value?: throw ConfigurationError("LIVELINE_SANDBOX_ENVIRONMENTS must be one or both, not '\(value)'")
+        }
         return config
     }
 

@@ -33,6 +33,47 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_PRODUCTION_PORT": "0"]) }
     }
 
+    /// `LIVELINE_SANDBOX_ENVIRONMENTS=both`: without a key, one in-process sandbox per environment,
+    /// one key and certificate; each token reaches its own, a token of unknown environment is learned.
+    @Test func theInProcessSandboxPlaysBothEnvironmentsWhenAsked() async throws {
+        #expect(try ServerConfiguration.fromEnvironment(["LIVELINE_SANDBOX_ENVIRONMENTS": "both"]).apns.sandboxPlaysBoth)
+        #expect(try ServerConfiguration.fromEnvironment([:]).apns.sandboxPlaysBoth == false)
+        #expect {
+            try ServerConfiguration.fromEnvironment(["LIVELINE_SANDBOX_ENVIRONMENTS": "two"])
+        } throws: {
+            ($0 as? ConfigurationError)?.message == "LIVELINE_SANDBOX_ENVIRONMENTS must be one or both, not 'two'"
+        }
+        let server = try TestServer {
+            $0.apns.sandboxPlaysBoth = true
+            $0.adminKey = ContextAPITests.adminKey
+        }
+        defer { server.stop() }
+        let development = try #require(server.sandbox)
+        let production = try #require(server.otherSandbox)
+        #expect(development.environment == .development && production.environment == .production)
+        #expect(development.keyFile == production.keyFile && development.certificateFile == production.certificateFile)
+        #expect(server.app.engine.configuration.environments == [.sandbox, .production])
+
+        let (_, bearer) = try server.addUser(household: "both", name: "Ada")
+        let debug = String(repeating: "d7", count: 32)
+        let store = String(repeating: "a7", count: 32)
+        let unsaid = String(repeating: "c7", count: 32)
+        development.registerDevice(token: debug)
+        production.registerDevice(token: store)
+        production.registerDevice(token: unsaid)
+        for (index, token, environment) in [(0, debug, "\"sandbox\""), (1, store, "\"production\""), (2, unsaid, "null")] {
+            let response = try server.request(
+                "POST", "/api/apns/register", token: bearer,
+                json: #"{"kind":"la-update","token":"\#(token)","device_id":"p\#(index)","context_key":"trip:sb","environment":\#(environment)}"#)
+            #expect(response.status == 200, "\(response.text)")
+        }
+        let put = try server.request("PUT", "/v1/contexts/trip:sb", token: ContextAPITests.adminKey, json: ContextAPITests.trip(delay: 3))
+        #expect(put.status == 201, "\(put.text)")
+        #expect(await eventually { production.accepted(token: unsaid).count == 1 }, "learned in production, not dead")
+        #expect(development.accepted(token: debug).count == 1 && production.accepted(token: store).count == 1)
+        #expect(development.accepted(token: store).isEmpty && production.accepted(token: debug).isEmpty)
+    }
+
     @Test func eachDeviceGetsItsUpdatesThroughItsOwnEnvironment() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-environments-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

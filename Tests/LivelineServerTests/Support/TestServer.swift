@@ -14,6 +14,8 @@ final class TestServer {
     let app: Application
     /// The in-process APNs sandbox, when the configuration has no APNs key.
     let sandbox: APNSSandbox?
+    /// The other environment's in-process sandbox, with `LIVELINE_SANDBOX_ENVIRONMENTS=both`.
+    let otherSandbox: APNSSandbox?
 
     init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-test-\(UUID().uuidString)")
@@ -27,6 +29,7 @@ final class TestServer {
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app
         sandbox = server.sandbox
+        otherSandbox = server.otherSandbox
         try app.start()
     }
 
