@@ -8,8 +8,16 @@ import Synchronization
 /// a device's token — or a channel one of its activities follows — is delivered to it (through
 /// the configured faults), and what its app does next (register tokens, pull, report receipts and
 /// dismissals) is carried out through the real API with ``LivelineClient``.
+///
+/// A fleet may have a sandbox per APNs environment (``init(development:production:faults:)``):
+/// a device's tokens are then registered in, and its pushes received from, the sandbox of its
+/// ``DeviceConfiguration/environment`` only — as a debug build's tokens work with Apple's
+/// development server and an App Store build's with the production one (`docs/apns.md` §1.1).
 public final class DeviceFleet: Sendable {
+    /// The development environment's sandbox (with ``init(sandbox:faults:)``, the only one).
     public let sandbox: APNSSandbox
+    /// The production environment's sandbox (with ``init(sandbox:faults:)``, the same one).
+    public let productionSandbox: APNSSandbox
 
     struct Member: Sendable {
         let device: SimulatedDevice
@@ -31,14 +39,36 @@ public final class DeviceFleet: Sendable {
     }
     private let state: Mutex<State>
     private let queue = DispatchQueue(label: "liveline-device-fleet")
-    private let observation: Mutex<UInt64?> = Mutex(nil)
+    /// What is observed in each distinct sandbox.
+    private let observations: Mutex<[(sandbox: APNSSandbox, id: UInt64)]> = Mutex([])
 
-    public init(sandbox: APNSSandbox, faults: DeviceFaults = .none) {
-        self.sandbox = sandbox
-        state = Mutex(State(faults: faults, random: SplitMix64(seed: faults.seed)))
-        let id = sandbox.observeAccepted { [weak self] push in self?.accepted(push) }
-        observation.withLock { $0 = id }
+    /// A fleet attached to one sandbox: every device's tokens live there, whatever its environment.
+    public convenience init(sandbox: APNSSandbox, faults: DeviceFaults = .none) {
+        self.init(development: sandbox, production: sandbox, faults: faults)
     }
+
+    /// A fleet attached to a sandbox per environment (they may be the same one): the tokens of a
+    /// device of environment `sandbox` live in `development`, those of a `production` one in
+    /// `production`.
+    public init(development: APNSSandbox, production: APNSSandbox, faults: DeviceFaults = .none) {
+        self.sandbox = development
+        self.productionSandbox = production
+        state = Mutex(State(faults: faults, random: SplitMix64(seed: faults.seed)))
+        var environments: [(APNSSandbox, Set<PushEnvironment>)] = [(development, [.sandbox, .production])]
+        if development !== production { environments = [(development, [.sandbox]), (production, [.production])] }
+        for (sandbox, served) in environments {
+            let id = sandbox.observeAccepted { [weak self] push in self?.accepted(push, environments: served) }
+            observations.withLock { $0.append((sandbox, id)) }
+        }
+    }
+
+    /// The sandbox of `environment`'s devices.
+    public func sandbox(for environment: PushEnvironment) -> APNSSandbox {
+        environment == .production ? productionSandbox : sandbox
+    }
+
+    /// The sandbox of `device`'s environment.
+    private func sandbox(of device: SimulatedDevice) -> APNSSandbox { sandbox(for: device.configuration.environment) }
 
     /// The network faults in force.
     public var faults: DeviceFaults { state.withLock { $0.faults } }
@@ -59,17 +89,17 @@ public final class DeviceFleet: Sendable {
 
     /// Stops receiving pushes.
     public func detach() {
-        if let id = observation.withLock({ $0 }) { sandbox.stopObserving(id) }
+        for (sandbox, id) in observations.withLock({ $0 }) { sandbox.stopObserving(id) }
     }
 
     deinit { detach() }
 
     // MARK: Devices
 
-    /// Adds a device: its tokens become known to the sandbox, and its app registers them with
-    /// the server through `client` (when given), as at launch.
+    /// Adds a device: its tokens become known to the sandbox of its environment, and its app
+    /// registers them with the server through `client` (when given), as at launch.
     public func add(_ device: SimulatedDevice, client: LivelineClient?) {
-        for token in device.tokens { sandbox.registerDevice(token: token) }
+        for token in device.tokens { sandbox(of: device).registerDevice(token: token) }
         state.withLock { state in
             state.members[device.id] = Member(device: device, client: client)
             for token in device.tokens { state.tokens[token] = device.id }
@@ -111,14 +141,14 @@ public final class DeviceFleet: Sendable {
     public func rotateUpdateToken(device id: String, contextKey: String) {
         guard let device = device(id), let (old, new) = device.rotateUpdateToken(contextKey: contextKey) else { return }
         let type = device.activity(contextKey: contextKey)?.attributesType
-        sandbox.markUnregistered(token: old, at: device.clock())
+        sandbox(of: device).markUnregistered(token: old, at: device.clock())
         perform([.register(kind: .update, token: new, contextKey: contextKey, attributesType: type)], for: id)
     }
 
     /// The system rotates the push-to-start token of `type`.
     public func rotateStartToken(device id: String, type: String) {
         guard let device = device(id), let (old, new) = device.rotateStartToken(type: type) else { return }
-        sandbox.markUnregistered(token: old, at: device.clock())
+        sandbox(of: device).markUnregistered(token: old, at: device.clock())
         perform([.register(kind: .pushToStart, token: new, contextKey: nil, attributesType: type)], for: id)
     }
 
@@ -169,12 +199,19 @@ public final class DeviceFleet: Sendable {
 
     // MARK: Delivery
 
-    private func accepted(_ push: AcceptedPush) {
+    /// A push a sandbox serving `environments` accepted: it reaches the devices of those
+    /// environments only.
+    private func accepted(_ push: AcceptedPush, environments: Set<PushEnvironment>) {
         let targets: [String] = state.withLock { state in
-            if let token = push.token { return state.tokens[token].map { [$0] } ?? [] }
+            func served(_ member: Member) -> Bool { environments.contains(member.device.configuration.environment) }
+            if let token = push.token {
+                guard let id = state.tokens[token], let member = state.members[id], served(member) else { return [] }
+                return [id]
+            }
             guard let channel = push.channelID else { return [] }
-            return state.members.values.filter { member in member.device.activities.contains { $0.channelID == channel && $0.isVisible } }
-                .map(\.device.id).sorted()
+            return state.members.values.filter { member in
+                served(member) && member.device.activities.contains { $0.channelID == channel && $0.isVisible }
+            }.map(\.device.id).sorted()
         }
         for id in targets { route(push, to: id) }
     }
@@ -234,7 +271,7 @@ public final class DeviceFleet: Sendable {
         guard !actions.isEmpty, let member = state.withLock({ $0.members[id] }) else { return }
         // Tokens must be known to the sandbox before the server may send to them.
         for case .register(_, let token, _, _) in actions {
-            sandbox.registerDevice(token: token)
+            sandbox(of: member.device).registerDevice(token: token)
             state.withLock { $0.tokens[token] = id }
         }
         guard let client = member.client else { return }

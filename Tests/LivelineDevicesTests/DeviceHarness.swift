@@ -20,7 +20,8 @@ final class DeviceHarness: @unchecked Sendable {
     static let adminKey = "devices-tests-admin-key-0123456789"
     let folder: URL
     let app: Application
-    /// The server's in-process APNs sandbox, which the fleet's devices are attached to.
+    /// The server's in-process APNs sandbox, which the fleet's devices are attached to (with
+    /// `both`, the development one of the pair).
     let sandbox: APNSSandbox
     let fleet: DeviceFleet
     let clock = ManualClock()
@@ -31,8 +32,14 @@ final class DeviceHarness: @unchecked Sendable {
     let session = URLSession(configuration: .ephemeral)
 
     /// With `serverOnClock`, the server runs on the manual clock too (presence timeouts, push
-    /// timestamps); else it runs on real time and only the devices' clock is moved by hand.
-    init(faults: DeviceFaults = .none, serverOnClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// timestamps); else it runs on real time and only the devices' clock is moved by hand. With
+    /// `both`, the server pushes to that pair of sandboxes with their one key, as a server with a
+    /// key reaches Apple's two environments (development the default), and each device is
+    /// attached to the sandbox of its environment.
+    init(
+        faults: DeviceFaults = .none, serverOnClock: Bool = false, both: SandboxPair? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-devices-\(UUID().uuidString)")
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -42,12 +49,27 @@ final class DeviceHarness: @unchecked Sendable {
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
+        if let both {
+            let development = both.development
+            configuration.apns.keyPath = development.keyFile.path
+            configuration.apns.keyID = development.keyID
+            configuration.apns.teamID = development.teamID
+            configuration.apns.bundleID = development.bundleID
+            configuration.apns.host = "127.0.0.1"
+            configuration.apns.port = development.devicePort
+            configuration.apns.managementPort = development.managementPort
+            configuration.apns.productionHost = "127.0.0.1"
+            configuration.apns.productionPort = both.production.devicePort
+            configuration.apns.caFile = development.certificateFile.path
+        }
         configure(&configuration)
         let server = try serverOnClock ? Assembly.server(configuration, clock: clock.function) : Assembly.server(configuration)
         app = server.app
-        sandbox = server.sandbox!
+        sandbox = try #require(server.sandbox ?? both?.development)
         try app.start()
-        fleet = DeviceFleet(sandbox: sandbox, faults: faults)
+        fleet =
+            both.map { DeviceFleet(development: $0.development, production: $0.production, faults: faults) }
+            ?? DeviceFleet(sandbox: sandbox, faults: faults)
         let token = SecureRandom.token(prefix: "ll_")
         let user = try app.store.accounts.createUser(
             household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()
@@ -77,12 +99,12 @@ final class DeviceHarness: @unchecked Sendable {
     /// A phone of the user (or of `member`), launched: its app registered its tokens with the server.
     func phone(
         _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules(),
-        member: (userID: UserID, bearer: String)? = nil
+        member: (userID: UserID, bearer: String)? = nil, environment: PushEnvironment = .sandbox
     ) async -> SimulatedDevice {
         let device = SimulatedDevice(
             DeviceConfiguration(
-                id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, os: os, liveActivitiesAllowed: allowed,
-                frequentUpdatesAllowed: frequent
+                id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, environment: environment, os: os,
+                liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
             ),
             rules: rules, clock: clock.function
         )
