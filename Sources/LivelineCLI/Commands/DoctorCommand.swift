@@ -4,10 +4,11 @@ import LivelineModel
 import LivelinePush
 import LivelineServer
 
-/// `liveline doctor`: checks the APNs configuration end to end, one clear line per check.
+/// `liveline doctor`: checks the APNs configuration end to end, one clear line per check, in each
+/// environment a server with this configuration pushes to.
 enum DoctorCommand: CLICommand {
     static let name = "doctor"
-    static let summary = "check the APNs key, team, bundle id, connection and auth, one line per check"
+    static let summary = "check the APNs key, team, bundle id, connection and auth (both environments), one line per check"
     static let help = """
         Usage: liveline doctor [APNs options]
 
@@ -15,6 +16,14 @@ enum DoctorCommand: CLICommand {
         bundle id and Live Activity topic, connects to APNs over HTTP/2 and sends a Live Activity
         push to a dummy device token: APNs answering BadDeviceToken proves the key, team and topic
         are accepted (no device is involved). Exit code 0 when every check passes, 1 otherwise.
+
+        A server with a key pushes each token through its own environment's server, so doctor
+        connects and sends in both environments, one line per check labelled with its environment
+        ("✔ production: connected to …"): Apple's development and production servers, or the ones
+        LIVELINE_APNS_DEVELOPMENT_HOST / _PORT and LIVELINE_APNS_PRODUCTION_HOST / _PORT name.
+        Pointed at one other server with LIVELINE_APNS_HOST (or --host), a server serves the
+        default environment only, so only that one is checked (a line on standard error says
+        so) unless the other environment has its own host or port.
 
         APNs options:
         \(APNSOptions.help)
@@ -71,23 +80,57 @@ enum DoctorCommand: CLICommand {
             return 1
         }
 
-        let endpoint = config.apnsEnvironment.device
+        // Both environments when a server with this configuration pushes to both
+        // (`APNSConfiguration.servesOtherEnvironment`), each through its own server.
+        var targets = [(config.environment, config.apnsEnvironment)]
+        if config.servesOtherEnvironment {
+            targets.append((config.otherEnvironment, config.otherAPNSEnvironment))
+        } else {
+            let other = config.otherEnvironment
+            let names = other == .production ? "LIVELINE_APNS_PRODUCTION_HOST or _PORT" : "LIVELINE_APNS_DEVELOPMENT_HOST or _PORT"
+            context.printError(
+                "· \(label(other)): not checked: LIVELINE_APNS_HOST points the server at one other APNs server (\(config.apnsEnvironment.device)), which serves the default environment only; set \(names) to use and check the \(label(other)) one too"
+            )
+        }
+        for (environment, endpoints) in targets {
+            let labelled = targets.count > 1
+            let prefix = labelled ? "\(label(environment)): " : ""
+            try check(
+                endpoints, of: environment, isDefault: environment == config.environment, labelled: labelled, bundleID: config.bundleID,
+                credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key),
+                pass: { pass(prefix + $0) }, fail: { fail(prefix + $0) })
+        }
+        return failures == 0 ? 0 : 1
+    }
+
+    /// Apple's name of the environment (`sandbox` is its development one).
+    static func label(_ environment: PushEnvironment) -> String { environment == .production ? "production" : "development" }
+
+    /// Connects to `endpoints` and sends a Live Activity push to the dummy token: APNs answering
+    /// `400 BadDeviceToken` proves the key, team and topic are accepted there (`docs/apns.md`
+    /// §1.4). Reports each check through `pass` or `fail` (`labelled`: their caller names the
+    /// environment).
+    static func check(
+        _ endpoints: APNSEnvironment, of environment: PushEnvironment, isDefault: Bool, labelled: Bool, bundleID: String,
+        credentials: APNSCredentials,
+        pass: (String) -> Void, fail: (String) -> Void
+    ) throws {
+        let endpoint = endpoints.device
         let client = try APNSClient(
             configuration: APNSClientConfiguration(
-                credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key), environment: config.apnsEnvironment,
-                maxConnectionsPerEndpoint: 1, connectionRetries: 1
+                credentials: credentials, environment: endpoints, maxConnectionsPerEndpoint: 1, connectionRetries: 1
             ))
         defer { client.shutdown() }
         let result = PushCommand.wait { done in
             client.send(
                 APNSNotification.liveActivity(
-                    deviceToken: dummyToken, bundleID: config.bundleID,
+                    deviceToken: dummyToken, bundleID: bundleID,
                     payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
                 ), completion: done)
         }
         if result.status == 0 {
-            fail("connecting to \(endpoint) (\(config.environment.rawValue)): \(result.transportError ?? "no answer")")
-            return 1
+            fail("connecting to \(endpoint)\(labelled ? "" : " (\(environment.rawValue))"): \(result.transportError ?? "no answer")")
+            return
         }
         pass("connected to \(endpoint) over HTTP/2 with TLS")
         switch result.reason {
@@ -95,15 +138,16 @@ enum DoctorCommand: CLICommand {
             pass("APNs accepted the provider token and topic (it answered \(result.summary) for the dummy device token, as expected)")
         case .some(let reason) where [.invalidProviderToken, .expiredProviderToken, .missingProviderToken, .forbidden].contains(reason):
             fail("APNs refused the provider token: \(result.summary) (check the key id, team id and that the key is enabled for APNs)")
-        case .badEnvironmentKeyIDInToken?:
+        case .badEnvironmentKeyIDInToken? where isDefault:
             fail("APNs says the key is for the other environment: \(result.summary) (check LIVELINE_APNS_ENVIRONMENT)")
+        case .badEnvironmentKeyIDInToken?:
+            fail("APNs refused the key in this environment: \(result.summary) (the key may be for the other environment only)")
         case .topicDisallowed?, .badTopic?, .deviceTokenNotForTopic?:
             fail(
-                "APNs refused the topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID)): \(result.summary) (check the bundle id and that the key's team owns it)"
+                "APNs refused the topic \(APNSPushType.liveActivity.topic(bundleID: bundleID)): \(result.summary) (check the bundle id and that the key's team owns it)"
             )
         default:
             fail("unexpected answer for the dummy device token: \(result.summary); expected 400 BadDeviceToken")
         }
-        return failures == 0 ? 0 : 1
     }
 }
