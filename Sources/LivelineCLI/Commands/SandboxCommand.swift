@@ -5,15 +5,19 @@ import LivelineDevices
 import LivelineSandbox
 
 /// `liveline sandbox`: runs the APNs sandbox standalone until SIGINT or SIGTERM, and prints what
-/// a client needs to use it (URLs, the CA file, the provider key and its IDs).
+/// a client needs to use it (URLs, the CA file, the provider key and its IDs). With
+/// `--environment both` it runs a development and a production sandbox with one key and one CA
+/// file (`APNSSandbox.startBoth`), and prints the variables a `liveline serve` needs to push to
+/// both (README, "The APNs sandbox").
 enum SandboxCommand: CLICommand {
     static let name = "sandbox"
     static let summary = "run the APNs sandbox (HTTP/2 + TLS, answers like APNs)"
     static let help = """
         Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--host ADDRESS]
                                 [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
-                                [--environment development|production] [--accept-any-token]
-                                [--devices FILE]
+                                [--environment development|production|both] [--accept-any-token]
+                                [--production-port N] [--production-management-port N]
+                                [--production-control-port N] [--devices FILE]
 
         Runs an APNs look-alike: device pushes (POST /3/device/<token>) and broadcast sends
         (POST /4/broadcasts/apps/<bundle>) on the device port, the channel management API
@@ -23,6 +27,12 @@ enum SandboxCommand: CLICommand {
         device tokens, injects faults and shows what was accepted (README: "The APNs sandbox").
         On SIGINT or SIGTERM it sends GOAWAY {"reason":"Shutdown"} and exits.
 
+        With --environment both it runs two in one process, as Apple has two servers: a development
+        one on --port, --management-port and --control-port, and a production one on the
+        --production-* ports, sharing the certificate (one CA file) and the .p8 key in --data. It
+        prints both, then the LIVELINE_APNS_* variables a `liveline serve` (or `liveline doctor`)
+        needs to push to both: development as the default environment, production as the other.
+
         Options:
           --port N                  device port (0 picks a free one)                 [2197]
           --management-port N       channel management port                          [2195]
@@ -31,20 +41,31 @@ enum SandboxCommand: CLICommand {
           --data DIR                certificate, key and .p8 live here               [./liveline-sandbox]
           --bundle-id ID            the app whose topics are allowed                 [dev.liveline.demo]
           --max-concurrent-streams N  SETTINGS_MAX_CONCURRENT_STREAMS                [1000]
-          --environment ENV         development (answers carry apns-unique-id) or production [development]
+          --environment ENV         development (answers carry apns-unique-id), production, or both
+                                    (one of each)                                    [development]
+          --production-port N       with both: the production sandbox's device port  [2297]
+          --production-management-port N  with both: its channel management port    [2295]
+          --production-control-port N     with both: its JSON control port          [2299]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
           --devices FILE            attach simulated iPhones (JSON, README: "Simulated iPhones"); their
-                                    tokens are registered here, their apps register with the server, and
-                                    every decision they make is printed to standard error
+                                    tokens are registered here (with both: in the sandbox of each
+                                    device's "environment", sandbox or production), their apps register
+                                    with the server, and every decision they make is printed to
+                                    standard error
 
         Device tokens must be registered through the control port unless --accept-any-token:
           curl -s -X POST http://127.0.0.1:2199/devices -H 'Content-Type: application/json' -d '{"token":"<hex>"}'
         """
 
+    /// The options of the production sandbox of `--environment both`.
+    static let productionOptions = ["production-port", "production-management-port", "production-control-port"]
+
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: ["port", "management-port", "control-port", "host", "data", "bundle-id", "max-concurrent-streams", "environment", "devices"],
+            options: Set(
+                ["port", "management-port", "control-port", "host", "data", "bundle-id", "max-concurrent-streams", "environment", "devices"]
+                    + productionOptions),
             flags: ["accept-any-token"]
         )
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
@@ -57,11 +78,33 @@ enum SandboxCommand: CLICommand {
         configuration.maxConcurrentStreams = UInt32(try args.integer("max-concurrent-streams", in: 1...100_000) ?? 1000)
         configuration.acceptAnyToken = args.flag("accept-any-token")
         configuration.threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        if let environment = args.value("environment") {
+        let both = args.value("environment") == "both"
+        if let environment = args.value("environment"), !both {
             guard let value = SandboxEnvironment(rawValue: environment) else {
-                throw CLIError("--environment must be development or production, not '\(environment)'")
+                throw CLIError("--environment must be development or production (or both, one of each), not '\(environment)'")
             }
             configuration.environment = value
+        }
+        if !both, let option = productionOptions.first(where: { args.value($0) != nil }) {
+            throw CLIError("--\(option) needs --environment both")
+        }
+        let productionPorts = (
+            device: try args.integer("production-port", in: 0...65535) ?? 2297,
+            management: try args.integer("production-management-port", in: 0...65535) ?? 2295,
+            control: try args.integer("production-control-port", in: 0...65535) ?? 2299
+        )
+        if both {
+            // Two push servers on one port would share it (SO_REUSEPORT), not fail: refuse it here.
+            let ports = [
+                ("--port", configuration.devicePort), ("--management-port", configuration.managementPort),
+                ("--control-port", configuration.controlPort ?? 0), ("--production-port", productionPorts.device),
+                ("--production-management-port", productionPorts.management), ("--production-control-port", productionPorts.control),
+            ]
+            for (index, (name, port)) in ports.enumerated() where port != 0 {
+                if let (other, _) = ports[..<index].first(where: { $0.1 == port }) {
+                    throw CLIError("\(other) and \(name) are both \(port): every port of the two sandboxes needs its own number (0 picks a free one)")
+                }
+            }
         }
 
         let deviceFile: DeviceFile? = try args.value("devices").map { path in
@@ -73,12 +116,25 @@ enum SandboxCommand: CLICommand {
         }
 
         let signals = ShutdownSignal()
-        let sandbox = try APNSSandbox.start(configuration)
-        context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken))
+        // The development sandbox first (or the only one), then the production one.
+        let sandboxes: [APNSSandbox]
+        if both {
+            sandboxes = try APNSSandbox.startBoth(
+                configuration, productionDevicePort: productionPorts.device, productionManagementPort: productionPorts.management,
+                productionControlPort: productionPorts.control
+            ).sandboxes
+        } else {
+            sandboxes = [try APNSSandbox.start(configuration)]
+        }
+        for sandbox in sandboxes { context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken)) }
+        if both { context.printError(serveVariablesDescription(development: sandboxes[0], production: sandboxes[1])) }
         var fleet: DeviceFleet?
         var printer: (any DispatchSourceTimer)?
         if let deviceFile {
-            let devices = DeviceFleet(sandbox: sandbox, faults: deviceFile.deviceFaults)
+            let devices =
+                both
+                ? DeviceFleet(development: sandboxes[0], production: sandboxes[1], faults: deviceFile.deviceFaults)
+                : DeviceFleet(sandbox: sandboxes[0], faults: deviceFile.deviceFaults)
             for configuration in deviceFile.configurations {
                 let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
                 let token = deviceFile.devices.first { $0.id == configuration.id }?.token
@@ -87,8 +143,9 @@ enum SandboxCommand: CLICommand {
                 }
                 devices.add(device, client: client)
                 let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
+                let environment = both ? ", \(configuration.environment == .production ? "production" : "development") sandbox" : ""
                 context.printError(
-                    "  device \(device.id): iOS \(configuration.os), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
+                    "  device \(device.id): iOS \(configuration.os)\(environment), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
                 )
             }
             fleet = devices
@@ -99,7 +156,7 @@ enum SandboxCommand: CLICommand {
         printer?.cancel()
         fleet?.detach()
         context.printError("liveline sandbox: shutting down (GOAWAY to every connection)")
-        sandbox.stop()
+        for sandbox in sandboxes.reversed() { sandbox.stop() }
         context.printError("liveline sandbox: stopped")
         return 0
     }
@@ -120,10 +177,12 @@ enum SandboxCommand: CLICommand {
         return timer
     }
 
-    /// What a client needs, one fact per line (tests and scripts read the `key: value` lines).
+    /// What a client needs, one fact per line (tests and scripts read the `key: value` lines; with
+    /// two sandboxes, the development one's block comes first).
     static func description(of sandbox: APNSSandbox, acceptAnyToken: Bool) -> String {
         """
         liveline sandbox: APNs sandbox listening (\(sandbox.environment.rawValue) environment)
+          environment:       \(sandbox.environment.rawValue)
           device URL:        \(sandbox.deviceURL)  (POST /3/device/<token>, POST /4/broadcasts/apps/<bundle>)
           management URL:    \(sandbox.managementURL)  (/1/apps/<bundle>/channels, /all-channels)
           control URL:       \(sandbox.controlURL ?? "none")  (JSON: /devices, /faults, /token, /reset)
@@ -138,6 +197,37 @@ enum SandboxCommand: CLICommand {
           Live Activity topic: \(sandbox.bundleID).push-type.liveactivity
           device tokens:     \(acceptAnyToken ? "any well-formed token is accepted" : "register them first (POST /devices on the control port)")
         """
+    }
+
+    /// The `LIVELINE_APNS_*` variables of a server that pushes to both sandboxes with their one
+    /// key: development is the default environment (`LIVELINE_APNS_HOST`, `_PORT`,
+    /// `_MANAGEMENT_PORT`: channels live there), production the other one
+    /// (`LIVELINE_APNS_PRODUCTION_HOST`, `_PORT`); the names are `APNSConfiguration`'s.
+    static func serveVariables(development: APNSSandbox, production: APNSSandbox) -> [(name: String, value: String)] {
+        // A sandbox listening on every address is reached on the loopback one its certificate names.
+        func host(_ sandbox: APNSSandbox) -> String { sandbox.host == "0.0.0.0" ? "127.0.0.1" : sandbox.host }
+        return [
+            ("LIVELINE_APNS_KEY_PATH", development.keyFile.path), ("LIVELINE_APNS_KEY_ID", development.keyID),
+            ("LIVELINE_APNS_TEAM_ID", development.teamID), ("LIVELINE_APNS_BUNDLE_ID", development.bundleID),
+            ("LIVELINE_APNS_ENVIRONMENT", "sandbox"), ("LIVELINE_APNS_HOST", host(development)),
+            ("LIVELINE_APNS_PORT", String(development.devicePort)), ("LIVELINE_APNS_MANAGEMENT_PORT", String(development.managementPort)),
+            ("LIVELINE_APNS_PRODUCTION_HOST", host(production)), ("LIVELINE_APNS_PRODUCTION_PORT", String(production.devicePort)),
+            ("LIVELINE_APNS_CA_FILE", development.certificateFile.path),
+        ]
+    }
+
+    /// ``serveVariables(development:production:)`` as lines a shell can run.
+    static func serveVariablesDescription(development: APNSSandbox, production: APNSSandbox) -> String {
+        let lines = serveVariables(development: development, production: production).map { "  export \($0.name)=\(shellQuoted($0.value))" }
+        return (["liveline sandbox: a `liveline serve` (or `liveline doctor`) pushes to both with:"] + lines).joined(separator: "\n")
+    }
+
+    /// `value` as one shell word: as it is when it is plain, else in single quotes.
+    static func shellQuoted(_ value: String) -> String {
+        let plain = value.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/._-:".unicodeScalars.contains($0))
+        }
+        return plain && !value.isEmpty ? value : "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
 

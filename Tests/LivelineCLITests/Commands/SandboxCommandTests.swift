@@ -16,4 +16,22 @@ struct SandboxCommandTests {
         #expect(bad.standardError.contains("development or production"))
         #expect(CapturedOutput().run(["sandbox", "--port", "70000"]) == 2)
     }
+
+    @Test func theProductionPortsBelongToBothEnvironments() {
+        let help = CapturedOutput()
+        #expect(help.run(["sandbox", "--help"]) == 0)
+        for word in ["development|production|both", "--production-port", "--production-management-port", "--production-control-port"] {
+            #expect(help.standardOutput.contains(word), "\(word)")
+        }
+        let alone = CapturedOutput()
+        #expect(alone.run(["sandbox", "--production-port", "0"]) == 2)
+        #expect(alone.standardError.contains("--production-port needs --environment both"))
+        let production = CapturedOutput()
+        #expect(production.run(["sandbox", "--environment", "production", "--production-control-port", "0"]) == 2)
+        #expect(production.standardError.contains("--production-control-port needs --environment both"))
+        #expect(CapturedOutput().run(["sandbox", "--environment", "both", "--production-port", "70000"]) == 2)
+        let shared = CapturedOutput()
+        #expect(shared.run(["sandbox", "--environment", "both", "--port", "0", "--production-port", "2195"]) == 2)
+        #expect(shared.standardError.contains("--management-port and --production-port are both 2195"))
+    }
 }
