@@ -50,16 +50,17 @@ public enum Assembly {
         }
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
-        if apns.sandboxPlaysBoth { sandboxConfiguration.environment = apns.environment == .production ? .production : .development }
-        let sandbox = try APNSSandbox.start(sandboxConfiguration)
+        let sandbox: APNSSandbox
         var other: APNSSandbox?
+        if apns.sandboxPlaysBoth {
+            // One folder: one key and certificate, as Apple's one key serves both environments.
+            let pair = try APNSSandbox.startBoth(sandboxConfiguration)
+            (sandbox, other) = apns.environment == .production ? (pair.production, pair.development) : (pair.development, pair.production)
+        } else {
+            sandbox = try APNSSandbox.start(sandboxConfiguration)
+        }
         var clients: [APNSClient] = []
         do {
-            if apns.sandboxPlaysBoth {
-                // The same folder: the same key and certificate, as Apple's one key serves both.
-                sandboxConfiguration.environment = sandboxConfiguration.environment == .production ? .development : .production
-                other = try APNSSandbox.start(sandboxConfiguration)
-            }
             let client = try sandboxClient(sandbox)
             clients.append(client)
             var others: [PushEnvironment: APNSClient] = [:]

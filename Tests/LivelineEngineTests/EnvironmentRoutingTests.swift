@@ -25,7 +25,9 @@ import Testing
 
     /// A production sandbox beside the harness's development one, and a client of it.
     static func production(beside harness: DispatcherTests.Harness) throws -> (APNSSandbox, APNSClient) {
-        let production = try APNSSandbox.start(SandboxConfiguration(folder: harness.folder.appendingPathComponent("production")))
+        // Its own key: the engine is given a sender per environment, however they sign.
+        let production = try APNSSandbox.start(
+            SandboxConfiguration(folder: harness.folder.appendingPathComponent("production"), environment: .production))
         do {
             let client = try APNSClient(
                 configuration: APNSClientConfiguration(

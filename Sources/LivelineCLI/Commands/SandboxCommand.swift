@@ -201,8 +201,8 @@ enum SandboxCommand: CLICommand {
 
     /// The `LIVELINE_APNS_*` variables of a server that pushes to both sandboxes with their one
     /// key: development is the default environment (`LIVELINE_APNS_HOST`, `_PORT`,
-    /// `_MANAGEMENT_PORT`: channels live there), production the other one
-    /// (`LIVELINE_APNS_PRODUCTION_HOST`, `_PORT`); the names are `APNSConfiguration`'s.
+    /// `_MANAGEMENT_PORT`), production the other one (`LIVELINE_APNS_PRODUCTION_HOST`, `_PORT`,
+    /// `_MANAGEMENT_PORT`: its channels); the names are `APNSConfiguration`'s.
     static func serveVariables(development: APNSSandbox, production: APNSSandbox) -> [(name: String, value: String)] {
         // A sandbox listening on every address is reached on the loopback one its certificate names.
         func host(_ sandbox: APNSSandbox) -> String { sandbox.host == "0.0.0.0" ? "127.0.0.1" : sandbox.host }
@@ -212,6 +212,7 @@ enum SandboxCommand: CLICommand {
             ("LIVELINE_APNS_ENVIRONMENT", "sandbox"), ("LIVELINE_APNS_HOST", host(development)),
             ("LIVELINE_APNS_PORT", String(development.devicePort)), ("LIVELINE_APNS_MANAGEMENT_PORT", String(development.managementPort)),
             ("LIVELINE_APNS_PRODUCTION_HOST", host(production)), ("LIVELINE_APNS_PRODUCTION_PORT", String(production.devicePort)),
+            ("LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT", String(production.managementPort)),
             ("LIVELINE_APNS_CA_FILE", development.certificateFile.path),
         ]
     }

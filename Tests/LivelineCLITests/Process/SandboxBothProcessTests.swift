@@ -70,7 +70,8 @@ import Testing
                 "LIVELINE_APNS_KEY_PATH": keyFile, "LIVELINE_APNS_KEY_ID": "LLKEY00001", "LIVELINE_APNS_TEAM_ID": "LLTEAM0001",
                 "LIVELINE_APNS_BUNDLE_ID": "dev.liveline.demo", "LIVELINE_APNS_ENVIRONMENT": "sandbox", "LIVELINE_APNS_HOST": "127.0.0.1",
                 "LIVELINE_APNS_PORT": String(ports[0]), "LIVELINE_APNS_MANAGEMENT_PORT": String(ports[1]),
-                "LIVELINE_APNS_PRODUCTION_HOST": "127.0.0.1", "LIVELINE_APNS_PRODUCTION_PORT": String(ports[3]), "LIVELINE_APNS_CA_FILE": caFile,
+                "LIVELINE_APNS_PRODUCTION_HOST": "127.0.0.1", "LIVELINE_APNS_PRODUCTION_PORT": String(ports[3]),
+                "LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT": String(ports[4]), "LIVELINE_APNS_CA_FILE": caFile,
             ], "\(text)")
         let doctor = CapturedOutput()
         doctor.environment = variables

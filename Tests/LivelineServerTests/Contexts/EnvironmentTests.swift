@@ -77,20 +77,10 @@ import Testing
     @Test func eachDeviceGetsItsUpdatesThroughItsOwnEnvironment() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-environments-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let development = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("development")))
-        defer { development.stop() }
-        // The production server trusts the same key and shows the same certificate (one CA file).
-        let productionFolder = folder.appendingPathComponent("production")
-        try FileManager.default.createDirectory(at: productionFolder, withIntermediateDirectories: true)
-        for name in ["cert.pem", "key.pem"] {
-            try FileManager.default.copyItem(
-                at: folder.appendingPathComponent("development").appendingPathComponent(name), to: productionFolder.appendingPathComponent(name))
-        }
-        var productionConfiguration = SandboxConfiguration(folder: productionFolder)
-        productionConfiguration.environment = .production
-        let production = try APNSSandbox.start(productionConfiguration)
-        defer { production.stop() }
-        production.addKey(development.signingKey.publicKey, keyID: development.keyID, teamID: development.teamID)
+        // One key and one certificate (one CA file) for both, as Apple's one key serves both.
+        let pair = try APNSSandbox.startBoth(SandboxConfiguration(folder: folder.appendingPathComponent("apns")))
+        defer { pair.stop() }
+        let (development, production) = (pair.development, pair.production)
 
         let setup = try ContextAPITests.Setup(folder: folder.appendingPathComponent("data"), external: development) { configuration in
             configuration.apns.productionHost = "127.0.0.1"
