@@ -21,6 +21,7 @@ let package = Package(
         // MARK: C libraries from Debian packages, one small module each.
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
@@ -55,7 +56,7 @@ let package = Package(
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
-        .target(name: "LivelineStore", dependencies: ["CSQLite", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineStore", dependencies: ["CSQLite", "CLibPQ", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
             dependencies: [
@@ -86,7 +87,8 @@ let package = Package(
 
         // MARK: Tests mirror the sources.
         .target(
-            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush"], path: "Sources/LivelineTestSupport",
+            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelineStore"],
+            path: "Sources/LivelineTestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
@@ -114,7 +116,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineStoreTests", dependencies: ["LivelineStore", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineServerTests",
             dependencies: [

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   libmicrohttpd-dev   # HTTP/1.1 server
   libsqlite3-dev      # embedded storage
+  libpq-dev           # PostgreSQL client (several instances on one database)
+  postgresql          # tests only: a throw-away cluster per test run (initdb + pg_ctl in a temp folder)
   libssl-dev          # SHA-256, random, TLS, ES256
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   pkg-config

@@ -34,6 +34,9 @@ public struct Store: Sendable {
         channels = ChannelRepository(database: database)
         notifications = NotificationRepository(database: database)
         revisions = RevisionCache(database: database)
+        // Another instance's commit may have made rows due: the dispatchers look again.
+        // (The signal only: a handler holding the database would keep it open for good.)
+        database.onChangesElsewhere { [enqueued = outbox.enqueued] in enqueued.bump() }
     }
 
     /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers

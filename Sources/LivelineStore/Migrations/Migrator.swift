@@ -37,6 +37,7 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ database: any Database, now: Date = Date()) throws -> [Migration] {
         try database.write { transaction in
+            try Self.lock(database, transaction)
             try transaction.executeScript(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -57,6 +58,7 @@ public struct Migrator: Sendable {
         var applied: [Migration] = []
         for migration in migrations {
             let didApply = try database.write { transaction in
+                try Self.lock(database, transaction)
                 try refuseNewer(database, in: transaction)
                 guard !(try Self.appliedVersions(transaction)).contains(migration.version) else { return false }
                 try transaction.executeScript(database.dialect.render(migration.sql))
@@ -71,6 +73,7 @@ public struct Migrator: Sendable {
         for feature in features {
             for migration in feature.migrations {
                 let didApply = try database.write { transaction in
+                    try Self.lock(database, transaction)
                     try refuseNewer(database, in: transaction)
                     guard !(try Self.appliedVersions(feature: feature.feature, transaction)).contains(migration.version) else {
                         // Applied by a build that did not record the former core version yet.
@@ -97,6 +100,14 @@ public struct Migrator: Sendable {
             }
         }
         return applied
+    }
+
+    /// Instances starting at the same moment migrate one after the other: on PostgreSQL each
+    /// migration's transaction first takes one advisory lock (held to its end), so a second
+    /// instance sees what the first applied. SQLite's writes are serialised already.
+    private static func lock(_ database: any Database, _ transaction: any SQLTransaction) throws {
+        guard database.dialect == .postgres else { return }
+        try transaction.execute("SELECT pg_advisory_xact_lock(7261500001)")
     }
 
     private static func recordCore(_ version: Int, name: String, now: Date, in transaction: any SQLTransaction) throws {

@@ -143,20 +143,28 @@ public struct OutboxRepository: Sendable {
 
     /// The one statement that differs for several server processes: PostgreSQL must lock the
     /// chosen rows and skip those another claimer holds (`docs/engine.md`, "Storage": outbox rows claimed
-    /// with `FOR UPDATE SKIP LOCKED`). SQLite has one writer at a time, so the plain subquery is safe.
+    /// with `FOR UPDATE SKIP LOCKED`), in an `ARRAY(…)` subquery that runs once (an `IN (…)` one
+    /// may be run again per row and then claim more than the limit). SQLite has one writer at a
+    /// time, so the plain subquery is safe.
     static func claimStatement(_ dialect: SQLDialect) -> String {
-        let lock =
-            switch dialect {
-            case .sqlite: ""
-            case .postgres: " FOR UPDATE SKIP LOCKED"
-            }
-        return """
+        switch dialect {
+        case .sqlite:
+            """
             UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
             WHERE status = 'due' AND id IN (
-                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4\(lock)
+                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4
             )
             RETURNING \(OutboxRow.columns)
             """
+        case .postgres:
+            """
+            UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
+            WHERE status = 'due' AND id = ANY(ARRAY(
+                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
+            ))
+            RETURNING \(OutboxRow.columns)
+            """
+        }
     }
 
     /// Takes back rows whose lease ran out, one statement per row, newest first: the supersede

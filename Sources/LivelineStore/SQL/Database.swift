@@ -33,9 +33,15 @@ public protocol Database: Sendable {
 
     /// Lets another server use the database (a server's shutdown).
     func releaseServer()
+
+    /// Runs `handler` whenever another process sharing the database may have committed (e.g. a
+    /// PostgreSQL notification of another instance), so waiting work looks again. Backends with
+    /// one server per database never call it.
+    func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void)
 }
 
 extension Database {
+    public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) {}
     public func changeVersion() throws -> UInt64? { nil }
     public func claimServer() throws {}
     public func releaseServer() {}

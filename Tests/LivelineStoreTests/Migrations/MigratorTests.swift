@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LivelineStore
+import Synchronization
 
 struct MigratorTests {
     @Test(arguments: DatabaseFactory.all)
@@ -228,6 +229,26 @@ extension MigratorTests {
             #expect(try store.channels.contextChannel(key: "trip:prod", environment: .sandbox) == nil)
             #expect(try database.read { try $0.query("SELECT * FROM context_channels") }.count == 2)
             #expect(try database.read { try $0.query("SELECT key FROM contexts WHERE channel_id IS NOT NULL") }.isEmpty)
+        }
+    }
+}
+
+extension MigratorTests {
+    /// Several instances starting at the same moment on one database: every migration is applied
+    /// exactly once, and none of them fails.
+    @Test(arguments: DatabaseFactory.all)
+    func instancesStartingTogetherApplyEachMigrationOnce(_ factory: DatabaseFactory) throws {
+        try factory.withDatabase { database in
+            let instances = try (0..<4).map { _ in try factory.another(database) }
+            let results = Mutex<[Result<Int, any Error>]>([])
+            DispatchQueue.concurrentPerform(iterations: instances.count) { index in
+                let result = Result { try Migrator().migrate(instances[index], now: time(0)).count }
+                results.withLock { $0.append(result) }
+            }
+            let counts = try results.withLock { $0 }.map { try $0.get() }
+            #expect(counts.reduce(0, +) == Migrator.liveline.count, "\(counts)")
+            let versions = try database.read { try $0.query("SELECT version FROM schema_migrations") }.map { try $0.int("version") }
+            #expect(versions.sorted() == Migrator.liveline.map(\.version))
         }
     }
 }

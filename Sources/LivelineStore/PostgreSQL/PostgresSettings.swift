@@ -1,0 +1,73 @@
+internal import CLibPQ
+import Foundation
+
+/// A PostgreSQL connection URL (`postgresql://user:password@host:port/dbname?…`, or libpq's
+/// `key=value` form), read once by libpq's own parser, with the server's name for messages and
+/// the password kept out of every message (README, "Several instances").
+///
+/// Related PostgreSQL documentation: "libpq — Connection Strings", `PQconninfoParse`.
+public struct PostgresSettings: Sendable {
+    /// What libpq connects with: every parsed keyword, plus Liveline's defaults where the URL
+    /// sets none (`connect_timeout=10`, `application_name=liveline`).
+    let conninfo: String
+    /// `host:port/dbname` (never the password), for messages.
+    public let location: String
+    /// How long one statement may run on the server before it is cancelled.
+    public let statementTimeoutMilliseconds: Int
+    private let password: String?
+
+    /// Parses `url`; throws `.invalidArgument` naming what is wrong (never the password).
+    /// `searchPath` sets the schema used (tests use one schema each).
+    public init(url: String, statementTimeoutMilliseconds: Int = 30_000, searchPath: String? = nil) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &error) else {
+            let message = error.map { String(cString: $0) } ?? "out of memory"
+            if let error { PQfreemem(error) }
+            throw StoreError(.invalidArgument, "the PostgreSQL URL is not valid: \(Self.redacted(message, in: url))")
+        }
+        defer { PQconninfoFree(options) }
+        var values: [(String, String)] = []
+        var index = 0
+        while let keyword = options[index].keyword {
+            if let value = options[index].val { values.append((String(cString: keyword), String(cString: value))) }
+            index += 1
+        }
+        func value(_ key: String) -> String? { values.first { $0.0 == key }?.1 }
+        if value("connect_timeout") == nil { values.append(("connect_timeout", "10")) }
+        if value("application_name") == nil { values.append(("application_name", "liveline")) }
+        if let searchPath {
+            let others = value("options").map { $0 + " " } ?? ""
+            values.removeAll { $0.0 == "options" }
+            values.append(("options", others + "-csearch_path=\(searchPath)"))
+        }
+        password = value("password").flatMap { $0.isEmpty ? nil : $0 }
+        conninfo = values.map { "\($0.0)='\(Self.escaped($0.1))'" }.joined(separator: " ")
+        let host = value("host") ?? value("hostaddr") ?? "localhost"
+        location = "\(host):\(value("port") ?? "5432")/\(value("dbname") ?? value("user") ?? "postgres")"
+        self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
+    }
+
+    /// `text` with the password replaced by `***`.
+    func redact(_ text: String) -> String {
+        guard let password else { return text }
+        return text.replacingOccurrences(of: password, with: "***")
+    }
+
+    /// A parse error of `url` without its password: libpq quotes parts of the URL it could not read.
+    private static func redacted(_ message: String, in url: String) -> String {
+        var text = PostgresConnection.oneLine(message)
+        // postgresql://user:PASSWORD@host — whatever stands between the first ':' after '//' and '@'.
+        if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") {
+            let credentials = url[scheme.upperBound..<at]
+            if let colon = credentials.firstIndex(of: ":") {
+                let secret = String(credentials[credentials.index(after: colon)...])
+                if !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "***") }
+            }
+        }
+        return text
+    }
+
+    private static func escaped(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+}
