@@ -42,8 +42,13 @@ public enum Assembly {
             var others: [PushEnvironment: APNSClient] = [:]
             if apns.servesOtherEnvironment {
                 // The one key works for both environments.
-                others[apns.otherEnvironment] = try APNSClient(
-                    configuration: APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment))
+                do {
+                    others[apns.otherEnvironment] = try APNSClient(
+                        configuration: APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment))
+                } catch {
+                    client.shutdown()
+                    throw error
+                }
                 description += "; \(apns.otherEnvironment.rawValue) tokens through \(apns.otherAPNSEnvironment.device)"
             }
             return (PushTransport(client: client, otherClients: others, description: description), nil, nil)

@@ -21,17 +21,41 @@ public final class LivelineClient: Sendable {
     /// is sent and the server tries its default one first, `README.md`, "Both APNs environments").
     public let environment: PushEnvironment?
 
-    /// The environment of the running build: `.sandbox` (APNs' development environment) when the
-    /// app is compiled with `DEBUG` (Xcode's Debug configuration, what runs from Xcode), else
-    /// `.production` (TestFlight and App Store builds are Release builds). A Release build run
-    /// from Xcode, or a Debug build with a production `aps-environment` entitlement, passes its
-    /// environment to ``init(baseURL:bearerToken:deviceID:environment:session:timeout:)`` instead.
+    /// The environment of the running build's push tokens, as its entitlement says: on an
+    /// iPhone, the `aps-environment` of the app's `embedded.mobileprovision` (`development` →
+    /// `.sandbox`: a build run from Xcode; `production`: ad hoc), and `.production` when the app
+    /// has no profile (TestFlight and the App Store strip it); `.sandbox` in the simulator.
+    /// Elsewhere (macOS, Linux) a guess from the build: `.sandbox` when compiled with `DEBUG`.
+    /// Pass the environment to the initializer instead where you know better.
     public static var buildEnvironment: PushEnvironment {
-        #if DEBUG
-        .sandbox
+        #if targetEnvironment(simulator)
+        return .sandbox
+        #elseif os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        guard let url = Bundle.main.url(forResource: "embedded", withExtension: "mobileprovision"), let profile = try? Data(contentsOf: url)
+        else { return .production }
+        return environment(inProvisioningProfile: profile) ?? .production
+        #elseif DEBUG
+        return .sandbox
         #else
-        .production
+        return .production
         #endif
+    }
+
+    /// The `aps-environment` entitlement of a provisioning profile (a signed container around a
+    /// property list): `.sandbox` for `development`, `.production` for `production`, nil when it
+    /// has none or cannot be read.
+    public static func environment(inProvisioningProfile data: Data) -> PushEnvironment? {
+        guard let start = data.range(of: Data("<?xml".utf8)) ?? data.range(of: Data("<plist".utf8)),
+            let end = data.range(of: Data("</plist>".utf8), in: start.lowerBound..<data.endIndex),
+            let plist = try? PropertyListSerialization.propertyList(from: data[start.lowerBound..<end.upperBound], format: nil),
+            let entitlements = (plist as? [String: Any])?["Entitlements"] as? [String: Any],
+            let value = entitlements["aps-environment"] as? String
+        else { return nil }
+        switch value {
+        case "development": return .sandbox
+        case "production": return .production
+        default: return nil
+        }
     }
 
     /// - Parameters:

@@ -21,6 +21,8 @@ final class ChannelManager: Sendable {
     /// Creation is serialised per context and environment in this process, so concurrent starts
     /// create one channel.
     private let creating = Mutex<[String: NSLock]>([:])
+    /// The environments reconciled since the engine started.
+    private let reconciled = Mutex<Set<PushEnvironment>>([])
 
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
@@ -97,12 +99,17 @@ final class ChannelManager: Sendable {
         return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
     }
 
-    /// Compares each environment's channels of the app with the rows: deletes orphans, marks
-    /// vanished rows deleted. Returns false when an environment's APNs could not be asked (it is
-    /// tried again later).
+    /// Compares each environment's channels of the app with the rows: marks vanished rows
+    /// deleted, and in the default environment deletes orphans. In the other environment
+    /// channels no row knows are left alone: another server of the same app (a production
+    /// server beside a staging one) may own them. Returns false while an environment's APNs
+    /// could not be asked (only those are tried again later).
     @discardableResult
     func reconcile(now: Date) -> Bool {
-        senders.reduce(true) { done, pair in reconcile(pair.environment, through: pair.sender, now: now) && done }
+        for (environment, sender) in senders where !reconciled.withLock({ $0.contains(environment) }) {
+            if reconcile(environment, through: sender, now: now) { reconciled.withLock { _ = $0.insert(environment) } }
+        }
+        return reconciled.withLock { $0.count } == senders.count
     }
 
     private func reconcile(_ environment: PushEnvironment, through sender: any PushSender, now: Date) -> Bool {
@@ -140,7 +147,8 @@ final class ChannelManager: Sendable {
                         message: "APNs no longer has the channel: marked deleted"
                     ))
             }
-            let orphans = known.subtracting(recorded).sorted()
+            let unknown = known.subtracting(recorded).sorted()
+            let orphans = environment == configuration.environment ? unknown : []
             if !orphans.isEmpty {
                 try store.write { transaction in
                     for channelID in orphans where try store.channels.channel(id: channelID, in: transaction)?.isActive != true {
@@ -160,7 +168,9 @@ final class ChannelManager: Sendable {
                     vanished.isEmpty && orphans.isEmpty ? .debug : .info, .channelsReconciled,
                     message:
                         "\(channels.count) channel(s) at APNs (\(environment.rawValue)), \(rows.count) recorded: \(vanished.count) vanished (marked deleted), "
-                        + "\(orphans.count) orphan(s) (deletion queued)"
+                        + (environment == configuration.environment
+                            ? "\(orphans.count) orphan(s) (deletion queued)"
+                            : "\(unknown.count) no row knows (left alone: the other environment's may be another server's)")
                 ))
             return true
         } catch {

@@ -56,13 +56,8 @@ struct DispatchPlanner: Sendable {
                         tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
                         apnsID: Self.apnsID(outcome.result), status: outcome.result.status, moveTo: moveTo
                     ))
-                if let moveTo {
-                    plan.events.append(
-                        Self.event(
-                            .info, .tokenMoved, outcome, row: row, rev: prepared.rev,
-                            message: "APNs' \(outcome.send.environment?.rawValue ?? "default") environment does not know the token, which "
-                                + "was registered without one: tried in \(moveTo.rawValue)"
-                        ))
+                if moveTo != nil {
+                    // Sent again there once it moved (`tokenMoved`, logged when the move is made).
                     if oneRecipient {
                         retryRow = true
                     } else if let contextKey = row.contextKey {

@@ -130,6 +130,11 @@ extension Dispatcher {
             return .unsent(.unsendable("reading the token of a message failed: \(error)"))
         }
         guard let token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
+        // Queued while the server served the token's environment, which it no longer does: sent
+        // through another environment it would be refused and the valid token called dead.
+        guard configuration.environments.contains(token.environment) else {
+            return .unsent(.unsendable("the token's APNs environment (\(token.environment.rawValue)) is not served by this server"))
+        }
         let notification = APNSNotification(
             deviceToken: token.token, pushType: push.pushType, topic: push.pushType.topic(bundleID: configuration.bundleID),
             priority: push.priority, expiration: push.expiration.map(APNSExpiration.init(seconds:)), collapseID: push.collapseID,

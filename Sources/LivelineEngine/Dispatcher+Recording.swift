@@ -9,6 +9,8 @@ extension Dispatcher {
         var held: Bool
         /// The tokens marked invalid (a token registered again after APNs' timestamp is not).
         var invalidated: Set<PushTokenID>
+        /// The tokens moved to the other environment (a default guess it takes instead).
+        var moved: Set<PushTokenID> = []
     }
 
     /// Applies `plan` in one write transaction: every record and change of it, the row's own
@@ -25,8 +27,10 @@ extension Dispatcher {
                     contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
             }
             var invalidated: Set<PushTokenID> = []
+            var moved: Set<PushTokenID> = []
             for token in plan.invalidTokens {
                 if let environment = token.moveTo, try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
+                    moved.insert(token.tokenID)
                     continue
                 }
                 if try store.tokens.markInvalid(
@@ -57,7 +61,7 @@ extension Dispatcher {
                 )
             }
             for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
-            return Applied(held: try change(plan.row, of: plan.rowID, at: plan.at, in: transaction), invalidated: invalidated)
+            return Applied(held: try change(plan.row, of: plan.rowID, at: plan.at, in: transaction), invalidated: invalidated, moved: moved)
         }
         if !plan.invalidTokens.isEmpty { store.tokens.changes.bump() }
         return applied
@@ -194,6 +198,16 @@ extension Dispatcher {
         }
         for _ in plan.deadTargets { metrics.deadLetter() }
         if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
+        for token in plan.invalidTokens {
+            guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }
+            logger.record(
+                EngineEvent(
+                    .info, .tokenMoved, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: token.apnsID, tokenID: token.tokenID,
+                    status: token.status, reason: token.reason,
+                    message: "the token was registered without an environment and its default one does not know it: moved to "
+                        + "\(environment.rawValue) and sent again there"
+                ))
+        }
         for token in plan.invalidTokens where token.moveTo == nil || applied.invalidated.contains(token.tokenID) {
             let invalidated = applied.invalidated.contains(token.tokenID)
             logger.record(

@@ -26,9 +26,9 @@ import Synchronization
 /// engine's periodic work (deadlines, unanswered starts).
 public final class Dispatcher: Sendable {
     let store: Store
-    /// Reaches the default environment (and every channel).
+    /// Reaches the default environment: its tokens and channels.
     let sender: any PushSender
-    /// Reach the other environments, for their tokens.
+    /// Reach the other environments, for their tokens and channels.
     let otherSenders: [PushEnvironment: any PushSender]
     let renderer: SyncRenderer
     let configuration: EngineConfiguration

@@ -10,8 +10,8 @@ public struct EngineConfiguration: Sendable {
     /// The APNs environment whose tokens are pushed to.
     public var environment: PushEnvironment
     /// The other APNs environments this engine pushes to besides ``environment`` (set by the
-    /// engine from the senders it is given): their tokens get pushes through their own sender;
-    /// broadcast channels stay in ``environment``.
+    /// engine from the senders it is given): their tokens and channels get pushes through their
+    /// own sender.
     public internal(set) var otherEnvironments: [PushEnvironment] = []
     /// Every environment pushed to, the default first.
     public var environments: [PushEnvironment] { [environment] + otherEnvironments }

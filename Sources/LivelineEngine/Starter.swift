@@ -76,11 +76,19 @@ struct Starter: Sendable {
             }
             let linked = try store.channels.contextChannels(key: contextKey, in: transaction)
             let tokens = try startTokens(of: context, userIDs, deviceIDs, in: transaction)
-            // Each device follows its own environment's channel, or gets an update token where there is none.
-            var payloads: [PushEnvironment: [UInt8]] = [:]
-            for environment in configuration.environments where tokens.contains(where: { $0.environment == environment }) {
-                let channel = startsFollowChannel ? linked[environment] : nil
-                payloads[environment] = try startPayload(context, channelID: channel, alert: alert, now: now, in: transaction)
+            // Each device follows its own environment's channel, or gets an update token where
+            // there is none — or where its environment is a guess the other environment may
+            // still overturn (it would move there, where this channel is not).
+            func channel(for token: PushTokenRecord) -> String? {
+                startsFollowChannel && configuration.fallbackEnvironment(of: token) == nil ? linked[token.environment] : nil
+            }
+            var payloads: [String: [UInt8]] = [:]
+            func payload(for token: PushTokenRecord) throws -> [UInt8] {
+                let channel = channel(for: token)
+                if let payload = payloads[channel ?? ""] { return payload }
+                let payload = try startPayload(context, channelID: channel, alert: alert, now: now, in: transaction)
+                payloads[channel ?? ""] = payload
+                return payload
             }
             let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
             let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
@@ -116,7 +124,7 @@ struct Starter: Sendable {
                 }
                 let reservation = try store.starts.reserve(
                     contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                    viaChannel: startsFollowChannel && linked[token.environment] != nil, now: now,
+                    viaChannel: channel(for: token) != nil, now: now,
                     budget: (configuration.startBudget, configuration.startBudgetWindow),
                     in: transaction
                 )
@@ -140,7 +148,7 @@ struct Starter: Sendable {
                         idempotencyKey:
                             "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
                         contextKey: contextKey, target: .token(token.id), headers: message.json,
-                        payload: payloads[token.environment] ?? [], now: now, in: transaction
+                        payload: try payload(for: token), now: now, in: transaction
                     )
                     outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
                 }

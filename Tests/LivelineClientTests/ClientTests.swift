@@ -11,9 +11,13 @@ import Testing
     @Test func registrationSendsTheBuildsEnvironmentUnlessTold() async throws {
         let server = try ClientTestServer()
         defer { server.stop() }
-        // These tests are a debug build: its tokens are APNs development ones.
+        // On Linux the build's environment is the DEBUG guess (on an iPhone: its provisioning profile).
+        #if DEBUG
         #expect(LivelineClient.buildEnvironment == .sandbox)
-        try await server.client(deviceID: "debug-build").register(.alert, token: String(repeating: "a1", count: 32))
+        #else
+        #expect(LivelineClient.buildEnvironment == .production)
+        #endif
+        try await server.client(deviceID: "debug-build", environment: .sandbox).register(.alert, token: String(repeating: "a1", count: 32))
         // A Release build run from Xcode says so; one that sends none leaves it to the server.
         try await server.client(deviceID: "release-build", environment: .production).register(.alert, token: String(repeating: "b2", count: 32))
         try await server.client(deviceID: "overridden").register(.alert, token: String(repeating: "c3", count: 32), environment: .production)
@@ -24,6 +28,25 @@ import Testing
         #expect(tokens["release-build"]?.environment == .production && tokens["release-build"]?.environmentSource == .app)
         #expect(tokens["overridden"]?.environment == .production && tokens["overridden"]?.environmentSource == .app)
         #expect(tokens["unsaid"]?.environmentSource == .default, "the server's default guess, tried in the other one on BadDeviceToken")
+    }
+
+    /// A provisioning profile is a signed container around a property list; its entitlements name
+    /// the APNs environment of the build's tokens.
+    @Test func theBuildsEnvironmentIsReadFromItsProvisioningProfile() throws {
+        func profile(_ environment: String?) -> Data {
+            let entitlements = environment.map { "<key>aps-environment</key><string>\($0)</string>" } ?? ""
+            let plist = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0"><dict><key>Name</key><string>Dev</string>\
+                <key>Entitlements</key><dict>\(entitlements)<key>get-task-allow</key><true/></dict></dict></plist>
+                """
+            return Data([0x30, 0x82, 0x1f, 0x00, 0x06, 0x09]) + Data(plist.utf8) + Data([0xa0, 0x82, 0x0b, 0x00, 0xff])
+        }
+        #expect(LivelineClient.environment(inProvisioningProfile: profile("development")) == .sandbox)
+        #expect(LivelineClient.environment(inProvisioningProfile: profile("production")) == .production)
+        #expect(LivelineClient.environment(inProvisioningProfile: profile(nil)) == nil)
+        #expect(LivelineClient.environment(inProvisioningProfile: Data("not a profile".utf8)) == nil)
     }
 
     @Test func registrationIsIdempotentAndNeverSendsAnEmptyToken() async throws {

@@ -1,5 +1,5 @@
 import Foundation
-import LivelineEngine
+@testable import LivelineEngine
 import LivelineModel
 import LivelinePush
 import LivelineSandbox
@@ -157,8 +157,9 @@ import Testing
         }
         try Self.putTrip(engine)
         let started = try engine.startActivities(
-            contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"))
+            contextKey: "trip:1", userIDs: [harness.userID], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)
         #expect(started.outcomes.map(\.kind) == [.queued])
+        #expect(started.channelIDs.keys.sorted { $0.rawValue < $1.rawValue } == [.sandbox], "the guess's environment has one")
         let deadline = Date().addingTimeInterval(10)
         while (production.accepted(token: guessed).isEmpty || production.accepted(token: guessedStart).isEmpty) && Date() < deadline {
             engine.dispatcher.drain()
@@ -175,6 +176,49 @@ import Testing
         #expect(production.accepted(token: guessedStart).count == 1, "the start too")
         #expect(try harness.store.starts.starts(contextKey: "trip:1").map(\.status) == [.sent], "the start is APNs' accepted one, not failed")
         let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status).sorted()
-        #expect(attempts == [200, 200, 400, 400, 400], "\(attempts)")
+        #expect(attempts == [200, 200, 200, 400, 400, 400], "the channel, the moved tokens; three BadDeviceTokens: \(attempts)")
+        // A device whose environment is a guess starts with an update token, not on the guessed
+        // environment's channel: it may move (and did), and that channel is not the other's.
+        let startPayload = try #require(production.accepted(token: guessedStart).first?.payload)
+        let aps = (try JSONSerialization.jsonObject(with: Data(startPayload)) as? [String: Any])?["aps"] as? [String: Any]
+        #expect(aps?["input-push-token"] as? Int == 1 && aps?["input-push-channel"] == nil, "\(aps ?? [:])")
+
+        // The app rotates the learned token, still without an environment: the new one goes where
+        // the device was learned to be, replacing the old — not a guess in development again.
+        let rotated = String(repeating: "b7", count: 32)
+        production.registerDevice(token: rotated)
+        let outcome = try engine.registerTokenAsStored(
+            TokenRegistration(
+                householdID: harness.householdID, userID: harness.userID, deviceID: "phone-0", kind: .update, environment: .sandbox,
+                token: rotated, contextKey: "trip:1", environmentSource: .default))
+        #expect(outcome.outcome == .replaced && outcome.stored.environment == .production && outcome.stored.environmentSource == .learned)
+        engine.dispatcher.drain()
+        #expect(production.accepted(token: rotated).count == 1, "caught up through production")
+        let active = try harness.store.tokens.activeTokens(userID: harness.userID).filter { $0.deviceID == "phone-0" }
+        #expect(active.map(\.token) == [rotated] && active.first?.environment == .production)
+        #expect(harness.sandbox.accepted(token: rotated).isEmpty)
+        let after = try harness.store.deliveries.attempts(contextKey: "trip:1").filter { $0.status == 400 }.count
+        #expect(after == 3, "no new BadDeviceToken")
+    }
+
+    /// In the other environment, channels no row knows are left alone: another server of the app
+    /// (a production one beside this staging one) may own them. In the default one they go.
+    @Test func theOtherEnvironmentsUnknownChannelsAreLeftAlone() async throws {
+        let harness = try DispatcherTests.Harness()
+        defer { harness.stop() }
+        let (production, productionClient) = try Self.production(beside: harness)
+        defer {
+            production.stop()
+            productionClient.shutdown()
+        }
+        let theirs = try #require(await productionClient.createChannel(bundleID: harness.sandbox.bundleID).channelID)
+        let orphan = try #require(await harness.client.createChannel(bundleID: harness.sandbox.bundleID).channelID)
+        let engine = Engine(
+            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
+            configuration: EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, orphanChannelGrace: 0))
+        #expect(engine.channels.reconcile(now: Date()))
+        engine.dispatcher.drain()
+        #expect(harness.sandbox.channels().isEmpty, "the default environment's orphan \(orphan) is deleted")
+        #expect(production.channels() == [theirs], "the other environment's is left alone")
     }
 }

@@ -36,6 +36,10 @@ public struct APNSConfiguration: Sendable {
     public var productionPort: Int?
     public var productionManagementPort: Int?
 
+    /// `LIVELINE_APNS_ENVIRONMENTS=one`: only the default environment is served even with a key
+    /// that could serve both (a key limited to one environment, or a second server of the app
+    /// serving the other).
+    public var servesBothEnvironments = true
     /// Without a key: the in-process sandbox plays both environments (one sandbox each, one key
     /// and CA), not only the default one (`LIVELINE_SANDBOX_ENVIRONMENTS=both`).
     public var sandboxPlaysBoth = false
@@ -57,6 +61,7 @@ public struct APNSConfiguration: Sendable {
             "the development environment's server (default Apple's; with a key and without LIVELINE_APNS_HOST both environments are served)"
         ),
         ("LIVELINE_APNS_PRODUCTION_HOST / _PORT / _MANAGEMENT_PORT", "the production environment's server, the same way"),
+        ("LIVELINE_APNS_ENVIRONMENTS", "with a key: `both` (default; each token through its own environment) or `one` (the default one only)"),
         (
             "LIVELINE_SANDBOX_ENVIRONMENTS",
             "without a key: `one` (default; the in-process sandbox plays the default environment) or `both` (one sandbox per environment)"
@@ -98,6 +103,11 @@ public struct APNSConfiguration: Sendable {
             config.productionManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT", in: 1...65535)
         }
         config.caFile = text("LIVELINE_APNS_CA_FILE")
+        switch text("LIVELINE_APNS_ENVIRONMENTS") {
+        case nil, "both": config.servesBothEnvironments = true
+        case "one": config.servesBothEnvironments = false
+        case let value?: throw ConfigurationError("LIVELINE_APNS_ENVIRONMENTS must be both or one, not '\(value)'")
+        }
         switch text("LIVELINE_SANDBOX_ENVIRONMENTS") {
         case nil, "one": config.sandboxPlaysBoth = false
         case "both": config.sandboxPlaysBoth = true
@@ -147,7 +157,7 @@ public struct APNSConfiguration: Sendable {
     /// to Apple (no `LIVELINE_APNS_HOST`) or the other environment has a server of its own
     /// configured. A server pointed at one other APNs-speaking server serves that one only.
     public var servesOtherEnvironment: Bool {
-        hasKey && (host == nil || ownHost(of: otherEnvironment) != nil || ownPort(of: otherEnvironment) != nil)
+        servesBothEnvironments && hasKey && (host == nil || ownHost(of: otherEnvironment) != nil || ownPort(of: otherEnvironment) != nil)
     }
 
     /// The other environment's endpoints: Apple's, or its own overrides.
@@ -162,7 +172,11 @@ public struct APNSConfiguration: Sendable {
         if let host = (isDefault ? host : nil) ?? ownHost(of: environment) { base.device.host = host; base.management.host = host }
         if let port = (isDefault ? port : nil) ?? ownPort(of: environment) { base.device.port = port }
         if let port = (isDefault ? managementPort : nil) ?? ownManagementPort(of: environment) { base.management.port = port }
-        if let caFile { base.device.caFile = caFile; base.management.caFile = caFile }
+        // The CA file is for the servers put in Apple's place: an environment left on Apple's
+        // keeps the system's trust (with no server overridden, the default one takes it).
+        let overridden = (isDefault && host != nil) || ownHost(of: environment) != nil
+        let anyOverridden = host != nil || developmentHost != nil || productionHost != nil
+        if let caFile, overridden || (isDefault && !anyOverridden) { base.device.caFile = caFile; base.management.caFile = caFile }
         base.broadcast = base.device
         if isDefault, let broadcastHost { base.broadcast.host = broadcastHost }
         return base

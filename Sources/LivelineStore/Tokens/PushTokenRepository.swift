@@ -80,8 +80,16 @@ public struct PushTokenRepository: Sendable {
                     let id = try current.int("id")
                     if try current.string("token") == registration.token {
                         try transaction.execute(
-                            "UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3 WHERE id = $1",
-                            [SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled)]
+                            // The app saying the environment now (a newer SDK) makes it the app's.
+                            """
+                            UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3,
+                                environment_source = CASE WHEN CAST($4 AS TEXT) = 'app' THEN 'app' ELSE environment_source END
+                            WHERE id = $1
+                            """,
+                            [
+                                SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled),
+                                .text(registration.environmentSource.rawValue),
+                            ]
                         )
                         return replacedOld ? .replaced : .unchanged
                     }
@@ -103,21 +111,21 @@ public struct PushTokenRepository: Sendable {
     }
 
     /// Where a token registered without an environment was learned to belong: the other
-    /// environment, when the household's active row of the same token and slot there is
-    /// `learned` (the app registers it again on every launch, still without one). Else `nil`.
+    /// environment, when the household has an active `learned` row there of the same device
+    /// (its build's environment: a rotated token, or another kind of token of that app) or of
+    /// the same token (the app registers it again on every launch, still without one, perhaps
+    /// under another device id). Else `nil`: the default is a guess again.
     public func learnedEnvironment(of registration: TokenRegistration, in transaction: any SQLTransaction) throws -> PushEnvironment? {
         guard registration.environmentSource == .default else { return nil }
         let other: PushEnvironment = registration.environment == .production ? .sandbox : .production
         let row = try transaction.queryOne(
             """
             SELECT id FROM push_tokens
-            WHERE id IN (SELECT id FROM push_tokens WHERE environment = $1 AND kind = $2 AND token = $3 AND status = 'active')
-            AND household_id = $4 AND slot = $5 AND environment_source = 'learned'
+            WHERE household_id = $1 AND environment = $2 AND status = 'active' AND environment_source = 'learned'
+                AND (device_id = $3 OR token = $4)
+            LIMIT 1
             """,
-            [
-                .text(other.rawValue), .text(registration.kind.rawValue), .text(registration.token), SQLValue(registration.householdID),
-                .text(try registration.slot),
-            ]
+            [SQLValue(registration.householdID), .text(other.rawValue), .text(registration.deviceID), .text(registration.token)]
         )
         return row == nil ? nil : other
     }

@@ -29,6 +29,15 @@ import Testing
         #expect(two.apnsEnvironment.device.port == 2197 && two.otherAPNSEnvironment.device.description == "127.0.0.2:2297")
         #expect(two.otherAPNSEnvironment.management.description == "127.0.0.2:2295", "its channels are managed there")
         #expect(apple.otherAPNSEnvironment.management.host == APNSEnvironment.production.management.host)
+        // Opted out: the default environment only.
+        let only = try ServerConfiguration.fromEnvironment(key.merging(["LIVELINE_APNS_ENVIRONMENTS": "one"]) { $1 }).apns
+        #expect(!only.servesOtherEnvironment)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_ENVIRONMENTS": "three"]) }
+        // A local server for development, Apple for production: the CA file is the local one's only.
+        let mixed = try ServerConfiguration.fromEnvironment(
+            key.merging(["LIVELINE_APNS_DEVELOPMENT_HOST": "127.0.0.1", "LIVELINE_APNS_CA_FILE": "/tmp/sandbox-ca.pem"]) { $1 }
+        ).apns
+        #expect(mixed.apnsEnvironment.device.caFile == "/tmp/sandbox-ca.pem" && mixed.otherAPNSEnvironment.device.caFile == nil)
         #expect(!(try ServerConfiguration.fromEnvironment([:]).apns.servesOtherEnvironment), "the in-process sandbox: one environment")
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LIVELINE_APNS_PRODUCTION_PORT": "0"]) }
     }
