@@ -142,7 +142,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LivelineShoppingTests", dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI"],
+            name: "LivelineShoppingTests",
+            dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

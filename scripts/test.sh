@@ -13,4 +13,12 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,th
 swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
 # A hung run (it never should) fails after 30 minutes instead of holding CI to its limit.
+# The store's suite runs on SQLite and PostgreSQL in this run; the engine, server and end-to-end
+# suites on SQLite here, then once more on PostgreSQL (LIVELINE_TEST_BACKEND). The tests start a
+# throw-away PostgreSQL cluster themselves (initdb + pg_ctl in a temporary folder) unless
+# LIVELINE_TEST_DATABASE_URL names a server.
 timeout --foreground --kill-after=30 1800 swift test --skip-build "$@"
+if [ $# -eq 0 ]; then
+  LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
+    --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineClientTests|LivelineDevicesTests'
+fi

@@ -189,7 +189,9 @@ public final class Dispatcher: Sendable {
 
     /// Runs batches until nothing is due (for tests and tools).
     public func drain(maxBatches: Int = 10_000) {
-        for _ in 0..<maxBatches where runOnce() > 0 {}
+        // Stops at the first batch that handled nothing (a `for … where` would run all of them).
+        var batches = 0
+        while batches < maxBatches, runOnce() > 0 { batches += 1 }
     }
 
     // MARK: Sending

@@ -259,10 +259,17 @@ public struct ShoppingDomain: Sendable {
     @discardableResult
     func ensureContext(week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws -> String {
         let key = week.contextKey(householdID: householdID)
-        if try change.revision(key) == nil {
-            try change.createContext(
-                key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID, attributes: #"{"week":"\#(week.monday)"}"#
-            )
+        // Held to the end of the transaction: the week's writes by several instances queue up.
+        if try change.lockContext(key) == nil {
+            do {
+                try change.createContext(
+                    key: key, activityType: ShoppingActivityAttributes.typeName, householdID: householdID,
+                    attributes: #"{"week":"\#(week.monday)"}"#
+                )
+            } catch let error as StoreError where error.code == .alreadyExists {
+                // Another instance created it meanwhile: it is there now.
+            }
+            _ = try change.lockContext(key)
         }
         return key
     }

@@ -45,6 +45,7 @@ final class DeviceHarness: @unchecked Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.dataDirectory = folder
+        configuration.databaseURL = try TestBackend.databaseURL()
         configuration.accessLog = "off"
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.adminKey = Self.adminKey

@@ -4,6 +4,7 @@ import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineStore
+import LivelineTestSupport
 import Testing
 
 /// The dispatcher through the real path: SQLite file → outbox → APNs client → sandbox over HTTP/2 + TLS.
@@ -22,7 +23,7 @@ import Testing
             channelStoragePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored
         ) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-engine-\(UUID().uuidString)")
-            store = try Store.openSQLite(folder: folder.appendingPathComponent("data"))
+            store = try TestBackend.openStore(folder: folder.appendingPathComponent("data"))
             sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
             client = try APNSClient(
                 configuration: APNSClientConfiguration(

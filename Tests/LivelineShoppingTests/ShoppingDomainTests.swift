@@ -4,6 +4,7 @@ import LivelineEngine
 import LivelineModel
 import LivelineShopping
 import LivelineStore
+import LivelineTestSupport
 import Synchronization
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
         var now = Date(timeIntervalSince1970: 1_767_600_000)
 
         init(locale: String = "de") throws {
-            store = try Store.openSQLite(folder: folder, features: [ShoppingFeature().featureMigrations])
+            store = try TestBackend.openStore(folder: folder, features: [ShoppingFeature().featureMigrations])
             domain = ShoppingDomain(door: EngineDoor(store: store, clock: { Date() }))
             anna = try store.accounts.createUser(
                 household: "Fisch", name: "Anna", avatarTint: "coral", emoji: "🐠", locale: locale, tokenHash: "a", now: now)

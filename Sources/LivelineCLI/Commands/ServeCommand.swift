@@ -7,7 +7,7 @@ enum ServeCommand: CLICommand {
     static let name = "serve"
     static let summary = "run the Liveline server (HTTP API, storage, push)"
     static let help = """
-        Usage: liveline serve [--port N] [--host ADDRESS] [--data DIR]
+        Usage: liveline serve [--port N] [--host ADDRESS] [--data DIR] [--database-url URL]
 
         Runs the server on its embedded defaults: HTTP on port 8080, SQLite in ./liveline-data.
         On SIGINT or SIGTERM it drains: requests in progress finish, new ones are answered 503,
@@ -17,6 +17,7 @@ enum ServeCommand: CLICommand {
           --port N        port to listen on; 0 picks a free port and prints it  [LIVELINE_PORT, 8080]
           --host ADDRESS  IPv4 address to listen on                              [LIVELINE_HOST, 0.0.0.0]
           --data DIR      data folder (database, generated admin key)           [LIVELINE_DATA_DIR, ./liveline-data]
+          --database-url URL  a PostgreSQL database several instances share     [LIVELINE_DATABASE_URL]
 
         Environment:
         \(table(ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp + Assembly.features.flatMap { feature in
@@ -34,7 +35,7 @@ enum ServeCommand: CLICommand {
         """
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["port", "host", "data"])
+        let args = try Arguments(arguments, options: ["port", "host", "data", "database-url"])
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         var configuration = try configuration(args, context: context)
         if let port = try args.integer("port", in: 0...65535) { configuration.port = port }
@@ -53,7 +54,7 @@ enum ServeCommand: CLICommand {
             configuration.host == "0.0.0.0"
             ? "http://0.0.0.0:\(application.port) (all interfaces; locally http://127.0.0.1:\(application.port))"
             : "http://\(configuration.host):\(application.port)"
-        context.printError("liveline \(Application.version): listening on \(address), data in \(configuration.dataDirectory.path)")
+        context.printError("liveline \(Application.version): listening on \(address), data in \(application.store.database.location)")
         context.printError("pushes go to the \(application.apnsDescription)")
 
         signals.wait()
@@ -76,7 +77,7 @@ enum ServeCommand: CLICommand {
         return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
-    /// The environment's configuration with `--data` applied (shared with `users`).
+    /// The environment's configuration with `--data` and `--database-url` applied (shared with `users`).
     static func configuration(_ args: Arguments, context: CLIContext) throws -> ServerConfiguration {
         var configuration: ServerConfiguration
         do {
@@ -85,6 +86,7 @@ enum ServeCommand: CLICommand {
             throw CLIError(error.message)
         }
         if let data = args.value("data") { configuration.dataDirectory = URL(fileURLWithPath: data) }
+        if let url = args.value("database-url") { configuration.databaseURL = url }
         return configuration
     }
 }

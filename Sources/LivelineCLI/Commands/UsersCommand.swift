@@ -4,15 +4,15 @@ import LivelineModel
 import LivelineServer
 import LivelineStore
 
-/// `liveline users`: household and user administration, straight on the data folder's database
-/// (safe while the server runs).
+/// `liveline users`: household and user administration, straight on the server's database (the
+/// data folder's, or the PostgreSQL one of `--database-url`; safe while the server runs).
 enum UsersCommand: CLICommand {
     static let name = "users"
     static let summary = "add and list users and households"
     static let help = """
         Usage:
-          liveline users add --household NAME --name NAME [--tint COLOR] [--emoji E] [--locale de|en] [--data DIR]
-          liveline users list [--json] [--data DIR]
+          liveline users add --household NAME --name NAME [--tint COLOR] [--emoji E] [--locale de|en] [--data DIR | --database-url URL]
+          liveline users list [--json] [--data DIR | --database-url URL]
 
         add   creates the user (and the household, when NAME is new) and a device session, and
               prints {"userId", "householdId", "token"}. The token is the user's bearer token for
@@ -22,7 +22,8 @@ enum UsersCommand: CLICommand {
               --locale de or en; default: the household's (a new household: de)
         list  prints every user with their household; --json prints a JSON array.
 
-        --data DIR   data folder [LIVELINE_DATA_DIR, ./liveline-data]
+        --data DIR          data folder [LIVELINE_DATA_DIR, ./liveline-data]
+        --database-url URL  the PostgreSQL database of the servers [LIVELINE_DATABASE_URL]
         """
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
@@ -36,7 +37,7 @@ enum UsersCommand: CLICommand {
     }
 
     static func add(_ arguments: [String], context: CLIContext) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["household", "name", "tint", "emoji", "locale", "data"])
+        let args = try Arguments(arguments, options: ["household", "name", "tint", "emoji", "locale", "data", "database-url"])
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let household = try text(args, "household", required: true)!
         let name = try text(args, "name", required: true)!
@@ -50,7 +51,7 @@ enum UsersCommand: CLICommand {
         if let locale, !["de", "en"].contains(locale) { throw CLIError("--locale must be de or en, not '\(locale)'") }
 
         let configuration = try ServeCommand.configuration(args, context: context)
-        let store = try Store.openSQLite(folder: configuration.dataDirectory)
+        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
         // Without --locale a user speaks their household's language (a new household: de).
         let householdLocale = try store.accounts.users().first { $0.householdName == household }
             .flatMap { try store.accounts.household(id: $0.householdID) }?.locale
@@ -67,10 +68,10 @@ enum UsersCommand: CLICommand {
     }
 
     static func list(_ arguments: [String], context: CLIContext) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "database-url"], flags: ["json"])
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let configuration = try ServeCommand.configuration(args, context: context)
-        let store = try Store.openSQLite(folder: configuration.dataDirectory)
+        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
         let users = try store.accounts.users()
         if args.flag("json") {
             let profiles = users.map {

@@ -35,6 +35,11 @@ public struct EngineWrite {
     /// The revision of `key` as of this transaction; nil when there is no such context.
     public func revision(_ key: String) throws -> Int? { try store.contexts.revision(key: key, in: sql) }
 
+    /// The revision of `key`, its row held until this transaction ends, so a read-then-write of
+    /// the context's rows (the next position in a list) is not interleaved with another
+    /// instance's (``ContextRepository/lock(key:in:)``). Nil when there is no such context.
+    public func lockContext(_ key: String) throws -> Int? { try store.contexts.lock(key: key, in: sql) }
+
     /// Creates an active context at revision 0, started now with an 8-hour deadline; a change
     /// recorded next (``recordChange(_:note:)``) is its first push. `householdID` owns it (nil:
     /// the `/v1` API); `attributes` (and, for `/v1` contexts, `contentState`) are JSON. Throws

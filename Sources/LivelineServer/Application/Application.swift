@@ -130,7 +130,7 @@ public func buildApplication(
     _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature] = [],
     clock: @escaping @Sendable () -> Date = { Date() }
 ) throws -> Application {
-    let store = try Store.openSQLite(folder: configuration.dataDirectory, features: features.map(\.featureMigrations))
+    let store = try configuration.openStore(features: features.map(\.featureMigrations))
     // One server per data folder where the backend needs it (SQLite: its revisions are then
     // cached without a database call).
     try store.database.claimServer()

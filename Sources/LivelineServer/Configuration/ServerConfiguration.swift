@@ -13,6 +13,11 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// Folder for the database and generated secrets (`--data`, `LIVELINE_DATA_DIR`).
     public var dataDirectory = URL(fileURLWithPath: "liveline-data")
+    /// `LIVELINE_DATABASE_URL` (`--database-url`): a PostgreSQL database several instances share;
+    /// nil: SQLite in the data folder.
+    public var databaseURL: String?
+    /// `LIVELINE_DATABASE_POOL`: PostgreSQL connections this instance opens at most.
+    public var databasePool = 10
     /// The key of the server-to-server `/v1` API (`LIVELINE_ADMIN_KEY`); generated and stored in
     /// the data folder when unset.
     public var adminKey: String?
@@ -66,6 +71,11 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_HOST", "address to listen on (default 0.0.0.0)"),
         ("LIVELINE_PORT", "port to listen on (default 8080; 0 picks a free port)"),
         ("LIVELINE_DATA_DIR", "data folder (default ./liveline-data)"),
+        (
+            "LIVELINE_DATABASE_URL",
+            "postgresql://user:password@host:port/dbname: a PostgreSQL database several instances share (default: SQLite in the data folder)"
+        ),
+        ("LIVELINE_DATABASE_POOL", "PostgreSQL connections per instance (default 10)"),
         ("LIVELINE_ADMIN_KEY", "admin key for the /v1 API (default: generated once, kept in the data folder)"),
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
@@ -90,6 +100,10 @@ public struct ServerConfiguration: Sendable {
         if let host = environment["LIVELINE_HOST"], !host.isEmpty { config.host = host }
         if let text = environment["LIVELINE_PORT"] { config.port = try integer(text, name: "LIVELINE_PORT", in: 0...65535) }
         if let path = environment["LIVELINE_DATA_DIR"], !path.isEmpty { config.dataDirectory = URL(fileURLWithPath: path) }
+        if let url = environment["LIVELINE_DATABASE_URL"], !url.isEmpty { config.databaseURL = url }
+        if let text = environment["LIVELINE_DATABASE_POOL"] {
+            config.databasePool = try integer(text, name: "LIVELINE_DATABASE_POOL", in: 1...200)
+        }
         if let key = environment["LIVELINE_ADMIN_KEY"], !key.isEmpty {
             guard key.count >= 16 else {
                 throw ConfigurationError("LIVELINE_ADMIN_KEY must be at least 16 characters long")

@@ -64,6 +64,14 @@ public struct ContextRepository: Sendable {
         return try ContextRecord(row: row)
     }
 
+    /// The context's revision, its row held until the caller's transaction ends (PostgreSQL
+    /// `FOR UPDATE`: writes of one context by several instances go one after the other; SQLite's
+    /// writes are one at a time already). Nil when there is no such context.
+    public func lock(key: String, in transaction: any SQLTransaction) throws -> Int? {
+        let sql = "SELECT rev FROM contexts WHERE key = $1" + (database.dialect == .postgres ? " FOR UPDATE" : "")
+        return try transaction.queryOne(sql, [.text(key)])?.int("rev")
+    }
+
     /// Records that the context changed: bumps `rev` by one, writes the revision row and makes sure
     /// a due sync row exists (coalesced), all in the caller's transaction. Returns the new `rev`.
     ///

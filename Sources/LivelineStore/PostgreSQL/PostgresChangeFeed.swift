@@ -7,8 +7,9 @@ import Glibc
 #endif
 
 /// How instances sharing one PostgreSQL database learn that another one wrote (README, "Several
-/// instances"): after its commits that changed rows, an instance sends one empty
-/// `NOTIFY liveline_changes` — at most one per ``spacing`` (NOTIFY serialises commits, so never
+/// instances"): after its commits that changed rows, an instance sends one empty `NOTIFY` on the
+/// channel of its schema (`liveline_<schema>`: instances of another deployment in another schema
+/// of the same database are not woken) — at most one per ``spacing`` (NOTIFY serialises commits, so never
 /// one per commit), from a connection of its own, outside every transaction. A second connection
 /// of its own, which never holds a transaction, `LISTEN`s; each notification of another instance
 /// bumps ``remoteChanges`` and runs the handlers (the dispatcher wakes, caches read again). After
@@ -16,7 +17,6 @@ import Glibc
 /// (what was missed meanwhile is caught up by reading). Related PostgreSQL documentation:
 /// "NOTIFY", "LISTEN", "libpq — Asynchronous Notification".
 final class PostgresChangeFeed: Sendable {
-    static let channel = "liveline_changes"
     /// The least time between two notifications of this instance.
     static let spacing: TimeInterval = 0.1
 
@@ -32,6 +32,8 @@ final class PostgresChangeFeed: Sendable {
     /// not another instance's.
     private let ownBackend = Atomic<Int32>(0)
     private let threadsDone = DispatchGroup()
+    /// `liveline_<schema>`, read on the first connection.
+    private let channelName = Mutex<String?>(nil)
 
     init(settings: PostgresSettings) {
         self.settings = settings
@@ -52,11 +54,19 @@ final class PostgresChangeFeed: Sendable {
         }
     }
 
-    /// Stops both threads and waits (at most a second or so) for them.
+    /// Stops both threads: they end on their own within half a second (the listener's poll), and
+    /// close their connections then. Not waited for: the database's owner (a request, a test)
+    /// goes on at once.
     func stop() {
         stopped.store(true, ordering: .releasing)
         wake.signal()
-        if started.load(ordering: .acquiring) { _ = threadsDone.wait(timeout: .now() + 3) }
+    }
+
+    /// Waits until both threads ended, at most `timeout` (a server's shutdown).
+    @discardableResult
+    func waitUntilStopped(timeout: TimeInterval) -> Bool {
+        guard started.load(ordering: .acquiring) else { return true }
+        return threadsDone.wait(timeout: .now() + timeout) == .success
     }
 
     /// This instance committed a change: the others are told within ``spacing``.
@@ -81,7 +91,7 @@ final class PostgresChangeFeed: Sendable {
                 let notifier = try connection ?? PostgresConnection(settings)
                 connection = notifier
                 ownBackend.store(notifier.backendProcess, ordering: .releasing)
-                try notifier.executeScript("NOTIFY \(Self.channel)")
+                try notifier.executeScript("NOTIFY \(try channel(on: notifier))")
             } catch {
                 connection = nil
                 dirty.store(true, ordering: .releasing)  // told on the next round
@@ -98,7 +108,7 @@ final class PostgresChangeFeed: Sendable {
             do {
                 guard let listener = connection else {
                     let listener = try PostgresConnection(settings)
-                    try listener.listen(Self.channel)
+                    try listener.listen(try channel(on: listener))
                     connection = listener
                     backoff = 0.1
                     // Anything may have happened while nobody listened: caches read again, and
@@ -118,6 +128,16 @@ final class PostgresChangeFeed: Sendable {
                 backoff = min(backoff * 2, 5)
             }
         }
+    }
+
+    /// The channel of the connection's schema: its name in lower-case letters, digits and `_`.
+    private func channel(on connection: PostgresConnection) throws -> String {
+        if let name = channelName.withLock({ $0 }) { return name }
+        let schema = try connection.run("SELECT current_schema() AS schema", [], collect: true).rows.first?.optionalString("schema") ?? "public"
+        let safe = String(schema.lowercased().unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" })
+        let name = String("liveline_\(safe)".prefix(63))
+        channelName.withLock { $0 = name }
+        return name
     }
 
     private func changed() {

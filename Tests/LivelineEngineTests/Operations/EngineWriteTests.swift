@@ -17,7 +17,7 @@ import Testing
         let sender = RecordingPushSender()
 
         init(configuration: EngineConfiguration = EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0)) throws {
-            store = try Store.openSQLite(folder: folder)
+            store = try TestBackend.openStore(folder: folder)
             engine = Engine(store: store, sender: sender, configuration: configuration)
         }
 

@@ -40,7 +40,7 @@ final class EngineHarness: Sendable {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-recording-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             faults = FaultyDatabase.Faults()
-            store = try Store.open(FaultyDatabase(inner: try SQLiteDatabase(folder: folder), faults: faults))
+            store = try Store.open(FaultyDatabase(inner: try TestBackend.database(folder: folder), faults: faults))
             sender = ScriptedSender()
             clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
             let user = try store.accounts.createUser(

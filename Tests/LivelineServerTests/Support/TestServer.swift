@@ -25,6 +25,7 @@ final class TestServer {
         configuration.dataDirectory = self.folder
         configuration.accessLog = "off"
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
+        configuration.databaseURL = try Self.databaseURL(of: self.folder)
         configure(&configuration)
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app
@@ -34,6 +35,17 @@ final class TestServer {
     }
 
     var port: Int { app.port }
+
+    /// With PostgreSQL, the database of `folder`: a server started again on a folder finds the
+    /// data its first start left (the URL is kept in the folder).
+    static func databaseURL(of folder: URL) throws -> String? {
+        let file = folder.appendingPathComponent("test-database-url")
+        if let kept = try? String(contentsOf: file, encoding: .utf8) { return kept }
+        guard let url = try TestBackend.databaseURL() else { return nil }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(url.utf8).write(to: file)
+        return url
+    }
 
     /// Creates a user and returns it with its bearer token.
     func addUser(household: String, name: String) throws -> (user: UserRecord, token: String) {
