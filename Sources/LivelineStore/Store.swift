@@ -35,8 +35,12 @@ public struct Store: Sendable {
         notifications = NotificationRepository(database: database)
         revisions = RevisionCache(database: database)
         // Another instance's commit may have made rows due: the dispatchers look again.
-        // (The signal only: a handler holding the database would keep it open for good.)
-        database.onChangesElsewhere { [enqueued = outbox.enqueued] in enqueued.bump() }
+        // Token lists cached from this instance's own writes are read again too. (The counters
+        // only: a handler holding the database would keep it open for good.)
+        database.onChangesElsewhere { [enqueued = outbox.enqueued, tokenChanges = tokens.changes] in
+            enqueued.bump()
+            tokenChanges.bump()
+        }
     }
 
     /// Runs `body` in one write transaction and, once it committed, wakes the outbox's dispatchers

@@ -142,7 +142,7 @@ public struct OutboxRepository: Sendable {
     }
 
     /// The one statement that differs for several server processes: PostgreSQL must lock the
-    /// chosen rows and skip those another claimer holds (`docs/engine.md`, "Storage": outbox rows claimed
+    /// chosen rows, skip those another claimer holds and keep each context with one dispatcher (`docs/engine.md`, "Storage": outbox rows claimed
     /// with `FOR UPDATE SKIP LOCKED`), in an `ARRAY(…)` subquery that runs once (an `IN (…)` one
     /// may be run again per row and then claim more than the limit). SQLite has one writer at a
     /// time, so the plain subquery is safe.
@@ -157,10 +157,21 @@ public struct OutboxRepository: Sendable {
             RETURNING \(OutboxRow.columns)
             """
         case .postgres:
+            // A context's syncs go out from one instance at a time: its rows are skipped while
+            // another dispatcher holds a live lease on one, and while another claim is taking one
+            // right now (a transaction-level advisory lock per context, held to this commit).
             """
             UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
             WHERE status = 'due' AND id = ANY(ARRAY(
-                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
+                SELECT id FROM outbox AS candidate
+                WHERE status = 'due' AND due_at <= $3
+                    AND (kind <> 'sync' OR (
+                        NOT EXISTS (
+                            SELECT 1 FROM outbox AS held
+                            WHERE held.context_key = candidate.context_key AND held.kind = 'sync' AND held.status = 'leased'
+                                AND held.lease_until >= $3 AND held.lease_owner <> $1)
+                        AND pg_try_advisory_xact_lock(72615, hashtext(candidate.context_key))))
+                ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
             ))
             RETURNING \(OutboxRow.columns)
             """

@@ -71,7 +71,7 @@ final class PostgresChangeFeed: Sendable {
 
     /// This instance committed a change: the others are told within ``spacing``.
     func localCommit() {
-        guard started.load(ordering: .relaxed) else { return }
+        start()
         if !dirty.exchange(true, ordering: .acquiringAndReleasing) { wake.signal() }
     }
 

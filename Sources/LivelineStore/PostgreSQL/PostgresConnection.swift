@@ -280,7 +280,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// Reads what arrived on the socket and returns how many notifications were pending that
     /// did not come from the backend process `ownBackend`. Throws when the connection was lost.
     func drainNotifications(notFrom ownBackend: Int32) throws -> Int {
-        guard PQconsumeInput(handle) == 1 else { throw failure(nil, "the notification connection was lost") }
+        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+            throw failure(nil, "the notification connection was lost")
+        }
         var count = 0
         while let notification = PQnotifies(handle) {
             if notification.pointee.be_pid != ownBackend { count += 1 }

@@ -110,3 +110,27 @@ struct OutboxConcurrencyTests {
         }
     }
 }
+
+extension OutboxConcurrencyTests {
+    /// Several instances on one PostgreSQL: while one dispatcher holds a live lease on a context's
+    /// sync row, another does not take the context's next row; it does once the first is done
+    /// (or its lease ran out). Other contexts go out meanwhile.
+    @Test func aContextsSyncsGoOutFromOneDispatcherAtATime() throws {
+        try DatabaseFactory.postgres.withStore { store in
+            let other = Store(database: try DatabaseFactory.postgres.another(store.database))
+            try store.makeContext("trip:1")
+            try store.makeContext("trip:2")
+            try store.change("trip:1", at: 1)
+            let first = try store.outbox.claim(owner: "instance-a", now: time(10), lease: 30, limit: 10)
+            #expect(first.map(\.contextKey) == ["trip:1"])
+            // A change while it is being sent: a due row of its own, and one of another context.
+            try store.change("trip:1", at: 11)
+            try store.change("trip:2", at: 11)
+            let meanwhile = try other.outbox.claim(owner: "instance-b", now: time(12), lease: 30, limit: 10)
+            #expect(meanwhile.map(\.contextKey) == ["trip:2"], "trip:1 stays with instance-a while its lease lives")
+            #expect(try store.outbox.complete(id: first[0].id, owner: "instance-a", now: time(13)))
+            let after = try other.outbox.claim(owner: "instance-b", now: time(14), lease: 30, limit: 10)
+            #expect(after.map(\.contextKey) == ["trip:1"])
+        }
+    }
+}

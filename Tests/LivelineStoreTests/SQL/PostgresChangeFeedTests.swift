@@ -1,0 +1,63 @@
+import Foundation
+import LivelineStore
+import LivelineTestSupport
+import Synchronization
+import Testing
+
+/// Instances sharing one PostgreSQL database learn of each other's commits (README, "Several
+/// instances"): LISTEN/NOTIFY on the schema's channel; a lost listening connection listens again.
+@Suite struct PostgresChangeFeedTests {
+    /// Polls `condition` every 20 ms for up to `seconds`.
+    static func within(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+
+    @Test func anotherInstancesCommitChangesTheVersionAndWakesTheHandlers() throws {
+        try DatabaseFactory.postgres.withDatabase { first in
+            try first.write { try $0.executeScript("CREATE TABLE items (id BIGINT PRIMARY KEY)") }
+            let second = try DatabaseFactory.postgres.another(first)
+            let woken = Atomic<Int>(0)
+            second.onChangesElsewhere { woken.add(1, ordering: .relaxed) }
+            let before = try #require(try second.changeVersion())
+            // Listening takes a moment: its first connection counts as a change (nothing missed).
+            #expect(try Self.within(5) { try second.changeVersion() != before })
+            let listening = try #require(try second.changeVersion())
+
+            try first.write { try $0.execute("INSERT INTO items (id) VALUES (1)") }
+            #expect(try Self.within(5) { try second.changeVersion() != listening }, "the other instance's commit is seen")
+            #expect(Self.within(5) { woken.load(ordering: .relaxed) >= 1 })
+            // A transaction that changed nothing notifies nobody.
+            let quiet = try #require(try second.changeVersion())
+            let wakes = woken.load(ordering: .relaxed)
+            try first.write { try $0.execute("UPDATE items SET id = 2 WHERE id = 99") }
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(try second.changeVersion() == quiet && woken.load(ordering: .relaxed) == wakes)
+        }
+    }
+
+    @Test func aLostListeningConnectionListensAgainAndCatchesUp() throws {
+        try DatabaseFactory.postgres.withDatabase { first in
+            let second = try DatabaseFactory.postgres.another(first)
+            let woken = Atomic<Int>(0)
+            second.onChangesElsewhere { woken.add(1, ordering: .relaxed) }
+            _ = try second.changeVersion()
+            let schema = try #require(try first.read { try $0.queryOne("SELECT current_schema() AS s")?.string("s") })
+            let listener = { () throws -> Int? in
+                try first.read {
+                    try $0.queryOne(
+                        "SELECT pid FROM pg_stat_activity WHERE query = $1 ORDER BY backend_start DESC LIMIT 1", [.text("LISTEN liveline_\(schema)")]
+                    )?.int("pid")
+                }
+            }
+            let pid = try #require(try Self.within(5) { try listener() != nil } ? listener() : nil)
+            try first.write { _ = try $0.query("SELECT pg_terminate_backend($1) AS done", [SQLValue(pid)]) }
+            #expect(Self.within(10) { woken.load(ordering: .relaxed) >= 1 }, "after listening again it counts one change")
+            #expect(try Self.within(5) { try listener().map { $0 != pid } ?? false }, "a new listening connection")
+        }
+    }
+}
