@@ -103,11 +103,11 @@ public struct Migrator: Sendable {
     }
 
     /// Instances starting at the same moment migrate one after the other: on PostgreSQL each
-    /// migration's transaction first takes one advisory lock (held to its end), so a second
-    /// instance sees what the first applied. SQLite's writes are serialised already.
+    /// migration's transaction first takes an advisory lock of the schema (held to its end), so a
+    /// second instance sees what the first applied. SQLite's writes are serialised already.
     private static func lock(_ database: any Database, _ transaction: any SQLTransaction) throws {
         guard database.dialect == .postgres else { return }
-        try transaction.execute("SELECT pg_advisory_xact_lock(7261500001)")
+        try transaction.execute("SELECT pg_advisory_xact_lock(72616, hashtext(current_schema()))")
     }
 
     private static func recordCore(_ version: Int, name: String, now: Date, in transaction: any SQLTransaction) throws {

@@ -159,7 +159,7 @@ public struct OutboxRepository: Sendable {
         case .postgres:
             // A context's syncs go out from one instance at a time: its rows are skipped while
             // another dispatcher holds a live lease on one, and while another claim is taking one
-            // right now (a transaction-level advisory lock per context, held to this commit).
+            // right now (a transaction-level advisory lock per schema and context, held to this commit).
             """
             UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
             WHERE status = 'due' AND id = ANY(ARRAY(
@@ -170,7 +170,7 @@ public struct OutboxRepository: Sendable {
                             SELECT 1 FROM outbox AS held
                             WHERE held.context_key = candidate.context_key AND held.kind = 'sync' AND held.status = 'leased'
                                 AND held.lease_until >= $3 AND held.lease_owner <> $1)
-                        AND pg_try_advisory_xact_lock(72615, hashtext(candidate.context_key))))
+                        AND pg_try_advisory_xact_lock(72615, hashtext(current_schema() || ':' || candidate.context_key))))
                 ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
             ))
             RETURNING \(OutboxRow.columns)

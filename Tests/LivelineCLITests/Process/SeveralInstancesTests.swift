@@ -1,0 +1,200 @@
+import Foundation
+import LivelineCrypto
+import LivelineSandbox
+import LivelineStore
+import LivelineTestSupport
+import Synchronization
+import Testing
+
+/// Three `liveline serve` processes on one PostgreSQL and one APNs sandbox (README, "Several
+/// instances"): changes sent to random instances by concurrent clients all reach every device
+/// with the final state, nothing is sent twice without a crash, a killed instance's rows go out
+/// from the others, and a push-to-start asked of all three at once starts each device once.
+@Suite(.serialized) struct SeveralInstancesTests {
+    static let adminKey = "several-instances-admin-key-0123"
+    static let contexts = 200
+    static let tokensPerContext = 5
+    static let changes = 5_000
+
+    /// A run: the sandbox, the database, three servers and the tokens of every context.
+    final class Run {
+        let folder: URL
+        let sandbox: APNSSandbox
+        let url: String
+        let drop: @Sendable () -> Void
+        let environment: [String: String]
+        let bearer: String
+        var servers: [ServeProcess] = []
+        var tokens: [String: [String]] = [:]
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-instances-\(UUID().uuidString)")
+            sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+            (url, drop) = try TestPostgres.freshURL()
+            environment = CrashRecoveryTests.environment(sandbox).merging([
+                "LIVELINE_ADMIN_KEY": SeveralInstancesTests.adminKey, "LIVELINE_DATABASE_URL": url, "LIVELINE_OUTBOX_LEASE_S": "5",
+                "LIVELINE_DATABASE_POOL": "4",
+            ]) { $1 }
+            bearer = SecureRandom.token(prefix: "ll_")
+            let store = try Store.open(PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1))
+            _ = try store.accounts.createUser(
+                household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date())
+            for index in 0..<3 { servers.append(try start(index)) }
+        }
+
+        func start(_ index: Int) throws -> ServeProcess {
+            try ServeProcess(data: folder.appendingPathComponent("data-\(index)"), environment: environment)
+        }
+
+        deinit {
+            servers.removeAll()
+            sandbox.stop()
+            drop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        /// One request to instance `index`, or — when it does not answer (killed) — the next one.
+        func request(_ method: String, _ path: String, json: String, admin: Bool, instance index: Int) throws -> TestHTTPConnection.Response {
+            var lastError: (any Error)?
+            for offset in 0..<servers.count {
+                let server = servers[(index + offset) % servers.count]
+                do {
+                    return try TestHTTPConnection(port: server.port).request(
+                        method, path, headers: ["Authorization": "Bearer \(admin ? SeveralInstancesTests.adminKey : bearer)"], json: json)
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError!
+        }
+
+        func registerTokens() throws {
+            for context in 0..<SeveralInstancesTests.contexts {
+                for phone in 0..<SeveralInstancesTests.tokensPerContext {
+                    let token = String(format: "%064x", 0xbeef_0000 + context * 16 + phone)
+                    sandbox.registerDevice(token: token)
+                    let key = "trip:many-\(context)"
+                    let response = try request(
+                        "POST", "/api/apns/register",
+                        json:
+                            #"{"kind":"la-update","token":"\#(token)","device_id":"p-\#(context)-\#(phone)","context_key":"\#(key)","attributes_type":"TripLiveActivityAttributes"}"#,
+                        admin: false, instance: context + phone)
+                    #expect(response.status == 200, "\(response.text)")
+                    tokens[key, default: []].append(token)
+                }
+            }
+        }
+
+        /// Sends `changes` PUTs from 6 concurrent clients, each owning some contexts (so each
+        /// context's changes are in order), each request to a random instance; `halfway` runs
+        /// once half of them were sent. Returns the last delay put per context.
+        func sendChanges(halfway: @escaping @Sendable () -> Void = {}) -> [String: Int] {
+            let last = Mutex<[String: Int]>([:])
+            let sent = Atomic<Int>(0)
+            let failed = Atomic<Int>(0)
+            let clients = 6
+            let perClient = SeveralInstancesTests.changes / clients
+            nonisolated(unsafe) let run = self
+            DispatchQueue.concurrentPerform(iterations: clients) { client in
+                var random = SystemRandomNumberGenerator()
+                let owned = (0..<SeveralInstancesTests.contexts).filter { $0 % clients == client }
+                for step in 0..<perClient {
+                    let context = owned[step % owned.count]
+                    let key = "trip:many-\(context)"
+                    let delay = step + 1
+                    do {
+                        let response = try run.request(
+                            "PUT", "/v1/contexts/\(key)", json: CrashRecoveryTests.trip(delay: delay), admin: true,
+                            instance: Int.random(in: 0..<3, using: &random))
+                        if response.status == 200 || response.status == 201 {
+                            last.withLock { $0[key] = delay }
+                        } else {
+                            failed.add(1, ordering: .relaxed)
+                        }
+                    } catch {
+                        failed.add(1, ordering: .relaxed)
+                    }
+                    if sent.add(1, ordering: .relaxed).newValue == SeveralInstancesTests.changes / 2 { halfway() }
+                }
+            }
+            #expect(failed.load(ordering: .relaxed) == 0, "every change was taken by an instance")
+            return last.withLock { $0 }
+        }
+
+        func lastDelay(_ token: String) -> Int? {
+            sandbox.accepted(token: token).compactMap { push -> Int? in
+                let json = try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any]
+                return ((json?["aps"] as? [String: Any])?["content-state"] as? [String: Any])?["delay"] as? Int
+            }.last
+        }
+
+        /// Pushes APNs accepted that no delivery record has: sent by an instance that died before
+        /// recording the answer (its row was then sent again). Zero without a crash.
+        func duplicates() throws -> Int {
+            let database = try PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1)
+            let recorded = try database.read {
+                try $0.queryOne("SELECT COUNT(*) AS n FROM deliveries WHERE status = 200 AND target_kind = 'token'")?.int("n") ?? 0
+            }
+            let accepted = tokens.values.flatMap { $0 }.map { sandbox.accepted(token: $0).count }.reduce(0, +)
+            return accepted - recorded
+        }
+    }
+
+    @Test func changesSentToRandomInstancesAllArriveAndNothingIsSentTwice() async throws {
+        let run = try Run()
+        try run.registerTokens()
+        let final = run.sendChanges()
+        #expect(final.count == Self.contexts)
+        let allTokens = run.tokens.flatMap { key, tokens in tokens.map { (key, $0) } }
+        let arrived = await eventually(timeout: 60) { allTokens.allSatisfy { run.lastDelay($0.1) == final[$0.0] } }
+        #expect(arrived, "every token's last push carries its context's final state")
+        let duplicates = try run.duplicates()
+        print("several instances, no kill: \(Self.changes) changes, \(allTokens.count) tokens, \(duplicates) duplicate pushes")
+        #expect(duplicates == 0, "no push sent twice without a crash")
+
+        // Twenty start requests for one context, spread over the three instances at once.
+        let starters = (0..<5).map { String(format: "%064x", 0x5747_0000 + $0) }
+        for (index, token) in starters.enumerated() {
+            run.sandbox.registerDevice(token: token)
+            let response = try run.request(
+                "POST", "/api/apns/register",
+                json:
+                    #"{"kind":"la-pushToStart","token":"\#(token)","device_id":"starter-\#(index)","attributes_type":"TripLiveActivityAttributes"}"#,
+                admin: false, instance: index)
+            #expect(response.status == 200, "\(response.text)")
+        }
+        #expect(
+            try run.request("PUT", "/v1/contexts/trip:start-all", json: CrashRecoveryTests.trip(delay: 1), admin: true, instance: 0).status == 201)
+        let devices = (0..<5).map { "\"starter-\($0)\"" }.joined(separator: ",")
+        nonisolated(unsafe) let shared = run
+        DispatchQueue.concurrentPerform(iterations: 20) { attempt in
+            _ = try? shared.request(
+                "POST", "/v1/contexts/trip:start-all/start", json: #"{"deviceIds":[\#(devices)],"alert":{"title":"Trip"}}"#, admin: true,
+                instance: attempt % 3)
+        }
+        let started = await eventually(timeout: 30) { starters.allSatisfy { run.sandbox.accepted(token: $0).count >= 1 } }
+        #expect(started)
+        try await Task.sleep(for: .seconds(1))  // a second start, if any, would be sent by now
+        #expect(starters.map { run.sandbox.accepted(token: $0).count } == Array(repeating: 1, count: 5), "each device started exactly once")
+    }
+
+    @Test func aKilledInstancesRowsGoOutFromTheOthersAndNoChangeIsLost() async throws {
+        let run = try Run()
+        try run.registerTokens()
+        // APNs answers slowly, so pushes are in flight when the instance dies.
+        run.sandbox.setFaults(SandboxFaults(seed: 7, latency: .milliseconds(150)))
+        nonisolated(unsafe) let shared = run
+        let final = run.sendChanges(halfway: { shared.servers[1].kill(SIGKILL) })
+        #expect(run.servers[1].process.termination == .signalled(SIGKILL))
+        run.sandbox.setFaults(SandboxFaults(seed: 7))
+        run.servers[1] = try run.start(1)
+        let allTokens = run.tokens.flatMap { key, tokens in tokens.map { (key, $0) } }
+        let arrived = await eventually(timeout: 60) { allTokens.allSatisfy { run.lastDelay($0.1) == final[$0.0] } }
+        #expect(arrived, "every token's last push carries its context's final state after the kill")
+        let duplicates = try run.duplicates()
+        print(
+            "several instances, one SIGKILLed mid-run: \(Self.changes) changes, \(allTokens.count) tokens, \(duplicates) duplicate pushes (in flight at the kill)"
+        )
+        #expect(duplicates >= 0 && duplicates <= allTokens.count, "only what was in flight at the kill, at most once a token: \(duplicates)")
+    }
+}
