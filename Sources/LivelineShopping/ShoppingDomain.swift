@@ -60,8 +60,11 @@ public struct ShoppingDomain: Sendable {
     ) throws -> (item: ShoppingListItem, rev: Int)? {
         try door.write(now: now) { change in
             let transaction = change.sql
-            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
+            guard try item(id: id, householdID: householdID, in: transaction) != nil else { return nil }
             let week = try weekOfItem(id, in: transaction)
+            // The week's writes by several instances queue up; the item is read again after.
+            try lockWeek(week, householdID: householdID, in: change)
+            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             var action: ShoppingAction?
             if let done, done != current.done {
                 action = done ? .checked : .unchecked
@@ -98,9 +101,11 @@ public struct ShoppingDomain: Sendable {
     public func removeItem(id: Int, householdID: HouseholdID, actor: UserID, now: Date) throws -> Int? {
         try door.write(now: now) { change in
             let transaction = change.sql
-            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
+            guard try item(id: id, householdID: householdID, in: transaction) != nil else { return nil }
             let week = try weekOfItem(id, in: transaction)
             let key = try ensureContext(week: week, householdID: householdID, in: change)
+            // Read again under the week's lock: removed meanwhile by another instance.
+            guard let current = try item(id: id, householdID: householdID, in: transaction) else { return nil }
             try transaction.execute("DELETE FROM shopping_items WHERE id = $1", [SQLValue(id)])
             return try track(.removed, item: current, key: key, week: week, householdID: householdID, actor: actor, in: change)
         }
@@ -144,6 +149,8 @@ public struct ShoppingDomain: Sendable {
         try door.write(now: now) { change in
             let transaction = change.sql
             let key = week.contextKey(householdID: householdID)
+            // Two shoppers starting at once queue up: the second sees the first's session.
+            try lockWeek(week, householdID: householdID, in: change)
             var newTrip = false
             if let context = try change.context(key) {
                 if context.state == .ended {
@@ -193,6 +200,8 @@ public struct ShoppingDomain: Sendable {
     public func endSession(week: ShoppingWeek, householdID: HouseholdID, actor: UserID, now: Date) throws -> (rev: Int, finished: Bool)? {
         try door.write(now: now) { change in
             let transaction = change.sql
+            // The last two shoppers leaving at once queue up: the second sees the first gone.
+            try lockWeek(week, householdID: householdID, in: change)
             let left = try transaction.execute(
                 """
                 UPDATE shopping_sessions SET ended_at = $4
@@ -235,7 +244,12 @@ public struct ShoppingDomain: Sendable {
             )
             var weeks: [String: (householdID: HouseholdID, week: ShoppingWeek)] = [:]
             for row in lapsed {
-                try transaction.execute("UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1", [SQLValue(try row.int("id")), SQLValue(now)])
+                // Another instance's sweep may have ended it meanwhile: counted once.
+                guard
+                    try transaction.execute(
+                        "UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1 AND ended_at IS NULL", [SQLValue(try row.int("id")), SQLValue(now)])
+                        == 1
+                else { continue }
                 let householdID = HouseholdID(try row.int("household_id"))
                 if let week = ShoppingWeek(try row.string("week")) { weeks[week.contextKey(householdID: householdID)] = (householdID, week) }
             }
@@ -252,6 +266,12 @@ public struct ShoppingDomain: Sendable {
     }
 
     // MARK: Internals
+
+    /// Holds the week's context row to the end of the transaction (when it has one): a week's
+    /// writes by several instances go one after the other (``EngineWrite/lockContext(_:)``).
+    func lockWeek(_ week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws {
+        _ = try change.lockContext(week.contextKey(householdID: householdID))
+    }
 
     /// The week's context, created (rev 0) when it has none. An ended one stays ended: changes
     /// after the trip count revisions (the pull shows them) but push nothing; only a new shopping

@@ -41,8 +41,21 @@ extension Engine {
         try EngineError.refuse(report.errors.map(EngineError.requestField), in: "")
 
         return try write { change in
-            let created: Bool
-            if let existing = try change.context(key) {
+            var created = false
+            // The row is held from here on (another instance's put of the same key waits), and
+            // one created by another instance meanwhile is updated, not created twice.
+            if try change.lockContext(key) == nil {
+                do {
+                    try change.createContext(
+                        key: key, activityType: put.type, householdID: nil, attributes: String(decoding: attributesJSON, as: UTF8.self),
+                        contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self)
+                    )
+                    created = true
+                } catch let error as StoreError where error.code == .alreadyExists {
+                    _ = try change.lockContext(key)
+                }
+            }
+            if !created, let existing = try change.context(key) {
                 guard existing.activityType == put.type else {
                     throw EngineError(
                         .activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
@@ -53,13 +66,6 @@ extension Engine {
                 guard existing.householdID == nil else {
                     throw EngineError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
                 }
-                created = false
-            } else {
-                try change.createContext(
-                    key: key, activityType: put.type, householdID: nil, attributes: String(decoding: attributesJSON, as: UTF8.self),
-                    contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self)
-                )
-                created = true
             }
             let rev = try change.recordChange(key, note: created ? "created" : "updated")
             try store.contexts.setGivenState(

@@ -107,6 +107,8 @@ public struct Migrator: Sendable {
     /// second instance sees what the first applied. SQLite's writes are serialised already.
     private static func lock(_ database: any Database, _ transaction: any SQLTransaction) throws {
         guard database.dialect == .postgres else { return }
+        // A migration (or waiting for another instance's) may take longer than a statement may.
+        try transaction.executeScript("SET LOCAL statement_timeout = 0")
         try transaction.execute("SELECT pg_advisory_xact_lock(72616, hashtext(current_schema()))")
     }
 

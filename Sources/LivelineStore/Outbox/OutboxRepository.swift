@@ -126,57 +126,95 @@ public struct OutboxRepository: Sendable {
     /// (context, target) exists is marked `done` as superseded (the due row sends the newer state),
     /// any other row becomes due again. Two claimers never get the same row: SQLite runs write
     /// transactions one at a time, across processes too (`BEGIN IMMEDIATE`); PostgreSQL uses
-    /// `FOR UPDATE SKIP LOCKED` (``claimStatement(_:)``). `owner` must be unique per dispatcher
+    /// `FOR UPDATE SKIP LOCKED` and keeps each context with one dispatcher (``claimOnPostgres``). `owner` must be unique per dispatcher
     /// (e.g. host, process id and a random part): ownership checks rely on it.
     public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int) throws -> [OutboxRow] {
         guard limit > 0 else { return [] }
         return try database.write { transaction in
             try reclaimExpiredLeases(now: now, in: transaction)
-            let rows = try transaction.query(
-                Self.claimStatement(database.dialect),
-                [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
-            ).map(OutboxRow.init(row:))
+            let rows: [OutboxRow]
+            switch database.dialect {
+            case .sqlite:
+                rows = try transaction.query(
+                    Self.sqliteClaim, [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
+                ).map(OutboxRow.init(row:))
+            case .postgres:
+                rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, in: transaction)
+            }
             // RETURNING gives no order.
             return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
         }
     }
 
-    /// The one statement that differs for several server processes: PostgreSQL must lock the
-    /// chosen rows, skip those another claimer holds and keep each context with one dispatcher (`docs/engine.md`, "Storage": outbox rows claimed
-    /// with `FOR UPDATE SKIP LOCKED`), in an `ARRAY(…)` subquery that runs once (an `IN (…)` one
-    /// may be run again per row and then claim more than the limit). SQLite has one writer at a
-    /// time, so the plain subquery is safe.
-    static func claimStatement(_ dialect: SQLDialect) -> String {
-        switch dialect {
-        case .sqlite:
+    /// The claim of several instances on one PostgreSQL, in three statements so that each locks
+    /// only what it may claim (`docs/engine.md`, "Storage"):
+    /// 1. a bounded set of due rows, oldest first, row-locked (`FOR UPDATE SKIP LOCKED`: rows
+    ///    another claimer holds are skipped);
+    /// 2. for their contexts, an advisory lock per schema and context, tried without waiting (one
+    ///    another instance is claiming right now is left to it) — only these few, never one per
+    ///    due context (a backlog of thousands would fill the lock table);
+    /// 3. the lease, in a statement of its own (so it sees every lease committed before the locks
+    ///    were taken), of the rows whose context no other dispatcher holds a live lease on.
+    /// One context's syncs thus go out from one instance at a time, different contexts in parallel.
+    private func claimOnPostgres(
+        owner: String, now: Date, lease: TimeInterval, limit: Int, in transaction: any SQLTransaction
+    ) throws
+        -> [OutboxRow]
+    {
+        let candidates = try transaction.query(
+            """
+            SELECT id, kind, context_key FROM outbox WHERE status = 'due' AND due_at <= $1
+            ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+            """,
+            [SQLValue(now), SQLValue(limit * 2 + 8)]
+        )
+        var chosen: [Int] = []
+        var contexts: [String: Bool] = [:]
+        for row in candidates {
+            let id = try row.int("id")
+            guard try row.string("kind") == "sync", let key = try row.optionalString("context_key") else {
+                chosen.append(id)
+                continue
+            }
+            if contexts[key] == nil {
+                contexts[key] =
+                    try transaction.queryOne(
+                        "SELECT pg_try_advisory_xact_lock(72615, hashtext(current_schema() || ':' || CAST($1 AS TEXT))) AS locked", [.text(key)]
+                    )?.bool("locked") ?? false
+            }
+            if contexts[key] == true { chosen.append(id) }
+        }
+        guard !chosen.isEmpty else { return [] }
+        return try transaction.query(
             """
             UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
-            WHERE status = 'due' AND id IN (
-                SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4
+            WHERE id IN (
+                SELECT id FROM outbox AS candidate
+                WHERE id = ANY(CAST($4 AS BIGINT[])) AND status = 'due'
+                    AND (kind <> 'sync' OR NOT EXISTS (
+                        SELECT 1 FROM outbox AS held
+                        WHERE held.context_key = candidate.context_key AND held.kind = 'sync' AND held.status = 'leased'
+                            AND held.lease_until >= $3 AND held.lease_owner <> $1))
+                ORDER BY due_at, id LIMIT $5
             )
             RETURNING \(OutboxRow.columns)
-            """
-        case .postgres:
-            // A context's syncs go out from one instance at a time: its rows are skipped while
-            // another dispatcher holds a live lease on one, and while another claim is taking one
-            // right now (a transaction-level advisory lock per schema and context, held to this commit).
-            """
-            UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
-            WHERE status = 'due' AND id = ANY(ARRAY(
-                SELECT id FROM outbox AS candidate
-                WHERE status = 'due' AND due_at <= $3
-                    AND (kind <> 'sync' OR (
-                        NOT EXISTS (
-                            SELECT 1 FROM outbox AS held
-                            WHERE held.context_key = candidate.context_key AND held.kind = 'sync' AND held.status = 'leased'
-                                AND held.lease_until >= $3 AND held.lease_owner <> $1)
-                        AND pg_try_advisory_xact_lock(72615, hashtext(current_schema() || ':' || candidate.context_key))))
-                ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
-            ))
-            RETURNING \(OutboxRow.columns)
-            """
-        }
+            """,
+            [
+                .text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now),
+                .text("{" + chosen.map(String.init).joined(separator: ",") + "}"), SQLValue(limit),
+            ]
+        ).map(OutboxRow.init(row:))
     }
+
+    /// The SQLite claim: it has one writer at a time (across processes too), so a plain
+    /// subquery is safe.
+    static let sqliteClaim = """
+        UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
+        WHERE status = 'due' AND id IN (
+            SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4
+        )
+        RETURNING \(OutboxRow.columns)
+        """
 
     /// Takes back rows whose lease ran out, one statement per row, newest first: the supersede
     /// check must see the rows already made due (two expired sync rows of one context and target

@@ -19,6 +19,8 @@ import Glibc
 final class PostgresChangeFeed: Sendable {
     /// The least time between two notifications of this instance.
     static let spacing: TimeInterval = 0.1
+    /// The longest a cache of this instance trusts that nothing changed elsewhere.
+    static let maximumQuiet: TimeInterval = 5
 
     private let settings: PostgresSettings
     /// Notifications of other instances (and reconnects), counted.
@@ -104,6 +106,7 @@ final class PostgresChangeFeed: Sendable {
         var connection: PostgresConnection?
         var backoff: TimeInterval = 0.1
         var everConnected = false
+        var nextRefresh = Date().addingTimeInterval(Self.maximumQuiet)
         while !isStopped {
             do {
                 guard let listener = connection else {
@@ -117,6 +120,12 @@ final class PostgresChangeFeed: Sendable {
                     if everConnected { changed() } else { remoteChanges.bump() }
                     everConnected = true
                     continue
+                }
+                // Caches never trust a quiet feed for long: a notification lost with a crash
+                // between another instance's commit and its NOTIFY is caught up within seconds.
+                if Date() >= nextRefresh {
+                    remoteChanges.bump()
+                    nextRefresh = Date().addingTimeInterval(Self.maximumQuiet)
                 }
                 var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, 500)

@@ -34,9 +34,13 @@ final class PostgresConnection: @unchecked Sendable {
             throw StoreError(.io, "could not connect to PostgreSQL at \(settings.location): \(Self.oneLine(message))")
         }
         handle = connection
-        // Server-side timeouts: a statement that runs away, and a session left in a transaction.
+        // Server-side timeouts: a statement that runs away, and a session left in a transaction;
+        // and the output formats the values are read in.
         try executeScript(
             """
+            SET client_encoding = 'UTF8';
+            SET bytea_output = 'hex';
+            SET extra_float_digits = 3;
             SET statement_timeout = \(settings.statementTimeoutMilliseconds);
             SET idle_in_transaction_session_timeout = \(max(settings.statementTimeoutMilliseconds, 60_000));
             SET client_min_messages = warning
@@ -55,11 +59,19 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `body` between `begin` and `COMMIT`; rolls back when `body` or the commit throws.
     func transaction<T>(begin: String, _ body: (any SQLTransaction) throws -> T) throws -> T {
-        try executeScript(begin)
+        do {
+            try executeScript(begin)
+        } catch  where PQstatus(handle) != CONNECTION_OK {
+            throw ConnectionLost(error: error)  // nothing ran: the caller may try a new connection
+        }
         let transaction = PostgresTransaction(connection: self)
         defer { transaction.isOpen = false }
         do {
             let result = try body(transaction)
+            // A statement that failed aborts the transaction; its COMMIT would roll back silently.
+            guard PQtransactionStatus(handle) != PQTRANS_INERROR else {
+                throw StoreError(.misuse, "a statement of the transaction failed (and was caught): the transaction is rolled back")
+            }
             try executeScript("COMMIT")
             lastTransactionChanged = transaction.changed
             return result
@@ -337,6 +349,11 @@ final class PostgresConnection: @unchecked Sendable {
         let line = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return "`" + (line.count > 200 ? line.prefix(200) + "…" : line) + "`"
     }
+}
+
+/// The connection broke before a transaction began: nothing of it ran.
+struct ConnectionLost: Error {
+    let error: any Error
 }
 
 /// A ``SQLTransaction`` on one ``PostgresConnection``, valid only inside its `read`/`write` body.

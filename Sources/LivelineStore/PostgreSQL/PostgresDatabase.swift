@@ -86,10 +86,27 @@ public final class PostgresDatabase: Database {
         }
         defer { slots.signal() }
         let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(settings)
-        defer {
+        do {
+            let result = try body(connection)
+            if connection.isHealthy { idle.withLock { $0.append(connection) } }
+            return result
+        } catch is ConnectionLost {
+            // An idle connection the server dropped (a restart, a timeout): once more on a new one.
+            let fresh = try PostgresConnection(settings)
+            do {
+                let result = try body(fresh)
+                if fresh.isHealthy { idle.withLock { $0.append(fresh) } }
+                return result
+            } catch let again as ConnectionLost {
+                throw again.error
+            } catch {
+                if fresh.isHealthy { idle.withLock { $0.append(fresh) } }
+                throw error
+            }
+        } catch {
             // One left in a transaction or cut off is not reused: the next checkout connects anew.
             if connection.isHealthy { idle.withLock { $0.append(connection) } }
+            throw error
         }
-        return try body(connection)
     }
 }

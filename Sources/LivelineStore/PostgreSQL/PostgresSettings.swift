@@ -35,6 +35,11 @@ public struct PostgresSettings: Sendable {
         func value(_ key: String) -> String? { values.first { $0.0 == key }?.1 }
         if value("connect_timeout") == nil { values.append(("connect_timeout", "10")) }
         if value("application_name") == nil { values.append(("application_name", "liveline")) }
+        // A connection whose peer vanished (a half-open TCP connection) is noticed within a minute.
+        for (key, fallback) in [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3")]
+        where value(key) == nil {
+            values.append((key, fallback))
+        }
         if let searchPath {
             let others = value("options").map { $0 + " " } ?? ""
             values.removeAll { $0.0 == "options" }

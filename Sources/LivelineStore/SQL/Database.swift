@@ -1,8 +1,10 @@
-/// A SQL database that Liveline's repositories run on: SQLite now, PostgreSQL later.
+/// A SQL database that Liveline's repositories run on: SQLite (one server) or PostgreSQL (several).
 ///
-/// All access is closure-scoped and synchronous. `write` bodies run one at a time in a transaction
-/// that takes the write lock up front (SQLite `BEGIN IMMEDIATE`) and commits when the body returns,
-/// or rolls back when it throws. `read` bodies see one consistent snapshot and run concurrently
+/// All access is closure-scoped and synchronous. A `write` body runs in a transaction that commits
+/// when the body returns, or rolls back when it throws. On SQLite write bodies run one at a time
+/// (`BEGIN IMMEDIATE` takes the write lock up front); on PostgreSQL they run side by side (read
+/// committed), so a body that reads before it writes holds the rows it depends on (`FOR UPDATE`,
+/// `ContextRepository.lock(key:in:)`). `read` bodies see one consistent snapshot and run concurrently
 /// with each other and with a writer (`docs/engine.md`, "Storage": one writer, separate read
 /// connections for snapshots). Do not call `write` from inside a `write` body (it would wait for
 /// itself), and note that a `read` inside a `write` body does not see the uncommitted changes.

@@ -20,6 +20,14 @@ public struct StartRepository: Sendable {
         contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, tokenID: PushTokenID, viaChannel: Bool, now: Date,
         budget: (count: Int, window: TimeInterval), in transaction: any SQLTransaction
     ) throws -> StartReservation {
+        // The budget is counted, then used: starts for one device from several instances at once
+        // queue up on PostgreSQL (an advisory lock per schema and device, held to the commit);
+        // SQLite's writes are one at a time already.
+        if database.dialect == .postgres {
+            try transaction.execute(
+                "SELECT pg_advisory_xact_lock(72617, hashtext(current_schema() || ':' || CAST($1 AS TEXT) || ':' || CAST($2 AS TEXT)))",
+                [SQLValue(householdID), .text(deviceID)])
+        }
         let existing = try transaction.queryOne(
             "SELECT \(StartRecord.columns) FROM la_starts WHERE context_key = $1 AND household_id = $2 AND device_id = $3",
             [.text(contextKey), SQLValue(householdID), .text(deviceID)]

@@ -134,3 +134,23 @@ extension OutboxConcurrencyTests {
         }
     }
 }
+
+extension OutboxConcurrencyTests {
+    /// A backlog (after an APNs outage: tens of thousands of due contexts) costs a claim only the
+    /// rows it takes: it locks a bounded candidate set, not one lock per due context (which filled
+    /// PostgreSQL's lock table: "out of shared memory").
+    @Test func aClaimOverAHugeBacklogLocksOnlyWhatItTakes() throws {
+        try DatabaseFactory.postgres.withStore { store in
+            try store.database.write { transaction in
+                try transaction.execute(
+                    """
+                    INSERT INTO outbox (kind, context_key, status, due_at, created_at, updated_at)
+                    SELECT 'sync', 'trip:backlog-' || n, 'due', 1000, 1000, 1000 FROM generate_series(1, 80000) AS n
+                    """)
+            }
+            let claimed = try store.outbox.claim(owner: "d1", now: time(10), lease: 30, limit: 10)
+            #expect(claimed.count == 10)
+            #expect(Set(claimed.compactMap(\.contextKey)).count == 10)
+        }
+    }
+}

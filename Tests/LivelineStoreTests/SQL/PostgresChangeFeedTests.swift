@@ -61,3 +61,34 @@ import Testing
         }
     }
 }
+
+/// The PostgreSQL connection's own rules.
+@Suite struct PostgresConnectionTests {
+    /// A caught failure inside a write still fails the write: PostgreSQL aborted the transaction,
+    /// and its COMMIT would roll back without an error.
+    @Test func aWriteWhoseStatementFailedIsNotReportedCommitted() throws {
+        try DatabaseFactory.postgres.withDatabase { database in
+            try database.write { try $0.executeScript("CREATE TABLE items (id BIGINT PRIMARY KEY)") }
+            #expect(throws: StoreError.self) {
+                try database.write { transaction in
+                    try transaction.execute("INSERT INTO items (id) VALUES (1)")
+                    _ = try? transaction.execute("INSERT INTO items (id) VALUES (1)")  // a unique violation, caught
+                }
+            }
+            #expect(try database.read { try $0.query("SELECT id FROM items") }.isEmpty, "nothing of it was committed")
+        }
+    }
+
+    /// A pooled connection the server dropped (a restart, a timeout) costs no request: the next
+    /// transaction runs on a new connection.
+    @Test func aDroppedPooledConnectionIsReplacedWithoutAFailure() throws {
+        try DatabaseFactory.postgres.withDatabase { database in
+            let pid = try #require(try database.read { try $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") })
+            let other = try DatabaseFactory.postgres.another(database)
+            try other.write { _ = try $0.query("SELECT pg_terminate_backend($1) AS done", [SQLValue(pid)]) }
+            Thread.sleep(forTimeInterval: 0.2)
+            let again = try database.read { try $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") }
+            #expect(again != nil && again != pid)
+        }
+    }
+}
