@@ -1,6 +1,8 @@
 import Foundation
 import LivelineModel
 import LivelineStore
+import LivelineTestSupport
+import Synchronization
 import Testing
 
 /// Push-to-start bookkeeping: one start per context and device, the device budget, answers.
@@ -111,5 +113,40 @@ struct StartRepositoryTests {
             let start = try #require(try store.starts.starts(contextKey: "trip:1").first)
             #expect(start.status == .skipped && start.reason?.contains("ended before the start went out") == true)
         }
+    }
+}
+
+extension StartRepositoryTests {
+    /// Two instances reserving starts for one device at once, on PostgreSQL, with their locks held
+    /// 0.4 s before each commit: the budget of one is counted and used once, not by both.
+    @Test func aDevicesStartBudgetHoldsUnderConcurrentInstances() throws {
+        let (postgres, drop) = try TestPostgres.freshDatabase()
+        defer { drop() }
+        let slow = SlowCommitDatabase(inner: postgres)
+        let store = try Store.open(slow)
+        let user = try store.makeUser("anna")
+        try store.tokens.register(
+            TokenRegistration(
+                householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .pushToStart, environment: .sandbox,
+                token: String(repeating: "ab", count: 32), attributesType: "TransitActivityAttributes"), now: time(0))
+        let tokenID = try #require(try store.tokens.activeTokens(userID: user.id).first?.id)
+        try store.makeContext("trip:1")
+        try store.makeContext("trip:2")
+        slow.delay = 0.4
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            do {
+                let reservation = try store.write { transaction in
+                    try store.starts.reserve(
+                        contextKey: "trip:\(index + 1)", householdID: user.householdID, deviceID: "phone", userID: user.id, tokenID: tokenID,
+                        viaChannel: false, now: time(10), budget: (1, 3600), in: transaction)
+                }
+                results.withLock { $0.append("\(reservation)") }
+            } catch {
+                results.withLock { $0.append("error \(error)") }
+            }
+        }
+        let all = results.withLock { $0 }
+        #expect(all.filter { $0.hasPrefix("reserved") }.count == 1 && all.filter { $0.hasPrefix("overBudget") }.count == 1, "\(all)")
     }
 }

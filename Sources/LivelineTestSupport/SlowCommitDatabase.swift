@@ -1,0 +1,40 @@
+import Foundation
+import LivelineStore
+import Synchronization
+
+/// A ``Database`` whose writes wait ``delay`` after their body, before the commit, with their
+/// locks held: two writes of a test then overlap on PostgreSQL as writes of two instances can.
+public struct SlowCommitDatabase: Database {
+    public let inner: any Database
+    private let wait = Pause()
+
+    private final class Pause: Sendable {
+        let seconds = Mutex<TimeInterval>(0)
+    }
+
+    public init(inner: any Database) {
+        self.inner = inner
+    }
+
+    /// The wait before each commit from now on.
+    public var delay: TimeInterval {
+        get { wait.seconds.withLock { $0 } }
+        nonmutating set { wait.seconds.withLock { $0 = newValue } }
+    }
+
+    public var dialect: SQLDialect { inner.dialect }
+    public var location: String { inner.location }
+    public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
+    public func changeVersion() throws -> UInt64? { try inner.changeVersion() }
+    public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) { inner.onChangesElsewhere(handler) }
+
+    @discardableResult
+    public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        let pause = delay
+        return try inner.write { transaction in
+            let result = try body(transaction)
+            if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+            return result
+        }
+    }
+}

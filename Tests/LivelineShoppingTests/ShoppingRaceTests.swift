@@ -1,0 +1,73 @@
+import Foundation
+import LivelineEngine
+import LivelineModel
+import LivelineShopping
+import LivelineStore
+import LivelineTestSupport
+import Synchronization
+import Testing
+
+/// A week's writes by several instances on one PostgreSQL, made to overlap: every transaction
+/// holds its locks 0.4 s before it commits (`SlowCommitDatabase`), so the second shopper's write
+/// runs while the first's is uncommitted. Without the week's context row held, both saw a stale
+/// week (write skew).
+@Suite(.serialized) struct ShoppingRaceTests {
+    final class Fixture: Sendable {
+        let slow: SlowCommitDatabase
+        let store: Store
+        let domain: ShoppingDomain
+        let week = ShoppingWeek("2026-01-05")!
+        let anna: UserRecord
+        let ben: UserRecord
+        let now = Date(timeIntervalSince1970: 1_767_600_000)
+        init() throws {
+            slow = SlowCommitDatabase(inner: try TestPostgres.freshDatabase().database)
+            store = try Store.open(slow, features: [ShoppingFeature().featureMigrations])
+            domain = ShoppingDomain(door: EngineDoor(store: store, clock: { Date() }))
+            anna = try store.accounts.createUser(
+                household: "Fisch", name: "Anna", avatarTint: "coral", emoji: "🐠", locale: "de", tokenHash: "a", now: now)
+            ben = try store.accounts.createUser(
+                household: "Fisch", name: "Ben", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: "b", now: now)
+        }
+        var key: String { week.contextKey(householdID: anna.householdID) }
+    }
+
+    @Test func lastTwoShoppersLeavingTogetherEndTheTrip() throws {
+        let f = try Fixture()
+        try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: f.now)
+        try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: f.ben.id, now: f.now + 1)
+        f.slow.delay = 0.4
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let actor = index == 0 ? f.anna.id : f.ben.id
+            do {
+                let r = try f.domain.endSession(week: f.week, householdID: f.anna.householdID, actor: actor, now: f.now + 2)
+                results.withLock { $0.append("\(String(describing: r))") }
+            } catch { results.withLock { $0.append("error \(error)") } }
+        }
+        f.slow.delay = 0
+        let state = try f.store.contexts.context(key: f.key)?.state
+        print("REVIEW endSession race: \(results.withLock { $0 }), context \(String(describing: state))")
+        #expect(state == .ended, "\(results.withLock { $0 })")
+    }
+
+    @Test func twoShoppersStartingTogetherAreBothShopping() throws {
+        let f = try Fixture()
+        _ = try f.domain.addItem(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, label: "Milch", price: nil, now: f.now)
+        f.slow.delay = 0.4
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let actor = index == 0 ? f.anna.id : f.ben.id
+            do {
+                let r = try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: actor, now: f.now + 2)
+                results.withLock { $0.append("\(r)") }
+            } catch { results.withLock { $0.append("error \(error)") } }
+        }
+        f.slow.delay = 0
+        let shoppers = try f.store.database.read { t in
+            try t.query("SELECT user_id FROM shopping_sessions WHERE ended_at IS NULL").map { UserID(try $0.int("user_id")) }
+        }
+        print("REVIEW startSession race: \(results.withLock { $0 }), shoppers \(shoppers)")
+        #expect(Set(shoppers) == [f.anna.id, f.ben.id])
+    }
+}
