@@ -32,7 +32,6 @@ import Testing
                 results.withLock { $0.append("\(r)") }
             } catch { results.withLock { $0.append("error \(error)") } }
         }
-        print("REVIEW put race: \(results.withLock { $0 })")
         #expect(results.withLock { $0 }.allSatisfy { !$0.hasPrefix("error") })
     }
 }
