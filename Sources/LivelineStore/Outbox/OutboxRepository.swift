@@ -225,6 +225,7 @@ public struct OutboxRepository: Sendable {
             [SQLValue(now)]
         )
         for row in expired {
+            try holdContext(ofRow: try row.int("id"), in: transaction)
             try transaction.execute(
                 """
                 UPDATE outbox SET
@@ -238,6 +239,17 @@ public struct OutboxRepository: Sendable {
                 [SQLValue(try row.int("id")), SQLValue(now)]
             )
         }
+    }
+
+    /// On PostgreSQL, waits for (and holds) the context row of outbox row `id`: a change of that
+    /// context committing right now (its new due sync row not yet visible) is then seen, and the
+    /// row given back is marked done instead of colliding with it on the one-due-row index.
+    /// (A change holds its context row from its revision bump to its commit.) SQLite's writes are
+    /// one at a time already.
+    private func holdContext(ofRow id: Int, in transaction: any SQLTransaction) throws {
+        guard database.dialect == .postgres else { return }
+        _ = try transaction.query(
+            "SELECT key FROM contexts WHERE key = (SELECT context_key FROM outbox WHERE id = $1 AND kind = 'sync') FOR UPDATE", [SQLValue(id)])
     }
 
     /// True in an `UPDATE outbox` when the row is a sync row and another, due sync row exists for
@@ -299,7 +311,8 @@ public struct OutboxRepository: Sendable {
     private func giveBack(
         id: Int, owner: String, dueAt: Date, note: String, countsAnAttempt: Bool, now: Date, in transaction: any SQLTransaction
     ) throws -> Bool {
-        try transaction.execute(
+        try holdContext(ofRow: id, in: transaction)
+        return try transaction.execute(
             """
             UPDATE outbox SET
                 status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,

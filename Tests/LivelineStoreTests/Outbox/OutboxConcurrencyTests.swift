@@ -154,3 +154,34 @@ extension OutboxConcurrencyTests {
         }
     }
 }
+
+extension OutboxConcurrencyTests {
+    /// A row given back (a retry, a postpone) while another instance's change of the same context
+    /// is committing: the give-back waits for that commit and marks the row done (the new due row
+    /// sends the newer state) instead of failing on the one-due-row index.
+    @Test func aRowGivenBackWhileAChangeOfItsContextCommitsIsSupersededNotRefused() throws {
+        try DatabaseFactory.postgres.withStore { store in
+            let other = Store(database: try DatabaseFactory.postgres.another(store.database))
+            try store.makeContext("trip:1")
+            try store.change("trip:1", at: 1)
+            let claimed = try store.outbox.claim(owner: "a", now: time(10), lease: 30, limit: 10)
+            #expect(claimed.count == 1)
+            let inserted = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                _ = try? other.database.write { transaction in
+                    _ = try other.contexts.recordChange(key: "trip:1", now: time(11), in: transaction)
+                    inserted.signal()
+                    Thread.sleep(forTimeInterval: 0.5)  // uncommitted meanwhile
+                }
+            }
+            inserted.wait()
+            let givenBack = Result { try store.outbox.retry(id: claimed[0].id, owner: "a", at: time(20), error: "503", now: time(12)) }
+            group.wait()
+            #expect((try? givenBack.get()) == true, "\(givenBack)")
+            let rows = try store.outbox.rows(contextKey: "trip:1")
+            #expect(rows.first { $0.id == claimed[0].id }?.status == .done, "superseded by the new due row")
+            #expect(rows.filter { $0.status == .due }.count == 1)
+        }
+    }
+}
