@@ -128,6 +128,19 @@ import Testing
             }.last
         }
 
+        /// ``duplicates()`` once the instances recorded what they sent: the same twice, 1 s apart
+        /// (the last batch's answers may still be on their way into the database).
+        func settledDuplicates() async throws -> Int {
+            var last = try duplicates()
+            for _ in 0..<30 {
+                try await Task.sleep(for: .seconds(1))
+                let now = try duplicates()
+                if now == last { return now }
+                last = now
+            }
+            return last
+        }
+
         /// Pushes APNs accepted that no delivery record has: sent by an instance that died before
         /// recording the answer (its row was then sent again). Zero without a crash.
         func duplicates() throws -> Int {
@@ -148,7 +161,7 @@ import Testing
         let allTokens = run.tokens.flatMap { key, tokens in tokens.map { (key, $0) } }
         let arrived = await eventually(timeout: 60) { allTokens.allSatisfy { run.lastDelay($0.1) == final[$0.0] } }
         #expect(arrived, "every token's last push carries its context's final state")
-        let duplicates = try run.duplicates()
+        let duplicates = try await run.settledDuplicates()
         print("several instances, no kill: \(Self.changes) changes, \(allTokens.count) tokens, \(duplicates) duplicate pushes")
         #expect(duplicates == 0, "no push sent twice without a crash")
 
@@ -191,7 +204,7 @@ import Testing
         let allTokens = run.tokens.flatMap { key, tokens in tokens.map { (key, $0) } }
         let arrived = await eventually(timeout: 60) { allTokens.allSatisfy { run.lastDelay($0.1) == final[$0.0] } }
         #expect(arrived, "every token's last push carries its context's final state after the kill")
-        let duplicates = try run.duplicates()
+        let duplicates = try await run.settledDuplicates()
         print(
             "several instances, one SIGKILLed mid-run: \(Self.changes) changes, \(allTokens.count) tokens, \(duplicates) duplicate pushes (in flight at the kill)"
         )

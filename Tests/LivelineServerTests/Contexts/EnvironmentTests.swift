@@ -171,7 +171,7 @@ import Testing
             json: #"{"deviceIds":["starter-0","starter-1"],"alert":{"title":"Your trip"},"useChannel":true}"#)
         let channels = try #require(started.json?["channelIds"] as? [String: String], "\(started.text)")
         #expect(development.channels() == [channels["sandbox"]] && production.channels() == [channels["production"]], "\(started.text)")
-        #expect(try await eventually { production.accepted(token: storeStart).count == 1 && development.accepted(token: debugStart).count == 1 })
+        #expect(await eventually { production.accepted(token: storeStart).count == 1 && development.accepted(token: debugStart).count == 1 })
         let startPayload = try #require(production.accepted(token: storeStart).first?.payload)
         let aps = (try JSONSerialization.jsonObject(with: Data(startPayload)) as? [String: Any])?["aps"] as? [String: Any]
         #expect(aps?["input-push-channel"] as? String == channels["production"])
