@@ -69,7 +69,7 @@ final class ChannelManager: Sendable {
                 ))
             return (nil, fallback)
         }
-        let attached = try store.write { transaction -> Bool in
+        let linked = try store.write { transaction -> String? in
             try store.channels.insert(
                 channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
                 storagePolicy: configuration.channelStoragePolicy.rawValue, environment: environment.rawValue,
@@ -84,19 +84,31 @@ final class ChannelManager: Sendable {
                     ).json,
                     payload: [], now: now, in: transaction
                 )
-                return false
+                return nil
             }
-            try store.channels.link(contextKey: contextKey, environment: environment, channelID: channelID, in: transaction)
-            return true
+            // Another instance linked one of its own meanwhile: that one is used, ours deleted.
+            let linked = try store.channels.linkUnlessLinked(contextKey: contextKey, environment: environment, channelID: channelID, in: transaction)
+            if linked != channelID {
+                try store.outbox.enqueueMessage(
+                    idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
+                    headers: OutboxMessage.channelDelete(
+                        channelID: channelID, environment: environment, note: "delete a second channel of \(contextKey): another instance's is used"
+                    ).json,
+                    payload: [], now: now, in: transaction
+                )
+            }
+            return linked
         }
         logger.record(
             EngineEvent(
                 .info, .channelCreated, contextKey: contextKey, apnsID: result.requestID, channelID: channelID, status: result.status,
-                message: attached
+                message: linked == channelID
                     ? "a broadcast channel for the context in \(environment.rawValue)"
-                    : "created for the context, which ended meanwhile: its deletion is queued"
+                    : linked == nil
+                        ? "created for the context, which ended meanwhile: its deletion is queued"
+                        : "created for the context, which another instance gave one meanwhile: this one's deletion is queued"
             ))
-        return attached ? (channelID, nil) : (nil, "the context ended while its channel was created")
+        return linked.map { ($0, nil) } ?? (nil, "the context ended while its channel was created")
     }
 
     /// Compares each environment's channels of the app with the rows: marks vanished rows

@@ -91,6 +91,23 @@ public struct ChannelRepository: Sendable {
         )
     }
 
+    /// Makes `channelID` the context's channel in `environment` unless it has one there already
+    /// (another instance linked its own first); returns the channel the context has now.
+    public func linkUnlessLinked(
+        contextKey: String, environment: PushEnvironment, channelID: String, in transaction: any SQLTransaction
+    )
+        throws -> String
+    {
+        try transaction.execute(
+            """
+            INSERT INTO context_channels (context_key, environment, channel_id) VALUES ($1, $2, $3)
+            ON CONFLICT (context_key, environment) DO NOTHING
+            """,
+            [.text(contextKey), .text(environment.rawValue), .text(channelID)]
+        )
+        return try contextChannel(key: contextKey, environment: environment, in: transaction) ?? channelID
+    }
+
     /// Removes the link of `channelID` (to whichever context has it); false when none had it.
     @discardableResult
     public func unlink(channelID: String, in transaction: any SQLTransaction) throws -> Bool {
