@@ -54,7 +54,11 @@ struct SyncRenderer: Sendable {
     func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
         guard let key = row.contextKey else { return .nothing }
         return try store.write { transaction -> RenderOutcome in
-            guard let context = try store.contexts.context(key: key, in: transaction) else { return .nothing }
+            // Held first: on PostgreSQL (read committed) the context, its state and the next push
+            // timestamp are then of one commit, not of changes committing in between.
+            guard try store.contexts.lock(key: key, in: transaction) != nil,
+                let context = try store.contexts.context(key: key, in: transaction)
+            else { return .nothing }
             let state = try contentState(of: context, in: transaction)
             let stateJSON = state.compactJSON
             let ended = context.state == .ended
