@@ -75,28 +75,21 @@ final class ChannelManager: Sendable {
                 storagePolicy: configuration.channelStoragePolicy.rawValue, environment: environment.rawValue,
                 now: now, in: transaction
             )
-            // Ended meanwhile: the new channel is of no use, delete it again.
-            guard try store.contexts.context(key: contextKey, in: transaction)?.state == .active else {
+            func deleteAgain(_ note: String) throws {
                 try store.outbox.enqueueMessage(
                     idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
-                    headers: OutboxMessage.channelDelete(
-                        channelID: channelID, environment: environment, note: "delete the channel of \(contextKey), ended while it was created"
-                    ).json,
+                    headers: OutboxMessage.channelDelete(channelID: channelID, environment: environment, note: note).json,
                     payload: [], now: now, in: transaction
                 )
+            }
+            // Ended meanwhile: the new channel is of no use, delete it again.
+            guard try store.contexts.context(key: contextKey, in: transaction)?.state == .active else {
+                try deleteAgain("delete the channel of \(contextKey), ended while it was created")
                 return nil
             }
             // Another instance linked one of its own meanwhile: that one is used, ours deleted.
             let linked = try store.channels.linkUnlessLinked(contextKey: contextKey, environment: environment, channelID: channelID, in: transaction)
-            if linked != channelID {
-                try store.outbox.enqueueMessage(
-                    idempotencyKey: "channel-delete:\(channelID)", contextKey: contextKey, target: .channel(channelID),
-                    headers: OutboxMessage.channelDelete(
-                        channelID: channelID, environment: environment, note: "delete a second channel of \(contextKey): another instance's is used"
-                    ).json,
-                    payload: [], now: now, in: transaction
-                )
-            }
+            if linked != channelID { try deleteAgain("delete a second channel of \(contextKey): another instance's is used") }
             return linked
         }
         logger.record(

@@ -42,17 +42,40 @@ import Testing
         }
     }
 
-    @Test func eachTokenIsPushedThroughItsOwnEnvironmentAndNowhereElse() async throws {
-        let harness = try DispatcherTests.Harness()  // its sandbox and client: development
-        defer { harness.stop() }
-        let (production, productionClient) = try Self.production(beside: harness)
-        defer {
+    /// The harness (its sandbox and client: development) and a production sandbox beside it.
+    final class TwoEnvironments {
+        let harness: DispatcherTests.Harness
+        let production: APNSSandbox
+        let productionClient: APNSClient
+
+        init() throws {
+            harness = try DispatcherTests.Harness()
+            do {
+                (production, productionClient) = try EnvironmentRoutingTests.production(beside: harness)
+            } catch {
+                harness.stop()
+                throw error
+            }
+        }
+
+        /// An engine pushing to both: development the default environment.
+        func engine(_ configuration: EngineConfiguration) -> Engine {
+            Engine(store: harness.store, sender: harness.client, otherSenders: [.production: productionClient], configuration: configuration)
+        }
+
+        func stop() {
             production.stop()
             productionClient.shutdown()
+            harness.stop()
         }
-        let engine = Engine(
-            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
-            configuration: EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0))
+    }
+
+    @Test func eachTokenIsPushedThroughItsOwnEnvironmentAndNowhereElse() async throws {
+        let both = try TwoEnvironments()  // the harness's sandbox and client: development
+        defer { both.stop() }
+        let (harness, production) = (both.harness, both.production)
+        let engine = both.engine(
+            EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0))
         #expect(engine.configuration.environments == [.sandbox, .production])
 
         // A debug build's phone and an App Store build's, both showing the trip; each can also be started.
@@ -124,16 +147,11 @@ import Testing
     /// production once, delivered, and recorded there — not called dead. A token whose app said
     /// its environment is dead after the same answer, as before.
     @Test func aTokenOfTheOtherEnvironmentRegisteredWithoutOneIsDeliveredThereNotKilled() async throws {
-        let harness = try DispatcherTests.Harness()
-        defer { harness.stop() }
-        let (production, productionClient) = try Self.production(beside: harness)
-        defer {
-            production.stop()
-            productionClient.shutdown()
-        }
-        let engine = Engine(
-            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
-            configuration: EngineConfiguration(
+        let both = try TwoEnvironments()  // the harness's sandbox and client: development
+        defer { both.stop() }
+        let (harness, production) = (both.harness, both.production)
+        let engine = both.engine(
+            EngineConfiguration(
                 bundleID: harness.sandbox.bundleID, environment: .sandbox,
                 retryPolicy: RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAttempts: 5),
                 minimumPushInterval: 0))
@@ -204,18 +222,13 @@ import Testing
     /// In the other environment, channels no row knows are left alone: another server of the app
     /// (a production one beside this staging one) may own them. In the default one they go.
     @Test func theOtherEnvironmentsUnknownChannelsAreLeftAlone() async throws {
-        let harness = try DispatcherTests.Harness()
-        defer { harness.stop() }
-        let (production, productionClient) = try Self.production(beside: harness)
-        defer {
-            production.stop()
-            productionClient.shutdown()
-        }
+        let both = try TwoEnvironments()  // the harness's sandbox and client: development
+        defer { both.stop() }
+        let (harness, production, productionClient) = (both.harness, both.production, both.productionClient)
         let theirs = try #require(await productionClient.createChannel(bundleID: harness.sandbox.bundleID).channelID)
         let orphan = try #require(await harness.client.createChannel(bundleID: harness.sandbox.bundleID).channelID)
-        let engine = Engine(
-            store: harness.store, sender: harness.client, otherSenders: [.production: productionClient],
-            configuration: EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, orphanChannelGrace: 0))
+        let engine = both.engine(
+            EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, orphanChannelGrace: 0))
         #expect(engine.channels.reconcile(now: Date()))
         engine.dispatcher.drain()
         #expect(harness.sandbox.channels().isEmpty, "the default environment's orphan \(orphan) is deleted")
