@@ -149,7 +149,7 @@ public enum TestPostgres {
             }
         }
 
-        /// The server's binaries: `pg_config --bindir`, else the newest `/usr/lib/postgresql/*/bin`.
+        /// The server's binaries: the newest `/usr/lib/postgresql/*/bin` (Debian's layout).
         private static func binDirectory() -> String? {
             let manager = FileManager.default
             let versions = (try? manager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []

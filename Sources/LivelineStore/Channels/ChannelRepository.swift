@@ -35,18 +35,6 @@ public struct ChannelRepository: Sendable {
         return try ChannelRecord(row: row)
     }
 
-    /// The owner's active channel, or `nil`.
-    public func active(ownerKind: ChannelRecord.OwnerKind, owner: String, in transaction: any SQLTransaction) throws -> ChannelRecord? {
-        try transaction.queryOne(
-            "SELECT \(ChannelRecord.columns) FROM channels WHERE owner_kind = $1 AND owner = $2 AND status = 'active' ORDER BY id DESC",
-            [.text(ownerKind.rawValue), .text(owner)]
-        ).map(ChannelRecord.init(row:))
-    }
-
-    public func active(ownerKind: ChannelRecord.OwnerKind, owner: String) throws -> ChannelRecord? {
-        try database.read { transaction in try active(ownerKind: ownerKind, owner: owner, in: transaction) }
-    }
-
     // MARK: A context's channel per environment
 
     /// The context's channel in `environment`, or `nil`.

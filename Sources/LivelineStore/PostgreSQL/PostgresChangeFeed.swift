@@ -33,7 +33,6 @@ final class PostgresChangeFeed: Sendable {
     /// The backend process of this instance's notifying connection: its own notifications are
     /// not another instance's.
     private let ownBackend = Atomic<Int32>(0)
-    private let threadsDone = DispatchGroup()
     /// `liveline_<schema>`, read on the first connection.
     private let channelName = Mutex<String?>(nil)
 
@@ -44,16 +43,8 @@ final class PostgresChangeFeed: Sendable {
     /// Starts the two threads (once).
     func start() {
         guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        threadsDone.enter()
-        threadsDone.enter()
-        Thread.detachNewThread { [self] in
-            notifyLoop()
-            threadsDone.leave()
-        }
-        Thread.detachNewThread { [self] in
-            listenLoop()
-            threadsDone.leave()
-        }
+        Thread.detachNewThread { [self] in notifyLoop() }
+        Thread.detachNewThread { [self] in listenLoop() }
     }
 
     /// Stops both threads: they end on their own within half a second (the listener's poll), and
@@ -62,13 +53,6 @@ final class PostgresChangeFeed: Sendable {
     func stop() {
         stopped.store(true, ordering: .releasing)
         wake.signal()
-    }
-
-    /// Waits until both threads ended, at most `timeout` (a server's shutdown).
-    @discardableResult
-    func waitUntilStopped(timeout: TimeInterval) -> Bool {
-        guard started.load(ordering: .acquiring) else { return true }
-        return threadsDone.wait(timeout: .now() + timeout) == .success
     }
 
     /// This instance committed a change: the others are told within ``spacing``.

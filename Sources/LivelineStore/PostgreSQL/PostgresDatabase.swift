@@ -39,10 +39,6 @@ public final class PostgresDatabase: Database {
         idle.withLock { $0.append(first) }
     }
 
-    public convenience init(url: String, poolSize: Int = 10) throws {
-        try self.init(settings: PostgresSettings(url: url), poolSize: poolSize)
-    }
-
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         try withConnection { connection in
             try connection.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
