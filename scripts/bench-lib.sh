@@ -63,3 +63,26 @@ bench_rate() {
 }
 
 bench_best() { printf '%s\n' "$@" | sort -g | tail -1; }
+
+# bench_postgres: a throw-away PostgreSQL cluster in $work/pg on a free port (initdb + pg_ctl, as
+# the unprivileged `postgres` user when run as root), stock settings (fsync and synchronous
+# commit on); stopped on exit. Sets $pg_port, $pg_bin and $pg_url (user liveline, database liveline).
+bench_postgres() {
+  pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [ -x "$pg_bin/initdb" ] || { echo "PostgreSQL is not installed (scripts/install-deps.sh)" >&2; exit 1; }
+  pg_port=$(free_port)
+  local as=()
+  mkdir -p "$work/pg"
+  echo bench-password >"$work/pg/password"
+  if [ "$(id -u)" = 0 ]; then chown -R postgres "$work/pg"; as=(runuser -u postgres --); fi
+  "${as[@]}" "$pg_bin/initdb" -D "$work/pg/data" -U liveline --auth=scram-sha-256 --pwfile="$work/pg/password" >"$work/pg/initdb.log"
+  "${as[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" -w \
+    -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+  pg_stop() { "${as[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true; }
+  local previous_cleanup
+  previous_cleanup=$(declare -f cleanup | tail -n +2)
+  eval "cleanup() { pg_stop; $previous_cleanup }"
+  export PGPASSWORD=bench-password
+  "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U liveline liveline
+  pg_url="postgresql://liveline:bench-password@127.0.0.1:$pg_port/liveline"
+}

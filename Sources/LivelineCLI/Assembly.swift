@@ -99,8 +99,9 @@ public enum Assembly {
             ))
     }
 
-    /// The server of `configuration` with ``features``, pushing where ``transport(_:)`` says.
-    public static func server(_ configuration: ServerConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws -> Server {
+    /// The server of `configuration` with ``features``, pushing where ``transport(_:)`` says; its
+    /// times from `clock`, by default the database's (``buildApplication(_:transport:features:clock:)``).
+    public static func server(_ configuration: ServerConfiguration, clock: (@Sendable () -> Date)? = nil) throws -> Server {
         let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {
             return Server(

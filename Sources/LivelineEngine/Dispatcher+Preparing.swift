@@ -6,11 +6,32 @@ import LivelineStore
 extension Dispatcher {
     /// What `row` sends now, or why it sends nothing. Reads (and, for a sync row, renders in a
     /// write transaction that takes the next push timestamp); decides nothing about the row.
-    func prepare(_ row: OutboxRow, now: Date) -> Preparation {
+    /// `batch`: what the batch read for its message rows at once (``readForBatch(_:)``); nil
+    /// reads this row's.
+    func prepare(_ row: OutboxRow, now: Date, batch: BatchReads? = nil) -> Preparation {
         switch row.kind {
         case .sync: prepareSync(row, now: now)
-        case .message: prepareMessage(row, now: now)
+        case .message: prepareMessage(row, now: now, batch: batch)
         }
+    }
+
+    /// What the message rows of a batch need, read once for all of them.
+    struct BatchReads {
+        /// Each message row's message, by row id.
+        var messages: [Int: OutboxMessage] = [:]
+        /// The tokens they push to, in one read; nil when that failed (each row then reads its
+        /// own, and says so if it cannot).
+        var tokens: [PushTokenID: PushTokenRecord]?
+    }
+
+    func readForBatch(_ rows: [OutboxRow]) -> BatchReads {
+        var reads = BatchReads()
+        for row in rows where row.kind == .message {
+            if let message = OutboxMessage.decode(row.headers) { reads.messages[row.id] = message }
+        }
+        let tokenIDs = Set(reads.messages.values.compactMap(\.tokenID))
+        if tokenIDs.count > 1 { reads.tokens = try? store.tokens.records(ids: Array(tokenIDs)) }
+        return reads
     }
 
     private func prepareSync(_ row: OutboxRow, now: Date) -> Preparation {
@@ -72,8 +93,8 @@ extension Dispatcher {
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
 
-    private func prepareMessage(_ row: OutboxRow, now: Date) -> Preparation {
-        guard let message = OutboxMessage.decode(row.headers) else {
+    private func prepareMessage(_ row: OutboxRow, now: Date, batch: BatchReads?) -> Preparation {
+        guard let message = batch?.messages[row.id] ?? OutboxMessage.decode(row.headers) else {
             return .unsent(.unsendable("the message row has no readable headers"))
         }
         switch message {
@@ -111,19 +132,20 @@ extension Dispatcher {
                     return .unsent(.unsendable("reading the context of a start failed: \(error)"))
                 }
             }
-            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID)
+            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
         case .alert(let tokenID, let push, let note):
-            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil)
+            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
         }
     }
 
     /// A start's or alert's request to its token, while the token is active.
     private func prepareDevicePush(
-        _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?
+        _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?,
+        tokens: [PushTokenID: PushTokenRecord]?
     ) -> Preparation {
         let token: PushTokenRecord?
         do {
-            token = try store.tokens.record(id: tokenID)
+            token = try tokens.map { $0[tokenID] } ?? store.tokens.record(id: tokenID)
         } catch  where Self.isTransient(error) {
             return .unsent(.databaseUnavailable("reading the token of a message: \(error)"))
         } catch {

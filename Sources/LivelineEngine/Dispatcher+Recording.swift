@@ -13,58 +13,78 @@ extension Dispatcher {
         var moved: Set<PushTokenID> = []
     }
 
-    /// Applies `plan` in one write transaction: every record and change of it, the row's own
-    /// change last, or — when anything fails — none of it. Then wakes the dispatchers (a target
-    /// retry or a channel deletion may be due) and tells the token registry's readers.
+    /// Applies `plan` in one write transaction: every record and change of it, or — when anything
+    /// fails — none of it. When the row's lease ran out before (another dispatcher holds it now),
+    /// only APNs' answers are recorded, nothing that steers the row or its context. Then tells the
+    /// token registry's readers.
     func apply(_ plan: DispatchPlan) throws -> Applied {
-        let applied = try store.write { transaction -> Applied in
-            for attempt in plan.deliveries { try store.deliveries.record(attempt, in: transaction) }
-            for retry in plan.targetRetries {
-                try store.outbox.enqueueSync(contextKey: retry.contextKey, target: retry.target, now: plan.at, dueAt: retry.dueAt, in: transaction)
-            }
-            for dead in plan.deadTargets {
-                try store.outbox.recordDeadTarget(
-                    contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
-            }
-            var invalidated: Set<PushTokenID> = []
-            var moved: Set<PushTokenID> = []
-            for token in plan.invalidTokens {
-                if let environment = token.moveTo, try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
-                    moved.insert(token.tokenID)
-                    continue
-                }
-                if try store.tokens.markInvalid(
-                    id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction)
-                {
-                    invalidated.insert(token.tokenID)
-                }
-            }
-            if let start = plan.start {
-                try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
-            }
-            if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
-            if let sent = plan.sentState {
-                try store.contexts.recordSent(key: sent.contextKey, contentState: sent.contentState, now: sent.renderedAt, in: transaction)
-            }
-            // Only while the context is still ended with this channel: one reopened meanwhile may
-            // have taken it for its new card.
-            for retired in plan.retiredChannels {
-                guard try store.contexts.context(key: retired.contextKey, in: transaction)?.state == .ended,
-                    try store.channels.linkedContext(channelID: retired.channelID, in: transaction)?.key == retired.contextKey
-                else { continue }
-                try store.channels.unlink(channelID: retired.channelID, in: transaction)
-                try store.outbox.enqueueMessage(
-                    idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),
-                    headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)")
-                        .json,
-                    payload: [], now: plan.at, in: transaction
-                )
-            }
-            for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
-            return Applied(held: try change(plan.row, of: plan.rowID, at: plan.at, in: transaction), invalidated: invalidated, moved: moved)
-        }
+        let applied = try store.write { transaction in try apply(plan, in: transaction) }
         if !plan.invalidTokens.isEmpty { store.tokens.changes.bump() }
         return applied
+    }
+
+    /// ``apply(_:)`` in the caller's transaction.
+    private func apply(_ plan: DispatchPlan, in transaction: any SQLTransaction) throws -> Applied {
+        // The row's own change first: whether this dispatcher still holds the row decides
+        // what else is written.
+        let held = try change(plan.row, of: plan.rowID, at: plan.at, in: transaction)
+        try store.deliveries.record(plan.deliveries, in: transaction)
+        return try applyRest(of: plan, held: held, in: transaction)
+    }
+
+    /// What follows the row's own change (`held`: it was made) and its delivery records.
+    private func applyRest(of plan: DispatchPlan, held: Bool, in transaction: any SQLTransaction) throws -> Applied {
+        // What APNs answered is a fact whoever holds the row now: every answer's delivery
+        // record (written by the caller), the tokens it called dead, a start's verdict, channels
+        // it deleted.
+        var invalidated: Set<PushTokenID> = []
+        var moved: Set<PushTokenID> = []
+        for token in plan.invalidTokens {
+            if let environment = token.moveTo, try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
+                moved.insert(token.tokenID)
+                continue
+            }
+            if try store.tokens.markInvalid(
+                id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction)
+            {
+                invalidated.insert(token.tokenID)
+            }
+        }
+        if let start = plan.start {
+            try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
+        }
+        for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
+        // What steers the context from here on (the state last sent, hints, retries of
+        // targets, dead targets, retiring its channels) only while the row is still this
+        // dispatcher's: one whose lease ran out must not overwrite what the newer attempt
+        // (another dispatcher's, which now holds the row or superseded it) decided.
+        guard held else { return Applied(held: false, invalidated: invalidated, moved: moved) }
+        for retry in plan.targetRetries {
+            try store.outbox.enqueueSync(contextKey: retry.contextKey, target: retry.target, now: plan.at, dueAt: retry.dueAt, in: transaction)
+        }
+        for dead in plan.deadTargets {
+            try store.outbox.recordDeadTarget(
+                contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
+        }
+        if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
+        if let sent = plan.sentState {
+            try store.contexts.recordSent(key: sent.contextKey, contentState: sent.contentState, now: sent.renderedAt, in: transaction)
+        }
+        // Only while the context is still ended with this channel: one reopened meanwhile may
+        // have taken it for its new card.
+        for retired in plan.retiredChannels {
+            guard try store.contexts.context(key: retired.contextKey, in: transaction)?.state == .ended,
+                try store.channels.linkedContext(channelID: retired.channelID, in: transaction)?.key == retired.contextKey
+            else { continue }
+            try store.channels.unlink(channelID: retired.channelID, in: transaction)
+            try store.outbox.enqueueMessage(
+                idempotencyKey: "channel-delete:\(retired.channelID)", contextKey: retired.contextKey, target: .channel(retired.channelID),
+                headers: OutboxMessage.channelDelete(channelID: retired.channelID, note: "delete the channel of ended \(retired.contextKey)")
+                    .json,
+                payload: [], now: plan.at, in: transaction
+            )
+        }
+        return Applied(held: true, invalidated: invalidated, moved: moved)
     }
 
     /// The row's own change; false when this dispatcher no longer holds its lease.
@@ -90,6 +110,43 @@ extension Dispatcher {
         } catch {
             return recordingFailed(plan, error: error, failures: failures + 1)
         }
+    }
+
+    /// Applies the plans of one batch in one write transaction (one commit for the batch: the
+    /// outbox's throughput on a database whose commits wait for the disk), in context order so
+    /// that two instances' batches lock context rows in the same order. When that fails, each
+    /// plan is applied alone (``record(_:failures:)``): a failure then costs only its own row.
+    func record(batch plans: [DispatchPlan]) {
+        guard plans.count > 1, pending.withLock({ $0.isEmpty }) else {
+            for plan in plans { record(plan) }
+            return
+        }
+        let ordered = plans.enumerated().sorted { ($0.element.contextKey ?? "", $0.offset) < ($1.element.contextKey ?? "", $1.offset) }
+            .map(\.element)
+        let applied: [Applied]
+        do {
+            applied = try store.write { transaction in
+                // The same steps as ``apply(_:)``, each for the whole batch at once where it can
+                // be: the rows completed by one statement, every delivery record by a few.
+                var held: [Int: Bool] = [:]
+                let completing = ordered.filter { $0.row == .complete }
+                for (at, plans) in Dictionary(grouping: completing, by: \.at) {
+                    let ids = plans.map(\.rowID)
+                    let done = try store.outbox.complete(ids: ids, owner: configuration.dispatcherID, now: at, in: transaction)
+                    for id in ids { held[id] = done.contains(id) }
+                }
+                for plan in ordered where plan.row != .complete {
+                    held[plan.rowID] = try change(plan.row, of: plan.rowID, at: plan.at, in: transaction)
+                }
+                try store.deliveries.record(ordered.flatMap(\.deliveries), in: transaction)
+                return try ordered.map { try applyRest(of: $0, held: held[$0.rowID] ?? false, in: transaction) }
+            }
+        } catch {
+            for plan in ordered { record(plan) }
+            return
+        }
+        if ordered.contains(where: { !$0.invalidTokens.isEmpty }) { store.tokens.changes.bump() }
+        for (plan, applied) in zip(ordered, applied) { settled(plan, applied) }
     }
 
     /// Applies the plans kept after a failed recording, oldest first. Returns how many were
@@ -196,7 +253,7 @@ extension Dispatcher {
                     message: "the row's lease ran out before its answers were recorded: they are, and the row is another dispatcher's now"
                 ))
         }
-        for _ in plan.deadTargets { metrics.deadLetter() }
+        for _ in plan.deadTargets where applied.held { metrics.deadLetter() }
         if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
         for token in plan.invalidTokens {
             guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }

@@ -58,6 +58,11 @@ public final class Dispatcher: Sendable {
     let pending = Mutex<[PendingPlan]>([])
     /// Claims failed in a row (only the first failures and then every power of two are logged).
     let claimFailures = Atomic<Int>(0)
+    /// When this dispatcher last took back expired leases (by the engine's clock): at most once
+    /// a second, not on every claim.
+    let lastReclaim = Mutex<Date?>(nil)
+    /// When the dispatcher last handled a row (``round()``).
+    let lastWork = Mutex<ContinuousClock.Instant?>(nil)
 
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], renderer: SyncRenderer,
@@ -124,13 +129,25 @@ public final class Dispatcher: Sendable {
     private var isStopping: Bool { running.withLock { $0.stopping } }
 
     /// The periodic work, one batch, and a wait for the next enqueue when there was nothing to send.
+    ///
+    /// On a database other instances write to, their rows wake this one through notifications
+    /// that are spaced (at most one per instance per ~100 ms): for a moment after it had work, the
+    /// dispatcher looks again every ``hotPoll`` instead, so rows that follow one another closely
+    /// are not held back by that spacing.
     private func round() {
         periodic()
         let seen = store.outbox.enqueued.value
-        if runOnce() == 0 && !isStopping {
-            store.outbox.enqueued.waitBlocking(past: seen, timeout: configuration.idlePoll)
-        }
+        let handled = runOnce()
+        let now = ContinuousClock.now
+        if handled > 0 { lastWork.withLock { $0 = now } }
+        guard handled == 0, !isStopping else { return }
+        let hot = store.database.isShared && lastWork.withLock { $0.map { now - $0 < Self.hotWindow } ?? false }
+        store.outbox.enqueued.waitBlocking(past: seen, timeout: hot ? Self.hotPoll : configuration.idlePoll)
     }
+
+    /// How often a dispatcher on a shared database looks for rows for ``hotWindow`` after its last.
+    static let hotPoll: Duration = .milliseconds(5)
+    static let hotWindow: Duration = .milliseconds(250)
 
     /// Records the answers still waiting, then claims one batch, sends it and records the
     /// answers; returns how many rows it handled (0 while earlier answers cannot be recorded:
@@ -142,8 +159,16 @@ public final class Dispatcher: Sendable {
         guard let recorded = recordPending() else { return 0 }
         let rows: [OutboxRow]
         do {
+            let now = configuration.clock()
+            let reclaiming = lastReclaim.withLock { last in
+                guard let previous = last, abs(now.timeIntervalSince(previous)) < 1 else {
+                    last = now
+                    return true
+                }
+                return false
+            }
             rows = try store.outbox.claim(
-                owner: configuration.dispatcherID, now: configuration.clock(), lease: configuration.lease, limit: configuration.batchSize
+                owner: configuration.dispatcherID, now: now, lease: configuration.lease, limit: configuration.batchSize, reclaiming: reclaiming
             )
             claimFailures.store(0, ordering: .relaxed)
         } catch {
@@ -155,8 +180,9 @@ public final class Dispatcher: Sendable {
         var random = SystemRandomNumberGenerator()
         var sending: [(prepared: PreparedRow, answers: Answers)] = []
         let group = DispatchGroup()
+        let batch = readForBatch(rows)
         for row in rows {
-            switch prepare(row, now: now) {
+            switch prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
                 record(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared):
@@ -169,6 +195,7 @@ public final class Dispatcher: Sendable {
         // as unanswered (retried with backoff; a late answer is ignored).
         _ = group.wait(timeout: .now() + answerTimeout)
         let answeredAt = configuration.clock()
+        var plans: [DispatchPlan] = []
         for (prepared, answers) in sending {
             let outcomes = prepared.sends.indices.map { index in
                 answers.outcome(index)
@@ -179,8 +206,9 @@ public final class Dispatcher: Sendable {
                     )
             }
             count(outcomes, of: prepared, answeredAt: answeredAt)
-            record(planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random))
+            plans.append(planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random))
         }
+        record(batch: plans)
         return recorded + rows.count
     }
 

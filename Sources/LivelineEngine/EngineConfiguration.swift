@@ -26,7 +26,8 @@ public struct EngineConfiguration: Sendable {
     public var dispatcherID: String
     /// How long a claimed outbox row stays leased before another dispatcher may take it.
     public var lease: TimeInterval
-    /// Rows claimed at once.
+    /// Rows claimed at once (256: one claim and one recording transaction per batch, so a backlog
+    /// goes out at the database's pace rather than its commit latency's; see `liveline-bench outbox`).
     public var batchSize: Int
     /// Backoff for pushes APNs asked to retry; after `maximumAttempts` a target is a dead letter.
     public var retryPolicy: RetryPolicy
@@ -75,7 +76,7 @@ public struct EngineConfiguration: Sendable {
 
     public init(
         bundleID: String, environment: PushEnvironment = .sandbox, dispatcherID: String = "dispatcher-\(UUID().uuidString.prefix(8))",
-        lease: TimeInterval = 30, batchSize: Int = 64, retryPolicy: RetryPolicy = RetryPolicy(), minimumPushInterval: TimeInterval = 1,
+        lease: TimeInterval = 30, batchSize: Int = 256, retryPolicy: RetryPolicy = RetryPolicy(), minimumPushInterval: TimeInterval = 1,
         quietChangeDebounce: TimeInterval = 30, priorityBudget: Int = 12, frequentPriorityBudget: Int = 36,
         priorityBudgetByType: [String: Int] = [:], staleAfter: TimeInterval? = 15 * 60,
         staleAfterByType: [String: TimeInterval] = EngineConfiguration.defaultStaleAfter, dismissAfter: TimeInterval = 15 * 60,

@@ -27,6 +27,9 @@ public struct SlowCommitDatabase: Database {
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
     public func changeVersion() throws -> UInt64? { try inner.changeVersion() }
     public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) { inner.onChangesElsewhere(handler) }
+    public func now() -> Date { inner.now() }
+    public var isShared: Bool { inner.isShared }
+    @discardableResult public func close() -> Bool { inner.close() }
 
     @discardableResult
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {

@@ -6,6 +6,8 @@ let usage = """
     usage: liveline-bench push [COUNT (100000)] [WINDOW (100)]     APNSClient vs aioapns vs h2load
            liveline-bench fanout [TOKENS (10000)] [ROUNDS (5)]     one PUT → every la-update token accepted
            liveline-bench upsert [SECONDS (5)]                     committed upserts/s in-process (storage ceiling)
+           liveline-bench outbox URL [ROWS (50000)]                rows/s due → done, 1 vs 3 instances on PostgreSQL
+           liveline-bench claim-latency URL [SAMPLES (500)] [MS]   insert → sent by another instance (LISTEN)
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,6 +31,16 @@ do {
         try EngineBenchmark.fanout(tokens: number(1, 10_000), rounds: number(2, 5), output: output)
     case "upsert":
         try EngineBenchmark.upsert(seconds: Double(number(1, 5)), contexts: 1000, output: output)
+    case "outbox" where arguments.count > 1:
+        let rows = number(2, 50_000)
+        let one = try OutboxBenchmark.throughput(url: arguments[1], rows: rows, instances: 1, output: output)
+        let three = try OutboxBenchmark.throughput(url: arguments[1], rows: rows, instances: 3, output: output)
+        output(
+            String(
+                format: "3 instances / 1 instance = %.2f× (goal ≥ 15,000 rows/s for one; 3 ≥ 2.5× one until the database is the limit)", three / one))
+    case "claim-latency" where arguments.count > 1:
+        try OutboxBenchmark.claimLatency(
+            url: arguments[1], samples: number(2, 500), spacing: Double(number(3, 150)) / 1000, output: output)
     default:
         FileHandle.standardError.write(Data(usage.utf8))
         exit(2)

@@ -79,10 +79,11 @@ import Testing
 
     @Test func anEndWhoseRecordingIsKilledAtAnyStatementIsRecordedWholeAndOnceAndNothingIsSentAgain() throws {
         let statements = try Self.end(killingTheRecordingAt: nil)
-        // Three deliveries, the token, the hints, the state sent, the context and the channel's
-        // link read (still ended with the channel?), the channel detached and its deletion
-        // queued, the row completed (the channel's row follows from the deletion's answer).
-        #expect(statements == 11)
+        // The row completed, three deliveries (one statement), the token, the hints, the state
+        // sent, the context and the channel's link read (still ended with the channel?), the
+        // channel detached and its deletion queued (the channel's row follows from the deletion's
+        // answer).
+        #expect(statements == 9)
         for failAt in 1...statements { try Self.end(killingTheRecordingAt: failAt) }
     }
 
@@ -227,6 +228,68 @@ import Testing
         try Self.expectOneRecordPerAnswer(first, "two dispatchers")
         #expect(first.events("leaseLost").count == 1)
         #expect(first.events("leaseLost").first?["outbox.id"] as? Int == (try first.rows().first?.id))
+        #expect(try first.rows().allSatisfy { $0.status == .done })
+    }
+
+    /// The rows of one batch are recorded in one transaction; when it dies, each row is recorded
+    /// alone right away, whole and once.
+    @Test func aBatchWhoseRecordingDiesIsRecordedRowByRowWholeAndOnce() throws {
+        let harness = try EngineHarness()
+        defer { harness.stop() }
+        _ = try harness.token(0)
+        let alert = try harness.token(1, kind: .alert)
+        try harness.put(delay: 4)
+        try harness.store.write { transaction in
+            try harness.store.outbox.enqueueMessage(
+                idempotencyKey: "alert:batch", contextKey: nil, target: nil,
+                headers: #"{"kind":"alert","note":"a test alert","priority":10,"pushType":"alert","tokenID":\#(alert.id.rawValue)}"#,
+                payload: Array(#"{"aps":{"alert":{"title":"Hallo"}}}"#.utf8), now: harness.clock.now, in: transaction)
+        }
+        harness.sender.afterSend { harness.faults.arm(failAt: 2) }
+        #expect(harness.dispatcher.runOnce() == 2, "one batch of both rows")
+        harness.sender.afterSend {}
+        #expect(harness.sender.requests.count == 2)
+        let statements = harness.faults.statements
+        #expect(statements.suffix(3).first == 2, "the batch's transaction died at its second statement: \(statements)")
+        let recorded = try harness.store.database.read { transaction in
+            try transaction.query("SELECT apns_id FROM deliveries ORDER BY id").map { try $0.optionalString("apns_id") }
+        }
+        let answered = harness.sender.answers.map { $0.apnsID ?? $0.requestID }
+        #expect(recorded.count == 2 && Set(recorded) == Set(answered), "one record per answer: \(recorded) vs \(answered)")
+        let statuses = try harness.store.database.read { transaction in
+            try transaction.query("SELECT status FROM outbox ORDER BY id").map { try $0.string("status") }
+        }
+        #expect(statuses == ["done", "done"])
+        #expect(harness.events("recordingFailed").isEmpty && harness.events("recordingAbandoned").isEmpty)
+        #expect(harness.dispatcher.runOnce() == 0, "nothing is left to send")
+        #expect(harness.sender.requests.count == 2)
+    }
+
+    /// A dispatcher whose lease ran out records APNs' answers, but not what steers the context:
+    /// the state the newer attempt sent stays the last one sent.
+    @Test func aDispatcherWhoseLeaseRanOutDoesNotOverwriteWhatTheNewerAttemptRecorded() throws {
+        let first = try EngineHarness()
+        defer { first.stop() }
+        let second = try EngineHarness(dispatcherID: "dispatcher-b", sharing: first)
+        _ = try first.token(0)
+        try first.put(delay: 4)
+        first.sender.afterSend { first.faults.arm(failAt: 1) }
+        first.dispatcher.runOnce()
+        first.sender.afterSend {}
+        // While the first dispatcher's answers wait, its lease runs out, the context changes and
+        // the second dispatcher sends the newer state.
+        first.clock.advance(by: 31)
+        try first.put(delay: 7)
+        second.dispatcher.drain()
+        let sentBySecond = try #require(try first.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState)
+        #expect(sentBySecond.contains(#""delay":7"#))
+
+        first.dispatcher.runOnce()  // records the kept plan: the state with delay 4, sent before
+        #expect(first.events("leaseLost").count == 1)
+        try Self.expectOneRecordPerAnswer(first, "the stale answers are recorded too")
+        #expect(first.sender.devicePushes.count == 2)
+        let context = try #require(try first.store.contexts.context(key: EngineHarness.contextKey))
+        #expect(context.lastSentState == sentBySecond, "the newer attempt's state, not the stale one")
         #expect(try first.rows().allSatisfy { $0.status == .done })
     }
 

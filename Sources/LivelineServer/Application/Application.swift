@@ -112,6 +112,8 @@ public final class Application: Sendable {
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
         store.database.releaseServer()
+        // The database's own threads (PostgreSQL's notification feed) end too: the process may exit.
+        if !store.database.close() { stopped = false }
         if stopped {
             engine.logger.info("serverStopped", [("message", "stopped; what was not sent stays in the outbox for the next start")])
         } else {
@@ -125,15 +127,18 @@ public final class Application: Sendable {
 /// Assembles the application from configuration: opens (creates, migrates) the store in the data
 /// folder with the features' migrations after the core's, loads or generates the admin key, lets
 /// every feature contribute (docs/architecture.md, "Adding a feature"), and wires every route.
-/// Pushes go through `transport`.
+/// Pushes go through `transport`. Times come from `clock`, by default the database's
+/// (``Database/now()``: with several instances on PostgreSQL, its server's clock).
 public func buildApplication(
     _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature] = [],
-    clock: @escaping @Sendable () -> Date = { Date() }
+    clock: (@Sendable () -> Date)? = nil
 ) throws -> Application {
     let store = try configuration.openStore(features: features.map(\.featureMigrations))
     // One server per data folder where the backend needs it (SQLite: its revisions are then
     // cached without a database call).
     try store.database.claimServer()
+    let database = store.database
+    let clock = clock ?? { database.now() }
     do {
         return try assembleApplication(configuration, store: store, transport: transport, features: features, clock: clock)
     } catch {

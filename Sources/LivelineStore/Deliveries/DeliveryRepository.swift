@@ -40,6 +40,37 @@ public struct DeliveryRepository: Sendable {
         return try row.int("id")
     }
 
+    /// Records `attempts` in the caller's transaction, several to a statement (a dispatcher's
+    /// batch); in their order, so their ids follow it.
+    public func record(_ attempts: [DeliveryAttempt], in transaction: any SQLTransaction) throws {
+        var rest = attempts[...]
+        while !rest.isEmpty {
+            // 13 values a row: well inside both backends' limits on parameters.
+            let chunk = rest.prefix(50)
+            rest = rest.dropFirst(chunk.count)
+            var values: [String] = []
+            var parameters: [SQLValue] = []
+            for attempt in chunk {
+                let first = parameters.count + 1
+                values.append("(" + (first..<(first + 13)).map { "$\($0)" }.joined(separator: ", ") + ")")
+                parameters += [
+                    SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
+                    .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
+                    SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
+                    SQLValue(attempt.attemptedAt), SQLValue(attempt.note), SQLValue(attempt.environment?.rawValue),
+                ]
+            }
+            try transaction.execute(
+                """
+                INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
+                    latency_ms, attempted_at, note, environment)
+                VALUES \(values.joined(separator: ", "))
+                """,
+                parameters
+            )
+        }
+    }
+
     /// The per-activity ledger of the budget (`docs/engine.md`, "Budgets and priority"): how many
     /// priority-10 pushes of the context APNs accepted since `since`, per target
     /// (`"token:<id>"`, `"channel:<id>"`).

@@ -127,11 +127,13 @@ public struct OutboxRepository: Sendable {
     /// any other row becomes due again. Two claimers never get the same row: SQLite runs write
     /// transactions one at a time, across processes too (`BEGIN IMMEDIATE`); PostgreSQL uses
     /// `FOR UPDATE SKIP LOCKED` and keeps each context with one dispatcher (``claimOnPostgres``). `owner` must be unique per dispatcher
-    /// (e.g. host, process id and a random part): ownership checks rely on it.
-    public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int) throws -> [OutboxRow] {
+    /// (e.g. host, process id and a random part): ownership checks rely on it. `reclaiming: false`
+    /// skips taking back expired leases (a dispatcher that did so a moment ago: the rows of a
+    /// dead dispatcher can wait a second more, the look costs every claim a scan of the leased rows).
+    public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> [OutboxRow] {
         guard limit > 0 else { return [] }
         return try database.write { transaction in
-            try reclaimExpiredLeases(now: now, in: transaction)
+            if reclaiming { try reclaimExpiredLeases(now: now, in: transaction) }
             let rows: [OutboxRow]
             switch database.dialect {
             case .sqlite:
@@ -278,6 +280,21 @@ public struct OutboxRepository: Sendable {
             """,
             [SQLValue(id), .text(owner), SQLValue(now)]
         ) == 1
+    }
+
+    /// Marks the rows of `ids` that `owner` still holds `done` in one statement (a batch's
+    /// accepted pushes, in the caller's transaction); returns those it held.
+    public func complete(ids: [Int], owner: String, now: Date, in transaction: any SQLTransaction) throws -> Set<Int> {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try transaction.query(
+                """
+                UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
+                WHERE \(database.dialect.isOneOf("id", "$1")) AND status = 'leased' AND lease_owner = $2
+                RETURNING id
+                """,
+                [database.dialect.idList(ids), .text(owner), SQLValue(now)]
+            ).map { try $0.int("id") })
     }
 
     /// Gives a row back for another try at `at` with one more attempt and `error`; `false` when

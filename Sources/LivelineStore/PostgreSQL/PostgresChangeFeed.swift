@@ -30,6 +30,8 @@ final class PostgresChangeFeed: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
+    /// Entered by each running thread.
+    private let running = DispatchGroup()
     /// The backend process of this instance's notifying connection: its own notifications are
     /// not another instance's.
     private let ownBackend = Atomic<Int32>(0)
@@ -40,19 +42,29 @@ final class PostgresChangeFeed: Sendable {
         self.settings = settings
     }
 
-    /// Starts the two threads (once).
+    /// Starts the two threads (once; never after ``stop()``).
     func start() {
-        guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        Thread.detachNewThread { [self] in notifyLoop() }
-        Thread.detachNewThread { [self] in listenLoop() }
+        guard !isStopped, started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        running.enter()
+        running.enter()
+        Thread.detachNewThread { [self] in
+            notifyLoop()
+            running.leave()
+        }
+        Thread.detachNewThread { [self] in
+            listenLoop()
+            running.leave()
+        }
     }
 
-    /// Stops both threads: they end on their own within half a second (the listener's poll), and
-    /// close their connections then. Not waited for: the database's owner (a request, a test)
-    /// goes on at once.
-    func stop() {
+    /// Stops both threads: they end on their own within half a second (the listener's poll;
+    /// a reconnect's backoff may take longer), closing their connections. True when they ended
+    /// within `timeout`.
+    @discardableResult
+    func stop(timeout: TimeInterval = 0) -> Bool {
         stopped.store(true, ordering: .releasing)
         wake.signal()
+        return running.wait(timeout: .now() + timeout) == .success
     }
 
     /// This instance committed a change: the others are told within ``spacing``.
@@ -117,7 +129,9 @@ final class PostgresChangeFeed: Sendable {
                 if try listener.drainNotifications(notFrom: ownBackend.load(ordering: .acquiring)) > 0 { changed() }
             } catch {
                 connection = nil
-                Thread.sleep(forTimeInterval: backoff)
+                // In short steps, so a stop is not held up by the backoff.
+                let until = Date().addingTimeInterval(backoff)
+                while !isStopped && Date() < until { Thread.sleep(forTimeInterval: 0.05) }
                 backoff = min(backoff * 2, 5)
             }
         }

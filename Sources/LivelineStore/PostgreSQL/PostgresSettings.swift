@@ -19,6 +19,15 @@ public struct PostgresSettings: Sendable {
     /// Parses `url`; throws `.invalidArgument` naming what is wrong (never the password).
     /// `searchPath` sets the schema used (tests use one schema each).
     public init(url: String, statementTimeoutMilliseconds: Int = 30_000, searchPath: String? = nil) throws {
+        // libpq ends the password at its first '@': the rest would become the host, and show in
+        // every message naming the server.
+        if let scheme = url.range(of: "://") {
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+            if authority.filter({ $0 == "@" }).count > 1 {
+                throw StoreError(
+                    .invalidArgument, "the PostgreSQL URL is not valid: its user or password holds an '@'; write it as %40")
+            }
+        }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(url, &error) else {
             let message = error.map { String(cString: $0) } ?? "out of memory"
@@ -61,12 +70,16 @@ public struct PostgresSettings: Sendable {
     /// A parse error of `url` without its password: libpq quotes parts of the URL it could not read.
     private static func redacted(_ message: String, in url: String) -> String {
         var text = PostgresConnection.oneLine(message)
-        // postgresql://user:PASSWORD@host — whatever stands between the first ':' after '//' and '@'.
-        if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") {
-            let credentials = url[scheme.upperBound..<at]
-            if let colon = credentials.firstIndex(of: ":") {
-                let secret = String(credentials[credentials.index(after: colon)...])
-                if !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "***") }
+        // postgresql://user:PASSWORD@host — whatever stands between the first ':' after '//' and
+        // the last '@' before the query (a password may hold an '@' its writer did not encode),
+        // as written and percent-decoded.
+        if let scheme = url.range(of: "://") {
+            let authority = url[scheme.upperBound...].prefix { $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                let secret = String(authority[authority.index(after: colon)..<at])
+                for form in [secret, secret.removingPercentEncoding].compactMap({ $0 }) where !form.isEmpty {
+                    text = text.replacingOccurrences(of: form, with: "***")
+                }
             }
         }
         return text

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A SQL database that Liveline's repositories run on: SQLite (one server) or PostgreSQL (several).
 ///
 /// All access is closure-scoped and synchronous. A `write` body runs in a transaction that commits
@@ -40,6 +42,24 @@ public protocol Database: Sendable {
     /// PostgreSQL notification of another instance), so waiting work looks again. Backends with
     /// one server per database never call it.
     func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void)
+
+    /// The time to use for everything stored that other servers compare with their own time
+    /// (due times, leases, budgets). Where several servers share the database, the database
+    /// server's clock (PostgreSQL: this machine's clock corrected by its measured offset to the
+    /// server's), so an instance whose clock is off neither takes back another's lease early nor
+    /// holds its rows back; else this machine's.
+    func now() -> Date
+
+    /// Several servers write to it: their commits reach this one only through
+    /// ``onChangesElsewhere(_:)`` or by looking again.
+    var isShared: Bool { get }
+
+    /// Ends the backend's own background work and waits for it (PostgreSQL: the notification
+    /// feed's threads and a clock measurement under way), so the process may exit: a library's
+    /// teardown under a running thread is not safe. True when all of it ended in time.
+    /// Transactions still work afterwards; only other instances' notifications are no longer heard.
+    @discardableResult
+    func close() -> Bool
 }
 
 extension Database {
@@ -47,4 +67,7 @@ extension Database {
     public func changeVersion() throws -> UInt64? { nil }
     public func claimServer() throws {}
     public func releaseServer() {}
+    public func now() -> Date { Date() }
+    public var isShared: Bool { false }
+    @discardableResult public func close() -> Bool { true }
 }

@@ -31,3 +31,20 @@ public enum SQLDialect: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension SQLDialect {
+    /// `column` is one of the integer ids bound at `placeholder` as ``idList(_:)``: one parameter
+    /// for a list of any length (a JSON array on SQLite, an array literal on PostgreSQL).
+    func isOneOf(_ column: String, _ placeholder: String) -> String {
+        switch self {
+        case .sqlite: "\(column) IN (SELECT value FROM json_each(\(placeholder)))"
+        case .postgres: "\(column) = ANY(CAST(\(placeholder) AS BIGINT[]))"
+        }
+    }
+
+    /// The value of a list of ids for ``isOneOf(_:_:)``.
+    func idList(_ ids: [Int]) -> SQLValue {
+        let joined = ids.map(String.init).joined(separator: ",")
+        return .text(self == .sqlite ? "[\(joined)]" : "{\(joined)}")
+    }
+}

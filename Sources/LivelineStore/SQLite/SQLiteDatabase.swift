@@ -91,7 +91,7 @@ public final class SQLiteDatabase: Database {
             throw StoreError(.io, "could not open the server lock \(serverLockPath): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+            Glibc.close(descriptor)
             let holder = (try? String(contentsOfFile: serverLockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             throw StoreError(
                 .busy,
@@ -109,7 +109,7 @@ public final class SQLiteDatabase: Database {
     /// Lets another server use the database (its shutdown).
     public func releaseServer() {
         let descriptor = serverLock.exchange(-1, ordering: .acquiringAndReleasing)
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     deinit { releaseServer() }

@@ -404,6 +404,22 @@ public struct PushTokenRepository: Sendable {
         }
     }
 
+    /// The tokens with these ids that exist, in one read (a dispatcher's batch).
+    public func records(ids: [PushTokenID]) throws -> [PushTokenID: PushTokenRecord] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { transaction in
+            var records: [PushTokenID: PushTokenRecord] = [:]
+            for row in try transaction.query(
+                "SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE \(database.dialect.isOneOf("id", "$1"))",
+                [database.dialect.idList(ids.map(\.rawValue))]
+            ) {
+                let record = try PushTokenRecord(row: row)
+                records[record.id] = record
+            }
+            return records
+        }
+    }
+
     /// Inserts an active row unless the slot is taken (by a concurrent transaction); `true` when inserted.
     private func insert(_ registration: TokenRegistration, slot: String, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         try !transaction.query(

@@ -32,6 +32,11 @@ import Testing
         }
         let malformed = refused("postgresql://liveline:hunter2-secret@[::1")
         #expect(malformed.contains("the PostgreSQL URL is not valid") && !malformed.contains("hunter2-secret"), "\(malformed)")
+        // An '@' in the password that was not percent-encoded, and one that was.
+        for secret in ["hunter2@secret", "hunter2%40secret"] {
+            let message = refused("postgresql://liveline:\(secret)@[::1")
+            #expect(message.contains("not valid") && !message.contains("hunter2") && !message.contains("secret@"), "\(message)")
+        }
         let wrongPassword = refused("postgresql://liveline:hunter2-secret@127.0.0.1:\(port)/postgres")
         #expect(wrongPassword.contains("password authentication failed") && !wrongPassword.contains("hunter2-secret"), "\(wrongPassword)")
         #expect(wrongPassword.contains("127.0.0.1:\(port)/postgres"))

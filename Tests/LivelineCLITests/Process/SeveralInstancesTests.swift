@@ -197,9 +197,50 @@ import Testing
         // APNs answers slowly, so pushes are in flight when the instance dies.
         run.sandbox.setFaults(SandboxFaults(seed: 7, latency: .milliseconds(150)))
         nonisolated(unsafe) let shared = run
-        let final = run.sendChanges(halfway: { shared.servers[1].kill(SIGKILL) })
+        let database = try PostgresDatabase(settings: PostgresSettings(url: run.url), poolSize: 1)
+        defer { database.close() }
+        let leasedAtKill = Mutex<[(id: Int, owner: String)]>([])
+        let killedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let final = run.sendChanges(halfway: {
+            // Killed while every instance holds leased rows (up to 5 s of looking), so the dead
+            // one's rows are among those leased at the kill.
+            func leased() throws -> [(id: Int, owner: String)] {
+                try database.read { transaction in
+                    try transaction.query("SELECT id, lease_owner FROM outbox WHERE status = 'leased'").map {
+                        (id: try $0.int("id"), owner: try $0.string("lease_owner"))
+                    }
+                }
+            }
+            do {
+                let deadline = ContinuousClock.now + .seconds(5)
+                while Set(try leased().map(\.owner)).count < 3 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                shared.servers[1].kill(SIGKILL)
+                killedAt.withLock { $0 = .now }
+                let atKill = try leased()
+                leasedAtKill.withLock { $0 = atKill }
+            } catch {
+                Issue.record("reading the leased rows at the kill: \(error)")
+            }
+        })
         #expect(run.servers[1].process.termination == .signalled(SIGKILL))
         run.sandbox.setFaults(SandboxFaults(seed: 7))
+        // Before the killed instance starts again: the rows it held are the others' once their
+        // lease (5 s here) ran out — taken back within a second, then sent or superseded.
+        let killed = try #require(killedAt.withLock { $0 })
+        let waited = ContinuousClock.now - killed
+        if waited < .seconds(8) { try await Task.sleep(for: .seconds(8) - waited) }
+        let atKill = leasedAtKill.withLock { $0 }
+        let stillHeld = try database.read { transaction in
+            try atKill.filter { row in
+                try transaction.queryOne(
+                    "SELECT 1 AS held FROM outbox WHERE id = $1 AND status = 'leased' AND lease_owner = $2",
+                    [.integer(Int64(row.id)), .text(row.owner)]
+                ) != nil
+            }
+        }
+        #expect(!atKill.isEmpty, "rows were in flight at the kill")
+        #expect(stillHeld.isEmpty, "\(stillHeld.count) of \(atKill.count) rows leased at the kill still had their lease 8 s later")
+        print("several instances: \(atKill.count) rows leased at the kill, \(stillHeld.count) still held 8 s later (lease 5 s)")
         run.servers[1] = try run.start(1)
         let allTokens = run.tokens.flatMap { key, tokens in tokens.map { (key, $0) } }
         let arrived = await eventually(timeout: 60) { allTokens.allSatisfy { run.lastDelay($0.1) == final[$0.0] } }

@@ -45,6 +45,9 @@ struct FaultyDatabase: Database {
     var location: String { inner.location }
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
     func changeVersion() throws -> UInt64? { try inner.changeVersion() }
+    func now() -> Date { inner.now() }
+    var isShared: Bool { inner.isShared }
+    @discardableResult func close() -> Bool { inner.close() }
 
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         guard let (failAt, error) = faults.take() else { return try inner.write(body) }

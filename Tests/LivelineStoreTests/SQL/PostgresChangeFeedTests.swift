@@ -31,12 +31,13 @@ import Testing
             try first.write { try $0.execute("INSERT INTO items (id) VALUES (1)") }
             #expect(try Self.within(5) { try second.changeVersion() != listening }, "the other instance's commit is seen")
             #expect(Self.within(5) { woken.load(ordering: .relaxed) >= 1 })
-            // A transaction that changed nothing notifies nobody.
-            let quiet = try #require(try second.changeVersion())
+            // A transaction that changed nothing notifies nobody (the handlers run for
+            // notifications only; the version also moves every few seconds on its own, so that
+            // caches never trust a quiet feed for long).
             let wakes = woken.load(ordering: .relaxed)
             try first.write { try $0.execute("UPDATE items SET id = 2 WHERE id = 99") }
             Thread.sleep(forTimeInterval: 0.5)
-            #expect(try second.changeVersion() == quiet && woken.load(ordering: .relaxed) == wakes)
+            #expect(woken.load(ordering: .relaxed) == wakes)
         }
     }
 

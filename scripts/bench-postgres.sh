@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# PostgreSQL benchmark (not a test), in one run on a throw-away cluster on this machine (stock
+# settings: fsync and synchronous commit on; README, "Several instances"):
+#  1. outbox throughput: alert rows due → done with a sender that accepts at once, one instance vs
+#     three (each with its own pool and dispatcher; goal ≥ 15,000 rows/s for one, 3 ≥ 2.5× one
+#     until the database is the limit);
+#  2. insert → claim latency: a row committed on one instance, sent by another that learns of it
+#     through LISTEN/NOTIFY (goal p50 ≤ 10 ms, p99 ≤ 50 ms), rows one at a time and at 50/s;
+#  3. committed PUT /v1/contexts/… per second through `liveline serve` on PostgreSQL and on SQLite
+#     (wrk, the dispatcher running), next to pgbench's simple-update TPS on the same server with
+#     as many clients (the ceiling).
+#
+#   scripts/bench-postgres.sh                  # 50,000 rows; wrk and pgbench 10 s, 16 connections
+#   ROWS=20000 DURATION=5 CONNECTIONS=8 scripts/bench-postgres.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROWS=${ROWS:-50000}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-16}
+
+scripts/install-deps.sh --bench
+swift build -c release --product liveline >&2
+swift build -c release --product liveline-bench >&2
+bin=.build/release/liveline
+source scripts/bench-lib.sh
+bench_postgres
+echo "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port, $(nproc) cores shared with the instances"
+
+echo "== outbox throughput, no-op sender"
+.build/release/liveline-bench outbox "$pg_url" "$ROWS"
+
+echo "== insert → claim latency with LISTEN"
+.build/release/liveline-bench claim-latency "$pg_url" 500 150
+.build/release/liveline-bench claim-latency "$pg_url" 500 20
+
+echo "== PUT /v1/contexts/… committed per second"
+admin_key=bench-admin-key-0123456789abcdef
+put_rate() {  # put_rate URL: wrk's committed PUTs/s against a server at URL (non-2xx refused)
+  local out
+  out=$(ADMIN_KEY=$admin_key CONTEXTS=1000 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/peers/put_contexts.lua "$1")
+  if echo "$out" | grep -q "Non-2xx"; then echo "$out" >&2; echo "non-2xx answers in the run above" >&2; exit 1; fi
+  echo "$out" | awk '/Requests\/sec/ {print $2}'
+}
+bench_liveline LIVELINE_DATABASE_URL=$pg_url LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key
+pg_put=$(put_rate "http://127.0.0.1:$port")
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+rm -rf "$work/data"
+bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key
+sqlite_put=$(put_rate "http://127.0.0.1:$port")
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+
+"$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U liveline pgbench
+"$pg_bin/pgbench" -h 127.0.0.1 -p "$pg_port" -U liveline -i -s 10 -q pgbench >/dev/null 2>&1
+tps=$("$pg_bin/pgbench" -h 127.0.0.1 -p "$pg_port" -U liveline -b simple-update -c "$CONNECTIONS" -j 2 -T "$DURATION" pgbench 2>/dev/null |
+  awk '/^tps/ {print $3; exit}')
+printf 'PUT /v1/contexts on PostgreSQL: %s committed/s; on SQLite: %s committed/s (%s connections, %s s)\n' \
+  "$pg_put" "$sqlite_put" "$CONNECTIONS" "$DURATION"
+printf 'pgbench simple-update on the same server, %s clients: %s TPS (the ceiling); PostgreSQL PUT / pgbench = %s\n' \
+  "$CONNECTIONS" "$tps" "$(python3 -c "print(f'{$pg_put / $tps:.2f}×')")"
