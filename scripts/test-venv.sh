@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Creates the test-only Python virtualenv at .venv (git-ignored) with the independent peers the
 # tests run against Liveline: PyJWT + cryptography (ES256/JWT cross-checks of LivelineCrypto) and
-# aioapns (an APNs client on h2, sent against the APNs sandbox), and prometheus-client (its
-# parser reads /metrics). Idempotent: does nothing when the venv already imports all of them.
+# aioapns (an APNs client on h2, sent against the APNs sandbox), prometheus-client (its
+# parser reads /metrics) and http_ece (RFC 8188/8291 Web Push encryption, cross-checks
+# WebPushPayload). Idempotent: does nothing when the venv already imports all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # aioapns 4.0 (Dec 2024) installs on Python 3.11 with h2 4.x and pyOpenSSL; pinned so the peer
-# test does not change under us.
-packages=(pyjwt cryptography "aioapns==4.0" "prometheus-client>=0.17")
+# test does not change under us; so is http_ece 1.2.1 (Aug 2024, the Web Push peer).
+packages=(pyjwt cryptography "aioapns==4.0" "prometheus-client>=0.17" "http-ece==1.2.1")
 python=.venv/bin/python
-if [ -x "$python" ] && "$python" -c 'import jwt, cryptography, aioapns, prometheus_client' >/dev/null 2>&1; then
+if [ -x "$python" ] && "$python" -c 'import jwt, cryptography, aioapns, prometheus_client, http_ece' >/dev/null 2>&1; then
   exit 0
 fi
 command -v python3 >/dev/null || { echo "python3 is not on PATH: install python3 and python3-venv" >&2; exit 1; }
@@ -19,4 +20,4 @@ if [ ! -x "$python" ]; then
 fi
 echo "installing ${packages[*]} into .venv" >&2
 .venv/bin/pip install --quiet --disable-pip-version-check "${packages[@]}"
-"$python" -c 'import jwt, cryptography, aioapns, prometheus_client' || { echo ".venv is missing pyjwt, cryptography, aioapns or prometheus-client" >&2; exit 1; }
+"$python" -c 'import jwt, cryptography, aioapns, prometheus_client, http_ece' || { echo ".venv is missing pyjwt, cryptography, aioapns, prometheus-client or http-ece" >&2; exit 1; }

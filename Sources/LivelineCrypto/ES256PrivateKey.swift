@@ -69,7 +69,8 @@ public final class ES256PrivateKey: @unchecked Sendable {
     }
 
     /// Takes ownership of `key` (a P-256 private key); frees it if deriving the public key fails.
-    private init(owning key: OpaquePointer) throws(CryptoError) {
+    /// Internal so `ES256PrivateKey+Raw.swift` can build keys from a raw scalar.
+    init(owning key: OpaquePointer) throws(CryptoError) {
         do throws(CryptoError) {
             self.publicKey = try ES256PublicKey(
                 pem: LibCrypto.writtenText("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, key) }
@@ -101,6 +102,11 @@ public final class ES256PrivateKey: @unchecked Sendable {
     /// Signs `message` with ECDSA P-256 over its SHA-256 digest and returns the JOSE signature r‖s
     /// (exactly 64 bytes).
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
+        try signature(of: message)
+    }
+
+    /// `sign` with a typed error, for this module's `throws(CryptoError)` callers (`JWS`).
+    func signature(of message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw LibCrypto.failure("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
         try LibCrypto.check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pkey), "EVP_DigestSignInit failed")

@@ -9,7 +9,9 @@ internal import COpenSSL
 /// Sendable: the class owns its `EVP_PKEY` and frees it in `deinit`; the key is never changed after
 /// `init`, and every `verify` uses its own fresh `EVP_MD_CTX`. Hence `@unchecked`.
 public final class ES256PublicKey: @unchecked Sendable {
-    private let pkey: OpaquePointer
+    /// The owned OpenSSL key (public, P-256). Internal so ECDH (`ES256PrivateKey+ECDH.swift`) can
+    /// use it as the peer.
+    let pkey: OpaquePointer
 
     /// Loads a P-256 public key from SPKI PEM (`-----BEGIN PUBLIC KEY-----`).
     public init(pem: String) throws(CryptoError) {
@@ -26,6 +28,12 @@ public final class ES256PublicKey: @unchecked Sendable {
             EVP_PKEY_free(key)
             throw error
         }
+        self.pkey = key
+    }
+
+    /// Takes ownership of `key`, a P-256 public key this module built (see
+    /// `ES256PublicKey+Uncompressed.swift`).
+    init(owning key: OpaquePointer) {
         self.pkey = key
     }
 

@@ -31,13 +31,10 @@ public struct ProviderToken: Sendable, Hashable {
         guard !keyID.isEmpty else { throw CryptoError(.invalidArgument, "the key ID (kid) is empty") }
         guard !teamID.isEmpty else { throw CryptoError(.invalidArgument, "the team ID (iss) is empty") }
         guard issuedAt >= 0 else { throw CryptoError(.invalidArgument, "iat must not be negative") }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = Base64URL.encode(try encoder.encode(HeaderOut(alg: "ES256", kid: keyID)))
-        let claims = Base64URL.encode(try encoder.encode(ClaimsOut(iss: teamID, iat: issuedAt)))
-        let signingInput = header + "." + claims
-        let signature = try key.sign(Array(signingInput.utf8))
-        return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, compact: signingInput + "." + Base64URL.encode(signature))
+        let header = try JWS.json(HeaderOut(alg: "ES256", kid: keyID))
+        let claims = try JWS.json(ClaimsOut(iss: teamID, iat: issuedAt))
+        let compact = try JWS.sign(header: header, claims: claims, key: key)
+        return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, compact: compact)
     }
 
     /// Reads a token without verifying its signature.
@@ -51,13 +48,13 @@ public struct ProviderToken: Sendable, Hashable {
         guard parts.count == 3 else {
             throw CryptoError(.malformedToken, "a JWT has 3 dot-separated parts; this token has \(parts.count)")
         }
-        let header = try object(String(parts[0]), "header")
-        let claims = try object(String(parts[1]), "claims")
+        let header = try JWS.object(String(parts[0]), "header")
+        let claims = try JWS.object(String(parts[1]), "claims")
 
         switch header["alg"] {
         case .string("ES256"): break
         case .string(let other):
-            throw CryptoError(.unsupportedAlgorithm, "the token header says alg \(printable(other)); APNs accepts only ES256")
+            throw CryptoError(.unsupportedAlgorithm, "the token header says alg \(JWS.printable(other)); APNs accepts only ES256")
         case nil:
             throw CryptoError(.unsupportedAlgorithm, "the token header has no alg; APNs accepts only ES256")
         default:
@@ -107,48 +104,11 @@ public struct ProviderToken: Sendable, Hashable {
         var iat: Int
     }
 
-    /// One JSON value of a header or claims object, as far as this type cares.
-    private enum Field: Decodable {
-        case integer(Int)
-        case string(String)
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Int.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else {
-                self = .other
-            }
-        }
-    }
-
-    /// Decodes one base64url part as a JSON object.
-    private static func object(_ part: String, _ name: String) throws(CryptoError) -> [String: Field] {
-        guard !part.isEmpty, let bytes = Base64URL.decode(part) else {
-            throw CryptoError(.malformedToken, "the token \(name) is empty or not base64url")
-        }
-        do {
-            return try JSONDecoder().decode([String: Field].self, from: Data(bytes))
-        } catch {
-            throw CryptoError(.malformedToken, "the token \(name) is not a JSON object")
-        }
-    }
-
-    private static func nonEmptyString(_ field: Field?, _ name: String) throws(CryptoError) -> String {
+    private static func nonEmptyString(_ field: JWS.Field?, _ name: String) throws(CryptoError) -> String {
         switch field {
         case .string(let value) where !value.isEmpty: return value
         case nil: throw CryptoError(.missingClaim, "the token has no \(name)")
         default: throw CryptoError(.invalidClaim, "the token's \(name) is not a non-empty string")
         }
-    }
-
-    /// A client-supplied value for a message: at most 16 characters, anything but printable ASCII
-    /// shown as `?`, so a hostile header cannot forge log lines.
-    private static func printable(_ value: String) -> String {
-        let shown = value.unicodeScalars.prefix(16).map { (0x20...0x7e).contains($0.value) ? Character($0) : "?" }
-        return "\"" + String(shown) + "\"" + (value.unicodeScalars.count > 16 ? "…" : "")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// PyJWT and `cryptography` in the test-only virtualenv at `<repo>/.venv`, used as an independent
-/// ES256/JWT implementation. `scripts/test-venv.sh` creates it; a missing venv fails the test.
+/// PyJWT, `cryptography` and `http_ece` in the test-only virtualenv at `<repo>/.venv`, used as
+/// independent ES256/JWT and Web Push encryption implementations. `scripts/test-venv.sh` creates it; a missing venv fails the test.
 enum PythonPeer {
     /// The repository root, from this file's path (`<root>/Tests/LivelineCryptoTests/Support/`).
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -15,7 +15,7 @@ enum PythonPeer {
     static func run(_ script: String, input: [String: Any]) throws -> [String: Any] {
         try #require(
             FileManager.default.isExecutableFile(atPath: python.path),
-            "\(python.path) is missing: run scripts/test-venv.sh to create the test virtualenv (PyJWT, cryptography)"
+            "\(python.path) is missing: run scripts/test-venv.sh to create the test virtualenv (PyJWT, cryptography, http_ece)"
         )
         let stdin = String(decoding: try JSONSerialization.data(withJSONObject: input), as: UTF8.self)
         let output = try ExternalProcess.run(python.path, ["-c", script], input: stdin)
