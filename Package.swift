@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: The shared model (Foundation only; compiles for iOS 17+/macOS 14+).
         .target(name: "LivelineModel", swiftSettings: swiftSettings),
@@ -36,6 +37,7 @@ let package = Package(
         .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
         .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineWebPush", dependencies: ["CCurl", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
             dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush"],
@@ -55,12 +57,14 @@ let package = Package(
         ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(
-            name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
+            name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog"],
+            swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "CLibPQ", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
             dependencies: [
-                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineEngine", "LivelineAPI",
+                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineWebPush",
+                "LivelineEngine", "LivelineAPI",
             ],
             swiftSettings: swiftSettings
         ),
@@ -95,6 +99,10 @@ let package = Package(
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineWebPushTests",
+            dependencies: ["LivelineWebPush", "LivelineHTTP", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),

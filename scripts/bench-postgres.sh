@@ -5,7 +5,8 @@
 #     three (each with its own pool and dispatcher; goal ≥ 15,000 rows/s for one, 3 ≥ 2.5× one
 #     until the database is the limit);
 #  2. insert → claim latency: a row committed on one instance, sent by another that learns of it
-#     through LISTEN/NOTIFY (goal p50 ≤ 10 ms, p99 ≤ 50 ms), rows one at a time and at 50/s;
+#     through LISTEN/NOTIFY (goal p50 ≤ 10 ms, p99 ≤ 50 ms): rows 400 ms apart (the receiver idle,
+#     woken by the notification) and 20 ms apart (inside its 250 ms of looking every 5 ms);
 #  3. committed PUT /v1/contexts/… per second through `liveline serve` on PostgreSQL and on SQLite
 #     (wrk, the dispatcher running), next to pgbench's simple-update TPS on the same server with
 #     as many clients (the ceiling).
@@ -30,8 +31,8 @@ echo "== outbox throughput, no-op sender"
 .build/release/liveline-bench outbox "$pg_url" "$ROWS"
 
 echo "== insert → claim latency with LISTEN"
-.build/release/liveline-bench claim-latency "$pg_url" 500 150
-.build/release/liveline-bench claim-latency "$pg_url" 500 20
+.build/release/liveline-bench claim-latency "$pg_url" 200 400   # idle between rows: NOTIFY wakes the receiver
+.build/release/liveline-bench claim-latency "$pg_url" 500 20    # rows close together: the receiver is still looking
 
 echo "== PUT /v1/contexts/… committed per second"
 admin_key=bench-admin-key-0123456789abcdef

@@ -10,6 +10,7 @@ packages=(
   postgresql          # tests only: a throw-away cluster per test run (initdb + pg_ctl in a temp folder)
   libssl-dev          # SHA-256, random, TLS, ES256
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
+  libcurl4-openssl-dev  # the web push client (HTTP/1.1 and HTTP/2 to push services)
   pkg-config
   python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs, aioapns the sandbox)
   curl                # curl --http2 against the APNs sandbox (tests); brings libcurl4, which the

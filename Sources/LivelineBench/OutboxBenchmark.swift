@@ -35,9 +35,13 @@ public enum OutboxBenchmark {
         }
         let sender = AcceptingSender()
         let engines = try (0..<instances).map { index in
-            Engine(
-                store: try open(url: url, schema: schema), sender: sender,
-                configuration: EngineConfiguration(bundleID: "dev.liveline.bench", dispatcherID: "bench-\(index)-\(UUID().uuidString.prefix(6))")
+            let store = try open(url: url, schema: schema)
+            // Dated by the database, as `liveline serve` is.
+            let database = store.database
+            return Engine(
+                store: store, sender: sender,
+                configuration: EngineConfiguration(
+                    bundleID: "dev.liveline.bench", dispatcherID: "bench-\(index)-\(UUID().uuidString.prefix(6))", clock: { database.now() })
             )
         }
         let started = ContinuousClock.now
@@ -68,16 +72,19 @@ public enum OutboxBenchmark {
 
     /// Time from an insert committing on one instance to another instance's dispatcher handing
     /// the row to the sender: `samples` alert rows, one at a time, `spacing` apart. The receiving
-    /// instance learns of them only through its change feed (LISTEN/NOTIFY) or its 250 ms poll.
+    /// instance learns of them through its change feed (LISTEN/NOTIFY) or its 250 ms poll — or,
+    /// with a spacing inside its 250 ms window after work, by looking every 5 ms.
     public static func claimLatency(url: String, samples: Int, spacing: TimeInterval, output: @Sendable (String) -> Void) throws {
         let (schema, drop) = try makeSchema(url: url)
         defer { drop() }
         let inserting = try open(url: url, schema: schema)
         let tokens = try registerAlertTokens(inserting)
         let sender = AcceptingSender()
+        let receivingStore = try open(url: url, schema: schema)
+        let receivingDatabase = receivingStore.database
         let receiving = Engine(
-            store: try open(url: url, schema: schema), sender: sender,
-            configuration: EngineConfiguration(bundleID: "dev.liveline.bench", dispatcherID: "bench-receiver")
+            store: receivingStore, sender: sender,
+            configuration: EngineConfiguration(bundleID: "dev.liveline.bench", dispatcherID: "bench-receiver", clock: { receivingDatabase.now() })
         )
         receiving.start()
         defer {
@@ -103,9 +110,10 @@ public enum OutboxBenchmark {
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] }
         output(
             String(
-                format: "insert on one instance → sent by another, %d rows %.0f ms apart: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
-                    + "(goal p50 ≤ 10 ms, p99 ≤ 50 ms; without LISTEN the poll alone: up to 250 ms)",
-                samples, spacing * 1000, percentile(0.5), percentile(0.99), sorted.last ?? 0))
+                format: "insert on one instance → sent by another, %d rows %.0f ms apart (%@): p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+                    + "(goal p50 ≤ 10 ms, p99 ≤ 50 ms; the 250 ms poll alone: p50 ~125 ms)",
+                samples, spacing * 1000, spacing > 0.25 ? "woken by NOTIFY" : "inside the 5 ms look after work", percentile(0.5),
+                percentile(0.99), sorted.last ?? 0))
     }
 
     // MARK: Setup

@@ -56,6 +56,10 @@ struct DispatchPlan: Sendable, Hashable {
         var reason: String?
         /// Counted in `/metrics` (`liveline_starts_total`): APNs' verdicts, not starts cancelled before sending.
         var counted: Bool
+        /// APNs' own answer (accepted, or refused for good): a fact, recorded whoever holds the
+        /// row now. False for this dispatcher's decision (it gave up, the start was cancelled),
+        /// which only the row's holder may record.
+        var answered = false
     }
 
     /// A push rendered at `rev` carried the context's alert or priority hint and was accepted: they are cleared.

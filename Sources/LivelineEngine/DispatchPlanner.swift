@@ -73,7 +73,7 @@ struct DispatchPlanner: Sendable {
                     plan.events.append(
                         Self.event(
                             .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
-                            message: "APNs answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
+                            message: "\(outcome.send.service) answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
                         ))
                 }
             case .permanent:
@@ -85,7 +85,7 @@ struct DispatchPlanner: Sendable {
                         ))
                     continue
                 }
-                let reason = "APNs answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
+                let reason = "\(outcome.send.service) answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
                 if oneRecipient {
                     deadReason = reason
                 } else if let contextKey = row.contextKey {
@@ -137,12 +137,13 @@ struct DispatchPlanner: Sendable {
     private func followStart(_ startID: Int, outcome: SendOutcome, row: OutboxRow, into plan: inout DispatchPlan) {
         switch outcome.result.outcome {
         case .delivered:
-            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: true)
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: true, answered: true)
             plan.events.append(Self.event(.debug, .startSent, outcome, row: row, startID: startID, message: "APNs accepted the push-to-start"))
         case .tokenDead where outcome.result.reason == .badDeviceToken && outcome.send.fallbackEnvironment != nil:
             break  // tried in the other environment first
         case .tokenDead, .permanent:
-            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: outcome.result.summary, counted: true)
+            plan.start = DispatchPlan.StartFinish(
+                startID: startID, accepted: false, reason: outcome.result.summary, counted: true, answered: true)
             plan.events.append(
                 Self.event(
                     .warning, .startFailed, outcome, row: row, startID: startID, message: "APNs refused the push-to-start: \(outcome.result.summary)"
@@ -181,11 +182,13 @@ struct DispatchPlanner: Sendable {
             plan.rowEvent = Self.event(.warning, .deadLetter, last, row: row, rev: prepared.rev, message: reason)
             return
         }
-        let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: sends, using: &random)))
+        // Not before the server asked (a push service's `Retry-After`).
+        let backoff = seconds(retryPolicy.delay(beforeRetry: sends, using: &random))
+        let at = now.addingTimeInterval(max(backoff, last?.result.retryAfter ?? 0))
         plan.row = .retry(at: at, error: answer)
         plan.rowEvent = Self.event(
             .debug, .pushRetried, last, row: row, rev: prepared.rev,
-            message: "APNs answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
+            message: "\(last?.send.service ?? "APNs") answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
         )
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelinePush
 import LivelineStore
+import LivelineWebPush
 
 extension Dispatcher {
     /// What `row` sends now, or why it sends nothing. Reads (and, for a sync row, renders in a
@@ -135,7 +136,41 @@ extension Dispatcher {
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
+        case .webPush(let tokenID, let delivery, let note):
+            return prepareWebPush(row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens)
         }
+    }
+
+    /// A web push to its subscription while the token is active: the row's plaintext encrypted
+    /// for the subscription's keys and signed with this server's VAPID key (`docs/engine.md`,
+    /// "Notify").
+    private func prepareWebPush(
+        _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, delivery: OutboxMessage.WebPushDelivery, note: String, now: Date,
+        tokens: [PushTokenID: PushTokenRecord]?
+    ) -> Preparation {
+        guard let webPush else { return .unsent(.unsendable("web push is not configured on this server (no VAPID identity)")) }
+        let token: PushTokenRecord?
+        do {
+            token = try tokens.map { $0[tokenID] } ?? store.tokens.record(id: tokenID)
+        } catch  where Self.isTransient(error) {
+            return .unsent(.databaseUnavailable("reading the subscription of a web push: \(error)"))
+        } catch {
+            return .unsent(.unsendable("reading the subscription of a web push failed: \(error)"))
+        }
+        guard let token, token.status == .active, token.kind == .webPush else { return .unsent(.tokenInactive(startID: nil, note: note)) }
+        guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else {
+            return .unsent(.unsendable("the stored subscription of token \(tokenID) cannot be read"))
+        }
+        let request: WebPushRequest
+        do {
+            request = try WebPushMessage.request(
+                payload: row.payload ?? [], to: subscription, ttl: delivery.ttl, urgency: delivery.urgency, topic: delivery.topic,
+                identity: webPush.identity, now: now)
+        } catch {
+            return .unsent(.unsendable("the web push could not be made: \(error)"))
+        }
+        let send = PreparedSend(target: .token(tokenID), request: .webPush(request), priority: 10, note: note)
+        return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
     }
 
     /// A start's or alert's request to its token, while the token is active.

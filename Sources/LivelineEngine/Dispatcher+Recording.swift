@@ -25,6 +25,9 @@ extension Dispatcher {
 
     /// ``apply(_:)`` in the caller's transaction.
     private func apply(_ plan: DispatchPlan, in transaction: any SQLTransaction) throws -> Applied {
+        // The context's row before the outbox row, as a claim taking back an expired lease
+        // holds them (two transactions never wait for each other the other way round).
+        try lockContexts(of: [plan], in: transaction)
         // The row's own change first: whether this dispatcher still holds the row decides
         // what else is written.
         let held = try change(plan.row, of: plan.rowID, at: plan.at, in: transaction)
@@ -40,9 +43,14 @@ extension Dispatcher {
         var invalidated: Set<PushTokenID> = []
         var moved: Set<PushTokenID> = []
         for token in plan.invalidTokens {
-            if let environment = token.moveTo, try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
-                moved.insert(token.tokenID)
-                continue
+            if let environment = token.moveTo {
+                if try store.tokens.moveToEnvironment(id: token.tokenID, environment, in: transaction) {
+                    moved.insert(token.tokenID)
+                    continue
+                }
+                // Moved there already (another answer of this batch, or another instance's): the
+                // refusal was its old environment's, not a verdict on the token.
+                if try store.tokens.learnedEnvironment(of: token.tokenID, in: transaction) == environment { continue }
             }
             if try store.tokens.markInvalid(
                 id: token.tokenID, reason: token.reason, now: plan.at, registeredBefore: token.registeredBefore, in: transaction)
@@ -50,12 +58,14 @@ extension Dispatcher {
                 invalidated.insert(token.tokenID)
             }
         }
-        if let start = plan.start {
+        if let start = plan.start, held || start.answered {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
         }
         for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
-        // What steers the context from here on (the state last sent, hints, retries of
-        // targets, dead targets, retiring its channels) only while the row is still this
+        // The hints a push carried that was accepted (only those of its revision or older go).
+        if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
+        // What steers the context from here on (the state last sent, retries of targets, dead
+        // targets, retiring its channels, giving up on a start) only while the row is still this
         // dispatcher's: one whose lease ran out must not overwrite what the newer attempt
         // (another dispatcher's, which now holds the row or superseded it) decided.
         guard held else { return Applied(held: false, invalidated: invalidated, moved: moved) }
@@ -66,7 +76,6 @@ extension Dispatcher {
             try store.outbox.recordDeadTarget(
                 contextKey: dead.contextKey, target: dead.target, reason: dead.reason, now: plan.at, in: transaction)
         }
-        if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
         if let sent = plan.sentState {
             try store.contexts.recordSent(key: sent.contextKey, contentState: sent.contentState, now: sent.renderedAt, in: transaction)
         }
@@ -113,9 +122,11 @@ extension Dispatcher {
     }
 
     /// Applies the plans of one batch in one write transaction (one commit for the batch: the
-    /// outbox's throughput on a database whose commits wait for the disk), in context order so
-    /// that two instances' batches lock context rows in the same order. When that fails, each
-    /// plan is applied alone (``record(_:failures:)``): a failure then costs only its own row.
+    /// outbox's throughput on a database whose commits wait for the disk). The batch's context
+    /// rows are held first, in key order, so two instances' batches never wait for each other in
+    /// a circle. When the database is busy or failing, the whole batch waits (kept, oldest first,
+    /// like a single plan); any other failure is isolated: each plan is applied alone
+    /// (``record(_:failures:)``), so it costs only its own row. Either is logged.
     func record(batch plans: [DispatchPlan]) {
         guard plans.count > 1, pending.withLock({ $0.isEmpty }) else {
             for plan in plans { record(plan) }
@@ -126,6 +137,7 @@ extension Dispatcher {
         let applied: [Applied]
         do {
             applied = try store.write { transaction in
+                try lockContexts(of: ordered, in: transaction)
                 // The same steps as ``apply(_:)``, each for the whole batch at once where it can
                 // be: the rows completed by one statement, every delivery record by a few.
                 var held: [Int: Bool] = [:]
@@ -141,12 +153,38 @@ extension Dispatcher {
                 try store.deliveries.record(ordered.flatMap(\.deliveries), in: transaction)
                 return try ordered.map { try applyRest(of: $0, held: held[$0.rowID] ?? false, in: transaction) }
             }
+        } catch  where Self.isTransient(error) {
+            let backoff = 0.1
+            let notBefore = configuration.clock().addingTimeInterval(backoff)
+            pending.withLock { pending in pending.append(contentsOf: ordered.map { PendingPlan(plan: $0, failures: 1, notBefore: notBefore) }) }
+            logger.record(
+                EngineEvent(
+                    .warning, .recordingFailed,
+                    message: "recording a batch of \(ordered.count) rows failed: \(error); nothing of it was written, it is recorded again "
+                        + "in \(backoff) s and nothing new is claimed before"
+                ))
+            return
         } catch {
+            logger.record(
+                EngineEvent(
+                    .warning, .recordingFailed,
+                    message: "recording a batch of \(ordered.count) rows failed: \(error); nothing of it was written, each row is recorded alone"
+                ))
             for plan in ordered { record(plan) }
             return
         }
         if ordered.contains(where: { !$0.invalidTokens.isEmpty }) { store.tokens.changes.bump() }
         for (plan, applied) in zip(ordered, applied) { settled(plan, applied) }
+    }
+
+    /// On PostgreSQL, holds the context rows of `plans` (`FOR UPDATE`, in key order) before
+    /// anything else of their recording: a change committing meanwhile waits, and every
+    /// transaction that holds a context and an outbox row took the context first. SQLite's
+    /// writes are one at a time already.
+    private func lockContexts(of plans: [DispatchPlan], in transaction: any SQLTransaction) throws {
+        let keys = Set(plans.compactMap(\.contextKey)).sorted()
+        guard store.database.dialect == .postgres, !keys.isEmpty else { return }
+        try store.contexts.lock(keys: keys, in: transaction)
     }
 
     /// Applies the plans kept after a failed recording, oldest first. Returns how many were
@@ -242,7 +280,9 @@ extension Dispatcher {
     /// The plan is applied: its events, the row's (or that its lease was lost), the tokens'
     /// invalidations, and the counters of `/metrics`.
     private func settled(_ plan: DispatchPlan, _ applied: Applied) {
-        for event in plan.events { logger.record(event) }
+        // What the row's holder decides was not written when the lease was lost: not logged either.
+        let decisions: Set<EngineEvent.Name> = [.pushRetried, .deadLetter, .channelRetired]
+        for event in plan.events where applied.held || !decisions.contains(event.name) { logger.record(event) }
         if applied.held {
             if let event = plan.rowEvent { logger.record(event) }
             if case .deadLetter = plan.row { metrics.deadLetter() }
@@ -254,7 +294,7 @@ extension Dispatcher {
                 ))
         }
         for _ in plan.deadTargets where applied.held { metrics.deadLetter() }
-        if let start = plan.start, start.counted { metrics.start(outcome: start.accepted ? "sent" : "failed") }
+        if let start = plan.start, start.counted, applied.held || start.answered { metrics.start(outcome: start.accepted ? "sent" : "failed") }
         for token in plan.invalidTokens {
             guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }
             logger.record(

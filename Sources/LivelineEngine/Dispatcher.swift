@@ -30,6 +30,8 @@ public final class Dispatcher: Sendable {
     let sender: any PushSender
     /// Reach the other environments, for their tokens and channels.
     let otherSenders: [PushEnvironment: any PushSender]
+    /// Reaches browsers' push services (nil: web pushes cannot be sent).
+    let webPush: WebPushTransport?
     let renderer: SyncRenderer
     let configuration: EngineConfiguration
     public let metrics: EngineMetrics
@@ -65,13 +67,14 @@ public final class Dispatcher: Sendable {
     let lastWork = Mutex<ContinuousClock.Instant?>(nil)
 
     init(
-        store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], renderer: SyncRenderer,
-        configuration: EngineConfiguration, metrics: EngineMetrics,
+        store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], webPush: WebPushTransport? = nil,
+        renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics,
         logger: Logger = .discarding, periodic: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.sender = sender
         self.otherSenders = otherSenders
+        self.webPush = webPush
         self.renderer = renderer
         self.configuration = configuration
         self.metrics = metrics
@@ -176,6 +179,8 @@ public final class Dispatcher: Sendable {
             return recorded
         }
         guard !rows.isEmpty else { return recorded }
+        // The wait for answers counts from here: preparing (rendering) the batch uses the lease too.
+        let claimed = DispatchTime.now()
         let now = configuration.clock()
         var random = SystemRandomNumberGenerator()
         var sending: [(prepared: PreparedRow, answers: Answers)] = []
@@ -193,7 +198,7 @@ public final class Dispatcher: Sendable {
         }
         // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
         // as unanswered (retried with backoff; a late answer is ignored).
-        _ = group.wait(timeout: .now() + answerTimeout)
+        _ = group.wait(timeout: claimed + answerTimeout)
         let answeredAt = configuration.clock()
         var plans: [DispatchPlan] = []
         for (prepared, answers) in sending {
@@ -246,6 +251,11 @@ public final class Dispatcher: Sendable {
         case .device(let notification): sender.send(notification, completion: done)
         case .broadcast(let broadcast): sender.broadcast(broadcast, completion: done)
         case .deleteChannel(let channelID): sender.deleteChannel(bundleID: configuration.bundleID, channelID: channelID, completion: done)
+        case .webPush(let request):
+            guard let webPush else {
+                return done(APNSResult(status: 0, transportError: "web push is not configured on this server", outcome: .permanent))
+            }
+            webPush.sender.send(request) { done($0.result) }
         }
     }
 
@@ -256,9 +266,13 @@ public final class Dispatcher: Sendable {
         if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)
         for outcome in outcomes {
-            metrics.push(
-                environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
-                reason: outcome.result.reason?.rawValue)
+            if case .webPush = outcome.send.request {
+                metrics.webPush(status: outcome.result.status)
+            } else {
+                metrics.push(
+                    environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
+                    reason: outcome.result.reason?.rawValue)
+            }
             if outcome.send.budgetLimited { metrics.budgetLimited() }
             if debug {
                 var event = DispatchPlanner.event(.debug, .pushAnswered, outcome, row: row, rev: prepared.rev, message: outcome.send.note)

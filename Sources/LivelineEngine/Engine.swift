@@ -31,7 +31,7 @@ public final class Engine: Sendable {
     public init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
         sources: [String: any SnapshotSource] = [:], periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known,
-        logger: Logger = .discarding
+        webPush: WebPushTransport? = nil, logger: Logger = .discarding
     ) {
         var configuration = configuration
         let others = otherSenders.filter { $0.key != configuration.environment }
@@ -48,10 +48,13 @@ public final class Engine: Sendable {
         )
         self.lifecycle = lifecycle
         starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
-        notifier = Notifier(store: store, channels: [AlertPushChannel(store: store, configuration: configuration)])
+        // Web pushes are queued only where they can be sent (a VAPID identity and a client).
+        let notifyChannels: [any NotificationChannel] =
+            [AlertPushChannel(store: store, configuration: configuration)] + (webPush == nil ? [] : [WebPushChannel(store: store)])
+        notifier = Notifier(store: store, channels: notifyChannels)
         dispatcher = Dispatcher(
-            store: store, sender: sender, otherSenders: others, renderer: renderer, configuration: configuration, metrics: metrics,
-            logger: logger, periodic: { lifecycle.runIfDue() }
+            store: store, sender: sender, otherSenders: others, webPush: webPush, renderer: renderer, configuration: configuration,
+            metrics: metrics, logger: logger, periodic: { lifecycle.runIfDue() }
         )
     }
 
@@ -107,11 +110,14 @@ public final class Engine: Sendable {
         )
     }
 
-    /// An inbox record for the user and an alert push to each of their devices, once per dedupe key.
+    /// An inbox record for the user, an alert push to each of their devices and a web push to each
+    /// of their browser subscriptions (when this server sends web pushes), once per dedupe key.
     public func notify(
-        userID: UserID, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String
+        userID: UserID, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String,
+        webPush: WebPushOptions = WebPushOptions()
     ) throws -> NotifyResult {
-        try notifier.notify(userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, now: configuration.clock())
+        try notifier.notify(
+            userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, webPush: webPush, now: configuration.clock())
     }
 
     /// Sets `resolved = 1` on the user's record with `dedupeKey`; false when there is none.

@@ -29,6 +29,8 @@ public final class EngineMetrics: Sendable {
         public var latencyCount: Int
         public var starts: [String: Int] = [:]  // outcome → count
         public var budgetLimited = 0
+        /// Push services' answers to web pushes, by HTTP status (0: no answer).
+        public var webPushes: [Int: Int] = [:]
     }
 
     private let state = Mutex(
@@ -41,6 +43,8 @@ public final class EngineMetrics: Sendable {
     func push(environment: PushEnvironment, status: Int, reason: String?) {
         state.withLock { $0.pushes[PushAnswer(environment: environment, status: status, reason: reason ?? ""), default: 0] += 1 }
     }
+
+    func webPush(status: Int) { state.withLock { $0.webPushes[status, default: 0] += 1 } }
 
     func deadLetter() { state.withLock { $0.deadLetters += 1 } }
 

@@ -2,14 +2,31 @@ import Foundation
 import LivelineModel
 import LivelinePush
 import LivelineStore
+import LivelineWebPush
 
 /// What one `notify` call did.
 public struct NotifyResult: Sendable, Hashable {
     /// False when the user had a record with this dedupe key already: nothing changed, nothing sent.
     public var created: Bool
     public var notification: NotificationRecord?
-    /// Pushes queued, by channel (`alert`; `web-push` once that channel exists).
+    /// Pushes queued, by channel (`alert`, `web-push`).
     public var queued: [String: Int]
+}
+
+/// How a notification's web pushes are delivered (RFC 8030 §5.2–5.4).
+public struct WebPushOptions: Sendable, Hashable {
+    /// `TTL`: how long a push service keeps it for a browser that is offline, seconds.
+    public var ttl: Int
+    /// `Urgency`: `very-low`, `low`, `normal` or `high`.
+    public var urgency: String
+    /// `Topic`: a newer push with the same topic replaces one still pending.
+    public var topic: String?
+
+    public init(ttl: Int = WebPushMessage.defaultTTL, urgency: String = "normal", topic: String? = nil) {
+        self.ttl = ttl
+        self.urgency = urgency
+        self.topic = topic
+    }
 }
 
 /// One way a notification reaches a user besides the inbox: each enqueues its messages in the
@@ -20,7 +37,7 @@ protocol NotificationChannel: Sendable {
     /// The channel's name in ``NotifyResult/queued``.
     var name: String { get }
     /// Enqueues the record's pushes; returns how many.
-    func enqueue(_ notification: NotificationRecord, now: Date, in transaction: any SQLTransaction) throws -> Int
+    func enqueue(_ notification: NotificationRecord, options: WebPushOptions, now: Date, in transaction: any SQLTransaction) throws -> Int
 }
 
 /// The alert push to each of the user's `alert` tokens, the deep link in the top-level `link`
@@ -30,7 +47,7 @@ struct AlertPushChannel: NotificationChannel {
     let configuration: EngineConfiguration
     var name: String { "alert" }
 
-    func enqueue(_ notification: NotificationRecord, now: Date, in transaction: any SQLTransaction) throws -> Int {
+    func enqueue(_ notification: NotificationRecord, options: WebPushOptions, now: Date, in transaction: any SQLTransaction) throws -> Int {
         let alert = AlertPushPayload(
             title: .plain(notification.title), body: notification.body.map(AlertText.plain), sound: "default",
             threadID: "notify", link: notification.link
@@ -68,13 +85,67 @@ struct AlertPushChannel: NotificationChannel {
     }
 }
 
+/// A web push to each of the user's browser subscriptions (`web-push` tokens): the JSON a
+/// service worker receives (`title`, `body`, `icon`, `link`, `dedupeKey`, `notificationId`),
+/// encrypted when sent.
+struct WebPushChannel: NotificationChannel {
+    let store: Store
+    var name: String { "web-push" }
+
+    /// What the service worker gets (README, "Web Push").
+    struct Payload: Encodable {
+        var title: String
+        var body: String?
+        var icon: String?
+        var link: String?
+        var dedupeKey: String
+        var notificationId: Int
+    }
+
+    func enqueue(_ notification: NotificationRecord, options: WebPushOptions, now: Date, in transaction: any SQLTransaction) throws -> Int {
+        let subscriptions = try PushEnvironment.allCases.flatMap { environment in
+            try store.tokens.activeTokens(userID: notification.userID, kind: .webPush, environment: environment, in: transaction)
+        }
+        guard !subscriptions.isEmpty else { return 0 }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = Array(
+            try encoder.encode(
+                Payload(
+                    title: notification.title, body: notification.body, icon: notification.icon, link: notification.link,
+                    dedupeKey: notification.dedupeKey, notificationId: notification.id)))
+        guard payload.count <= WebPushMessage.maximumPlaintext else {
+            throw EngineError(
+                .payloadRefused,
+                "the web push would be \(payload.count) bytes; one encrypted record holds at most \(WebPushMessage.maximumPlaintext) "
+                    + "(push services refuse bodies over 4096 bytes): shorten the body", field: "body")
+        }
+        var count = 0
+        for subscription in subscriptions {
+            let message = OutboxMessage.webPush(
+                tokenID: subscription.id, delivery: OutboxMessage.WebPushDelivery(ttl: options.ttl, urgency: options.urgency, topic: options.topic),
+                note: "notification \(notification.id) (\(notification.dedupeKey)) to browser subscription \(subscription.id)"
+            )
+            if try store.outbox.enqueueMessage(
+                idempotencyKey: "notify:\(notification.userID):\(notification.dedupeKey):\(subscription.id)", contextKey: nil,
+                target: .token(subscription.id), headers: message.json, payload: payload, now: now, in: transaction
+            ) {
+                count += 1
+            }
+        }
+        return count
+    }
+}
+
 /// `notify(user, title, body, link, icon, dedupeKey)` (`docs/engine.md`, "Notify"): an inbox record
 /// and its pushes in one transaction, idempotent by dedupe key per user.
 struct Notifier: Sendable {
     let store: Store
     let channels: [any NotificationChannel]
 
-    func notify(userID: UserID, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, now: Date) throws -> NotifyResult {
+    func notify(
+        userID: UserID, title: String, body: String?, link: String?, icon: String?, dedupeKey: String, webPush: WebPushOptions, now: Date
+    ) throws -> NotifyResult {
         try store.write { transaction in
             guard
                 let record = try store.notifications.create(
@@ -84,7 +155,7 @@ struct Notifier: Sendable {
                 return NotifyResult(created: false, notification: nil, queued: [:])
             }
             var queued: [String: Int] = [:]
-            for channel in channels { queued[channel.name] = try channel.enqueue(record, now: now, in: transaction) }
+            for channel in channels { queued[channel.name] = try channel.enqueue(record, options: webPush, now: now, in: transaction) }
             return NotifyResult(created: true, notification: record, queued: queued)
         }
     }

@@ -20,6 +20,10 @@ enum OutboxMessage: Sendable, Hashable {
     /// The broadcast channel `channelID` to delete through the channel management API of
     /// `environment` (nil: the one its channel row names, else the default one).
     case channelDelete(channelID: String, environment: PushEnvironment? = nil, note: String)
+    /// A web push (RFC 8030) to the browser subscription of the `web-push` token `tokenID`. The
+    /// row's payload is the plaintext the service worker receives: it is encrypted for the
+    /// subscription's keys when sent (RFC 8291), so a retry is encrypted anew.
+    case webPush(tokenID: PushTokenID, delivery: WebPushDelivery, note: String)
 
     /// The APNs headers a start or alert is sent with.
     struct Push: Sendable, Hashable {
@@ -30,17 +34,27 @@ enum OutboxMessage: Sendable, Hashable {
         var collapseID: String?
     }
 
+    /// The RFC 8030 headers of a web push.
+    struct WebPushDelivery: Sendable, Hashable {
+        /// `TTL`: how long the push service keeps it for an offline browser, seconds.
+        var ttl: Int
+        /// `Urgency`: `very-low`, `low`, `normal` or `high`.
+        var urgency: String
+        /// `Topic`: a pending push with the same topic is replaced.
+        var topic: String?
+    }
+
     /// What it is, for the timeline and the log.
     var note: String {
         switch self {
-        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, _, let note): note
+        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, _, let note), .webPush(_, _, let note): note
         }
     }
 
-    /// The token pushed to (starts and alerts).
+    /// The token pushed to (starts, alerts and web pushes).
     var tokenID: PushTokenID? {
         switch self {
-        case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _): tokenID
+        case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _), .webPush(let tokenID, _, _): tokenID
         case .channelDelete: nil
         }
     }
@@ -77,6 +91,9 @@ enum OutboxMessage: Sendable, Hashable {
         var collapseID: String?
         var startID: Int?
         var rev: Int?
+        var ttl: Int?
+        var urgency: String?
+        var topic: String?
         var note: String
 
         init(_ message: OutboxMessage) {
@@ -96,6 +113,12 @@ enum OutboxMessage: Sendable, Hashable {
                 kind = "channel-delete"
                 self.channelID = channelID
                 self.environment = environment?.rawValue
+            case .webPush(let tokenID, let delivery, _):
+                kind = "web-push"
+                self.tokenID = tokenID.rawValue
+                ttl = delivery.ttl
+                urgency = delivery.urgency
+                topic = delivery.topic
             }
         }
 
@@ -122,6 +145,9 @@ enum OutboxMessage: Sendable, Hashable {
             case "alert":
                 guard let tokenID else { return nil }
                 return .alert(tokenID: PushTokenID(tokenID), push: push, note: note)
+            case "web-push":
+                guard let tokenID, let ttl, let urgency else { return nil }
+                return .webPush(tokenID: PushTokenID(tokenID), delivery: WebPushDelivery(ttl: ttl, urgency: urgency, topic: topic), note: note)
             case "channel-delete":
                 guard let channelID else { return nil }
                 return .channelDelete(channelID: channelID, environment: environment.flatMap(PushEnvironment.init(rawValue:)), note: note)

@@ -1,13 +1,16 @@
 import LivelineModel
 import LivelinePush
 import LivelineStore
+import LivelineWebPush
 
-/// One request to APNs and what it is for.
+/// One request to APNs (or to a browser's push service) and what it is for.
 struct PreparedSend: Sendable {
     enum Request: Sendable {
         case device(APNSNotification)
         case broadcast(APNSBroadcast)
         case deleteChannel(String)
+        /// Encrypted and signed, to a browser subscription's push service.
+        case webPush(WebPushRequest)
     }
 
     let target: OutboxTarget
@@ -22,4 +25,9 @@ struct PreparedSend: Sendable {
     /// Where the token is tried once more if `environment` answers `BadDeviceToken`: the other
     /// environment, for a token whose environment was the server's default guess.
     var fallbackEnvironment: PushEnvironment? = nil
+
+    /// Who answers it, for messages: "APNs" or "the push service".
+    var service: String {
+        if case .webPush = request { "the push service" } else { "APNs" }
+    }
 }

@@ -11,12 +11,26 @@ public final class DeadPort: Sendable {
     public let port: Int
     private let socket: Int32
 
-    public init() throws {
+    public convenience init() throws { try self.init(port: 0) }
+
+    /// A dead port the system never hands out for port 0: below its ephemeral range (Linux'
+    /// default starts at 32768), so a server another test starts on port 0 cannot get it after
+    /// this value is released either (tests that need a free port nobody else will take).
+    public static func outsideEphemeralRange() throws -> DeadPort {
+        var lastError: (any Error)?
+        for _ in 0..<200 {
+            do { return try DeadPort(port: Int.random(in: 20_000..<32_000)) } catch { lastError = error }
+        }
+        throw lastError ?? TestHTTPConnection.Failure(description: "no free port below the ephemeral range")
+    }
+
+    /// Binds `port` (0: any free one).
+    public init(port requested: Int) throws {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestHTTPConnection.Failure(description: "socket() failed: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(requested).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -27,7 +41,7 @@ public final class DeadPort: Sendable {
         guard bound else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw TestHTTPConnection.Failure(description: "bind to 127.0.0.1:0 failed: \(reason)")
+            throw TestHTTPConnection.Failure(description: "bind to 127.0.0.1:\(requested) failed: \(reason)")
         }
         socket = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))

@@ -84,8 +84,9 @@ import Testing
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let taken = try DeadPort()  // bound, never listening: the production sandbox cannot bind it
-        // Two free ports for the development sandbox (released as these values end).
-        let (devicePort, controlPort) = try { (try DeadPort().port, try DeadPort().port) }()
+        // Two free ports for the development sandbox (released as these values end), where no
+        // other test's server on port 0 can land after it stopped.
+        let (devicePort, controlPort) = try { (try DeadPort.outsideEphemeralRange().port, try DeadPort.outsideEphemeralRange().port) }()
         let error = #expect(throws: (any Error).self) {
             try APNSSandbox.startBoth(
                 SandboxConfiguration(folder: folder, devicePort: devicePort, controlPort: controlPort), productionDevicePort: taken.port)

@@ -49,6 +49,7 @@ enum ServeCommand: CLICommand {
                 "admin key for the /v1 API (shown once; kept in \(configuration.dataDirectory.appendingPathComponent("admin-key").path)):")
             context.printError("  \(application.adminKey)")
         }
+        for warning in application.startupWarnings { context.printError("liveline: \(warning)") }
         try application.start()
         let address =
             configuration.host == "0.0.0.0"

@@ -52,6 +52,7 @@ enum UsersCommand: CLICommand {
 
         let configuration = try ServeCommand.configuration(args, context: context)
         let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        defer { store.database.close() }  // the database's threads end before the process does
         // Without --locale a user speaks their household's language (a new household: de).
         let householdLocale = try store.accounts.users().first { $0.householdName == household }
             .flatMap { try store.accounts.household(id: $0.householdID) }?.locale
@@ -72,6 +73,7 @@ enum UsersCommand: CLICommand {
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let configuration = try ServeCommand.configuration(args, context: context)
         let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        defer { store.database.close() }
         let users = try store.accounts.users()
         if args.flag("json") {
             let profiles = users.map {

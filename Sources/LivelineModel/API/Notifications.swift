@@ -10,14 +10,38 @@ public struct NotifyRequest: Codable, Sendable, Hashable {
     public var link: String?
     public var icon: String?
     public var dedupeKey: String
+    /// Web pushes only (RFC 8030): how long a push service keeps the push for an offline browser,
+    /// seconds (default 86400).
+    public var ttl: Int?
+    /// Web pushes only: `very-low`, `low`, `normal` (default) or `high`.
+    public var urgency: String?
+    /// Web pushes only: a pending push with the same topic is replaced (at most 32 characters of
+    /// `A–Z a–z 0–9 - _`).
+    public var topic: String?
 
-    public init(userId: Int, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String) {
+    public init(
+        userId: Int, title: String, body: String? = nil, link: String? = nil, icon: String? = nil, dedupeKey: String, ttl: Int? = nil,
+        urgency: String? = nil, topic: String? = nil
+    ) {
         self.userId = userId
         self.title = title
         self.body = body
         self.link = link
         self.icon = icon
         self.dedupeKey = dedupeKey
+        self.ttl = ttl
+        self.urgency = urgency
+        self.topic = topic
+    }
+}
+
+/// Answer of `GET /api/webpush/vapid-public-key`.
+public struct WebPushPublicKeyResponse: Codable, Sendable, Hashable {
+    /// The server's VAPID public key: the 65-byte uncompressed P-256 point, base64url.
+    public var publicKey: String
+
+    public init(publicKey: String) {
+        self.publicKey = publicKey
     }
 }
 
@@ -27,7 +51,7 @@ public struct NotifyResponse: Codable, Sendable, Hashable {
     public var created: Bool
     /// The inbox record's id (also when it existed already).
     public var id: Int?
-    /// Pushes queued, by channel (`alert`).
+    /// Pushes queued, by channel (`alert`, `web-push`).
     public var queued: [String: Int]
 
     public init(created: Bool, id: Int?, queued: [String: Int]) {

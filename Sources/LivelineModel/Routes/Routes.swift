@@ -20,6 +20,8 @@ public enum Routes {
     public static let setOptIn = Route(.post, "/api/la/preferences")
     public static let notifications = Route(.get, "/api/notifications")
     public static let readNotification = Route(.post, "/api/notifications/{id}/read")
+    /// The VAPID public key a web app passes to `pushManager.subscribe` (`applicationServerKey`).
+    public static let webPushPublicKey = Route(.get, "/api/webpush/vapid-public-key")
 
     // MARK: Shopping (`docs/features/shopping.md`; paths as in the source document, bearer token)
     public static let shoppingWeek = Route(.get, "/api/shopping/{week}")
@@ -44,7 +46,7 @@ public enum Routes {
         healthz, openAPI, metrics,
         me, user,
         registerToken, unregisterToken, listTokens,
-        pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification,
+        pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification,
     ]

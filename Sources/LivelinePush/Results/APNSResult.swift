@@ -24,6 +24,9 @@ public struct APNSResult: Sendable, Hashable {
     /// From first send to answer.
     public var latency: Duration
     public var outcome: APNSOutcome
+    /// The least wait before a retry that the server asked for (HTTP `Retry-After`, seconds).
+    /// APNs sends none; a browser's push service may, with 429.
+    public var retryAfter: TimeInterval? = nil
 
     public init(
         status: Int, reason: APNSReason? = nil, timestamp: Date? = nil, apnsID: String? = nil, uniqueID: String? = nil,

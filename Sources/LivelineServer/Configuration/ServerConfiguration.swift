@@ -61,6 +61,14 @@ public struct ServerConfiguration: Sendable {
     public var orphanChannelGrace: TimeInterval = 60
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
+    /// Web Push (README, "Web Push"): the VAPID key's PEM file (`LIVELINE_WEBPUSH_VAPID_KEY`;
+    /// nil: generated once, kept in the data folder), the contact push services see
+    /// (`LIVELINE_WEBPUSH_SUBJECT`, `mailto:` or `https:`; nothing is sent without it) and whether
+    /// subscriptions may have `http://` endpoints on this machine (`LIVELINE_WEBPUSH_ALLOW_INSECURE=1`:
+    /// local push services and tests).
+    public var webPushKeyPath: String?
+    public var webPushSubject: String?
+    public var webPushAllowInsecure = false
     /// The environment the configuration was read from: features read their own settings in it.
     public var environment: [String: String] = [:]
 
@@ -91,6 +99,9 @@ public struct ServerConfiguration: Sendable {
         ("LIVELINE_START_BUDGET", "push-to-starts per device per hour (default 8)"),
         ("LIVELINE_OUTBOX_LEASE_S", "seconds a claimed outbox row stays with its dispatcher; after a crash it is sent again then (default 30)"),
         ("LIVELINE_DISPATCHER", "on or off (default on): off only takes changes; an instance sharing the database sends them"),
+        ("LIVELINE_WEBPUSH_SUBJECT", "mailto: or https: contact in every VAPID token; required before the first web push"),
+        ("LIVELINE_WEBPUSH_VAPID_KEY", "PEM file of the VAPID key (P-256) (default: generated once, kept in the data folder)"),
+        ("LIVELINE_WEBPUSH_ALLOW_INSECURE", "1: accept http:// web push endpoints on this machine (local push services, tests)"),
     ]
 
     /// Reads the `LIVELINE_*` variables over the defaults. A malformed value is an error naming it.
@@ -172,6 +183,17 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_APNS_ENVIRONMENT must be sandbox or production, not '\(text)'")
             }
             config.defaultPushEnvironment = value
+        }
+        if let path = environment["LIVELINE_WEBPUSH_VAPID_KEY"], !path.isEmpty { config.webPushKeyPath = path }
+        if let subject = environment["LIVELINE_WEBPUSH_SUBJECT"], !subject.isEmpty {
+            guard subject.hasPrefix("mailto:") || subject.hasPrefix("https:"), subject.count > 8 else {
+                throw ConfigurationError("LIVELINE_WEBPUSH_SUBJECT must be a mailto: or https: contact, not '\(subject)'")
+            }
+            config.webPushSubject = subject
+        }
+        if let text = environment["LIVELINE_WEBPUSH_ALLOW_INSECURE"] {
+            guard ["0", "1"].contains(text) else { throw ConfigurationError("LIVELINE_WEBPUSH_ALLOW_INSECURE must be 0 or 1, not '\(text)'") }
+            config.webPushAllowInsecure = text == "1"
         }
         config.apns = try APNSConfiguration.fromEnvironment(environment)
         try config.apns.validate()

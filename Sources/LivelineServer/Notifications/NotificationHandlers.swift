@@ -4,12 +4,15 @@ import LivelineEngine
 import LivelineHTTP
 import LivelineModel
 import LivelineStore
+import LivelineWebPush
 
 /// Notify (`docs/engine.md`, "Notify"): `POST /v1/notify` and `/v1/notify/resolve` for the server
 /// side (admin key), `GET /api/notifications` and `POST /api/notifications/{id}/read` for the app.
 struct NotificationHandlers: Sendable {
     let auth: Authenticator
     let engine: Engine
+    /// This server's VAPID identity (nil: it sends no web pushes).
+    let webPush: VAPIDIdentity?
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: inout Router) {
@@ -22,7 +25,8 @@ struct NotificationHandlers: Sendable {
                 throw HTTPError.notFound("there is no user \(userID)")
             }
             let result = try engine.notify(
-                userID: userID, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey
+                userID: userID, title: body.title, body: body.body, link: body.link, icon: body.icon, dedupeKey: body.dedupeKey,
+                webPush: WebPushOptions(ttl: body.ttl ?? WebPushMessage.defaultTTL, urgency: body.urgency ?? "normal", topic: body.topic)
             )
             let id = try result.notification?.id ?? engine.notification(userID: userID, dedupeKey: body.dedupeKey)?.id
             return try .json(NotifyResponse(created: result.created, id: id, queued: result.queued), status: result.created ? 201 : 200)
@@ -36,6 +40,11 @@ struct NotificationHandlers: Sendable {
                 throw HTTPError.notFound("user \(userID) has no notification with that dedupeKey")
             }
             return try .json(ResolveResponse(resolved: true))
+        }
+        router.add(Routes.webPushPublicKey) { request in
+            _ = try auth.caller(of: request)
+            guard let identity = webPush else { throw HTTPError.notFound("this server does not send web pushes") }
+            return try .json(WebPushPublicKeyResponse(publicKey: identity.publicKey))
         }
         router.add(Routes.notifications) { request in
             let caller = try auth.caller(of: request)
@@ -70,5 +79,14 @@ struct NotificationHandlers: Sendable {
             throw HTTPError.badRequest("link must be a URL with a scheme, e.g. liveline://shopping/2026-01-05", field: "link")
         }
         if let icon = body.icon, icon.isEmpty || icon.count > 64 { throw HTTPError.badRequest("icon must be 1 to 64 characters", field: "icon") }
+        if let ttl = body.ttl, !(0...2_419_200).contains(ttl) {
+            throw HTTPError.badRequest("ttl must be 0 to 2419200 seconds (28 days)", field: "ttl")
+        }
+        if let urgency = body.urgency, !WebPushMessage.urgencies.contains(urgency) {
+            throw HTTPError.badRequest("urgency must be very-low, low, normal or high", field: "urgency")
+        }
+        if let topic = body.topic, !WebPushMessage.isValidTopic(topic) {
+            throw HTTPError.badRequest("topic must be 1 to 32 characters of A-Z, a-z, 0-9, - and _ (RFC 8030)", field: "topic")
+        }
     }
 }

@@ -50,6 +50,9 @@ enum APIDocumentation {
         .init(
             Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
         .init(
+            Routes.webPushPublicKey, "The server's VAPID public key, for the web app's pushManager.subscribe (applicationServerKey)",
+            auth: .bearer, response: "WebPushPublicKey", errors: [404]),
+        .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
             auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true
         ),
@@ -70,7 +73,8 @@ enum APIDocumentation {
             auth: .admin, request: "StartContext", response: "StartContextResult", errors: [400, 404, 409, 422]
         ),
         .init(
-            Routes.notify, "An inbox record and an alert push to each of the user's devices, once per dedupeKey (201 when new)",
+            Routes.notify,
+            "An inbox record, an alert push to each of the user's devices and a web push to each of their browser subscriptions, once per dedupeKey (201 when new)",
             auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
         ),
         .init(
@@ -162,6 +166,8 @@ enum APIDocumentation {
         "Notify": object(
             [
                 "userId": integer, "title": string, "body": string, "link": string, "icon": string, "dedupeKey": string,
+                "ttl": integer, "urgency": ["type": "string", "enum": ["very-low", "low", "normal", "high"]],
+                "topic": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"],
             ], required: ["userId", "title", "dedupeKey"]),
         "NotifyResult": object(
             ["created": boolean, "id": integer, "queued": ["type": "object", "additionalProperties": integer]], required: ["created", "queued"]),
@@ -178,6 +184,7 @@ enum APIDocumentation {
             ]
         ]),
         "NotificationRead": object(["id": integer, "read": boolean]),
+        "WebPushPublicKey": object(["publicKey": string], required: ["publicKey"]),
         "DeviceTokens": object([
             "devices": [
                 "type": "array",

@@ -42,6 +42,13 @@ struct MetricsHandler: Sendable {
         }
 
         out.family(
+            "liveline_web_pushes_total", type: "counter",
+            help: "Push services' answers to the engine's web pushes (notify's browser channel), by HTTP status (0: no answer).")
+        for status in metrics.webPushes.keys.sorted() {
+            out.sample("liveline_web_pushes_total", ["status": String(status)], metrics.webPushes[status]!)
+        }
+
+        out.family(
             "liveline_outbox_rows", type: "gauge",
             help: "Outbox rows by state: due (waiting), leased (being sent), dead (never sent, see the timeline).")
         out.sample("liveline_outbox_rows", ["state": "due"], depth.due)

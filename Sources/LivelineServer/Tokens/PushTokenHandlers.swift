@@ -40,7 +40,8 @@ struct PushTokenHandlers: Sendable {
             // Stored tokens are normalised; normalise the same way so the caller's form matches.
             let token: String =
                 if body.kind == .webPush || raw.hasPrefix("{") {
-                    try TokenRegistrationRules.webPushSubscription(raw).canonicalJSON
+                    // Removing one takes any endpoint it may have been stored with.
+                    try TokenRegistrationRules.webPushSubscription(raw, allowInsecure: true).canonicalJSON
                 } else {
                     try TokenRegistrationRules.apnsToken(raw)
                 }

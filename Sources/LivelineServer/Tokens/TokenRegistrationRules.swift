@@ -13,6 +13,8 @@ struct TokenRegistrationRules: Sendable {
     let defaultEnvironment: PushEnvironment
     /// Attributes types a push-to-start token may be registered for; nil accepts any Swift type name.
     let knownAttributesTypes: Set<String>?
+    /// `LIVELINE_WEBPUSH_ALLOW_INSECURE`: `http://` web push endpoints on this machine are accepted.
+    var allowInsecureWebPush = false
 
     func registration(_ body: RegisterTokenRequest, caller: Caller) throws -> TokenRegistration {
         guard let kind = body.kind else {
@@ -33,7 +35,7 @@ struct TokenRegistrationRules: Sendable {
         case .alert, .pushToStart, .update:
             token = try Self.apnsToken(raw)
         case .webPush:
-            let subscription = try Self.webPushSubscription(raw)
+            let subscription = try Self.webPushSubscription(raw, allowInsecure: allowInsecureWebPush)
             token = subscription.canonicalJSON
         }
         switch kind {
@@ -64,8 +66,10 @@ struct TokenRegistrationRules: Sendable {
         return token
     }
 
-    /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291).
-    static func webPushSubscription(_ raw: String) throws -> WebPushSubscription {
+    /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291): an
+    /// `https` endpoint (or `http` to this machine with `allowInsecure`), a P-256 public key and a
+    /// 16-byte secret.
+    static func webPushSubscription(_ raw: String, allowInsecure: Bool) throws -> WebPushSubscription {
         let subscription: WebPushSubscription
         do {
             subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
@@ -77,13 +81,25 @@ struct TokenRegistrationRules: Sendable {
         } catch {
             throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
         }
-        guard let url = URL(string: subscription.endpoint), let scheme = url.scheme, let host = url.host,
-            scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+        guard let url = URLComponents(string: subscription.endpoint), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
         else {
             throw HTTPError.badRequest("token.endpoint must be an https URL", field: "token.endpoint")
         }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        guard scheme == "https" || (scheme == "http" && loopback && allowInsecure) else {
+            let why =
+                scheme == "http" && loopback
+                ? "token.endpoint must be an https URL (http:// to this machine only with LIVELINE_WEBPUSH_ALLOW_INSECURE=1)"
+                : "token.endpoint must be an https URL"
+            throw HTTPError.badRequest(why, field: "token.endpoint")
+        }
         guard let key = Base64URL.decode(subscription.keys.p256dh), key.count == 65, key.first == 0x04 else {
             throw HTTPError.badRequest("token.keys.p256dh must be an uncompressed P-256 public key (65 bytes, base64url)", field: "token.keys.p256dh")
+        }
+        do {
+            _ = try ES256PublicKey(uncompressed: key)
+        } catch {
+            throw HTTPError.badRequest("token.keys.p256dh is not a point on the P-256 curve", field: "token.keys.p256dh")
         }
         guard let secret = Base64URL.decode(subscription.keys.auth), secret.count == 16 else {
             throw HTTPError.badRequest("token.keys.auth must be a 16-byte secret, base64url", field: "token.keys.auth")

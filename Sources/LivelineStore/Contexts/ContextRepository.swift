@@ -72,6 +72,16 @@ public struct ContextRepository: Sendable {
         return try transaction.queryOne(sql, [.text(key)])?.int("rev")
     }
 
+    /// Holds the rows of `keys` that exist until the transaction ends (PostgreSQL `FOR UPDATE`, in
+    /// key order, so two transactions locking overlapping sets never wait for each other in a
+    /// circle; SQLite runs one write at a time anyway).
+    public func lock(keys: [String], in transaction: any SQLTransaction) throws {
+        guard database.dialect == .postgres, !keys.isEmpty else { return }
+        let placeholders = keys.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+        _ = try transaction.query(
+            "SELECT key FROM contexts WHERE key IN (\(placeholders)) ORDER BY key FOR UPDATE", keys.sorted().map { SQLValue.text($0) })
+    }
+
     /// Records that the context changed: bumps `rev` by one, writes the revision row and makes sure
     /// a due sync row exists (coalesced), all in the caller's transaction. Returns the new `rev`.
     ///

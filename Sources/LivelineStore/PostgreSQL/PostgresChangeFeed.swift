@@ -29,7 +29,8 @@ final class PostgresChangeFeed: Sendable {
     private let dirty = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
-    private let started = Atomic<Bool>(false)
+    /// Whether the threads were started, and whether the feed was stopped (then never started).
+    private let lifecycle = Mutex<(started: Bool, stopped: Bool)>((false, false))
     /// Entered by each running thread.
     private let running = DispatchGroup()
     /// The backend process of this instance's notifying connection: its own notifications are
@@ -44,9 +45,15 @@ final class PostgresChangeFeed: Sendable {
 
     /// Starts the two threads (once; never after ``stop()``).
     func start() {
-        guard !isStopped, started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        running.enter()
-        running.enter()
+        // Under the lock `stop` takes too: a stop either sees both threads entered or none start.
+        let starting = lifecycle.withLock { state -> Bool in
+            guard !state.started, !state.stopped else { return false }
+            state.started = true
+            running.enter()
+            running.enter()
+            return true
+        }
+        guard starting else { return }
         Thread.detachNewThread { [self] in
             notifyLoop()
             running.leave()
@@ -62,6 +69,7 @@ final class PostgresChangeFeed: Sendable {
     /// within `timeout`.
     @discardableResult
     func stop(timeout: TimeInterval = 0) -> Bool {
+        lifecycle.withLock { $0.stopped = true }
         stopped.store(true, ordering: .releasing)
         wake.signal()
         return running.wait(timeout: .now() + timeout) == .success

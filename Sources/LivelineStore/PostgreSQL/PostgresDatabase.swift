@@ -26,13 +26,14 @@ public final class PostgresDatabase: Database {
     private let commits = ChangeCounter()
     /// Other instances' commits, as their notifications arrive (started on first use).
     private let feed: PostgresChangeFeed
-    /// This machine's clock (a test's skewed one).
-    private let systemClock: @Sendable () -> Date
-    /// The database server's clock minus ``systemClock``, in microseconds, as last measured.
-    private let clockOffset = Atomic<Int64>(0)
-    /// When the offset was last measured (by ``systemClock``, seconds since 1970), and whether a
-    /// measurement is under way.
-    private let clockMeasured = Mutex<(at: TimeInterval, running: Bool)>((0, false))
+    /// The server's clock as last measured: its time then, and when that was on this machine's
+    /// monotonic clock (which a step of the wall clock does not move).
+    private struct ClockReading {
+        var serverTime: TimeInterval
+        var at: ContinuousClock.Instant
+        var roundTrip: Duration
+    }
+    private let clock = Mutex<(reading: ClockReading?, lastTry: ContinuousClock.Instant?, running: Bool)>((nil, nil, false))
     /// Clock measurements under way (``close()`` waits for them).
     private let background = DispatchGroup()
     private let closed = Atomic<Bool>(false)
@@ -42,15 +43,11 @@ public final class PostgresDatabase: Database {
     /// Connects once to check the settings (a wrong password or an unreachable server fails
     /// here, naming the server), keeping that connection in the pool.
     /// Measures the offset of the server's clock on that connection (``now()``).
-    public init(
-        settings: PostgresSettings, poolSize: Int = 10, checkoutTimeout: TimeInterval = 30,
-        systemClock: @escaping @Sendable () -> Date = { Date() }
-    ) throws {
+    public init(settings: PostgresSettings, poolSize: Int = 10, checkoutTimeout: TimeInterval = 30) throws {
         precondition(poolSize >= 1, "a pool has at least one connection")
         self.settings = settings
         self.poolSize = poolSize
         self.checkoutTimeout = checkoutTimeout
-        self.systemClock = systemClock
         slots = DispatchSemaphore(value: poolSize)
         feed = PostgresChangeFeed(settings: settings)
         let first = try PostgresConnection(settings)
@@ -58,47 +55,57 @@ public final class PostgresDatabase: Database {
         idle.withLock { $0.append(first) }
     }
 
-    /// This machine's clock plus the server's measured offset (`docs/engine.md`, "Storage"):
-    /// every instance then dates leases and due times on the server's clock, within half a round
-    /// trip. Measured again in the background every ``clockRefresh``; never waits.
+    /// The database server's clock (`docs/engine.md`, "Storage"): its time at the last
+    /// measurement plus the time passed since on this machine's monotonic clock, so every instance
+    /// dates leases and due times on one clock, within half a round trip, whatever its own wall
+    /// clock says or does (a step of it changes nothing). Measured again in the background every
+    /// ``clockRefresh`` (clocks drift); never waits.
     public func now() -> Date {
-        let local = systemClock()
-        let due = clockMeasured.withLock { measured in
-            guard !measured.running, local.timeIntervalSince1970 - measured.at >= Self.clockRefresh else { return false }
-            measured.running = true
-            return true
+        let instant = ContinuousClock.now
+        let (reading, due) = clock.withLock { state -> (ClockReading?, Bool) in
+            let due = !state.running && state.lastTry.map { instant - $0 >= .seconds(Self.clockRefresh) } ?? true
+            if due {
+                state.running = true
+                state.lastTry = instant
+            }
+            return (state.reading, due)
         }
         if due {
             background.enter()
             DispatchQueue.global().async { [weak self] in
                 if let self, !closed.load(ordering: .acquiring) {
                     _ = try? withConnection { try measureClock(on: $0, samples: 1) }
-                    clockMeasured.withLock { $0.running = false }
+                    clock.withLock { $0.running = false }
                 }
                 self?.background.leave()
             }
         }
-        return local.addingTimeInterval(Double(clockOffset.load(ordering: .relaxed)) / 1_000_000)
+        // Never measured (the server could not be asked): this machine's clock.
+        guard let reading else { return Date() }
+        let elapsed = instant - reading.at
+        return Date(
+            timeIntervalSince1970: reading.serverTime + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    /// The offset of the server's clock from ``systemClock``, from the sample of `samples` with the
-    /// shortest round trip (its error is at most half of it). A sample whose round trip took
-    /// longer than a second says too little and is not used.
+    /// Reads the server's clock `samples` times and keeps the reading with the shortest round trip
+    /// (its error is at most half of it). A later reading replaces the one kept unless its round
+    /// trip was much longer (a busy moment says little) and the one kept is still recent.
     private func measureClock(on connection: PostgresConnection, samples: Int) throws {
-        var best: (roundTrip: TimeInterval, offset: TimeInterval)?
+        var best: ClockReading?
         for _ in 0..<samples {
-            let sent = systemClock()
+            let sent = ContinuousClock.now
             let row = try connection.run("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION) AS now", [], collect: true)
                 .rows.first
-            let received = systemClock()
+            let received = ContinuousClock.now
             guard let server = try row?.double("now") else { continue }
-            let roundTrip = received.timeIntervalSince(sent)
-            let offset = server - (sent.timeIntervalSince1970 + roundTrip / 2)
-            if roundTrip < best?.roundTrip ?? 1 { best = (roundTrip, offset) }
+            let roundTrip = received - sent
+            if roundTrip < best?.roundTrip ?? .seconds(1) { best = ClockReading(serverTime: server, at: sent + roundTrip / 2, roundTrip: roundTrip) }
         }
-        clockMeasured.withLock { $0.at = systemClock().timeIntervalSince1970 }
         guard let best else { return }
-        clockOffset.store(Int64((best.offset * 1_000_000).rounded()), ordering: .relaxed)
+        clock.withLock { state in
+            if let kept = state.reading, best.roundTrip > max(kept.roundTrip * 4, .milliseconds(5)), best.at - kept.at < .seconds(60) { return }
+            state.reading = best
+        }
     }
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {

@@ -194,6 +194,14 @@ public struct PushTokenRepository: Sendable {
         ) == 1
     }
 
+    /// The environment an active token was moved to (``moveToEnvironment(id:_:in:)``), or nil
+    /// when it is not active or its environment was not learned. In the caller's transaction.
+    public func learnedEnvironment(of id: PushTokenID, in transaction: any SQLTransaction) throws -> PushEnvironment? {
+        try transaction.queryOne(
+            "SELECT environment FROM push_tokens WHERE id = $1 AND status = 'active' AND environment_source = 'learned'", [SQLValue(id)]
+        )?.optionalString("environment").flatMap(PushEnvironment.init(rawValue:))
+    }
+
     /// The user's active tokens, by device, kind and id.
     public func activeTokens(userID: UserID) throws -> [PushTokenRecord] {
         try database.read { transaction in
@@ -401,6 +409,14 @@ public struct PushTokenRepository: Sendable {
         try database.read { transaction in
             try transaction.queryOne("SELECT \(PushTokenRecord.columns) FROM push_tokens WHERE id = $1", [SQLValue(id)])
                 .map(PushTokenRecord.init(row:))
+        }
+    }
+
+    /// How many active tokens of `kind` there are, across households.
+    public func countActive(kind: PushTokenKind) throws -> Int {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT COUNT(*) AS n FROM push_tokens WHERE kind = $1 AND status = 'active'", [.text(kind.rawValue)])?
+                .int("n") ?? 0
         }
     }
 

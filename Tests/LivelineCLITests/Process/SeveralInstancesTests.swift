@@ -199,21 +199,27 @@ import Testing
         nonisolated(unsafe) let shared = run
         let database = try PostgresDatabase(settings: PostgresSettings(url: run.url), poolSize: 1)
         defer { database.close() }
-        let leasedAtKill = Mutex<[(id: Int, owner: String)]>([])
+        let leasedAtKill = Mutex<[(id: Int, owner: String, until: Int64)]>([])
+        let ownersBeforeKill = Mutex<Int>(0)
         let killedAt = Mutex<ContinuousClock.Instant?>(nil)
         let final = run.sendChanges(halfway: {
             // Killed while every instance holds leased rows (up to 5 s of looking), so the dead
             // one's rows are among those leased at the kill.
-            func leased() throws -> [(id: Int, owner: String)] {
+            func leased() throws -> [(id: Int, owner: String, until: Int64)] {
                 try database.read { transaction in
-                    try transaction.query("SELECT id, lease_owner FROM outbox WHERE status = 'leased'").map {
-                        (id: try $0.int("id"), owner: try $0.string("lease_owner"))
+                    try transaction.query("SELECT id, lease_owner, lease_until FROM outbox WHERE status = 'leased'").map {
+                        (id: try $0.int("id"), owner: try $0.string("lease_owner"), until: try $0.int64("lease_until"))
                     }
                 }
             }
             do {
                 let deadline = ContinuousClock.now + .seconds(5)
-                while Set(try leased().map(\.owner)).count < 3 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                var owners = 0
+                while owners < 3 && ContinuousClock.now < deadline {
+                    owners = Set(try leased().map(\.owner)).count
+                    if owners < 3 { Thread.sleep(forTimeInterval: 0.005) }
+                }
+                ownersBeforeKill.withLock { $0 = owners }
                 shared.servers[1].kill(SIGKILL)
                 killedAt.withLock { $0 = .now }
                 let atKill = try leased()
@@ -230,14 +236,17 @@ import Testing
         let waited = ContinuousClock.now - killed
         if waited < .seconds(8) { try await Task.sleep(for: .seconds(8) - waited) }
         let atKill = leasedAtKill.withLock { $0 }
+        // The same lease, not the same row leased again (a live instance may lease a row it gave
+        // back under its own name once more): that can only be the dead instance's.
         let stillHeld = try database.read { transaction in
             try atKill.filter { row in
                 try transaction.queryOne(
-                    "SELECT 1 AS held FROM outbox WHERE id = $1 AND status = 'leased' AND lease_owner = $2",
-                    [.integer(Int64(row.id)), .text(row.owner)]
+                    "SELECT 1 AS held FROM outbox WHERE id = $1 AND status = 'leased' AND lease_owner = $2 AND lease_until = $3",
+                    [.integer(Int64(row.id)), .text(row.owner), .integer(row.until)]
                 ) != nil
             }
         }
+        #expect(ownersBeforeKill.withLock { $0 } == 3, "every instance held leased rows when one was killed")
         #expect(!atKill.isEmpty, "rows were in flight at the kill")
         #expect(stillHeld.isEmpty, "\(stillHeld.count) of \(atKill.count) rows leased at the kill still had their lease 8 s later")
         print("several instances: \(atKill.count) rows leased at the kill, \(stillHeld.count) still held 8 s later (lease 5 s)")

@@ -21,7 +21,7 @@ import Testing
             #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"liveline://cook/7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
         let first = try setup.admin("POST", "/v1/notify", json: body)
         #expect(first.status == 201, "\(first.text)")
-        #expect(first.json?["created"] as? Bool == true && (first.json?["queued"] as? [String: Int]) == ["alert": 1])
+        #expect(first.json?["created"] as? Bool == true && (first.json?["queued"] as? [String: Int]) == ["alert": 1, "web-push": 0])
         let second = try setup.admin("POST", "/v1/notify", json: body)
         #expect(second.status == 200 && second.json?["created"] as? Bool == false)
         #expect(second.json?["id"] as? Int == first.json?["id"] as? Int)
@@ -55,7 +55,7 @@ import Testing
         let (other, otherBearer) = try setup.server.addUser(household: "Other", name: "Olga")
         let created = try setup.admin("POST", "/v1/notify", json: #"{"userId":\#(other.id),"title":"Hi","dedupeKey":"k"}"#)
         let id = try #require(created.json?["id"] as? Int)
-        #expect(created.json?["queued"] as? [String: Int] == ["alert": 0], "no alert token: the inbox only")
+        #expect(created.json?["queued"] as? [String: Int] == ["alert": 0, "web-push": 0], "no alert token, no browser: the inbox only")
         #expect(try setup.server.request("POST", "/api/notifications/\(id)/read", token: setup.bearer).status == 404)
         #expect((try setup.server.request("GET", "/api/notifications", token: setup.bearer).json?["notifications"] as? [Any])?.isEmpty == true)
         #expect((try setup.server.request("GET", "/api/notifications", token: otherBearer).json?["notifications"] as? [Any])?.count == 1)
@@ -65,6 +65,10 @@ import Testing
             (#"{"userId":\#(other.id),"title":"T","dedupeKey":""}"#, "dedupeKey"),
             (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k3","link":"not a url"}"#, "link"),
             (#"{"title":"T","dedupeKey":"k4"}"#, "userId"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k5","topic":"\#(String(repeating: "t", count: 33))"}"#, "topic"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k6","topic":"not/url+safe"}"#, "topic"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k7","urgency":"urgent"}"#, "urgency"),
+            (#"{"userId":\#(other.id),"title":"T","dedupeKey":"k8","ttl":-1}"#, "ttl"),
         ] {
             let response = try setup.admin("POST", "/v1/notify", json: body)
             #expect(response.status == 400 && response.errorField == field, "\(body): \(response.text)")

@@ -7,7 +7,10 @@ import Testing
 @Suite struct PushTokenRegistryTests {
     static let tokenA = String(repeating: "ab", count: 32)
     static let tokenB = String(repeating: "cd", count: 32)
-    static let p256dh = Base64URL.encode([0x04] + [UInt8](repeating: 7, count: 64))
+    /// A browser's P-256 public key (RFC 8291, Appendix A).
+    static let p256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+    /// 65 bytes shaped like one that are not a point on the curve.
+    static let notAPoint = Base64URL.encode([0x04] + [UInt8](repeating: 7, count: 64))
     static let auth = Base64URL.encode([UInt8](repeating: 9, count: 16))
 
     func register(_ server: TestServer, _ token: String, _ json: String) throws -> TestHTTPConnection.Response {
@@ -125,6 +128,17 @@ import Testing
                 "token.endpoint"
             ),
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"p256dh":"\#(Self.p256dh)"}}}"#, "token.keys.auth"),
+            (
+                #"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"p256dh":"\#(Self.notAPoint)","auth":"\#(Self.auth)"}}}"#,
+                "token.keys.p256dh"
+            ),
+            (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"auth":"\#(Self.auth)"}}}"#, "token.keys.p256dh"),
+            (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x"}}"#, "token.keys"),
+            (
+                // Without LIVELINE_WEBPUSH_ALLOW_INSECURE, http:// is refused even to this machine.
+                #"{"kind":"web-push","token":{"endpoint":"http://127.0.0.1:9/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#,
+                "token.endpoint"
+            ),
             (#"["alert"]"#, "body"),
         ]
         for (body, field) in cases {

@@ -1,0 +1,169 @@
+internal import CCurl
+import Foundation
+
+/// One push in flight: its `curl_easy` handle and what libcurl's callbacks collect. Used only on
+/// the client's thread once started (hence `@unchecked Sendable`: it crosses over once, queued).
+final class Transfer: @unchecked Sendable {
+    let request: WebPushRequest
+    private let completion: @Sendable (WebPushResponse) -> Void
+    private var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// libcurl's words for a failure (it writes there until the handle is freed).
+    private let errorBuffer: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        return buffer
+    }()
+    private var responseBody: [UInt8] = []
+    private var retryAfter: TimeInterval?
+    private var location: String?
+    private var started = ContinuousClock.now
+    private var done = false
+
+    /// The most of an answer's body kept (a push service's reason is short).
+    static let bodyLimit = 512
+
+    init(request: WebPushRequest, completion: @escaping @Sendable (WebPushResponse) -> Void) {
+        self.request = request
+        self.completion = completion
+    }
+
+    deinit {
+        if let easy { curl_easy_cleanup(easy) }
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// The easy handle of this push, ready to be added to the multi handle.
+    func start(timeout: TimeInterval, caFile: String?) throws -> UnsafeMutableRawPointer {
+        guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
+        self.easy = easy
+        started = .now
+        for header in request.headers {
+            guard let list = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
+                throw WebPushError("libcurl could not add the \(header.name) header")
+            }
+            headerList = list
+        }
+        // No "Expect: 100-continue" round trip before the body.
+        if let list = curl_slist_append(headerList, "Expect:") { headerList = list }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_URL, request.endpoint)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_POST, 1)
+        try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.count))
+        try request.body.withUnsafeBytes { bytes in
+            // Copied by libcurl: the handle outlives this call.
+            try check(ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)), "the body")
+        }
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList)), "the headers")
+        try check(ccurl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, Transfer.collectBody), "the body callback")
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "the body callback")
+        try check(ccurl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, Transfer.collectHeader), "the header callback")
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "the header callback")
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "the transfer")
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "the error buffer")
+        try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 10) * 1000))
+        try set(CURLOPT_USERAGENT, "liveline")
+        if let caFile { try set(CURLOPT_CAINFO, caFile) }
+        return easy
+    }
+
+    /// libcurl finished the transfer with `result`.
+    func finish(result: CURLcode) {
+        guard let easy else { return finish(failure: "the transfer never started") }
+        guard result == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            return finish(failure: detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail)
+        }
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        respond(
+            WebPushResponse(
+                status: status, retryAfter: retryAfter, location: location,
+                body: String(decoding: responseBody.prefix(Self.bodyLimit), as: UTF8.self), latency: .now - started))
+    }
+
+    /// The push got no answer: `reason`.
+    func finish(failure reason: String) {
+        respond(WebPushResponse(status: 0, transportError: reason, latency: .now - started))
+    }
+
+    private func respond(_ response: WebPushResponse) {
+        guard !done else { return }
+        done = true
+        completion(response)
+    }
+
+    // MARK: libcurl's callbacks
+
+    private static let collectBody: ccurl_data_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        if transfer.responseBody.count < bodyLimit {
+            data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+                transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(length, bodyLimit)))
+            }
+        }
+        return length
+    }
+
+    private static let collectHeader: ccurl_data_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+            String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+        }
+        if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            switch name {
+            case "retry-after": transfer.retryAfter = RetryAfter.seconds(value, now: Date())
+            case "location": transfer.location = value
+            default: break
+            }
+        } else if line.hasPrefix("HTTP/") {
+            // A new response (after a 1xx): what an earlier one said does not count.
+            transfer.retryAfter = nil
+            transfer.location = nil
+        }
+        return length
+    }
+
+    // MARK: Options
+
+    private func set(_ option: CURLoption, _ value: Int) throws {
+        try check(ccurl_easy_setopt_long(easy, option, value), "option \(option.rawValue)")
+    }
+
+    private func set(_ option: CURLoption, offset value: curl_off_t) throws {
+        try check(ccurl_easy_setopt_offset(easy, option, value), "option \(option.rawValue)")
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws {
+        try check(ccurl_easy_setopt_string(easy, option, value), "option \(option.rawValue)")
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws {
+        guard code == CURLE_OK else { throw WebPushError("libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))") }
+    }
+}
+
+/// `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
+enum RetryAfter {
+    static func seconds(_ value: String, now: Date) -> TimeInterval? {
+        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

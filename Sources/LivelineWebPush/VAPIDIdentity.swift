@@ -1,0 +1,85 @@
+import Foundation
+import LivelineCrypto
+import Synchronization
+
+/// This server's identity towards push services (RFC 8292, VAPID): a P-256 key whose public half
+/// the web app passes to `pushManager.subscribe` as `applicationServerKey`, and a contact
+/// (`sub`, `mailto:` or `https:`). The `Authorization` header of each origin is made once and
+/// used until less than ``renewBefore`` of it is left (Apple asks not to refresh it more than
+/// once an hour; RFC 8292 allows at most 24 h).
+public final class VAPIDIdentity: Sendable {
+    public let key: ES256PrivateKey
+    /// `LIVELINE_WEBPUSH_SUBJECT`; nil until configured (then nothing can be sent).
+    public let subject: String?
+    /// How long a header is valid.
+    public static let lifetime: TimeInterval = 12 * 3600
+    /// A header with less left than this is made anew.
+    public static let renewBefore: TimeInterval = 3600
+
+    private let headers = Mutex<[String: (value: String, expiresAt: Date)]>([:])
+
+    public init(key: ES256PrivateKey, subject: String?) {
+        self.key = key
+        self.subject = subject
+    }
+
+    /// The public key as the web app needs it: the 65-byte uncompressed point, base64url.
+    public var publicKey: String { Base64URL.encode(key.publicKey.uncompressed) }
+
+    /// The `Authorization` header for a push to `endpoint` (its origin is the JWT's `aud`).
+    public func authorization(for endpoint: String, now: Date) throws -> String {
+        guard let subject else {
+            throw WebPushError("LIVELINE_WEBPUSH_SUBJECT is not set: push services want a contact (mailto: or https:) in every VAPID token")
+        }
+        let audience = try Self.origin(of: endpoint)
+        if let cached = headers.withLock({ $0[audience] }), cached.expiresAt.timeIntervalSince(now) > Self.renewBefore {
+            return cached.value
+        }
+        // Whole seconds: the claim is an integer.
+        let expiresAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + Self.lifetime).rounded(.down))
+        let value = try VAPID.authorization(audience: audience, subject: subject, expiresAt: expiresAt, key: key)
+        headers.withLock { $0[audience] = (value, expiresAt) }
+        return value
+    }
+
+    /// `scheme://host[:port]` of `endpoint`, the port only when it is not the scheme's default
+    /// (RFC 6454 serialisation).
+    public static func origin(of endpoint: String) throws -> String {
+        guard let url = URLComponents(string: endpoint), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(),
+            !host.isEmpty
+        else {
+            throw WebPushError("the endpoint is not a URL with a host")
+        }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        if let port = url.port, port != defaultPort { return "\(scheme)://\(shownHost):\(port)" }
+        return "\(scheme)://\(shownHost)"
+    }
+
+    /// The key of `LIVELINE_WEBPUSH_VAPID_KEY` (a PEM file), else the one kept in the data folder
+    /// (`webpush-vapid-key.pem`, 0600), generated on the first start. `generated` says it was
+    /// made now.
+    public static func loadOrCreateKey(configured path: String?, dataDirectory: URL) throws -> (key: ES256PrivateKey, generated: Bool) {
+        if let path {
+            do {
+                return (try ES256PrivateKey(contentsOf: URL(fileURLWithPath: path)), false)
+            } catch {
+                throw WebPushError("LIVELINE_WEBPUSH_VAPID_KEY (\(path)): \(error)")
+            }
+        }
+        let file = dataDirectory.appendingPathComponent("webpush-vapid-key.pem")
+        if FileManager.default.fileExists(atPath: file.path) {
+            do {
+                return (try ES256PrivateKey(contentsOf: file), false)
+            } catch {
+                throw WebPushError(
+                    "the VAPID key in \(file.path) cannot be read: \(error); remove it to make a new one (browsers then subscribe again)")
+            }
+        }
+        let key = try ES256PrivateKey.generate()
+        guard FileManager.default.createFile(atPath: file.path, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw WebPushError("could not write the VAPID key to \(file.path); check the data folder's permissions")
+        }
+        return (key, true)
+    }
+}
