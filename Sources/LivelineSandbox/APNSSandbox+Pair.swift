@@ -6,9 +6,12 @@ extension APNSSandbox {
     /// one is stopped and the error thrown.
     ///
     /// `productionControlPort` nil: a control port on a free port when `configuration` has one,
-    /// else none.
+    /// else none. Each sandbox runs its own Web Push service (`webPush`; web push has no
+    /// environments): the development one on `configuration.webPushPort`, the production one on
+    /// `productionWebPushPort`.
     public static func startBoth(
-        _ configuration: SandboxConfiguration, productionDevicePort: Int = 0, productionManagementPort: Int = 0, productionControlPort: Int? = nil
+        _ configuration: SandboxConfiguration, productionDevicePort: Int = 0, productionManagementPort: Int = 0, productionControlPort: Int? = nil,
+        productionWebPushPort: Int = 0
     ) throws -> SandboxPair {
         var development = configuration
         development.environment = .development
@@ -17,6 +20,7 @@ extension APNSSandbox {
         production.devicePort = productionDevicePort
         production.managementPort = productionManagementPort
         production.controlPort = productionControlPort ?? configuration.controlPort.map { _ in 0 }
+        production.webPushPort = productionWebPushPort
         let first = try start(development)
         do {
             return SandboxPair(development: first, production: try start(production))

@@ -17,6 +17,9 @@ import Synchronization
 ///
 /// Provider tokens are ES256 JWTs signed by a key the sandbox trusts: the one it generated
 /// (`keyFile`, `signingKey`, `keyID`, `teamID`) or any added with `addKey`.
+///
+/// It also runs a browser vendor's push service, `webPush` (HTTP/1.1, README.md "Web push
+/// service"), on the sandbox clock.
 public final class APNSSandbox: Sendable {
     public let devicePort: Int
     public let managementPort: Int
@@ -33,6 +36,8 @@ public final class APNSSandbox: Sendable {
     public let teamID: String
     public let bundleID: String
     public let environment: SandboxEnvironment
+    /// The Web Push service: simulated browser subscriptions and what was pushed to them.
+    public let webPush: WebPushService
 
     let core: SandboxCore
     private let deviceServer: HTTP2Server
@@ -42,9 +47,10 @@ public final class APNSSandbox: Sendable {
 
     private init(
         configuration: SandboxConfiguration, core: SandboxCore, deviceServer: HTTP2Server, managementServer: HTTP2Server,
-        controlServer: HTTPServer?, certificateFile: URL, keyFile: URL, signingKey: ES256PrivateKey
+        controlServer: HTTPServer?, webPush: WebPushService, certificateFile: URL, keyFile: URL, signingKey: ES256PrivateKey
     ) {
         self.core = core
+        self.webPush = webPush
         self.deviceServer = deviceServer
         self.managementServer = managementServer
         self.controlServer = controlServer
@@ -90,10 +96,13 @@ public final class APNSSandbox: Sendable {
             handler: SandboxRequestHandler(core: core, port: .management)
         )
         try deviceServer.start()
+        let webPush: WebPushService
         do {
             try managementServer.start()
+            webPush = try WebPushService.start(port: configuration.webPushPort, host: configuration.host) { core.now }
         } catch {
             deviceServer.shutdown(timeout: .zero)
+            managementServer.shutdown(timeout: .zero)
             throw error
         }
         var controlServer: HTTPServer?
@@ -101,7 +110,8 @@ public final class APNSSandbox: Sendable {
             let info = SandboxControlAPI.Info(
                 host: configuration.host, devicePort: deviceServer.port, managementPort: managementServer.port,
                 certificateFile: certificate.certificate.path, keyFile: keyFile.path, keyID: configuration.keyID,
-                teamID: configuration.teamID, bundleID: configuration.bundleID, environment: configuration.environment.rawValue
+                teamID: configuration.teamID, bundleID: configuration.bundleID, environment: configuration.environment.rawValue,
+                webPushOrigin: webPush.origin, webPushPort: webPush.port
             )
             let server = HTTPServer(
                 configuration: HTTPServerConfiguration(host: configuration.host, port: controlPort, threads: 1),
@@ -113,13 +123,14 @@ public final class APNSSandbox: Sendable {
             } catch {
                 deviceServer.shutdown(timeout: .zero)
                 managementServer.shutdown(timeout: .zero)
+                webPush.stop()
                 throw error
             }
             controlServer = server
         }
         return APNSSandbox(
             configuration: configuration, core: core, deviceServer: deviceServer, managementServer: managementServer,
-            controlServer: controlServer, certificateFile: certificate.certificate, keyFile: keyFile, signingKey: signingKey
+            controlServer: controlServer, webPush: webPush, certificateFile: certificate.certificate, keyFile: keyFile, signingKey: signingKey
         )
     }
 
@@ -263,10 +274,11 @@ public final class APNSSandbox: Sendable {
     public var connectionCount: Int { deviceServer.connectionCount + managementServer.connectionCount }
 
     /// Sends GOAWAY `{"reason":"Shutdown"}` on every connection, waits briefly for them to close,
-    /// and stops listening. Safe to call twice.
+    /// and stops listening (the Web Push service too). Safe to call twice.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         controlServer?.shutdown(timeout: .seconds(2))
+        webPush.stop()
         deviceServer.shutdown(timeout: .seconds(2))
         managementServer.shutdown(timeout: .seconds(2))
     }

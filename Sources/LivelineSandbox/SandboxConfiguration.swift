@@ -10,6 +10,8 @@ public struct SandboxConfiguration: Sendable {
     public var managementPort: Int
     /// Port of the JSON HTTP/1.1 control API; nil runs none, 0 picks one.
     public var controlPort: Int?
+    /// Port of the Web Push service (`APNSSandbox.webPush`, HTTP/1.1); 0 picks a free one.
+    public var webPushPort: Int
     /// Where the TLS certificate (`cert.pem`, `key.pem`) and the provider key
     /// (`AuthKey_<keyID>.p8`) live; made on first start, reused later.
     public var folder: URL
@@ -29,12 +31,13 @@ public struct SandboxConfiguration: Sendable {
     public var threads: Int
     /// Channels one app may have at once in this environment.
     public var channelQuota: Int
-    /// The sandbox's idea of now: `iat` age, 410 timestamps, token update spacing, `receivedAt`.
+    /// The sandbox's idea of now: `iat` age, 410 timestamps, token update spacing, `receivedAt`
+    /// (of the Web Push service too, and VAPID `exp`).
     public var clock: @Sendable () -> Date
 
     public init(
         folder: URL, host: String = "127.0.0.1", devicePort: Int = 0, managementPort: Int = 0, controlPort: Int? = nil,
-        bundleID: String = "dev.liveline.demo", teamID: String = "LLTEAM0001", keyID: String = "LLKEY00001",
+        webPushPort: Int = 0, bundleID: String = "dev.liveline.demo", teamID: String = "LLTEAM0001", keyID: String = "LLKEY00001",
         environment: SandboxEnvironment = .development, maxConcurrentStreams: UInt32 = 1000, acceptAnyToken: Bool = false,
         threads: Int = 2, channelQuota: Int = 10_000, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -43,6 +46,7 @@ public struct SandboxConfiguration: Sendable {
         self.devicePort = devicePort
         self.managementPort = managementPort
         self.controlPort = controlPort
+        self.webPushPort = webPushPort
         self.bundleID = bundleID
         self.teamID = teamID
         self.keyID = keyID

@@ -8,16 +8,18 @@ import LivelineSandbox
 /// a client needs to use it (URLs, the CA file, the provider key and its IDs). With
 /// `--environment both` it runs a development and a production sandbox with one key and one CA
 /// file (`APNSSandbox.startBoth`), and prints the variables a `liveline serve` needs to push to
-/// both (README, "The APNs sandbox").
+/// both (README, "The APNs sandbox"). Each sandbox also runs a Web Push service (README, "Web push
+/// service") and prints its origin.
 enum SandboxCommand: CLICommand {
     static let name = "sandbox"
     static let summary = "run the APNs sandbox (HTTP/2 + TLS, answers like APNs)"
     static let help = """
-        Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--host ADDRESS]
-                                [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
+        Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--web-push-port N]
+                                [--host ADDRESS] [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
                                 [--environment development|production|both] [--accept-any-token]
                                 [--production-port N] [--production-management-port N]
-                                [--production-control-port N] [--devices FILE]
+                                [--production-control-port N] [--production-web-push-port N]
+                                [--devices FILE]
 
         Runs an APNs look-alike: device pushes (POST /3/device/<token>) and broadcast sends
         (POST /4/broadcasts/apps/<bundle>) on the device port, the channel management API
@@ -25,6 +27,10 @@ enum SandboxCommand: CLICommand {
         It answers with Apple's status codes and reasons and checks provider tokens (ES256 JWTs)
         against the key it generates on first start. A JSON HTTP/1.1 control port registers
         device tokens, injects faults and shows what was accepted (README: "The APNs sandbox").
+        It also runs a browser vendor's push service over HTTP/1.1 on the web push port: endpoints
+        http://<host>:<port>/push/<id> for simulated browser subscriptions (POST /subscriptions
+        there makes one), checked like Apple's push service (TTL, Urgency, Topic, VAPID, aes128gcm)
+        and decrypted with the subscription's key (README: "Web push service").
         On SIGINT or SIGTERM it sends GOAWAY {"reason":"Shutdown"} and exits.
 
         With --environment both it runs two in one process, as Apple has two servers: a development
@@ -37,6 +43,7 @@ enum SandboxCommand: CLICommand {
           --port N                  device port (0 picks a free one)                 [2197]
           --management-port N       channel management port                          [2195]
           --control-port N          JSON control port (HTTP/1.1)                     [2199]
+          --web-push-port N         Web Push service and its control API (HTTP/1.1)  [2198]
           --host ADDRESS            IPv4 address to listen on                        [127.0.0.1]
           --data DIR                certificate, key and .p8 live here               [./liveline-sandbox]
           --bundle-id ID            the app whose topics are allowed                 [dev.liveline.demo]
@@ -46,6 +53,7 @@ enum SandboxCommand: CLICommand {
           --production-port N       with both: the production sandbox's device port  [2297]
           --production-management-port N  with both: its channel management port    [2295]
           --production-control-port N     with both: its JSON control port          [2299]
+          --production-web-push-port N    with both: its Web Push service           [2298]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
           --devices FILE            attach simulated iPhones (JSON, README: "Simulated iPhones"); their
                                     tokens are registered here (with both: in the sandbox of each
@@ -55,17 +63,23 @@ enum SandboxCommand: CLICommand {
 
         Device tokens must be registered through the control port unless --accept-any-token:
           curl -s -X POST http://127.0.0.1:2199/devices -H 'Content-Type: application/json' -d '{"token":"<hex>"}'
+        A simulated browser subscription (endpoint, keys, private key) from the web push port:
+          curl -s -X POST http://127.0.0.1:2198/subscriptions
         """
 
     /// The options of the production sandbox of `--environment both`.
-    static let productionOptions = ["production-port", "production-management-port", "production-control-port"]
+    static let productionOptions = [
+        "production-port", "production-management-port", "production-control-port", "production-web-push-port",
+    ]
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let args = try Arguments(
             arguments,
             options: Set(
-                ["port", "management-port", "control-port", "host", "data", "bundle-id", "max-concurrent-streams", "environment", "devices"]
-                    + productionOptions),
+                [
+                    "port", "management-port", "control-port", "web-push-port", "host", "data", "bundle-id", "max-concurrent-streams",
+                    "environment", "devices",
+                ] + productionOptions),
             flags: ["accept-any-token"]
         )
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
@@ -73,6 +87,7 @@ enum SandboxCommand: CLICommand {
         configuration.devicePort = try args.integer("port", in: 0...65535) ?? 2197
         configuration.managementPort = try args.integer("management-port", in: 0...65535) ?? 2195
         configuration.controlPort = try args.integer("control-port", in: 0...65535) ?? 2199
+        configuration.webPushPort = try args.integer("web-push-port", in: 0...65535) ?? 2198
         configuration.host = args.value("host") ?? "127.0.0.1"
         configuration.bundleID = args.value("bundle-id") ?? configuration.bundleID
         configuration.maxConcurrentStreams = UInt32(try args.integer("max-concurrent-streams", in: 1...100_000) ?? 1000)
@@ -91,14 +106,16 @@ enum SandboxCommand: CLICommand {
         let productionPorts = (
             device: try args.integer("production-port", in: 0...65535) ?? 2297,
             management: try args.integer("production-management-port", in: 0...65535) ?? 2295,
-            control: try args.integer("production-control-port", in: 0...65535) ?? 2299
+            control: try args.integer("production-control-port", in: 0...65535) ?? 2299,
+            webPush: try args.integer("production-web-push-port", in: 0...65535) ?? 2298
         )
         if both {
             // Two push servers on one port would share it (SO_REUSEPORT), not fail: refuse it here.
             let ports = [
                 ("--port", configuration.devicePort), ("--management-port", configuration.managementPort),
-                ("--control-port", configuration.controlPort ?? 0), ("--production-port", productionPorts.device),
-                ("--production-management-port", productionPorts.management), ("--production-control-port", productionPorts.control),
+                ("--control-port", configuration.controlPort ?? 0), ("--web-push-port", configuration.webPushPort),
+                ("--production-port", productionPorts.device), ("--production-management-port", productionPorts.management),
+                ("--production-control-port", productionPorts.control), ("--production-web-push-port", productionPorts.webPush),
             ]
             for (index, (name, port)) in ports.enumerated() where port != 0 {
                 if let (other, _) = ports[..<index].first(where: { $0.1 == port }) {
@@ -121,7 +138,7 @@ enum SandboxCommand: CLICommand {
         if both {
             sandboxes = try APNSSandbox.startBoth(
                 configuration, productionDevicePort: productionPorts.device, productionManagementPort: productionPorts.management,
-                productionControlPort: productionPorts.control
+                productionControlPort: productionPorts.control, productionWebPushPort: productionPorts.webPush
             ).sandboxes
         } else {
             sandboxes = [try APNSSandbox.start(configuration)]
@@ -189,6 +206,8 @@ enum SandboxCommand: CLICommand {
           device port:       \(sandbox.devicePort)
           management port:   \(sandbox.managementPort)
           control port:      \(sandbox.controlPort.map(String.init) ?? "none")
+          web push origin:   \(sandbox.webPush.origin)  (POST /push/<id>; JSON: /subscriptions, /pushes, /faults)
+          web push port:     \(sandbox.webPush.port)
           CA file:           \(sandbox.certificateFile.path)
           key file (.p8):    \(sandbox.keyFile.path)
           key ID:            \(sandbox.keyID)

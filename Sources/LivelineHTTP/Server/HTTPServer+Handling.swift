@@ -80,7 +80,7 @@ extension HTTPServer {
             ).response
         case .matched(let handler, let parameters):
             let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection))
-            if !state.body.isEmpty, !Self.isJSON(headers["content-type"]) {
+            if configuration.requiresJSONBodies, !state.body.isEmpty, !Self.isJSON(headers["content-type"]) {
                 return HTTPError(
                     status: 415, code: "unsupportedMediaType",
                     message: "the body must be JSON: send Content-Type: application/json"

@@ -7,11 +7,11 @@ import Synchronization
 /// The HTTP/1.1 API server, on libmicrohttpd (a thread pool, each thread with its own epoll set).
 ///
 /// Handlers run synchronously on the worker threads. Every failure is answered in the error
-/// shape of `docs/engine.md`; bodies over the limit get 413, non-JSON bodies 415, unknown paths 404,
-/// wrong methods 405. One JSON access-log line is written per request, without query strings,
-/// headers or bodies (they may hold tokens). `shutdown()` drains: requests in progress finish, any
-/// request that arrives meanwhile (a new connection or a kept-alive one) is answered 503 with
-/// `Connection: close`, then the daemon stops.
+/// shape of `docs/engine.md`; bodies over the limit get 413, non-JSON bodies 415 (unless
+/// `requiresJSONBodies` is off), unknown paths 404, wrong methods 405. One JSON access-log line is
+/// written per request, without query strings, headers or bodies (they may hold tokens).
+/// `shutdown()` drains: requests in progress finish, any request that arrives meanwhile (a new
+/// connection or a kept-alive one) is answered 503 with `Connection: close`, then the daemon stops.
 ///
 /// The drain never calls `MHD_quiesce_daemon`: in libmicrohttpd 0.9.75 (Debian 12) with a thread
 /// pool and epoll, it removes the listening socket from each worker's epoll set from the calling

@@ -14,10 +14,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int
     /// Seconds between keep-alive comments on open event streams (0: none).
     public var eventStreamKeepAliveSeconds: Double
+    /// Whether a request body must be declared JSON (`Content-Type: application/json` or
+    /// `…+json`), else 415. Off for a server whose handlers read other bodies themselves, such as
+    /// the sandbox's Web Push service (`aes128gcm` bodies, RFC 8291).
+    public var requiresJSONBodies: Bool
 
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 2, maxBodyBytes: Int = 1 << 20,
-        connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096, eventStreamKeepAliveSeconds: Double = 15
+        connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096, eventStreamKeepAliveSeconds: Double = 15,
+        requiresJSONBodies: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -26,5 +31,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.eventStreamKeepAliveSeconds = eventStreamKeepAliveSeconds
+        self.requiresJSONBodies = requiresJSONBodies
     }
 }

@@ -18,6 +18,10 @@ enum SandboxControlAPI {
         var teamID: String
         var bundleID: String
         var environment: String
+        /// The Web Push service (`APNSSandbox.webPush`): its origin, and its port, where its own
+        /// control API is (README.md, "Web push service").
+        var webPushOrigin: String
+        var webPushPort: Int
         var acceptedCount: Int?
     }
 

@@ -7,7 +7,8 @@ struct SandboxCommandTests {
         let help = CapturedOutput()
         #expect(help.run(["sandbox", "--help"]) == 0)
         for option in [
-            "--port", "--management-port", "--control-port", "--host", "--data", "--bundle-id", "--max-concurrent-streams", "--accept-any-token",
+            "--port", "--management-port", "--control-port", "--web-push-port", "--host", "--data", "--bundle-id", "--max-concurrent-streams",
+            "--accept-any-token",
         ] {
             #expect(help.standardOutput.contains(option))
         }
@@ -20,7 +21,10 @@ struct SandboxCommandTests {
     @Test func theProductionPortsBelongToBothEnvironments() {
         let help = CapturedOutput()
         #expect(help.run(["sandbox", "--help"]) == 0)
-        for word in ["development|production|both", "--production-port", "--production-management-port", "--production-control-port"] {
+        for word in [
+            "development|production|both", "--production-port", "--production-management-port", "--production-control-port",
+            "--production-web-push-port",
+        ] {
             #expect(help.standardOutput.contains(word), "\(word)")
         }
         let alone = CapturedOutput()
@@ -33,5 +37,9 @@ struct SandboxCommandTests {
         let shared = CapturedOutput()
         #expect(shared.run(["sandbox", "--environment", "both", "--port", "0", "--production-port", "2195"]) == 2)
         #expect(shared.standardError.contains("--management-port and --production-port are both 2195"))
+        let webPush = CapturedOutput()
+        #expect(webPush.run(["sandbox", "--environment", "both", "--web-push-port", "2400", "--production-web-push-port", "2400"]) == 2)
+        #expect(webPush.standardError.contains("--web-push-port and --production-web-push-port are both 2400"))
+        #expect(CapturedOutput().run(["sandbox", "--production-web-push-port", "0"]) == 2)
     }
 }

@@ -23,7 +23,8 @@ import Testing
             executable.path,
             [
                 "sandbox", "--environment", "both", "--port", "0", "--management-port", "0", "--control-port", "0", "--production-port", "0",
-                "--production-management-port", "0", "--production-control-port", "0", "--data", data.path, "--devices", devices.path,
+                "--production-management-port", "0", "--production-control-port", "0", "--web-push-port", "0", "--production-web-push-port", "0",
+                "--data", data.path, "--devices", devices.path,
             ],
             standardError: .pipe
         )
@@ -56,6 +57,8 @@ import Testing
             try ["device port", "management port", "control port"].map { try #require(block[$0].flatMap(Int.init), "\($0) in \(block)") }
         }
         #expect(Set(ports).count == 6, "six ports of their own: \(ports)")
+        let webPushPorts = [development, production].compactMap { $0["web push port"].flatMap(Int.init) }
+        #expect(webPushPorts.count == 2 && Set(webPushPorts + ports).count == 8, "a Web Push service each: \(webPushPorts)")
         for (index, environment) in ["development", "production"].enumerated() {
             let info = try TestHTTPConnection(port: ports[index * 3 + 2]).request("GET", "/sandbox")
             #expect(info.json?["environment"] as? String == environment && info.json?["devicePort"] as? Int == ports[index * 3])

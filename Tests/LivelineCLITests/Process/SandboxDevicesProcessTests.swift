@@ -17,7 +17,8 @@ import Testing
         let process = try ChildProcess(
             executable.path,
             [
-                "sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", folder.appendingPathComponent("sbx").path,
+                "sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--web-push-port", "0", "--data",
+                folder.appendingPathComponent("sbx").path,
                 "--devices", devices.path,
             ],
             standardError: .pipe

@@ -3,7 +3,7 @@ import LivelineTestSupport
 import Testing
 
 /// `liveline sandbox` as a real child process: it prints what a client needs, its control port
-/// answers, and SIGTERM stops it gracefully.
+/// and Web Push service answer, and SIGTERM stops it gracefully.
 @Suite struct SandboxProcessTests {
     @Test func sandboxPrintsItsPortsCAAndKeyAndStopsOnSIGTERM() throws {
         let executable = ServeProcess.executable
@@ -12,7 +12,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: data) }
         let process = try ChildProcess(
             executable.path,
-            ["sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--data", data.path, "--bundle-id", "com.example.cli"],
+            [
+                "sandbox", "--port", "0", "--management-port", "0", "--control-port", "0", "--web-push-port", "0", "--data", data.path,
+                "--bundle-id", "com.example.cli",
+            ],
             standardError: .pipe
         )
         defer { process.terminate() }
@@ -36,6 +39,11 @@ import Testing
 
         let info = try TestHTTPConnection(port: control).request("GET", "/sandbox")
         #expect(info.status == 200 && info.json?["bundleID"] as? String == "com.example.cli")
+        let webPushPort = try #require(value("web push port").flatMap(Int.init), "\(text)")
+        let origin = "http://127.0.0.1:\(webPushPort)"
+        #expect(value("web push origin")?.hasPrefix(origin + "  ") == true && info.json?["webPushOrigin"] as? String == origin)
+        let subscription = try TestHTTPConnection(port: webPushPort).request("POST", "/subscriptions")
+        #expect(subscription.status == 201 && (subscription.json?["endpoint"] as? String)?.hasPrefix(origin + "/push/") == true)
 
         process.terminate()
         #expect(process.wait(timeout: 30) == .exited(0), "stops within 30 s of SIGTERM")

@@ -149,6 +149,21 @@ import Testing
         #expect(response.errorCode == "unsupportedMediaType")
     }
 
+    @Test func anyBodyReachesTheHandlerWhenJSONIsNotRequired() throws {
+        var router = Router()
+        router.add(Self.echo) { request in .jsonBytes(Array(#"{"bytes":\#(request.body.count)}"#.utf8), status: 201) }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1, requiresJSONBodies: false),
+            router: router, accessLog: .discarding()
+        )
+        try server.start()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port)
+            .request("POST", "/echo", headers: ["Content-Type": "application/octet-stream"], body: [1, 2, 3])
+        #expect(response.status == 201)
+        #expect(response.json?["bytes"] as? Int == 3)
+    }
+
     @Test func handlerFailureIs500WithoutDetails() throws {
         let server = try Self.startServer()
         defer { server.shutdown() }
