@@ -83,7 +83,7 @@ let package = Package(
             name: "LivelineBench",
             dependencies: [
                 "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
-                "LivelineCLI", "LivelineEngine",
+                "LivelineCLI", "LivelineEngine", "LivelineWebPush",
             ],
             swiftSettings: swiftSettings
         ),
@@ -131,7 +131,7 @@ let package = Package(
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
                 "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP",
             ],
-            exclude: ["Peers/prometheus_peer.py"], swiftSettings: swiftSettings
+            exclude: ["Peers/prometheus_peer.py", "Peers/webpush_check.py"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LivelineClientTests",

@@ -72,9 +72,9 @@ public final class ES256PrivateKey: @unchecked Sendable {
     /// Internal so `ES256PrivateKey+Raw.swift` can build keys from a raw scalar.
     init(owning key: OpaquePointer) throws(CryptoError) {
         do throws(CryptoError) {
-            self.publicKey = try ES256PublicKey(
-                pem: LibCrypto.writtenText("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, key) }
-            )
+            // From the point itself: a PEM round trip runs OpenSSL 3's decoders, which cost a
+            // fresh Web Push sender key (one per push) most of its time.
+            self.publicKey = ES256PublicKey(owning: try LibCrypto.p256Key(point: try LibCrypto.p256Point(of: key)))
         } catch {
             EVP_PKEY_free(key)
             throw error

@@ -77,6 +77,8 @@ public final class VAPIDIdentity: Sendable {
             }
         }
         let key = try ES256PrivateKey.generate()
+        // With PostgreSQL nothing else may have made the data folder yet.
+        try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         guard FileManager.default.createFile(atPath: file.path, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw WebPushError("could not write the VAPID key to \(file.path); check the data folder's permissions")
         }

@@ -13,6 +13,8 @@ enum AdminKey {
             if key.count >= 16 { return (key, false) }
         }
         let key = SecureRandom.token(prefix: "lla_")
+        // With PostgreSQL nothing else may have made the data folder yet.
+        try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let created = FileManager.default.createFile(
             atPath: file.path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]
         )
