@@ -44,6 +44,7 @@ public enum OutboxBenchmark {
                     bundleID: "dev.liveline.bench", dispatcherID: "bench-\(index)-\(UUID().uuidString.prefix(6))", clock: { database.now() })
             )
         }
+        let cpuBefore = CPUTimes.now()
         let started = ContinuousClock.now
         for engine in engines { engine.start() }
         // Watched without asking the database (which the dispatchers share): the pushes as they
@@ -53,6 +54,7 @@ public enum OutboxBenchmark {
         }
         while try setup.outbox.depth(now: Date()).leased > 0 { usleep(1000) }
         let elapsed = EngineBenchmark.seconds(ContinuousClock.now - started)
+        let cpu = CPUTimes.now().since(cpuBefore)
         for engine in engines {
             _ = engine.stop()
             engine.store.database.close()
@@ -65,8 +67,10 @@ public enum OutboxBenchmark {
         let rate = Double(rows) / elapsed
         output(
             String(
-                format: "%d instance(s): %d alert rows due → done in %.2f s = %.0f rows/s (batch %d, pool %d per instance)",
-                instances, rows, elapsed, rate, engines[0].configuration.batchSize, 10))
+                format: "%d instance(s): %d alert rows due → done in %.2f s = %.0f rows/s (batch %d, pool %d per instance); "
+                    + "CPU of the %d cores: %.0f %% busy, PostgreSQL's processes %.0f %%",
+                instances, rows, elapsed, rate, engines[0].configuration.batchSize, 10, cpu.cores, cpu.busyShare * 100,
+                cpu.postgresShare * 100))
         return rate
     }
 
@@ -197,5 +201,45 @@ final class AcceptingSender: PushSender {
     func deleteChannel(bundleID: String, channelID: String, completion: @escaping @Sendable (APNSResult) -> Void) { accept(completion) }
     func listChannels(bundleID: String, completion: @escaping @Sendable (_ channels: [String]?, _ result: APNSResult) -> Void) {
         completion([], APNSResult(status: 200, outcome: .delivered))
+    }
+}
+
+/// What the machine's cores did (`/proc/stat`) and how much of it PostgreSQL's processes
+/// (`/proc/<pid>/stat` of every process named `postgres`) — to tell whether the database or the
+/// machine is the limit. Linux only; zeros elsewhere.
+struct CPUTimes {
+    var total: Double = 0
+    var idle: Double = 0
+    var postgres: Double = 0
+    var cores = ProcessInfo.processInfo.activeProcessorCount
+
+    static func now() -> CPUTimes {
+        var times = CPUTimes()
+        if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let line = stat.split(separator: "\n").first {
+            let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            times.total = fields.reduce(0, +)
+            // idle and iowait
+            times.idle = fields.count > 4 ? fields[3] + fields[4] : 0
+        }
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for pid in processes where Int(pid) != nil {
+            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == "postgres",
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "(comm)": state is field 3; utime and stime are fields 14 and 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) { times.postgres += user + system }
+        }
+        return times
+    }
+
+    /// Shares of the machine's CPU time between `earlier` and this reading (both in clock ticks;
+    /// processes that ended meanwhile are missed).
+    func since(_ earlier: CPUTimes) -> (busyShare: Double, postgresShare: Double, cores: Int) {
+        let total = total - earlier.total
+        guard total > 0 else { return (0, 0, cores) }
+        return (1 - (idle - earlier.idle) / total, (postgres - earlier.postgres) / total, cores)
     }
 }
