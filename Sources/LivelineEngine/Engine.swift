@@ -120,6 +120,13 @@ public final class Engine: Sendable {
             userID: userID, title: title, body: body, link: link, icon: icon, dedupeKey: dedupeKey, webPush: webPush, now: configuration.clock())
     }
 
+    /// The pushes of the user's notification with `dedupeKey` and their answers, and its dead
+    /// letters, newest first; nil when the user has no such notification.
+    public func notificationTimeline(userID: UserID, dedupeKey: String, limit: Int = 200) throws -> [TimelineEntry]? {
+        guard try store.notifications.notification(userID: userID, dedupeKey: dedupeKey) != nil else { return nil }
+        return try store.notifications.timeline(userID: userID, dedupeKey: dedupeKey, limit: limit)
+    }
+
     /// Sets `resolved = 1` on the user's record with `dedupeKey`; false when there is none.
     @discardableResult
     public func resolve(userID: UserID, dedupeKey: String) throws -> Bool {

@@ -119,3 +119,17 @@ public struct NotificationReadResponse: Codable, Sendable, Hashable {
         self.read = read
     }
 }
+
+/// Answer of `GET /v1/notify/timeline`: every push of the notification (alert and web push) with
+/// the answer it got, and what went to the dead letters, newest first.
+public struct NotificationTimelineResponse: Codable, Sendable, Hashable {
+    public var userId: Int
+    public var dedupeKey: String
+    public var entries: [ContextTimelineResponse.Entry]
+
+    public init(userId: Int, dedupeKey: String, entries: [ContextTimelineResponse.Entry]) {
+        self.userId = userId
+        self.dedupeKey = dedupeKey
+        self.entries = entries
+    }
+}

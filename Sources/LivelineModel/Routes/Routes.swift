@@ -40,6 +40,8 @@ public enum Routes {
     public static let startContext = Route(.post, "/v1/contexts/{key}/start")
     public static let notify = Route(.post, "/v1/notify")
     public static let resolveNotification = Route(.post, "/v1/notify/resolve")
+    /// `?userId=…&dedupeKey=…`: a notification's pushes and their answers, its dead letters.
+    public static let notificationTimeline = Route(.get, "/v1/notify/timeline")
 
     /// All routes, in documentation order.
     public static let all: [Route] = [
@@ -48,6 +50,6 @@ public enum Routes {
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
-        putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification,
+        putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
     ]
 }

@@ -41,6 +41,20 @@ struct NotificationHandlers: Sendable {
             }
             return try .json(ResolveResponse(resolved: true))
         }
+        router.add(Routes.notificationTimeline) { request in
+            try auth.requireAdmin(request)
+            guard let text = request.query["userId"], let user = Int(text), user > 0 else {
+                throw HTTPError.badRequest("userId must be a user id (a whole number)", field: "userId")
+            }
+            guard let dedupeKey = request.query["dedupeKey"], !dedupeKey.isEmpty else {
+                throw HTTPError.badRequest("dedupeKey is required", field: "dedupeKey")
+            }
+            let limit = try request.integerQuery("limit", in: 1...1000) ?? 200
+            guard let entries = try engine.notificationTimeline(userID: UserID(user), dedupeKey: dedupeKey, limit: limit) else {
+                throw HTTPError.notFound("user \(user) has no notification with that dedupeKey")
+            }
+            return try .json(NotificationTimelineResponse(userId: user, dedupeKey: dedupeKey, entries: entries.map(ContextHandlers.entry)))
+        }
         router.add(Routes.webPushPublicKey) { request in
             _ = try auth.caller(of: request)
             guard let identity = webPush else { throw HTTPError.notFound("this server does not send web pushes") }

@@ -78,6 +78,11 @@ enum APIDocumentation {
             auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
         ),
         .init(
+            Routes.notificationTimeline, "A notification's pushes (alert and web push) with their answers, and its dead letters, newest first",
+            auth: .admin, response: "NotificationTimeline", errors: [400, 404],
+            query: [("userId", "the user's id"), ("dedupeKey", "the notification's dedupeKey"), ("limit", "at most this many entries (1–1000, default 200)")]
+        ),
+        .init(
             Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",
             response: "ResolveResult", errors: [400, 404]),
     ]
@@ -143,6 +148,20 @@ enum APIDocumentation {
                         ], required: ["kind", "at"]),
                 ],
             ], required: ["key", "acknowledged", "entries"]),
+        "NotificationTimeline": object(
+            [
+                "userId": integer, "dedupeKey": string,
+                "entries": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "kind": ["type": "string", "enum": ["delivery", "deadLetter"]], "at": dateTime, "note": string,
+                            "targetKind": ["type": "string", "enum": ["token"]], "target": string, "status": integer, "reason": string,
+                            "apnsId": string, "priority": integer, "latencyMs": ["type": "number"], "attempts": integer,
+                            "environment": ["type": "string", "enum": ["sandbox", "production"]],
+                        ], required: ["kind", "at"]),
+                ],
+            ], required: ["userId", "dedupeKey", "entries"]),
         "StartContext": object(
             [
                 "userIds": ["type": "array", "items": integer], "deviceIds": ["type": "array", "items": string],

@@ -66,6 +66,31 @@ public struct NotificationRepository: Sendable {
             ).map(NotificationRecord.init(row:))
         }
     }
+
+    /// The timeline of the user's notification with `dedupeKey`, newest first: every push attempt
+    /// of it (alert pushes and web pushes, with the answer) and the rows that went to the dead
+    /// letters, read in one transaction (`GET /v1/notify/timeline`). Its outbox rows are those
+    /// keyed `notify:{userId}:{dedupeKey}:…`.
+    public func timeline(userID: UserID, dedupeKey: String, limit: Int = 200) throws -> [TimelineEntry] {
+        let prefix = "notify:\(userID.rawValue):\(dedupeKey):"
+        return try database.read { transaction in
+            let rows = try transaction.query(
+                "SELECT \(OutboxRow.columns) FROM outbox WHERE kind = 'message' AND substr(idempotency_key, 1, $2) = $1 ORDER BY id",
+                [.text(prefix), SQLValue(prefix.unicodeScalars.count)]  // code points, as both count
+            ).map(OutboxRow.init(row:))
+            guard !rows.isEmpty else { return [] }
+            let attempts = try transaction.query(
+                """
+                SELECT \(DeliveryAttempt.columns) FROM deliveries WHERE \(database.dialect.isOneOf("outbox_id", "$1"))
+                ORDER BY attempted_at DESC, id DESC LIMIT $2
+                """,
+                [database.dialect.idList(rows.map(\.id)), SQLValue(limit)]
+            ).map { TimelineEntry.delivery(try DeliveryAttempt(row: $0)) }
+            let dead = rows.filter { $0.status == .dead }.map(TimelineEntry.deadLetter)
+            let merged = (attempts + dead).sorted { ($0.date, $0.rank, $0.sequence) > ($1.date, $1.rank, $1.sequence) }
+            return Array(merged.prefix(limit))
+        }
+    }
 }
 
 /// One inbox record.
@@ -96,4 +121,5 @@ public struct NotificationRecord: Sendable, Hashable {
         readAt = try row.optionalDate("read_at")
         createdAt = try row.date("created_at")
     }
+
 }

@@ -130,6 +130,16 @@ import Testing
         #expect(reasons.contains { $0.contains("the push service answered 403") && $0.contains("not retried") }, "\(reasons)")
         #expect(setup.sandbox.webPush.pushes(subscriptionID: never.id).count == 3)
         #expect(setup.sandbox.webPush.pushes(subscriptionID: refusing.id).count == 1)
+        // The notification's timeline: each attempt with the push service's status, and both dead letters.
+        let timeline = try setup.admin("GET", "/v1/notify/timeline?userId=\(setup.userID)&dedupeKey=doomed")
+        #expect(timeline.status == 200, "\(timeline.text)")
+        let entries = try #require(timeline.json?["entries"] as? [[String: Any]])
+        let statuses = entries.filter { $0["kind"] as? String == "delivery" }.compactMap { $0["status"] as? Int }.sorted()
+        #expect(statuses == [403, 503, 503, 503], "\(statuses)")
+        let dead = entries.filter { $0["kind"] as? String == "deadLetter" }.compactMap { $0["reason"] as? String }
+        #expect(dead.count == 2 && dead.contains { $0.contains("503") } && dead.contains { $0.contains("403") }, "\(dead)")
+        #expect(try setup.admin("GET", "/v1/notify/timeline?userId=\(setup.userID)&dedupeKey=nope").status == 404)
+        #expect(try setup.admin("GET", "/v1/notify/timeline?dedupeKey=doomed").status == 400)
     }
 
     /// 1,000 web pushes through notify, read by an independent implementation: http_ece decrypts
