@@ -1,3 +1,5 @@
+internal import COpenSSL
+
 /// Web Push message encryption (RFC 8291) in the `aes128gcm` content coding (RFC 8188): what an
 /// application server sends as the body of a push message, and what a browser decrypts.
 ///
@@ -46,12 +48,21 @@ public enum WebPushPayload {
         try requireAuthSecret(authSecret)
         let salt = salt ?? SecureRandom.bytes(saltLength)
         guard salt.count == saltLength else { throw CryptoError(.invalidArgument, "the salt is \(salt.count) bytes, not 16") }
-        let sender: ES256PrivateKey
-        if let senderKey { sender = senderKey } else { sender = try ES256PrivateKey(owning: ES256PrivateKey.generateKey()) }
-        let senderPublic = sender.publicKey.uncompressed
+        // A fresh key is used as OpenSSL made it: its point and the shared secret are all it is
+        // needed for (no public-key object of its own, which costs building another key).
+        let senderPublic: [UInt8]
+        let ecdhSecret: [UInt8]
+        if let senderKey {
+            senderPublic = senderKey.publicKey.uncompressed
+            ecdhSecret = try senderKey.sharedSecret(with: userAgentKey)
+        } else {
+            let fresh = try ES256PrivateKey.generateKey()
+            defer { EVP_PKEY_free(fresh) }
+            senderPublic = try LibCrypto.p256Point(of: fresh)
+            ecdhSecret = try ES256PrivateKey.sharedSecret(privateKey: fresh, peer: userAgentKey.pkey)
+        }
         let (key, nonce) = try contentKeys(
-            ecdhSecret: try sender.sharedSecret(with: userAgentKey), authSecret: authSecret,
-            userAgentPublic: userAgentKey.uncompressed, senderPublic: senderPublic, salt: salt)
+            ecdhSecret: ecdhSecret, authSecret: authSecret, userAgentPublic: userAgentKey.uncompressed, senderPublic: senderPublic, salt: salt)
         let sealed = try AES128GCM.seal(key: key, nonce: nonce, plaintext: plaintext + [0x02])
         let rs = UInt32(recordSize)
         let header = salt + [UInt8(rs >> 24), UInt8((rs >> 16) & 0xff), UInt8((rs >> 8) & 0xff), UInt8(rs & 0xff)]

@@ -186,8 +186,9 @@ public final class Dispatcher: Sendable {
         var sending: [(prepared: PreparedRow, answers: Answers)] = []
         let group = DispatchGroup()
         let batch = readForBatch(rows)
-        for row in rows {
-            switch prepare(row, now: now, batch: batch) {
+        let prepared = prepareMessagesInParallel(rows, now: now, batch: batch)
+        for (index, row) in rows.enumerated() {
+            switch prepared[index] ?? prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
                 record(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared):
@@ -215,6 +216,22 @@ public final class Dispatcher: Sendable {
         }
         record(batch: plans)
         return recorded + rows.count
+    }
+
+    /// The preparations of the batch's message rows, made on every core at once (a web push's
+    /// encryption is the costly part of sending it; message rows are independent of each other
+    /// and read nothing another one writes), by index. Sync rows are left to be prepared in order
+    /// (their rendering takes the context's next push timestamp).
+    private func prepareMessagesInParallel(_ rows: [OutboxRow], now: Date, batch: BatchReads) -> [Int: Preparation] {
+        let messages = rows.indices.filter { rows[$0].kind == .message }
+        guard messages.count > 1 else { return [:] }
+        let results = Mutex<[Int: Preparation]>([:])
+        DispatchQueue.concurrentPerform(iterations: messages.count) { position in
+            let index = messages[position]
+            let preparation = prepare(rows[index], now: now, batch: batch)
+            results.withLock { $0[index] = preparation }
+        }
+        return results.withLock { $0 }
     }
 
     /// How long a batch waits for APNs' answers: well inside the rows' lease.
@@ -255,7 +272,11 @@ public final class Dispatcher: Sendable {
             guard let webPush else {
                 return done(APNSResult(status: 0, transportError: "web push is not configured on this server", outcome: .permanent))
             }
-            webPush.sender.send(request) { done($0.result) }
+            webPush.sender.send(request) { response in
+                // A refused VAPID token is not used again (a key or clock change made it bad).
+                if response.status == 401 || response.status == 403 { webPush.identity.forgetAuthorization(for: request.endpoint) }
+                done(response.result)
+            }
         }
     }
 

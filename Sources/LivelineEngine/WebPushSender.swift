@@ -26,14 +26,14 @@ extension WebPushResponse {
     /// The answer as the engine records every answer (``APNSResult``): the push service's status,
     /// its reason (a JSON body's `reason`, else the body's first line), `Retry-After`, and what it
     /// means (RFC 8030 §5 and Apple's "Sending web push notifications"): 2xx delivered; 404 and
-    /// 410 the subscription is gone; 429, 5xx and no answer retried; anything else (400 bad
+    /// 410 the subscription is gone; 408, 429, 5xx and no answer retried; anything else (400 bad
     /// request, 403 a VAPID token the service refused, 413 too large) not retried.
     var result: APNSResult {
         let outcome: APNSOutcome =
             switch status {
             case 200..<300: .delivered
             case 404, 410: .tokenDead(since: nil)
-            case 0, 429, 500..<600: .retry(newConnection: false)
+            case 0, 408, 429, 500..<600: .retry(newConnection: false)
             default: .permanent
             }
         var result = APNSResult(

@@ -35,7 +35,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// The easy handle of this push, ready to be added to the multi handle.
-    func start(timeout: TimeInterval, caFile: String?) throws -> UnsafeMutableRawPointer {
+    func start(timeout: TimeInterval, caFile: String?, allowInsecure: Bool) throws -> UnsafeMutableRawPointer {
         guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
         self.easy = easy
         started = .now
@@ -49,7 +49,7 @@ final class Transfer: @unchecked Sendable {
         if let list = curl_slist_append(headerList, "Expect:") { headerList = list }
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, request.endpoint)
-        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_PROTOCOLS_STR, allowInsecure ? "http,https" : "https")
         try set(CURLOPT_POST, 1)
         try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.count))
         try request.body.withUnsafeBytes { bytes in
@@ -67,7 +67,7 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 10) * 1000))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
         try set(CURLOPT_USERAGENT, "liveline")
         if let caFile { try set(CURLOPT_CAINFO, caFile) }
         return easy
@@ -120,7 +120,11 @@ final class Transfer: @unchecked Sendable {
         let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
             String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         }
-        if let colon = line.firstIndex(of: ":") {
+        if line.hasPrefix("HTTP/") {
+            // A new response (after a 1xx): what an earlier one said does not count.
+            transfer.retryAfter = nil
+            transfer.location = nil
+        } else if let colon = line.firstIndex(of: ":") {
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
             switch name {
@@ -128,10 +132,6 @@ final class Transfer: @unchecked Sendable {
             case "location": transfer.location = value
             default: break
             }
-        } else if line.hasPrefix("HTTP/") {
-            // A new response (after a 1xx): what an earlier one said does not count.
-            transfer.retryAfter = nil
-            transfer.location = nil
         }
         return length
     }
@@ -157,13 +157,16 @@ final class Transfer: @unchecked Sendable {
 
 /// `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
 enum RetryAfter {
+    /// The longest wait taken from a push service: a longer one is read as this.
+    static let maximum: TimeInterval = 3600
+
     static func seconds(_ value: String, now: Date) -> TimeInterval? {
-        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        if let seconds = Int(value), seconds >= 0 { return min(TimeInterval(seconds), maximum) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(max(0, date.timeIntervalSince(now)), maximum)
     }
 }

@@ -2,6 +2,10 @@ import Foundation
 import LivelineCrypto
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// This server's identity towards push services (RFC 8292, VAPID): a P-256 key whose public half
 /// the web app passes to `pushManager.subscribe` as `applicationServerKey`, and a contact
 /// (`sub`, `mailto:` or `https:`). The `Authorization` header of each origin is made once and
@@ -32,7 +36,11 @@ public final class VAPIDIdentity: Sendable {
             throw WebPushError("LIVELINE_WEBPUSH_SUBJECT is not set: push services want a contact (mailto: or https:) in every VAPID token")
         }
         let audience = try Self.origin(of: endpoint)
-        if let cached = headers.withLock({ $0[audience] }), cached.expiresAt.timeIntervalSince(now) > Self.renewBefore {
+        // Used while more than an hour is left, and not when the clock stepped back so far that
+        // it expires more than 24 h from now (push services refuse that).
+        if let cached = headers.withLock({ $0[audience] }), cached.expiresAt.timeIntervalSince(now) > Self.renewBefore,
+            cached.expiresAt.timeIntervalSince(now) <= 24 * 3600
+        {
             return cached.value
         }
         // Whole seconds: the claim is an integer.
@@ -40,6 +48,13 @@ public final class VAPIDIdentity: Sendable {
         let value = try VAPID.authorization(audience: audience, subject: subject, expiresAt: expiresAt, key: key)
         headers.withLock { $0[audience] = (value, expiresAt) }
         return value
+    }
+
+    /// Forgets the header made for `endpoint`'s origin: its push service refused it (401/403), so
+    /// the next push signs anew.
+    public func forgetAuthorization(for endpoint: String) {
+        guard let audience = try? Self.origin(of: endpoint) else { return }
+        _ = headers.withLock { $0.removeValue(forKey: audience) }
     }
 
     /// `scheme://host[:port]` of `endpoint`, the port only when it is not the scheme's default
@@ -61,11 +76,11 @@ public final class VAPIDIdentity: Sendable {
     /// made now.
     public static func loadOrCreateKey(configured path: String?, dataDirectory: URL) throws -> (key: ES256PrivateKey, generated: Bool) {
         if let path {
-            do {
-                return (try ES256PrivateKey(contentsOf: URL(fileURLWithPath: path)), false)
-            } catch {
-                throw WebPushError("LIVELINE_WEBPUSH_VAPID_KEY (\(path)): \(error)")
+            // Not the value in the message: a key given by mistake instead of a path would be shown.
+            guard let key = try? ES256PrivateKey(contentsOf: URL(fileURLWithPath: path)) else {
+                throw WebPushError("LIVELINE_WEBPUSH_VAPID_KEY must be the path of a readable PEM file holding a P-256 private key")
             }
+            return (key, false)
         }
         let file = dataDirectory.appendingPathComponent("webpush-vapid-key.pem")
         if FileManager.default.fileExists(atPath: file.path) {
@@ -79,8 +94,21 @@ public final class VAPIDIdentity: Sendable {
         let key = try ES256PrivateKey.generate()
         // With PostgreSQL nothing else may have made the data folder yet.
         try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        guard FileManager.default.createFile(atPath: file.path, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw WebPushError("could not write the VAPID key to \(file.path); check the data folder's permissions")
+        // Created 0600 from the start and only if absent: another server starting on the same
+        // folder at this moment keeps the key written first (read below), never a second one.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST, let existing = try? ES256PrivateKey(contentsOf: file) { return (existing, false) }
+            throw WebPushError(
+                "could not write the VAPID key to \(file.path): \(String(cString: strerror(errno))); check the data folder's permissions")
+        }
+        let bytes = Array(key.pkcs8PEM.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced else {
+            unlink(file.path)
+            throw WebPushError("could not write the VAPID key to \(file.path); check the data folder's permissions and free space")
         }
         return (key, true)
     }

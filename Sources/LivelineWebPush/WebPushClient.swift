@@ -16,7 +16,7 @@ public final class WebPushClient: Sendable {
 
     private let timeout: TimeInterval
     private let caFile: String?
-    private let queue = Mutex<[Transfer]>([])
+    private let allowInsecure: Bool
     private let state = Mutex<State>(State())
     /// Set when the thread ended.
     private let finished = DispatchSemaphore(value: 0)
@@ -29,6 +29,9 @@ public final class WebPushClient: Sendable {
         var started = false
         /// The multi handle is freed: nothing may wake it any more.
         var cleanedUp = false
+        /// Pushes handed over, not yet taken by the thread. Under the same lock as `stopping`, so
+        /// a push is either taken by the thread or answered as failed at its end, never lost.
+        var queue: [Transfer] = []
     }
 
     /// Wakes the thread, unless it already freed the handle (under the lock it frees it with).
@@ -38,16 +41,22 @@ public final class WebPushClient: Sendable {
         }
     }
 
-    /// `timeout`: the longest one push may take, connecting included. `caFile`: trust anchors
-    /// other than the system's (tests).
-    public init(timeout: TimeInterval = 30, caFile: String? = nil) throws {
+    /// `timeout`: the longest one push may take, connecting included (keep it below the time its
+    /// sender waits for the answer, or a late answer is lost and the push sent again). `caFile`:
+    /// trust anchors other than the system's (tests). `allowInsecure`: `http://` endpoints too
+    /// (`LIVELINE_WEBPUSH_ALLOW_INSECURE`); else only `https://`.
+    public init(timeout: TimeInterval = 20, caFile: String? = nil, allowInsecure: Bool = false) throws {
         Self.initializeLibrary
         guard let handle = curl_multi_init() else { throw WebPushError("libcurl could not make a transfer handle (curl_multi_init)") }
         multi = Multi(handle: handle)
         self.timeout = timeout
         self.caFile = caFile
+        self.allowInsecure = allowInsecure
         try multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, Self.maximumConnectionsPerOrigin)
+        // Idle connections kept for reuse: by default four per transfer in flight, too few to keep
+        // one per push service alive between pushes.
+        try multi.set(CURLMOPT_MAXCONNECTS, 64)
     }
 
     /// `curl_global_init`, once per process (thread-safe since libcurl 7.84).
@@ -67,14 +76,14 @@ public final class WebPushClient: Sendable {
                 thread.name = "liveline-webpush"
                 thread.start()
             }
+            state.queue.append(transfer)
+            curl_multi_wakeup(multi.handle)  // not cleaned up: that happens only after `stopping`
             return true
         }
         guard accepted else {
             completion(WebPushResponse(status: 0, transportError: "the web push client was shut down"))
             return
         }
-        queue.withLock { $0.append(transfer) }
-        wake()
     }
 
     /// Ends the thread: pushes in flight and queued ones are answered as failed (status 0). Waits
@@ -102,11 +111,11 @@ public final class WebPushClient: Sendable {
     private func run() {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
         while !state.withLock({ $0.stopping }) {
-            for transfer in queue.withLock({ queue in
-                defer { queue.removeAll() }; return queue
+            for transfer in state.withLock({ state in
+                defer { state.queue.removeAll() }; return state.queue
             }) {
                 do {
-                    let easy = try transfer.start(timeout: timeout, caFile: caFile)
+                    let easy = try transfer.start(timeout: timeout, caFile: caFile, allowInsecure: allowInsecure)
                     let added = curl_multi_add_handle(multi.handle, easy)
                     guard added == CURLM_OK else {
                         transfer.finish(failure: "libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))")
@@ -134,15 +143,13 @@ public final class WebPushClient: Sendable {
             curl_multi_remove_handle(multi.handle, easy)
             transfer.finish(failure: "the web push client was shut down before the push service answered")
         }
-        state.withLock { state in
+        let left = state.withLock { state in
             state.cleanedUp = true
             curl_multi_cleanup(multi.handle)
+            defer { state.queue.removeAll() }
+            return state.queue
         }
-        for transfer in queue.withLock({ queue in
-            defer { queue.removeAll() }; return queue
-        }) {
-            transfer.finish(failure: "the web push client was shut down")
-        }
+        for transfer in left { transfer.finish(failure: "the web push client was shut down") }
         finished.signal()
     }
 }

@@ -26,6 +26,9 @@ public enum WebPushMessage {
     public static func request(
         payload: [UInt8], to subscription: WebPushSubscription, ttl: Int, urgency: String, topic: String?, identity: VAPIDIdentity, now: Date
     ) throws -> WebPushRequest {
+        // Checked here too (not only at the API): they become header lines.
+        guard urgencies.contains(urgency) else { throw WebPushError("urgency must be very-low, low, normal or high") }
+        if let topic, !isValidTopic(topic) { throw WebPushError("topic must be 1 to 32 characters of A-Z, a-z, 0-9, - and _") }
         guard let p256dh = Base64URL.decode(subscription.keys.p256dh) else { throw WebPushError("keys.p256dh is not base64url") }
         guard let auth = Base64URL.decode(subscription.keys.auth), auth.count == 16 else {
             throw WebPushError("keys.auth is not a 16-byte secret in base64url")

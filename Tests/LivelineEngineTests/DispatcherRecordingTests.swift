@@ -215,18 +215,25 @@ import Testing
         #expect(harness.sender.devicePushes.count == 1, "the accepted start is not sent again")
     }
 
-    @Test func answersRecordedAfterAnotherDispatcherTookTheRowAreRecordedAndTheLostLeaseLogged() throws {
+    /// Two dispatchers on one database. The first sent the trip (delay 4) but could not record
+    /// APNs' answers, and its lease has run out meanwhile. Stop `first` when done.
+    static func answersWaitingPastTheLease() throws -> (first: EngineHarness, second: EngineHarness) {
         let first = try EngineHarness()
-        defer { first.stop() }
         let second = try EngineHarness(dispatcherID: "dispatcher-b", sharing: first)
         _ = try first.token(0)
         try first.put(delay: 4)
         first.sender.afterSend { first.faults.arm(failAt: 1) }
         first.dispatcher.runOnce()
         first.sender.afterSend {}
-        // The first dispatcher's lease runs out while its answers wait; the second takes the row
-        // back and sends it again (at least once: the snapshot is the same, the phone keeps one).
         first.clock.advance(by: 31)
+        return (first, second)
+    }
+
+    @Test func answersRecordedAfterAnotherDispatcherTookTheRowAreRecordedAndTheLostLeaseLogged() throws {
+        let (first, second) = try Self.answersWaitingPastTheLease()
+        defer { first.stop() }
+        // The second takes the row back and sends it again (at least once: the snapshot is the
+        // same, the phone keeps one).
         second.dispatcher.drain()
         #expect(first.sender.devicePushes.count == 2)
         first.dispatcher.drain()
@@ -319,17 +326,9 @@ import Testing
     /// A dispatcher whose lease ran out records APNs' answers, but not what steers the context:
     /// the state the newer attempt sent stays the last one sent.
     @Test func aDispatcherWhoseLeaseRanOutDoesNotOverwriteWhatTheNewerAttemptRecorded() throws {
-        let first = try EngineHarness()
+        let (first, second) = try Self.answersWaitingPastTheLease()
         defer { first.stop() }
-        let second = try EngineHarness(dispatcherID: "dispatcher-b", sharing: first)
-        _ = try first.token(0)
-        try first.put(delay: 4)
-        first.sender.afterSend { first.faults.arm(failAt: 1) }
-        first.dispatcher.runOnce()
-        first.sender.afterSend {}
-        // While the first dispatcher's answers wait, its lease runs out, the context changes and
-        // the second dispatcher sends the newer state.
-        first.clock.advance(by: 31)
+        // The context changes and the second dispatcher sends the newer state.
         try first.put(delay: 7)
         second.dispatcher.drain()
         let sentBySecond = try #require(try first.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState)

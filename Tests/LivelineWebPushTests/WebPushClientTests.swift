@@ -48,7 +48,7 @@ import Testing
             return HTTPResponse(status: count == 2 ? 429 : 201, headers: headers, body: .bytes(Array(#"{"reason":"TooManyRequests"}"#.utf8)))
         }
         defer { receiver.server.shutdown() }
-        let client = try WebPushClient()
+        let client = try WebPushClient(allowInsecure: true)
         defer { client.shutdown() }
         let body = (0..<300).map { UInt8($0 % 256) }
         let request = WebPushRequest(
@@ -68,10 +68,10 @@ import Testing
         #expect(got.headers["Content-Encoding"] == "aes128gcm" && got.headers["Expect"] == nil)
     }
 
-    @Test func manyPushesAtOnceAreAllAnswered() async throws {
+    @Test func manyPushesAtOnceAreAllAnswered() throws {
         let receiver = try Receiver { _ in HTTPResponse(status: 201) }
         defer { receiver.server.shutdown() }
-        let client = try WebPushClient()
+        let client = try WebPushClient(allowInsecure: true)
         defer { client.shutdown() }
         let answered = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
@@ -89,7 +89,7 @@ import Testing
 
     @Test func withoutAnAnswerTheStatusIsZeroAndTheReasonIsSaid() async throws {
         let dead = try DeadPort()
-        let client = try WebPushClient(timeout: 5)
+        let client = try WebPushClient(timeout: 5, allowInsecure: true)
         defer { client.shutdown() }
         let response = await Self.send(client, WebPushRequest(endpoint: "http://127.0.0.1:\(dead.port)/push/x", headers: [], body: [1]))
         #expect(response.status == 0)
@@ -98,8 +98,42 @@ import Testing
         #expect(refused.status == 0 && refused.transportError != nil, "only http and https")
     }
 
-    @Test func afterShutdownPushesAreAnsweredAsFailed() async throws {
+    @Test func withoutTheSettingOnlyHTTPSIsSpoken() async throws {
+        let receiver = try Receiver { _ in HTTPResponse(status: 201) }
+        defer { receiver.server.shutdown() }
         let client = try WebPushClient()
+        defer { client.shutdown() }
+        let response = await Self.send(client, WebPushRequest(endpoint: receiver.endpoint, headers: [.init("TTL", "0")], body: []))
+        #expect(response.status == 0 && response.transportError?.contains("http") == true, "\(response)")
+        #expect(receiver.log.requests.withLock { $0.isEmpty }, "nothing reached the plain-http receiver")
+    }
+
+    /// Pushes in flight or still queued when the client stops are answered (as failed), never lost.
+    @Test func aShutdownAnswersEveryPushInFlightAndQueued() throws {
+        // A receiver that holds each request for a while.
+        let receiver = try Receiver { _ in
+            Thread.sleep(forTimeInterval: 0.3)
+            return HTTPResponse(status: 201)
+        }
+        defer { receiver.server.shutdown() }
+        let client = try WebPushClient(allowInsecure: true)
+        let answered = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        let headers: [WebPushRequest.Header] = [.init("TTL", "0"), .init("Content-Type", "application/json")]
+        for index in 0..<50 {
+            client.send(WebPushRequest(endpoint: receiver.endpoint, headers: headers, body: Array("\(index)".utf8))) { _ in
+                answered.add(1, ordering: .relaxed)
+                done.signal()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(client.shutdown())
+        for _ in 0..<50 { #expect(done.wait(timeout: .now() + 10) == .success) }
+        #expect(answered.load(ordering: .relaxed) == 50)
+    }
+
+    @Test func afterShutdownPushesAreAnsweredAsFailed() async throws {
+        let client = try WebPushClient(allowInsecure: true)
         #expect(client.shutdown())
         let response = await Self.send(client, WebPushRequest(endpoint: "http://127.0.0.1:9/push/x", headers: [], body: []))
         #expect(response.status == 0 && response.transportError?.contains("shut down") == true)

@@ -170,7 +170,10 @@ private func assembleApplication(
     // Web Push: this server's VAPID identity and the client of push services (README, "Web Push").
     let vapidKey = try VAPIDIdentity.loadOrCreateKey(configured: configuration.webPushKeyPath, dataDirectory: configuration.dataDirectory)
     let identity = VAPIDIdentity(key: vapidKey.key, subject: configuration.webPushSubject)
-    let webPushClient = try WebPushClient()
+    // A push answers within the time the dispatcher waits for it (0.8 × the lease), so a late
+    // answer is never lost and the push sent twice.
+    let webPushClient = try WebPushClient(
+        timeout: max(1, min(20, configuration.outboxLease * 0.8 - 1)), allowInsecure: configuration.webPushAllowInsecure)
     let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
     // One stream of JSON lines: the engine's events and the access log share a sink (standard
     // output, or standard error when the access log goes there); `off` stops only request lines.
@@ -225,6 +228,16 @@ private func assembleApplication(
         router: router, accessLog: accessLog, errorLog: logSink
     )
     var warnings: [String] = []
+    if vapidKey.generated {
+        warnings.append(
+            "a new VAPID key for web pushes was made and kept in \(configuration.dataDirectory.appendingPathComponent("webpush-vapid-key.pem").path) "
+                + "(browsers subscribe with its public half; keep the file, or set LIVELINE_WEBPUSH_VAPID_KEY)")
+    }
+    if store.database.isShared, configuration.webPushKeyPath == nil {
+        warnings.append(
+            "several instances share this database, but LIVELINE_WEBPUSH_VAPID_KEY is not set: each instance signs web pushes with the "
+                + "key of its own data folder, which push services refuse for subscriptions made with another; give them all one key")
+    }
     if identity.subject == nil, try store.tokens.countActive(kind: .webPush) > 0 {
         warnings.append(
             "browser subscriptions are registered, but LIVELINE_WEBPUSH_SUBJECT is not set: web pushes become dead letters until it is "

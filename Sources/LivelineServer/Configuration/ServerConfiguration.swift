@@ -186,12 +186,13 @@ public struct ServerConfiguration: Sendable {
         }
         if let path = environment["LIVELINE_WEBPUSH_VAPID_KEY"], !path.isEmpty { config.webPushKeyPath = path }
         if let subject = environment["LIVELINE_WEBPUSH_SUBJECT"], !subject.isEmpty {
-            guard subject.hasPrefix("mailto:") || subject.hasPrefix("https:"), subject.count > 8 else {
+            let lowered = subject.lowercased()
+            guard (lowered.hasPrefix("mailto:") || lowered.hasPrefix("https:")) && subject.count > 7 else {
                 throw ConfigurationError("LIVELINE_WEBPUSH_SUBJECT must be a mailto: or https: contact, not '\(subject)'")
             }
             config.webPushSubject = subject
         }
-        if let text = environment["LIVELINE_WEBPUSH_ALLOW_INSECURE"] {
+        if let text = environment["LIVELINE_WEBPUSH_ALLOW_INSECURE"], !text.isEmpty {
             guard ["0", "1"].contains(text) else { throw ConfigurationError("LIVELINE_WEBPUSH_ALLOW_INSECURE must be 0 or 1, not '\(text)'") }
             config.webPushAllowInsecure = text == "1"
         }

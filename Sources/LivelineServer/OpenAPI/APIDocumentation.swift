@@ -80,7 +80,10 @@ enum APIDocumentation {
         .init(
             Routes.notificationTimeline, "A notification's pushes (alert and web push) with their answers, and its dead letters, newest first",
             auth: .admin, response: "NotificationTimeline", errors: [400, 404],
-            query: [("userId", "the user's id"), ("dedupeKey", "the notification's dedupeKey"), ("limit", "at most this many entries (1–1000, default 200)")]
+            query: [
+                ("userId", "the user's id"), ("dedupeKey", "the notification's dedupeKey"),
+                ("limit", "at most this many entries (1–1000, default 200)"),
+            ]
         ),
         .init(
             Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",

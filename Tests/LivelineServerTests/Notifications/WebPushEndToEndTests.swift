@@ -142,6 +142,23 @@ import Testing
         #expect(try setup.admin("GET", "/v1/notify/timeline?dedupeKey=doomed").status == 400)
     }
 
+    /// A payload longer than one record is never sent: a dead letter saying so, while the inbox
+    /// record is made as usual.
+    @Test func aPayloadTooLongForOneRecordIsADeadLetterAndTheInboxRecordStays() async throws {
+        let setup = try Self.setup()
+        defer { setup.stop() }
+        let browser = try Self.browser(setup)
+        let long = String(repeating: "𝄞", count: 1000)  // 1,000 characters, 4,000 bytes
+        let response = try setup.admin(
+            "POST", "/v1/notify", json: #"{"userId":\#(setup.userID),"title":"Lang","body":"\#(long)","dedupeKey":"long"}"#)
+        #expect(response.status == 201, "\(response.text)")
+        #expect(try await eventually { try setup.server.app.store.outbox.deadLetters().count == 1 })
+        let reason = try setup.server.app.store.outbox.deadLetters().first?.lastError ?? ""
+        #expect(reason.contains("3993"), "\(reason)")
+        #expect(setup.sandbox.webPush.pushes(subscriptionID: browser.id).isEmpty, "nothing was sent")
+        #expect(try setup.server.app.store.notifications.notification(userID: setup.userID, dedupeKey: "long") != nil)
+    }
+
     /// 1,000 web pushes through notify, read by an independent implementation: http_ece decrypts
     /// every body with the browser's key, PyJWT verifies every VAPID token with the served key.
     @Test func anIndependentReaderDecryptsAThousandPushesAndVerifiesEveryToken() async throws {
