@@ -149,15 +149,11 @@ extension Dispatcher {
         tokens: [PushTokenID: PushTokenRecord]?
     ) -> Preparation {
         guard let webPush else { return .unsent(.unsendable("web push is not configured on this server (no VAPID identity)")) }
-        let token: PushTokenRecord?
-        do {
-            token = try tokens.map { $0[tokenID] } ?? store.tokens.record(id: tokenID)
-        } catch  where Self.isTransient(error) {
-            return .unsent(.databaseUnavailable("reading the subscription of a web push: \(error)"))
-        } catch {
-            return .unsent(.unsendable("reading the subscription of a web push failed: \(error)"))
+        let read = messageToken(tokenID, tokens: tokens, what: "the subscription of a web push")
+        if let failure = read.failure { return failure }
+        guard let token = read.token, token.status == .active, token.kind == .webPush else {
+            return .unsent(.tokenInactive(startID: nil, note: note))
         }
-        guard let token, token.status == .active, token.kind == .webPush else { return .unsent(.tokenInactive(startID: nil, note: note)) }
         guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else {
             return .unsent(.unsendable("the stored subscription of token \(tokenID) cannot be read"))
         }
@@ -173,20 +169,28 @@ extension Dispatcher {
         return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
     }
 
+    /// The token a message row pushes to, from the batch's read (`tokens`) or read now; or the
+    /// row's preparation when it cannot be read (`what` names it in the reason).
+    private func messageToken(
+        _ tokenID: PushTokenID, tokens: [PushTokenID: PushTokenRecord]?, what: String
+    ) -> (token: PushTokenRecord?, failure: Preparation?) {
+        do {
+            return (try tokens.map { $0[tokenID] } ?? store.tokens.record(id: tokenID), nil)
+        } catch  where Self.isTransient(error) {
+            return (nil, .unsent(.databaseUnavailable("reading \(what): \(error)")))
+        } catch {
+            return (nil, .unsent(.unsendable("reading \(what) failed: \(error)")))
+        }
+    }
+
     /// A start's or alert's request to its token, while the token is active.
     private func prepareDevicePush(
         _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?,
         tokens: [PushTokenID: PushTokenRecord]?
     ) -> Preparation {
-        let token: PushTokenRecord?
-        do {
-            token = try tokens.map { $0[tokenID] } ?? store.tokens.record(id: tokenID)
-        } catch  where Self.isTransient(error) {
-            return .unsent(.databaseUnavailable("reading the token of a message: \(error)"))
-        } catch {
-            return .unsent(.unsendable("reading the token of a message failed: \(error)"))
-        }
-        guard let token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
+        let read = messageToken(tokenID, tokens: tokens, what: "the token of a message")
+        if let failure = read.failure { return failure }
+        guard let token = read.token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
         // Queued while the server served the token's environment, which it no longer does: sent
         // through another environment it would be refused and the valid token called dead.
         guard configuration.environments.contains(token.environment) else {

@@ -93,6 +93,12 @@ struct TokenRegistrationRules: Sendable {
                 : "token.endpoint must be an https URL"
             throw HTTPError.badRequest(why, field: "token.endpoint")
         }
+        // Push services are on the internet: an address of this machine or a private network
+        // would let a subscription make the server post to it (only with the setting, loopback).
+        if Self.isPrivateAddress(host), !(loopback && allowInsecure) {
+            throw HTTPError.badRequest(
+                "token.endpoint must be a push service on the internet, not a private or local address", field: "token.endpoint")
+        }
         guard let key = Base64URL.decode(subscription.keys.p256dh), key.count == 65, key.first == 0x04 else {
             throw HTTPError.badRequest("token.keys.p256dh must be an uncompressed P-256 public key (65 bytes, base64url)", field: "token.keys.p256dh")
         }
@@ -105,6 +111,22 @@ struct TokenRegistrationRules: Sendable {
             throw HTTPError.badRequest("token.keys.auth must be a 16-byte secret, base64url", field: "token.keys.auth")
         }
         return subscription
+    }
+
+    /// An IP literal of this machine, a private network or link-local use (RFC 1918, RFC 4193,
+    /// RFC 3927, RFC 4291), or `localhost`. Host names are not resolved here.
+    static func isPrivateAddress(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        if parts.count == 4, parts.allSatisfy({ $0 != nil && (0...255).contains($0!) }) {
+            let (a, b) = (parts[0]!, parts[1]!)
+            return a == 0 || a == 10 || a == 127 || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
+                || (a == 100 && (64...127).contains(b))
+        }
+        guard name.contains(":") else { return false }
+        return name == "::1" || name == "::" || name.hasPrefix("fc") || name.hasPrefix("fd") || name.hasPrefix("fe8")
+            || name.hasPrefix("fe9") || name.hasPrefix("fea") || name.hasPrefix("feb") || name.hasPrefix("::ffff:")
     }
 
     func attributes(_ value: String?) throws -> String {

@@ -135,6 +135,14 @@ import Testing
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x","keys":{"auth":"\#(Self.auth)"}}}"#, "token.keys.p256dh"),
             (#"{"kind":"web-push","token":{"endpoint":"https://p.example/x"}}"#, "token.keys"),
             (
+                #"{"kind":"web-push","token":{"endpoint":"https://10.0.0.7/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#,
+                "token.endpoint"
+            ),
+            (
+                #"{"kind":"web-push","token":{"endpoint":"https://[::1]:8443/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#,
+                "token.endpoint"
+            ),
+            (
                 // Without LIVELINE_WEBPUSH_ALLOW_INSECURE, http:// is refused even to this machine.
                 #"{"kind":"web-push","token":{"endpoint":"http://127.0.0.1:9/x","keys":{"p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}}}"#,
                 "token.endpoint"
