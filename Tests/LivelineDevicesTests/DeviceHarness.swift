@@ -111,6 +111,15 @@ final class DeviceHarness: @unchecked Sendable {
         )
         fleet.add(device, client: client(bearer: member?.bearer, deviceID: id))
         await fleet.settle(timeout: 30)
+        // Launched once the server has what the app registered (its alert and push-to-start
+        // tokens): a test that starts right after must not race a registration still in flight
+        // on a loaded machine.
+        let launchTokens = Set([device.alertToken] + device.startTokens.values)
+        let owner = member?.userID ?? userID
+        _ = await until(timeout: 60) {
+            let registered = (try? app.store.tokens.activeTokens(userID: owner).filter { $0.deviceID == id }.map(\.token)) ?? []
+            return launchTokens.isSubset(of: Set(registered))
+        }
         return device
     }
 
