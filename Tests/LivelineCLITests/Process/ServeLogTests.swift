@@ -88,7 +88,10 @@ import Testing
         let key = try String(contentsOf: sandbox.keyFile, encoding: .utf8)
         let keyLines = key.split(separator: "\n").filter { !$0.hasPrefix("-----") && $0.count > 16 }
         #expect(!keyLines.isEmpty)
-        var secrets: [String: String] = ["bearer token": bearer, "admin key": Self.adminKey, "JWT": "eyJ", "PEM": "PRIVATE KEY"]
+        // A JWT is its base64url header and claims, each starting `eyJ` (`{"`); a random id may hold
+        // those three letters by chance (a channel id did once), so the shape is looked for.
+        #expect(everything.range(of: #"eyJ[A-Za-z0-9_-]+\.eyJ"#, options: .regularExpression) == nil, "the log holds a JWT")
+        var secrets: [String: String] = ["bearer token": bearer, "admin key": Self.adminKey, "PEM": "PRIVATE KEY"]
         for (index, token) in tokens.enumerated() { secrets["push token \(index)"] = token }
         for (index, line) in keyLines.enumerated() { secrets["APNs key line \(index)"] = String(line) }
         for (name, secret) in secrets {
