@@ -2,10 +2,6 @@ import Foundation
 import LivelineCrypto
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// This server's identity towards push services (RFC 8292, VAPID): a P-256 key whose public half
 /// the web app passes to `pushManager.subscribe` as `applicationServerKey`, and a contact
 /// (`sub`, `mailto:` or `https:`). The `Authorization` header of each origin is made once and
@@ -94,21 +90,14 @@ public final class VAPIDIdentity: Sendable {
         let key = try ES256PrivateKey.generate()
         // With PostgreSQL nothing else may have made the data folder yet.
         try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // Created 0600 from the start and only if absent: another server starting on the same
-        // folder at this moment keeps the key written first (read below), never a second one.
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST, let existing = try? ES256PrivateKey(contentsOf: file) { return (existing, false) }
-            throw WebPushError(
-                "could not write the VAPID key to \(file.path): \(String(cString: strerror(errno))); check the data folder's permissions")
-        }
-        let bytes = Array(key.pkcs8PEM.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced else {
-            unlink(file.path)
-            throw WebPushError("could not write the VAPID key to \(file.path); check the data folder's permissions and free space")
+        // Created 0600 and only if absent: another server starting on the same folder at this
+        // moment keeps the key written first, read here.
+        do {
+            guard try SecretFile.create(at: file, contents: Array(key.pkcs8PEM.utf8)) else {
+                return (try ES256PrivateKey(contentsOf: file), false)
+            }
+        } catch {
+            throw WebPushError("could not keep the VAPID key: \(error); check the data folder's permissions and free space")
         }
         return (key, true)
     }

@@ -1,0 +1,33 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file holding a secret this server generated (an admin key, a VAPID key): created readable by
+/// its owner only from the first byte (0600, never the umask's mode for a moment), and only if it
+/// does not exist — two servers starting on one data folder at once keep the first one's secret.
+public enum SecretFile {
+    /// Writes `contents` to a new file at `url` and flushes it to disk; false (and nothing
+    /// written) when a file is there already. Throws naming the path and the system's reason.
+    public static func create(at url: URL, contents: [UInt8]) throws -> Bool {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return false }
+            throw CryptoError.file(.unwritableFile, "create", url, errno: errno)
+        }
+        var written = 0
+        while written < contents.count {
+            let count = contents.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            guard count > 0 else { break }
+            written += count
+        }
+        let failure = written < contents.count ? errno : fsync(descriptor) != 0 ? errno : 0
+        close(descriptor)
+        guard failure == 0 else {
+            unlink(url.path)
+            throw CryptoError.file(.unwritableFile, "write", url, errno: failure)
+        }
+        return true
+    }
+}
