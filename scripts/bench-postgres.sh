@@ -36,12 +36,8 @@ echo "== insert → claim latency with LISTEN"
 
 echo "== PUT /v1/contexts/… committed per second"
 admin_key=bench-admin-key-0123456789abcdef
-put_rate() {  # put_rate URL: wrk's committed PUTs/s against a server at URL (non-2xx refused)
-  local out
-  out=$(ADMIN_KEY=$admin_key CONTEXTS=1000 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/peers/put_contexts.lua "$1")
-  if echo "$out" | grep -q "Non-2xx"; then echo "$out" >&2; echo "non-2xx answers in the run above" >&2; exit 1; fi
-  echo "$out" | awk '/Requests\/sec/ {print $2}'
-}
+# wrk's committed PUTs/s (bench_rate refuses a run with non-2xx answers).
+put_rate() { ADMIN_KEY=$admin_key CONTEXTS=1000 bench_rate "$CONNECTIONS" "$1" scripts/peers/put_contexts.lua; }
 bench_liveline LIVELINE_DATABASE_URL=$pg_url LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key
 pg_put=$(put_rate "http://127.0.0.1:$port")
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true

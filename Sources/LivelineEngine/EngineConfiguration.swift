@@ -26,8 +26,8 @@ public struct EngineConfiguration: Sendable {
     public var dispatcherID: String
     /// How long a claimed outbox row stays leased before another dispatcher may take it.
     public var lease: TimeInterval
-    /// Rows claimed at once (256: one claim and one recording transaction per batch, so a backlog
-    /// goes out at the database's pace rather than its commit latency's; see `liveline-bench outbox`).
+    /// Rows claimed at once (256: one claim and one recording transaction per batch, so the
+    /// commits of a backlog are few; sync rows still render one by one; see `liveline-bench outbox`).
     public var batchSize: Int
     /// Backoff for pushes APNs asked to retry; after `maximumAttempts` a target is a dead letter.
     public var retryPolicy: RetryPolicy

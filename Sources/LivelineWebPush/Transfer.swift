@@ -107,7 +107,8 @@ final class Transfer: @unchecked Sendable {
         let length = size * count
         if transfer.responseBody.count < bodyLimit {
             data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-                transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(length, bodyLimit)))
+                transfer.responseBody.append(
+                    contentsOf: UnsafeBufferPointer(start: bytes, count: min(length, bodyLimit - transfer.responseBody.count)))
             }
         }
         return length

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCrypto
+import LivelineModel
 
 /// The JSON bodies of the Web Push service's control API (camelCase keys; binary values in
 /// base64url; times in seconds since 1970). The routes are listed in README.md, "Web push service".
@@ -7,20 +8,15 @@ enum WebPushControlBodies {
     /// A new subscription: what `PushSubscription.toJSON()` gives, plus its ID and the browser's
     /// private key (the 32-byte d, base64url), so a peer can decrypt on its own.
     struct Subscription: Encodable {
-        struct Keys: Encodable {
-            var p256dh: String
-            var auth: String
-        }
-
         var id: String
         var endpoint: String
-        var keys: Keys
+        var keys: WebPushSubscription.Keys
         var privateKey: String
 
         init(_ simulated: SimulatedSubscription) {
             id = simulated.id
             endpoint = simulated.subscription.endpoint
-            keys = Keys(p256dh: simulated.subscription.keys.p256dh, auth: simulated.subscription.keys.auth)
+            keys = simulated.subscription.keys
             privateKey = Base64URL.encode(simulated.privateKey.rawPrivateKey)
         }
     }

@@ -11,8 +11,8 @@ import LivelineWebPush
 struct NotificationHandlers: Sendable {
     let auth: Authenticator
     let engine: Engine
-    /// This server's VAPID identity (nil: it sends no web pushes).
-    let webPush: VAPIDIdentity?
+    /// This server's VAPID identity.
+    let webPush: VAPIDIdentity
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: inout Router) {
@@ -57,8 +57,7 @@ struct NotificationHandlers: Sendable {
         }
         router.add(Routes.webPushPublicKey) { request in
             _ = try auth.caller(of: request)
-            guard let identity = webPush else { throw HTTPError.notFound("this server does not send web pushes") }
-            return try .json(WebPushPublicKeyResponse(publicKey: identity.publicKey))
+            return try .json(WebPushPublicKeyResponse(publicKey: webPush.publicKey))
         }
         router.add(Routes.notifications) { request in
             let caller = try auth.caller(of: request)

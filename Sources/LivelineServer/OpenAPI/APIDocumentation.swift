@@ -51,7 +51,7 @@ enum APIDocumentation {
             Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
         .init(
             Routes.webPushPublicKey, "The server's VAPID public key, for the web app's pushManager.subscribe (applicationServerKey)",
-            auth: .bearer, response: "WebPushPublicKey", errors: [404]),
+            auth: .bearer, response: "WebPushPublicKey"),
         .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
             auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true

@@ -37,12 +37,12 @@ public final class PostgresDatabase: Database {
     /// Clock measurements under way (``close()`` waits for them).
     private let background = DispatchGroup()
     private let closed = Atomic<Bool>(false)
-    /// How often the offset is measured again (clocks drift, and get stepped).
+    /// How often the server's clock is read again (clocks drift).
     static let clockRefresh: TimeInterval = 10
 
     /// Connects once to check the settings (a wrong password or an unreachable server fails
     /// here, naming the server), keeping that connection in the pool.
-    /// Measures the offset of the server's clock on that connection (``now()``).
+    /// Reads the server's clock on that connection (``now()``).
     public init(settings: PostgresSettings, poolSize: Int = 10, checkoutTimeout: TimeInterval = 30) throws {
         precondition(poolSize >= 1, "a pool has at least one connection")
         self.settings = settings

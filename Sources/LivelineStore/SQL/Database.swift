@@ -45,9 +45,9 @@ public protocol Database: Sendable {
 
     /// The time to use for everything stored that other servers compare with their own time
     /// (due times, leases, budgets). Where several servers share the database, the database
-    /// server's clock (PostgreSQL: this machine's clock corrected by its measured offset to the
-    /// server's), so an instance whose clock is off neither takes back another's lease early nor
-    /// holds its rows back; else this machine's.
+    /// server's clock (PostgreSQL: its time as last read plus the time passed since on this
+    /// machine's monotonic clock), so an instance whose clock is off neither takes back another's
+    /// lease early nor holds its rows back; else this machine's.
     func now() -> Date
 
     /// Several servers write to it: their commits reach this one only through
