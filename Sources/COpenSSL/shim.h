@@ -31,3 +31,23 @@ static const int COPENSSL_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
 static inline const char *copenssl_pkey_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
 static inline const char *copenssl_pkey_param_pub_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
 static inline const char *copenssl_pkey_param_priv_key(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+
+/* HKDF-SHA256 (RFC 5869) with a KDF fetched once (EVP_KDF_fetch): an OSSL_PARAM array points at
+   its values, which one C frame keeps alive more simply than nested Swift closures. An empty salt
+   is left out (RFC 5869's "not provided": HashLen zero bytes), as is an empty info. */
+static inline int copenssl_hkdf_sha256(EVP_KDF *kdf, const unsigned char *salt, size_t salt_length, const unsigned char *key,
+                                       size_t key_length, const unsigned char *info, size_t info_length, unsigned char *out,
+                                       size_t out_length) {
+    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
+    if (context == NULL) return 0;
+    OSSL_PARAM params[5];
+    int count = 0;
+    params[count++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *) "SHA256", 0);
+    params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *) key, key_length);
+    if (salt_length > 0) params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *) salt, salt_length);
+    if (info_length > 0) params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *) info, info_length);
+    params[count] = OSSL_PARAM_construct_end();
+    int result = EVP_KDF_derive(context, out, out_length, params);
+    EVP_KDF_CTX_free(context);
+    return result;
+}

@@ -12,6 +12,25 @@ extension LibCrypto {
     /// The length of a P-256 private scalar and of each coordinate.
     static let p256ScalarLength = 32
 
+    /// Refuses, as `.invalidKey` naming the problem, bytes that cannot be an uncompressed P-256
+    /// point: another length, a compressed point (0x02 or 0x03 first, 33 bytes; RFC 8291 §3.1
+    /// requires the uncompressed form) or another first byte. (Whether it is on the curve, OpenSSL
+    /// checks when decoding it.)
+    static func requireUncompressedPoint(_ bytes: [UInt8]) throws(CryptoError) {
+        guard bytes.count == p256PointLength else {
+            let compressed = bytes.count == 33 && (bytes.first == 0x02 || bytes.first == 0x03)
+            throw CryptoError(
+                .invalidKey,
+                compressed
+                    ? "the public key is a compressed P-256 point (33 bytes); an uncompressed point (0x04 ‖ X ‖ Y, 65 bytes) is needed"
+                    : "the public key is \(bytes.count) bytes; an uncompressed P-256 point (0x04 ‖ X ‖ Y) is 65"
+            )
+        }
+        guard bytes[0] == 0x04 else {
+            throw CryptoError(.invalidKey, "the public key starts with 0x\(Hex.encode([bytes[0]])); an uncompressed P-256 point starts with 0x04")
+        }
+    }
+
     /// A P-256 `EVP_PKEY` from the uncompressed public `point` and, for a key pair, the private
     /// `scalar` that the caller checked matches it (`p256Point(forScalar:)`).
     ///

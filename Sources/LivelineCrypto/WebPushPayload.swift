@@ -30,43 +30,63 @@ public enum WebPushPayload {
     /// The length of the `aes128gcm` salt (RFC 8188 §2.1).
     public static let saltLength = 16
 
-    /// Encrypts `plaintext` for the browser whose subscription holds `userAgentKey` (`p256dh`)
-    /// and `authSecret` (`auth`).
+    /// Encrypts `plaintext` for the browser whose subscription holds `userAgentPoint` (`p256dh`,
+    /// the 65-byte uncompressed point) and `authSecret` (`auth`), with a fresh sender key and 16
+    /// random bytes of salt (RFC 8291 §3.1 and RFC 8188 §2.1: never reused).
     ///
-    /// `senderKey` nil: a fresh P-256 key, as RFC 8291 §3.1 asks for each message; `salt` nil: 16
-    /// random bytes (RFC 8188 §2.1: never reuse one). Both are parameters only so tests can
-    /// reproduce RFC 8291 Appendix A. Throws `.invalidArgument` when the plaintext is longer than
-    /// `maximumPlaintext`, the auth secret is not 16 bytes or the salt not 16.
+    /// Throws `.invalidKey` when the point is not an uncompressed point on P-256, and
+    /// `.invalidArgument` when the plaintext is longer than `maximumPlaintext` or the auth secret
+    /// is not 16 bytes.
+    public static func encrypt(_ plaintext: [UInt8], toPoint userAgentPoint: [UInt8], authSecret: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try encrypt(plaintext, toPoint: userAgentPoint, authSecret: authSecret, salt: nil)
+    }
+
+    private static func encrypt(
+        _ plaintext: [UInt8], toPoint userAgentPoint: [UInt8], authSecret: [UInt8], salt: [UInt8]?
+    )
+        throws(CryptoError) -> [UInt8]
+    {
+        try requireSizes(plaintext: plaintext, authSecret: authSecret, salt: salt)
+        let agreement = try P256Agreement.freshAgreement(with: userAgentPoint)
+        return try seal(
+            plaintext, ecdhSecret: agreement.secret, authSecret: authSecret, userAgentPublic: userAgentPoint,
+            senderPublic: agreement.publicPoint, salt: salt ?? SecureRandom.bytes(saltLength))
+    }
+
+    /// ``encrypt(_:toPoint:authSecret:)`` for a loaded key. `senderKey` and `salt` are parameters
+    /// only so tests can reproduce RFC 8291 Appendix A; nil, they are fresh. Also throws
+    /// `.invalidArgument` for a salt that is not 16 bytes.
     public static func encrypt(
         _ plaintext: [UInt8], to userAgentKey: ES256PublicKey, authSecret: [UInt8], senderKey: ES256PrivateKey? = nil, salt: [UInt8]? = nil
     ) throws(CryptoError) -> [UInt8] {
+        guard let senderKey else { return try encrypt(plaintext, toPoint: userAgentKey.uncompressed, authSecret: authSecret, salt: salt) }
+        try requireSizes(plaintext: plaintext, authSecret: authSecret, salt: salt)
+        let salt = salt ?? SecureRandom.bytes(saltLength)
+        return try seal(
+            plaintext, ecdhSecret: try senderKey.sharedSecret(with: userAgentKey), authSecret: authSecret,
+            userAgentPublic: userAgentKey.uncompressed, senderPublic: senderKey.publicKey.uncompressed, salt: salt)
+    }
+
+    /// The body: header, then the one record sealed with the keys of RFC 8291 §3.4.
+    private static func seal(
+        _ plaintext: [UInt8], ecdhSecret: [UInt8], authSecret: [UInt8], userAgentPublic: [UInt8], senderPublic: [UInt8], salt: [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
+        let (key, nonce) = try contentKeys(
+            ecdhSecret: ecdhSecret, authSecret: authSecret, userAgentPublic: userAgentPublic, senderPublic: senderPublic, salt: salt)
+        let sealed = try AES128GCM.seal(key: key, nonce: nonce, plaintext: plaintext + [0x02])
+        let rs = UInt32(recordSize)
+        let header = salt + [UInt8(rs >> 24), UInt8((rs >> 16) & 0xff), UInt8((rs >> 8) & 0xff), UInt8(rs & 0xff)]
+        return header + [UInt8(senderPublic.count)] + senderPublic + sealed
+    }
+
+    private static func requireSizes(plaintext: [UInt8], authSecret: [UInt8], salt: [UInt8]?) throws(CryptoError) {
         guard plaintext.count <= maximumPlaintext else {
             throw CryptoError(
                 .invalidArgument,
                 "the plaintext is \(plaintext.count) bytes; one \(recordSize)-byte Web Push record holds at most \(maximumPlaintext)")
         }
         try requireAuthSecret(authSecret)
-        let salt = salt ?? SecureRandom.bytes(saltLength)
-        guard salt.count == saltLength else { throw CryptoError(.invalidArgument, "the salt is \(salt.count) bytes, not 16") }
-        // A fresh key is used as OpenSSL made it: its point and the shared secret are all it is
-        // needed for (no public-key object of its own, which costs building another key).
-        let senderPublic: [UInt8]
-        let ecdhSecret: [UInt8]
-        if let senderKey {
-            senderPublic = senderKey.publicKey.uncompressed
-            ecdhSecret = try senderKey.sharedSecret(with: userAgentKey)
-        } else {
-            let fresh = try ES256PrivateKey.generateKey()
-            defer { EVP_PKEY_free(fresh) }
-            senderPublic = try LibCrypto.p256Point(of: fresh)
-            ecdhSecret = try ES256PrivateKey.sharedSecret(privateKey: fresh, peer: userAgentKey.pkey)
-        }
-        let (key, nonce) = try contentKeys(
-            ecdhSecret: ecdhSecret, authSecret: authSecret, userAgentPublic: userAgentKey.uncompressed, senderPublic: senderPublic, salt: salt)
-        let sealed = try AES128GCM.seal(key: key, nonce: nonce, plaintext: plaintext + [0x02])
-        let rs = UInt32(recordSize)
-        let header = salt + [UInt8(rs >> 24), UInt8((rs >> 16) & 0xff), UInt8((rs >> 8) & 0xff), UInt8(rs & 0xff)]
-        return header + [UInt8(senderPublic.count)] + senderPublic + sealed
+        if let salt, salt.count != saltLength { throw CryptoError(.invalidArgument, "the salt is \(salt.count) bytes, not 16") }
     }
 
     /// Decrypts a body made by `encrypt`, or by any RFC 8291 sender, with the browser's private

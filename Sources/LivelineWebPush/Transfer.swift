@@ -5,6 +5,8 @@ import Foundation
 /// the client's thread once started (hence `@unchecked Sendable`: it crosses over once, queued).
 final class Transfer: @unchecked Sendable {
     let request: WebPushRequest
+    /// The push service's origin: its connections are shared.
+    let origin: String
     private let completion: @Sendable (WebPushResponse) -> Void
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -17,7 +19,9 @@ final class Transfer: @unchecked Sendable {
     private var responseBody: [UInt8] = []
     private var retryAfter: TimeInterval?
     private var location: String?
-    private var started = ContinuousClock.now
+    /// When the push was handed over: its time (the client's timeout) counts from here, waiting
+    /// for a free connection included.
+    private let queued = ContinuousClock.now
     private var done = false
 
     /// The most of an answer's body kept (a push service's reason is short).
@@ -25,6 +29,7 @@ final class Transfer: @unchecked Sendable {
 
     init(request: WebPushRequest, completion: @escaping @Sendable (WebPushResponse) -> Void) {
         self.request = request
+        self.origin = request.origin
         self.completion = completion
     }
 
@@ -34,11 +39,16 @@ final class Transfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// The easy handle of this push, ready to be added to the multi handle.
+    /// The easy handle of this push, ready to be added to the multi handle, with what is left of
+    /// `timeout` since it was handed over; throws, not sending it, when almost nothing is left.
     func start(timeout: TimeInterval, caFile: String?, allowInsecure: Bool) throws -> UnsafeMutableRawPointer {
+        let waited = ContinuousClock.now - queued
+        let left = timeout - (Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)
+        guard left >= 0.1 else {
+            throw WebPushError("not sent: no connection to the push service was free within \(Int(timeout.rounded())) s")
+        }
         guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
         self.easy = easy
-        started = .now
         for header in request.headers {
             guard let list = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
                 throw WebPushError("libcurl could not add the \(header.name) header")
@@ -66,8 +76,8 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_FOLLOWLOCATION, 0)
-        try set(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
+        try set(CURLOPT_TIMEOUT_MS, Int(left * 1000))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(left, 5) * 1000))
         try set(CURLOPT_USERAGENT, "liveline")
         if let caFile { try set(CURLOPT_CAINFO, caFile) }
         return easy
@@ -85,12 +95,12 @@ final class Transfer: @unchecked Sendable {
         respond(
             WebPushResponse(
                 status: status, retryAfter: retryAfter, location: location,
-                body: String(decoding: responseBody.prefix(Self.bodyLimit), as: UTF8.self), latency: .now - started))
+                body: String(decoding: responseBody.prefix(Self.bodyLimit), as: UTF8.self), latency: .now - queued))
     }
 
     /// The push got no answer: `reason`.
     func finish(failure reason: String) {
-        respond(WebPushResponse(status: 0, transportError: reason, latency: .now - started))
+        respond(WebPushResponse(status: 0, transportError: reason, latency: .now - queued))
     }
 
     private func respond(_ response: WebPushResponse) {
@@ -118,9 +128,14 @@ final class Transfer: @unchecked Sendable {
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+        let bytes = UnsafeRawBufferPointer(start: data, count: length)
+        // Only a status line, Retry-After and Location matter: other lines are passed over
+        // without building a string.
+        switch bytes.first {
+        case UInt8(ascii: "H"), UInt8(ascii: "r"), UInt8(ascii: "R"), UInt8(ascii: "l"), UInt8(ascii: "L"): break
+        default: return length
         }
+        let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             // A new response (after a 1xx): what an earlier one said does not count.
             transfer.retryAfter = nil

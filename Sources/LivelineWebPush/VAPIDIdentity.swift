@@ -28,10 +28,15 @@ public final class VAPIDIdentity: Sendable {
 
     /// The `Authorization` header for a push to `endpoint` (its origin is the JWT's `aud`).
     public func authorization(for endpoint: String, now: Date) throws -> String {
+        try authorization(origin: try Self.origin(of: endpoint), now: now)
+    }
+
+    /// The `Authorization` header for a push to a push service at `audience` (an origin, as
+    /// ``origin(of:)`` makes it).
+    public func authorization(origin audience: String, now: Date) throws -> String {
         guard let subject else {
             throw WebPushError("LIVELINE_WEBPUSH_SUBJECT is not set: push services want a contact (mailto: or https:) in every VAPID token")
         }
-        let audience = try Self.origin(of: endpoint)
         // Used while more than an hour is left, and not when the clock stepped back so far that
         // it expires more than 24 h from now (push services refuse that).
         if let cached = headers.withLock({ $0[audience] }), cached.expiresAt.timeIntervalSince(now) > Self.renewBefore,

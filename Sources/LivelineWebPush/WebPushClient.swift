@@ -5,14 +5,18 @@ import Synchronization
 
 /// Sends web pushes (RFC 8030 §5: a `POST` of the encrypted body to the subscription's endpoint)
 /// with libcurl, on a thread of its own: one `curl_multi` handle drives every transfer, so
-/// requests to one push service share its connection (HTTP/2, multiplexed, where the service
+/// requests to one push service share its connections (HTTP/2, multiplexed, where the service
 /// speaks it over TLS; HTTP/1.1 otherwise), kept alive between pushes. At most
-/// ``maximumConnectionsPerOrigin`` connection per origin.
+/// ``maximumConnectionsPerOrigin`` connections per origin.
 ///
 /// Completions run on the client's thread: they only hand the answer over.
 public final class WebPushClient: Sendable {
-    /// One connection per push service origin (README, "Web Push").
-    public static let maximumConnectionsPerOrigin = 1
+    /// Pushes in flight per push service origin, so at most as many connections (README, "Web
+    /// Push"). More than one, or an HTTP/1.1 service gets one request at a time. The client keeps
+    /// the rest waiting itself: libcurl 7.88's own limit (`CURLMOPT_MAX_HOST_CONNECTIONS`) left
+    /// queued transfers unstarted until its next poll timed out, a second later —
+    /// `scripts/bench-webpush.sh` showed it.
+    public static let maximumConnectionsPerOrigin = 8
 
     private let timeout: TimeInterval
     private let caFile: String?
@@ -53,9 +57,8 @@ public final class WebPushClient: Sendable {
         self.caFile = caFile
         self.allowInsecure = allowInsecure
         try multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, Self.maximumConnectionsPerOrigin)
         // Idle connections kept for reuse: by default four per transfer in flight, too few to keep
-        // one per push service alive between pushes.
+        // a push service's connections alive between pushes.
         try multi.set(CURLMOPT_MAXCONNECTS, 64)
     }
 
@@ -110,21 +113,29 @@ public final class WebPushClient: Sendable {
 
     private func run() {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        while !state.withLock({ $0.stopping }) {
-            for transfer in state.withLock({ state in
-                defer { state.queue.removeAll() }; return state.queue
-            }) {
+        var lanes = OriginLanes(limit: Self.maximumConnectionsPerOrigin)
+        func begin(_ first: Transfer) {
+            var next: Transfer? = first
+            while let transfer = next {
+                next = nil
                 do {
                     let easy = try transfer.start(timeout: timeout, caFile: caFile, allowInsecure: allowInsecure)
                     let added = curl_multi_add_handle(multi.handle, easy)
                     guard added == CURLM_OK else {
-                        transfer.finish(failure: "libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))")
-                        continue
+                        throw WebPushError("libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))")
                     }
                     active[easy] = transfer
                 } catch {
                     transfer.finish(failure: "\(error)")
+                    next = lanes.finished(transfer)  // its place goes to the next of its origin
                 }
+            }
+        }
+        while !state.withLock({ $0.stopping }) {
+            for transfer in state.withLock({ state in
+                defer { state.queue.removeAll() }; return state.queue
+            }) where lanes.admit(transfer) {
+                begin(transfer)
             }
             var running: Int32 = 0
             _ = curl_multi_perform(multi.handle, &running)
@@ -136,13 +147,19 @@ public final class WebPushClient: Sendable {
                 let result = ccurl_message_result(message)
                 curl_multi_remove_handle(multi.handle, easy)
                 transfer.finish(result: result)
+                if let next = lanes.finished(transfer) { begin(next) }
             }
-            _ = curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            // Waits for a socket, a wake-up, or libcurl's next timer, no longer than
+            // `curl_multi_timeout` says; transfers started just now run without waiting.
+            var due = -1
+            _ = curl_multi_timeout(multi.handle, &due)
+            if due != 0 { _ = curl_multi_poll(multi.handle, nil, 0, Int32(due < 0 ? 1000 : min(due, 1000)), nil) }
         }
         for (easy, transfer) in active {
             curl_multi_remove_handle(multi.handle, easy)
             transfer.finish(failure: "the web push client was shut down before the push service answered")
         }
+        for transfer in lanes.removeAllWaiting() { transfer.finish(failure: "the web push client was shut down") }
         let left = state.withLock { state in
             state.cleanedUp = true
             curl_multi_cleanup(multi.handle)
@@ -151,6 +168,44 @@ public final class WebPushClient: Sendable {
         }
         for transfer in left { transfer.finish(failure: "the web push client was shut down") }
         finished.signal()
+    }
+}
+
+/// Pushes in flight and waiting, per push service origin: at most `limit` in flight, the rest
+/// started in the order they came as places free up. Used on the client's thread only.
+struct OriginLanes {
+    let limit: Int
+    private var inFlight: [String: Int] = [:]
+    private var waiting: [String: [Transfer]] = [:]
+
+    init(limit: Int) { self.limit = limit }
+
+    /// True when `transfer` may start now (and counts it in flight); else it waits its turn.
+    mutating func admit(_ transfer: Transfer) -> Bool {
+        guard inFlight[transfer.origin, default: 0] < limit else {
+            waiting[transfer.origin, default: []].append(transfer)
+            return false
+        }
+        inFlight[transfer.origin, default: 0] += 1
+        return true
+    }
+
+    /// `transfer` is done: the next waiting push of its origin, now in flight in its place.
+    mutating func finished(_ transfer: Transfer) -> Transfer? {
+        if var queue = waiting[transfer.origin], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[transfer.origin] = queue.isEmpty ? nil : queue
+            return next
+        }
+        inFlight[transfer.origin, default: 1] -= 1
+        if inFlight[transfer.origin] == 0 { inFlight[transfer.origin] = nil }
+        return nil
+    }
+
+    /// Every waiting push, removed (at shutdown).
+    mutating func removeAllWaiting() -> [Transfer] {
+        defer { waiting.removeAll() }
+        return waiting.values.flatMap { $0 }
     }
 }
 

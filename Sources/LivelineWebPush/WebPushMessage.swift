@@ -33,21 +33,22 @@ public enum WebPushMessage {
         guard let auth = Base64URL.decode(subscription.keys.auth), auth.count == 16 else {
             throw WebPushError("keys.auth is not a 16-byte secret in base64url")
         }
-        let browserKey: ES256PublicKey
+        let origin = try VAPIDIdentity.origin(of: subscription.endpoint)
+        let body: [UInt8]
         do {
-            browserKey = try ES256PublicKey(uncompressed: p256dh)
+            body = try WebPushPayload.encrypt(payload, toPoint: p256dh, authSecret: auth)
         } catch {
+            guard error.code == .invalidKey else { throw error }
             throw WebPushError("keys.p256dh is not a P-256 public key: \(error)")
         }
-        let body = try WebPushPayload.encrypt(payload, to: browserKey, authSecret: auth)
         var headers = [
             WebPushRequest.Header("TTL", String(max(0, ttl))),
             WebPushRequest.Header("Urgency", urgency),
             WebPushRequest.Header("Content-Encoding", "aes128gcm"),
             WebPushRequest.Header("Content-Type", "application/octet-stream"),
-            WebPushRequest.Header("Authorization", try identity.authorization(for: subscription.endpoint, now: now)),
+            WebPushRequest.Header("Authorization", try identity.authorization(origin: origin, now: now)),
         ]
         if let topic { headers.append(WebPushRequest.Header("Topic", topic)) }
-        return WebPushRequest(endpoint: subscription.endpoint, headers: headers, body: body)
+        return WebPushRequest(endpoint: subscription.endpoint, origin: origin, headers: headers, body: body)
     }
 }

@@ -4,6 +4,9 @@ import Foundation
 /// (`TTL`, `Urgency`, `Topic`, `Content-Encoding`, `Authorization`) and the encrypted body.
 public struct WebPushRequest: Sendable, Hashable {
     public var endpoint: String
+    /// The endpoint's origin (`scheme://host[:port]`): the VAPID audience, and what the client
+    /// shares connections by.
+    public var origin: String
     /// In the order they are sent.
     public var headers: [Header]
     public var body: [UInt8]
@@ -18,8 +21,10 @@ public struct WebPushRequest: Sendable, Hashable {
         }
     }
 
-    public init(endpoint: String, headers: [Header], body: [UInt8]) {
+    /// `origin` nil: the endpoint's (or the endpoint itself, when it is not a URL with a host).
+    public init(endpoint: String, origin: String? = nil, headers: [Header], body: [UInt8]) {
         self.endpoint = endpoint
+        self.origin = origin ?? (try? VAPIDIdentity.origin(of: endpoint)) ?? endpoint
         self.headers = headers
         self.body = body
     }

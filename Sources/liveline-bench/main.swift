@@ -8,7 +8,8 @@ let usage = """
            liveline-bench upsert [SECONDS (5)]                     committed upserts/s in-process (storage ceiling)
            liveline-bench outbox URL [ROWS (50000)]                rows/s due → done, 1 vs 3 instances on PostgreSQL
            liveline-bench claim-latency URL [SAMPLES (500)] [MS]   insert → sent by another instance (LISTEN)
-           liveline-bench webpush [PUSHES (10000)] [PEER PUSHES (1000)] web pushes/s through notify vs pywebpush
+           liveline-bench webpush [PUSHES (10000)] [PEER PUSHES (PUSHES)] [LEAN ORIGIN]
+                                                                   web pushes/s through notify vs pywebpush
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -44,7 +45,10 @@ do {
             url: arguments[1], samples: number(2, 500), spacing: Double(number(3, 150)) / 1000, output: output)
     case "webpush":
         let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        try WebPushBenchmark.compare(pushes: number(1, 10_000), peerPushes: number(2, 1000), repositoryRoot: root, output: output)
+        try WebPushBenchmark.compare(
+            pushes: number(1, 10_000), peerPushes: number(2, number(1, 10_000)), leanOrigin: arguments.count > 3 ? arguments[3] : nil,
+            repositoryRoot: root,
+            output: output)
     default:
         FileHandle.standardError.write(Data(usage.utf8))
         exit(2)

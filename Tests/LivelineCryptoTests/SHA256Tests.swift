@@ -23,4 +23,28 @@ struct SHA256Tests {
         #expect(Base64URL.decode(text) == bytes)
         #expect(Base64URL.decode("a+b/") == nil)
     }
+
+    @Test func base64URLMatchesRFC4648AtEveryLength() {
+        // RFC 4648 §10, in the URL alphabet without padding; with padding it decodes the same.
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+            let padded = encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+            #expect(Base64URL.decode(padded) == Array(plain.utf8))
+        }
+        // Bytes whose encoding holds both characters that differ from base64's alphabet.
+        #expect(Base64URL.encode([0xfb, 0xff]) == "-_8")
+        for length in 0..<70 {
+            let bytes = SecureRandom.bytes(length)
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "length \(length)")
+        }
+    }
+
+    @Test func base64URLRefusesWhatIsNotBase64URL() {
+        // A lone sixth bit, a character of neither alphabet, text after padding, too much padding.
+        for text in ["a", "abcde", "ab$c", "ab c", "Zg=a", "Zg===", "Zm9v\n"] {
+            #expect(Base64URL.decode(text) == nil, "\(text)")
+        }
+    }
 }

@@ -155,6 +155,17 @@ struct WebPushPayloadTests {
         }
     }
 
+    @Test func aBrowserKeyThatIsNotAnUncompressedPointIsRefused() throws {
+        let point = try ES256PrivateKey.generate().publicKey.uncompressed
+        var offCurve = point
+        offCurve[64] ^= 1
+        let compressed = [0x02 + (point[64] & 1)] + Array(point[1...32])
+        for (bytes, says) in [(offCurve, "not a point on P-256"), (compressed, "compressed"), ([0x05] + point.dropFirst(), "0x05"), ([], "0 bytes")] {
+            let error = #expect(throws: CryptoError.self) { try WebPushPayload.encrypt([1], toPoint: bytes, authSecret: SecureRandom.bytes(16)) }
+            #expect(error?.code == .invalidKey && error?.message.contains(says) == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func badArgumentsToEncryptAreRefused() throws {
         let browser = try ES256PrivateKey.generate().publicKey
         for (secret, salt) in [(SecureRandom.bytes(15), nil), (SecureRandom.bytes(17), nil), (SecureRandom.bytes(16), SecureRandom.bytes(15))] {

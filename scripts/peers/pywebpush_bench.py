@@ -1,5 +1,6 @@
 """pywebpush (PyPI) sending web pushes to the sandbox's push service: the peer of
 `liveline-bench webpush`. Subscribes SUBSCRIPTIONS simulated browsers through the control API,
+(their endpoints moved to --endpoint-origin when given: a lean receiver that accepts every POST),
 then sends COUNT pushes round-robin with pywebpush.webpush() — its encryption (http_ece,
 aes128gcm), its VAPID signing, one requests.Session kept alive — and prints one JSON line:
 {"pushes": n, "accepted": n, "seconds": s, "rate": n/s}.
@@ -25,6 +26,7 @@ def main():
     parser.add_argument("--origin", required=True)
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--subscriptions", type=int, default=10)
+    parser.add_argument("--endpoint-origin")
     args = parser.parse_args()
 
     subscriptions = []
@@ -32,7 +34,10 @@ def main():
         request = urllib.request.Request(args.origin + "/subscriptions", data=b"", method="POST")
         with urllib.request.urlopen(request, timeout=10) as response:
             created = json.loads(response.read())
-        subscriptions.append({"endpoint": created["endpoint"], "keys": created["keys"]})
+        endpoint = created["endpoint"]
+        if args.endpoint_origin:
+            endpoint = f"{args.endpoint_origin}/push/{len(subscriptions)}"
+        subscriptions.append({"endpoint": endpoint, "keys": created["keys"]})
 
     key = ec.generate_private_key(ec.SECP256R1())
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
