@@ -132,7 +132,10 @@ public enum WebPushBenchmark {
         for receiver in receivers {
             let ours = try run(pushes: pushes, subscriptions: 10, service: service, receiver: receiver, output: output)
             let peer = try pywebpush(count: peerPushes, service: service, receiver: receiver, repositoryRoot: repositoryRoot)
-            output(String(format: "pywebpush (one requests.Session) → the same receiver: %d pushes accepted, %.0f pushes/s", peerPushes, peer))
+            output(
+                String(
+                    format: "pywebpush (one requests.Session, one push at a time; liveline keeps 8 in flight) → the same receiver: "
+                        + "%d pushes accepted, %.0f pushes/s", peerPushes, peer))
             output(String(format: "liveline / pywebpush = %.1f× (goal ≥ 10×)", ours / peer))
         }
         try encryptionCost(service: service, output: output)

@@ -39,7 +39,8 @@ public enum Base64URL {
             default: return nil
             }
         }
-        guard base64.count % 4 != 1, padding <= 2 else { return nil }
+        // Padding, when there is any, is exactly what the length asks for.
+        guard base64.count % 4 != 1, padding == 0 || padding == (4 - base64.count % 4) % 4 else { return nil }
         while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
         return Data(base64Encoded: Data(base64)).map { Array($0) }
     }

@@ -23,6 +23,8 @@ final class Transfer: @unchecked Sendable {
     /// for a free connection included.
     private let queued = ContinuousClock.now
     private var done = false
+    /// The push service answered over HTTP/2 (its origin multiplexes).
+    var spokeHTTP2 = false
 
     /// The most of an answer's body kept (a push service's reason is short).
     static let bodyLimit = 512
@@ -45,7 +47,7 @@ final class Transfer: @unchecked Sendable {
         let waited = ContinuousClock.now - queued
         let left = timeout - (Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)
         guard left >= 0.1 else {
-            throw WebPushError("not sent: no connection to the push service was free within \(Int(timeout.rounded())) s")
+            throw WebPushError("not sent: no place among the pushes in flight to this push service came free within \(timeout) s")
         }
         guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
         self.easy = easy
@@ -92,6 +94,9 @@ final class Transfer: @unchecked Sendable {
         }
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var version = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        spokeHTTP2 = version == Int(CURL_HTTP_VERSION_2_0)
         respond(
             WebPushResponse(
                 status: status, retryAfter: retryAfter, location: location,

@@ -7,16 +7,21 @@ import Synchronization
 /// with libcurl, on a thread of its own: one `curl_multi` handle drives every transfer, so
 /// requests to one push service share its connections (HTTP/2, multiplexed, where the service
 /// speaks it over TLS; HTTP/1.1 otherwise), kept alive between pushes. At most
-/// ``maximumConnectionsPerOrigin`` connections per origin.
+/// ``maximumConnectionsPerOrigin`` pushes in flight per origin, ``maximumStreamsPerOrigin`` once
+/// it answered over HTTP/2.
 ///
 /// Completions run on the client's thread: they only hand the answer over.
 public final class WebPushClient: Sendable {
-    /// Pushes in flight per push service origin, so at most as many connections (README, "Web
-    /// Push"). More than one, or an HTTP/1.1 service gets one request at a time. The client keeps
-    /// the rest waiting itself: libcurl 7.88's own limit (`CURLMOPT_MAX_HOST_CONNECTIONS`) left
-    /// queued transfers unstarted until its next poll timed out, a second later —
-    /// `scripts/bench-webpush.sh` showed it.
+    /// Pushes in flight per push service origin until it answered over HTTP/2, so at most as
+    /// many HTTP/1.1 connections (README, "Web Push"): more than one, or an HTTP/1.1 service gets
+    /// one request at a time. The client keeps the rest waiting itself: with libcurl 7.88's own
+    /// limit (`CURLMOPT_MAX_HOST_CONNECTIONS`) queued transfers sometimes stayed unstarted until the
+    /// next poll timed out, a second later (`scripts/bench-webpush.sh` showed it; without that
+    /// limit it did not happen).
     public static let maximumConnectionsPerOrigin = 8
+    /// Pushes in flight per origin once it answered over HTTP/2: streams multiplexed on its
+    /// connections (libcurl opens another one where the service's stream limit is lower).
+    public static let maximumStreamsPerOrigin = 100
 
     private let timeout: TimeInterval
     private let caFile: String?
@@ -113,11 +118,10 @@ public final class WebPushClient: Sendable {
 
     private func run() {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        var lanes = OriginLanes(limit: Self.maximumConnectionsPerOrigin)
+        var lanes = OriginLanes(limit: Self.maximumConnectionsPerOrigin, multiplexedLimit: Self.maximumStreamsPerOrigin)
         func begin(_ first: Transfer) {
-            var next: Transfer? = first
-            while let transfer = next {
-                next = nil
+            var next = [first]
+            while let transfer = next.popLast() {
                 do {
                     let easy = try transfer.start(timeout: timeout, caFile: caFile, allowInsecure: allowInsecure)
                     let added = curl_multi_add_handle(multi.handle, easy)
@@ -127,7 +131,7 @@ public final class WebPushClient: Sendable {
                     active[easy] = transfer
                 } catch {
                     transfer.finish(failure: "\(error)")
-                    next = lanes.finished(transfer)  // its place goes to the next of its origin
+                    next += lanes.finished(transfer)  // its place goes to the next of its origin
                 }
             }
         }
@@ -147,10 +151,10 @@ public final class WebPushClient: Sendable {
                 let result = ccurl_message_result(message)
                 curl_multi_remove_handle(multi.handle, easy)
                 transfer.finish(result: result)
-                if let next = lanes.finished(transfer) { begin(next) }
+                for next in lanes.finished(transfer) { begin(next) }
             }
-            // Waits for a socket, a wake-up, or libcurl's next timer, no longer than
-            // `curl_multi_timeout` says; transfers started just now run without waiting.
+            // Waits for a socket, a wake-up, or libcurl's next timer; not at all when a timer is
+            // due now (`curl_multi_timeout` 0).
             var due = -1
             _ = curl_multi_timeout(multi.handle, &due)
             if due != 0 { _ = curl_multi_poll(multi.handle, nil, 0, Int32(due < 0 ? 1000 : min(due, 1000)), nil) }
@@ -171,18 +175,27 @@ public final class WebPushClient: Sendable {
     }
 }
 
-/// Pushes in flight and waiting, per push service origin: at most `limit` in flight, the rest
-/// started in the order they came as places free up. Used on the client's thread only.
+/// Pushes in flight and waiting, per push service origin: at most `limit` in flight
+/// (`multiplexedLimit` once the origin answered over HTTP/2), the rest started in the order they
+/// came as places free up. Used on the client's thread only.
 struct OriginLanes {
     let limit: Int
+    let multiplexedLimit: Int
     private var inFlight: [String: Int] = [:]
     private var waiting: [String: [Transfer]] = [:]
+    /// Origins that answered over HTTP/2.
+    private var multiplexing: Set<String> = []
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, multiplexedLimit: Int) {
+        self.limit = limit
+        self.multiplexedLimit = multiplexedLimit
+    }
+
+    private func limit(of origin: String) -> Int { multiplexing.contains(origin) ? multiplexedLimit : limit }
 
     /// True when `transfer` may start now (and counts it in flight); else it waits its turn.
     mutating func admit(_ transfer: Transfer) -> Bool {
-        guard inFlight[transfer.origin, default: 0] < limit else {
+        guard inFlight[transfer.origin, default: 0] < limit(of: transfer.origin) else {
             waiting[transfer.origin, default: []].append(transfer)
             return false
         }
@@ -190,16 +203,22 @@ struct OriginLanes {
         return true
     }
 
-    /// `transfer` is done: the next waiting push of its origin, now in flight in its place.
-    mutating func finished(_ transfer: Transfer) -> Transfer? {
-        if var queue = waiting[transfer.origin], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiting[transfer.origin] = queue.isEmpty ? nil : queue
-            return next
+    /// `transfer` is done: the waiting pushes of its origin that may start now, in flight in its
+    /// place (more than one when it was the first answer over HTTP/2).
+    mutating func finished(_ transfer: Transfer) -> [Transfer] {
+        let origin = transfer.origin
+        if transfer.spokeHTTP2 { multiplexing.insert(origin) }
+        inFlight[origin, default: 1] -= 1
+        var started: [Transfer] = []
+        if var queue = waiting[origin] {
+            while !queue.isEmpty, inFlight[origin, default: 0] < limit(of: origin) {
+                started.append(queue.removeFirst())
+                inFlight[origin, default: 0] += 1
+            }
+            waiting[origin] = queue.isEmpty ? nil : queue
         }
-        inFlight[transfer.origin, default: 1] -= 1
-        if inFlight[transfer.origin] == 0 { inFlight[transfer.origin] = nil }
-        return nil
+        if inFlight[origin] == 0 { inFlight[origin] = nil }
+        return started
     }
 
     /// Every waiting push, removed (at shutdown).

@@ -3,10 +3,10 @@ import Foundation
 /// One push to a push service (RFC 8030 §5): the subscription's endpoint, the headers
 /// (`TTL`, `Urgency`, `Topic`, `Content-Encoding`, `Authorization`) and the encrypted body.
 public struct WebPushRequest: Sendable, Hashable {
-    public var endpoint: String
+    public let endpoint: String
     /// The endpoint's origin (`scheme://host[:port]`): the VAPID audience, and what the client
     /// shares connections by.
-    public var origin: String
+    public let origin: String
     /// In the order they are sent.
     public var headers: [Header]
     public var body: [UInt8]

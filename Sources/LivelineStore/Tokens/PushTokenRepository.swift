@@ -14,7 +14,8 @@ public struct PushTokenRepository: Sendable {
     public let changes: ChangeCounter
 
     /// How often ``register(_:now:)`` retries after a concurrent transaction took the same slot
-    /// (possible on PostgreSQL; SQLite serialises writers).
+    /// (SQLite serialises writers, and on PostgreSQL registrations of one slot wait for each
+    /// other; kept as a safeguard).
     static let conflictRetries = 3
 
     public init(database: any Database, changes: ChangeCounter = ChangeCounter()) {
@@ -51,6 +52,17 @@ public struct PushTokenRepository: Sendable {
     /// it committed (cached token lists are then read again).
     public func register(_ registration: TokenRegistration, now: Date, in transaction: any SQLTransaction) throws -> RegistrationOutcome {
         let slot = try registration.slot
+        // Registrations of one slot queue up on PostgreSQL (an advisory lock per schema and slot,
+        // held to the commit): racing through read-then-insert, eight at once could each lose to
+        // another more often than the retries below allow. SQLite's writes are one at a time.
+        if database.dialect == .postgres {
+            try transaction.execute(
+                """
+                SELECT pg_advisory_xact_lock(72618, hashtext(current_schema() || ':' || CAST($1 AS TEXT) || ':' || CAST($2 AS TEXT)
+                    || ':' || CAST($3 AS TEXT) || ':' || CAST($4 AS TEXT)))
+                """,
+                [SQLValue(registration.householdID), .text(registration.environment.rawValue), .text(registration.kind.rawValue), .text(slot)])
+        }
         do {
             try transaction.execute(
                 """
