@@ -65,6 +65,10 @@ public final class Dispatcher: Sendable {
     let lastReclaim = Mutex<Date?>(nil)
     /// When the dispatcher last handled a row (``round()``).
     let lastWork = Mutex<ContinuousClock.Instant?>(nil)
+    /// The web push lane (`Dispatcher+WebPushLane.swift`): rows sent and not yet recorded.
+    let webPushFlights = Mutex(WebPushFlights())
+    /// Bumped whenever a row of the lane has all its answers.
+    let webPushAnswered = ChangeSignal()
 
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], webPush: WebPushTransport? = nil,
@@ -101,6 +105,12 @@ public final class Dispatcher: Sendable {
         // deinit while the process exits corrupts the heap).
         let thread = Thread { [weak self] in
             while let dispatcher = self, !dispatcher.isStopping { dispatcher.round() }
+            // The web pushes in flight answer within the client's timeout (at shutdown the
+            // client answers them at once): their rows are recorded, not left to their lease.
+            if let dispatcher = self {
+                _ = dispatcher.waitForWebPushes(timeout: .seconds(dispatcher.answerTimeout + 5))
+                _ = dispatcher.recordAnsweredWebPushes()
+            }
             self?.recordPendingBeforeStopping()
             finished.signal()
         }
@@ -152,14 +162,20 @@ public final class Dispatcher: Sendable {
     static let hotPoll: Duration = .milliseconds(5)
     static let hotWindow: Duration = .milliseconds(250)
 
-    /// Records the answers still waiting, then claims one batch, sends it and records the
-    /// answers; returns how many rows it handled (0 while earlier answers cannot be recorded:
-    /// nothing is claimed then). Blocks the calling thread until APNs answered every push of the batch.
+    /// Records the answers still waiting (and those of the web push lane), then claims one
+    /// batch, sends it and records the answers; returns how many rows it handled (0 while earlier
+    /// answers cannot be recorded: nothing is claimed then). Blocks the calling thread until APNs
+    /// answered every push of the batch; web pushes are not waited for (their rows are recorded
+    /// by a later call, `Dispatcher+WebPushLane.swift`).
     @discardableResult
     public func runOnce() -> Int {
         // Answers not yet recorded come first: while one cannot be, nothing new is claimed, so
         // this dispatcher never takes back (and sends again) a row whose answers it still holds.
-        guard let recorded = recordPending() else { return 0 }
+        guard let earlier = recordPending() else { return 0 }
+        let recorded = earlier + recordAnsweredWebPushes()
+        // A push service that answers slowly cannot make the lane grow without end: past this
+        // many rows in flight nothing new is claimed until answers come (they wake the thread).
+        guard webPushFlights.withLock({ $0.inFlight }) < 4 * configuration.batchSize else { return recorded }
         let rows: [OutboxRow]
         do {
             let now = configuration.clock()
@@ -191,6 +207,8 @@ public final class Dispatcher: Sendable {
             switch prepared[index] ?? prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
                 record(planner.plan(row, unsent: reason, at: now, random: &random))
+            case .send(let prepared) where travelsInWebPushLane(prepared):
+                sendInWebPushLane(prepared)
             case .send(let prepared):
                 let answers = Answers(count: prepared.sends.count)
                 for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
@@ -239,9 +257,22 @@ public final class Dispatcher: Sendable {
 
     /// Runs batches until nothing is due (for tests and tools).
     public func drain(maxBatches: Int = 10_000) {
-        // Stops at the first batch that handled nothing (a `for … where` would run all of them).
+        // Stops at the first batch that handled nothing (a `for … where` would run all of them)
+        // once no web push is in flight either (their rows are recorded by the next batch).
         var batches = 0
-        while batches < maxBatches, runOnce() > 0 { batches += 1 }
+        while batches < maxBatches {
+            if runOnce() > 0 {
+                batches += 1
+                continue
+            }
+            let (inFlight, answered) = webPushFlights.withLock { ($0.inFlight, !$0.answered.isEmpty) }
+            if inFlight > 0 {
+                guard waitForWebPushes(timeout: .seconds(answerTimeout + 5)) else { return }
+            } else if !answered || runOnce() == 0 {
+                return  // nothing left, or answers that cannot be recorded now (kept)
+            }
+            batches += 1
+        }
     }
 
     // MARK: Sending
@@ -256,11 +287,13 @@ public final class Dispatcher: Sendable {
     }
 
     /// Hands one request to APNs; its answer lands in `answers` at `index`.
-    private func perform(_ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup) {
+    /// Sends `send`, its answer going to `answers` at `index` (and `group` left), then `then`.
+    func perform(_ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup, then: (@Sendable () -> Void)? = nil) {
         group.enter()
         let done: @Sendable (APNSResult) -> Void = { result in
             answers.set(index, SendOutcome(send: send, result: result))
             group.leave()
+            then?()
         }
         // Each request goes to its environment's APNs (a token's, a channel's).
         let sender = send.environment.flatMap { otherSenders[$0] } ?? self.sender
@@ -282,7 +315,7 @@ public final class Dispatcher: Sendable {
 
     /// The answers in `/metrics` (status and reason, budget pressure, latency from the row being
     /// due) and, at debug level, in the log.
-    private func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date) {
+    func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date) {
         let row = prepared.row
         if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)

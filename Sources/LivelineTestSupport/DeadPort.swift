@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,9 +8,23 @@ import Glibc
 /// it that never listens. Connections are refused, and no other test can bind the port meanwhile
 /// — unlike the port of a server that was stopped, which the system may give to the next server
 /// any test starts.
+///
+/// ``silent()`` makes one that listens and never accepts: the system completes connections and
+/// takes the requests, and nothing ever answers — a server that hangs.
 public final class DeadPort: Sendable {
     public let port: Int
     private let socket: Int32
+    private let closed = Atomic<Bool>(false)
+
+    /// A port whose connections are made and never answered (until ``close()``, which resets
+    /// them).
+    public static func silent() throws -> DeadPort {
+        let port = try DeadPort(port: 0)
+        guard listen(port.socket, 64) == 0 else {
+            throw TestHTTPConnection.Failure(description: "listen() failed: \(String(cString: strerror(errno)))")
+        }
+        return port
+    }
 
     public convenience init() throws { try self.init(port: 0) }
 
@@ -40,7 +55,7 @@ public final class DeadPort: Sendable {
         }
         guard bound else {
             let reason = String(cString: strerror(errno))
-            close(descriptor)
+            Glibc.close(descriptor)
             throw TestHTTPConnection.Failure(description: "bind to 127.0.0.1:\(requested) failed: \(reason)")
         }
         socket = descriptor
@@ -50,5 +65,11 @@ public final class DeadPort: Sendable {
     /// `http://127.0.0.1:<port>`.
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    deinit { close(socket) }
+    /// Closes the socket now (a silent port's waiting connections are reset).
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = Glibc.close(socket)
+    }
+
+    deinit { close() }
 }

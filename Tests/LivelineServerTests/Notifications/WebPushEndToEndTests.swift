@@ -82,6 +82,42 @@ import Testing
         #expect(metrics.contains(#"liveline_web_pushes_total{status="201"} 1"#), "\(metrics)")
     }
 
+    @Test func aPushServiceThatNeverAnswersHoldsUpNoAPNsPush() async throws {
+        let setup = try Self.setup()
+        defer { setup.stop() }
+        let silent = try DeadPort.silent()
+        defer { silent.close() }
+        // A browser whose push service takes the request and never answers (the client gives up
+        // on it only after 0.8 × the lease − 1 s).
+        let keys = try setup.sandbox.webPush.subscribe().subscription.keys
+        let quiet = WebPushSubscription(endpoint: "http://127.0.0.1:\(silent.port)/push/quiet", keys: keys)
+        let registered = try setup.server.request(
+            "POST", "/api/apns/register", token: setup.bearer, json: #"{"kind":"web-push","device_id":"laptop","token":\#(quiet.canonicalJSON)}"#)
+        #expect(registered.status == 200, "\(registered.text)")
+        let token = String(repeating: "b2", count: 32)
+        setup.sandbox.registerDevice(token: token)
+        let phone = try setup.server.request(
+            "POST", "/api/apns/register", token: setup.bearer, json: #"{"kind":"alert","token":"\#(token)","device_id":"phone"}"#)
+        #expect(phone.status == 200)
+
+        // One notify: its alert push and its web push are rows of one batch.
+        let first = try Self.notify(setup, "cook:1")
+        #expect((first.json?["queued"] as? [String: Int]) == ["alert": 1, "web-push": 1], "\(first.text)")
+        #expect(await eventually { setup.sandbox.accepted(token: token).count == 1 }, "the alert push is not held by the web push")
+        let second = try Self.notify(setup, "cook:2")
+        #expect(second.status == 201)
+        #expect(await eventually { setup.sandbox.accepted(token: token).count == 2 }, "nor is the next batch")
+        // The web pushes are still waiting for their answers: neither delivered nor given up.
+        #expect(setup.server.app.engine.metrics.snapshot.webPushes.isEmpty)
+        #expect(try setup.server.app.store.outbox.depth(now: Date()).leased == 2)
+
+        // The push service goes away: the connections are reset, both rows go back to wait for a retry.
+        silent.close()
+        #expect(await eventually { setup.server.app.engine.metrics.snapshot.webPushes[0] == 2 })
+        #expect(try await eventually { try setup.server.app.store.outbox.depth(now: Date()).leased == 0 })
+        #expect(try setup.server.app.store.outbox.depth(now: Date()).due == 2, "retried later, not lost")
+    }
+
     @Test func aGoneSubscriptionIsRemovedAndNeverSentToAgain() async throws {
         let setup = try Self.setup()
         defer { setup.stop() }
