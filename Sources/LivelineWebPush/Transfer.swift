@@ -25,6 +25,10 @@ final class Transfer: @unchecked Sendable {
     private var done = false
     /// The push service answered over HTTP/2 (its origin multiplexes).
     var spokeHTTP2 = false
+    /// Loopback addresses may be connected to (``PushServiceAddress``).
+    private var allowLoopback = false
+    /// Why the address libcurl was about to connect to was refused, if it was.
+    private var refusedAddress: String?
 
     /// The most of an answer's body kept (a push service's reason is short).
     static let bodyLimit = 512
@@ -51,6 +55,7 @@ final class Transfer: @unchecked Sendable {
         }
         guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
         self.easy = easy
+        allowLoopback = allowInsecure
         for header in request.headers {
             guard let list = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
                 throw WebPushError("libcurl could not add the \(header.name) header")
@@ -75,6 +80,8 @@ final class Transfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "the header callback")
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "the transfer")
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "the error buffer")
+        try check(ccurl_easy_setopt_opensocket(easy, Transfer.openSocket), "the address check")
+        try check(ccurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context), "the address check")
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_FOLLOWLOCATION, 0)
@@ -89,6 +96,9 @@ final class Transfer: @unchecked Sendable {
     func finish(result: CURLcode) {
         guard let easy else { return finish(failure: "the transfer never started") }
         guard result == CURLE_OK else {
+            if let refusedAddress {
+                return finish(failure: "not sent: the push service's host resolved to \(refusedAddress); push services are on the internet")
+            }
             let detail = String(cString: errorBuffer)
             return finish(failure: detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail)
         }
@@ -127,6 +137,21 @@ final class Transfer: @unchecked Sendable {
             }
         }
         return length
+    }
+
+    /// Opens the socket libcurl asked for, unless its address is one a push service cannot have
+    /// (``PushServiceAddress``): nothing is sent there, not even a connection attempt.
+    private static let openSocket: ccurl_opensocket_callback = { context, _, address in
+        guard let context, let address else { return CCURL_SOCKET_BAD }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = Int(buffer.withUnsafeMutableBufferPointer { ccurl_address_bytes(address, $0.baseAddress) })
+        let bytes = Array(buffer.prefix(count))
+        if let why = PushServiceAddress.refusal(bytes, allowLoopback: transfer.allowLoopback) {
+            transfer.refusedAddress = count == 0 ? why : "\(PushServiceAddress.text(bytes)), \(why)"
+            return CCURL_SOCKET_BAD
+        }
+        return ccurl_open_socket(address)
     }
 
     private static let collectHeader: ccurl_data_callback = { data, size, count, context in

@@ -108,6 +108,49 @@ import Testing
         #expect(receiver.log.requests.withLock { $0.isEmpty }, "nothing reached the plain-http receiver")
     }
 
+    @Test func anAddressNoPushServiceHasIsNotConnectedTo() async throws {
+        // A silent port: were the client to connect, the push would wait for its timeout instead.
+        let silent = try DeadPort.silent()
+        defer { silent.close() }
+        let client = try WebPushClient(timeout: 30)
+        defer { client.shutdown() }
+        // A host name resolving to this machine, and address literals of it and of private networks.
+        for (endpoint, says) in [
+            ("https://localhost:\(silent.port)/push/x", "a loopback address"), ("https://127.0.0.1:\(silent.port)/push/x", "127.0.0.1, a loopback"),
+            ("https://[::ffff:127.0.0.1]:\(silent.port)/push/x", "127.0.0.1, a loopback"), ("https://10.1.2.3:9/push/x", "10.1.2.3, a private"),
+            ("https://169.254.169.254/latest", "169.254.169.254, a link-local"),
+        ] {
+            let response = await Self.send(client, WebPushRequest(endpoint: endpoint, headers: [], body: [1]))
+            #expect(response.status == 0, "\(endpoint)")
+            #expect(response.transportError?.contains("not sent: the push service's host resolved to") == true, "\(endpoint): \(response)")
+            #expect(response.transportError?.contains(says) == true, "\(endpoint): \(response)")
+        }
+    }
+
+    @Test func addressesArePublicOrSaidWhyNot() {
+        let cases: [([UInt8], Bool, String?)] = [
+            ([8, 8, 8, 8], false, nil), ([172, 32, 0, 1], false, nil), ([100, 128, 0, 1], false, nil),
+            ([127, 0, 0, 1], false, "loopback"), ([127, 0, 0, 1], true, nil), ([10, 0, 0, 1], true, "private"),
+            ([172, 16, 5, 5], false, "private"), ([192, 168, 1, 1], false, "private"), ([100, 64, 0, 1], false, "carrier-grade"),
+            ([169, 254, 1, 1], false, "link-local"), ([0, 0, 0, 0], false, "this network"), ([224, 0, 0, 1], false, "multicast"),
+            ([255, 255, 255, 255], false, "multicast or reserved"),
+            (Array(repeating: 0, count: 15) + [1], false, "loopback"), (Array(repeating: 0, count: 15) + [1], true, nil),
+            (Array(repeating: 0, count: 16), true, "unspecified"), ([0xfd] + Array(repeating: 0, count: 14) + [1], false, "unique local"),
+            ([0xfe, 0x80] + Array(repeating: 0, count: 14), false, "link-local"),
+            ([0xff, 0x02] + Array(repeating: 0, count: 14), false, "multicast"),
+            (Array(repeating: 0, count: 10) + [0xff, 0xff, 192, 168, 0, 1], false, "private"),
+            ([0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 12), false, nil), ([1, 2, 3], false, "not an IPv4 or IPv6"),
+        ]
+        for (bytes, loopback, says) in cases {
+            let refusal = PushServiceAddress.refusal(bytes, allowLoopback: loopback)
+            if let says {
+                #expect(refusal?.contains(says) == true, "\(PushServiceAddress.text(bytes)): \(refusal ?? "allowed")")
+            } else {
+                #expect(refusal == nil, "\(PushServiceAddress.text(bytes)): \(refusal ?? "")")
+            }
+        }
+    }
+
     /// Pushes in flight or still queued when the client stops are answered (as failed), never lost.
     @Test func aShutdownAnswersEveryPushInFlightAndQueued() throws {
         // A receiver that holds each request for a while.

@@ -114,7 +114,8 @@ struct TokenRegistrationRules: Sendable {
     }
 
     /// An IP literal of this machine, a private network or link-local use (RFC 1918, RFC 4193,
-    /// RFC 3927, RFC 4291), or `localhost`. Host names are not resolved here.
+    /// RFC 3927, RFC 4291), or `localhost`. Host names are not resolved here: the Web Push client
+    /// checks the address it connects to (`PushServiceAddress`).
     static func isPrivateAddress(_ host: String) -> Bool {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
