@@ -3,18 +3,19 @@ import LivelinePush
 import Synchronization
 
 /// Web pushes travel in a lane of their own: a row whose requests all go to browsers' push
-/// services is sent and left to answer while the dispatcher goes on (its answers are recorded by
-/// a later round, as they come), so a slow or silent push service holds neither the batch's APNs
-/// pushes nor the next batch. Each answer comes within the client's timeout from the moment the
-/// push was handed over (at most 0.8 × the lease − 1 s, README "Web Push"), so inside the row's
-/// lease; the row stays leased until then.
+/// services is sent and left to answer while the dispatcher goes on; its answers are recorded at
+/// the next round or, while a batch waits for APNs, within 50 ms of the last — so a slow or
+/// silent push service holds up neither the batch's APNs pushes nor the next batch. Each answer
+/// comes within the client's timeout from the moment the push was handed over (0.8 × the lease −
+/// 1 s, at least 1 s; README "Web Push"), inside the row's lease; the row stays leased until
+/// its answers are recorded.
 extension Dispatcher {
     /// Web pushes sent and not yet recorded.
     struct WebPushFlights: Sendable {
         /// Rows sent whose answers are not all in.
         var inFlight = 0
-        /// Rows whose answers are all in, oldest first, with when the last came.
-        var answered: [(prepared: PreparedRow, outcomes: [SendOutcome], at: Date)] = []
+        /// Rows whose answers are all in, oldest first.
+        var answered: [(prepared: PreparedRow, outcomes: [SendOutcome])] = []
     }
 
     /// Whether `prepared` goes in the lane: every request of it is a web push.
@@ -30,13 +31,14 @@ extension Dispatcher {
         let left = Atomic<Int>(prepared.sends.count)
         let group = DispatchGroup()  // only `perform`'s bookkeeping: nobody waits on it
         for (index, send) in prepared.sends.enumerated() {
-            perform(send, index: index, into: answers, group: group) { [self] in
-                guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+            // Weak: the client's thread must not hold the last reference to the dispatcher (and
+            // its store), which could then be released at any moment (see `start()`).
+            perform(send, index: index, into: answers, group: group) { [weak self] in
+                guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let self else { return }
                 let outcomes = prepared.sends.indices.compactMap { answers.outcome($0) }
-                let at = configuration.clock()
                 webPushFlights.withLock { flights in
                     flights.inFlight -= 1
-                    flights.answered.append((prepared, outcomes, at))
+                    flights.answered.append((prepared, outcomes))
                 }
                 webPushAnswered.bump()
                 store.outbox.enqueued.bump()  // the thread may be waiting for work
@@ -52,9 +54,12 @@ extension Dispatcher {
         }
         guard !answered.isEmpty else { return 0 }
         var random = SystemRandomNumberGenerator()
+        // One time for all of them (they were answered within the last 50 ms or so): their rows
+        // are completed by one statement.
+        let at = configuration.clock()
         let plans = answered.map { entry in
-            count(entry.outcomes, of: entry.prepared, answeredAt: entry.at)
-            return planner.plan(entry.prepared, outcomes: entry.outcomes, at: entry.at, random: &random)
+            count(entry.outcomes, of: entry.prepared, answeredAt: at)
+            return planner.plan(entry.prepared, outcomes: entry.outcomes, at: at, random: &random)
         }
         record(batch: plans)
         return plans.count

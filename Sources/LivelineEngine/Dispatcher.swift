@@ -21,7 +21,8 @@ import Synchronization
 /// log instead. Every failure is an event in the engine's log (``EngineEvent``).
 ///
 /// It runs on a thread of its own, not on the cooperative pool: a batch is prepared, every push
-/// of it sent at once, the thread waits for APNs' answers, and records them. So
+/// of it sent at once, the thread waits for APNs' answers, and records them. Web pushes are not
+/// waited for: their rows are recorded as their answers come (`Dispatcher+WebPushLane.swift`). So
 /// ``stop(timeout:)`` can wait for it from anywhere, a task included. Between batches it runs the
 /// engine's periodic work (deadlines, unanswered starts).
 public final class Dispatcher: Sendable {
@@ -105,13 +106,12 @@ public final class Dispatcher: Sendable {
         // deinit while the process exits corrupts the heap).
         let thread = Thread { [weak self] in
             while let dispatcher = self, !dispatcher.isStopping { dispatcher.round() }
-            // The web pushes in flight answer within the client's timeout (at shutdown the
-            // client answers them at once): their rows are recorded, not left to their lease.
-            if let dispatcher = self {
-                _ = dispatcher.waitForWebPushes(timeout: .seconds(dispatcher.answerTimeout + 5))
-                _ = dispatcher.recordAnsweredWebPushes()
-            }
+            // The web pushes in flight get a moment to answer; their rows are recorded after what
+            // was kept (oldest first). One that answers later keeps its row leased: it comes back
+            // after its lease, to be sent again (at least once).
+            if let dispatcher = self { _ = dispatcher.waitForWebPushes(timeout: Self.webPushGraceAtStop) }
             self?.recordPendingBeforeStopping()
+            if let dispatcher = self, dispatcher.pending.withLock({ $0.isEmpty }) { _ = dispatcher.recordAnsweredWebPushes() }
             finished.signal()
         }
         thread.name = "liveline-dispatcher"
@@ -119,8 +119,8 @@ public final class Dispatcher: Sendable {
         thread.start()
     }
 
-    /// Stops sending: the batch in flight finishes (its answers are recorded), then the thread
-    /// ends. Returns false when that took longer than `timeout` (rows still leased come back to
+    /// Stops sending: the batch in flight finishes (its answers are recorded, and those of the
+    /// web pushes that answer within ``webPushGraceAtStop``), then the thread ends. Returns false when that took longer than `timeout` (rows still leased come back to
     /// any dispatcher when their lease ends); calling it again waits again. Safe to call from any
     /// thread or task; from the dispatcher's own thread (a periodic task) it asks the thread to
     /// stop and returns false at once, since a thread cannot wait for its own end.
@@ -158,6 +158,11 @@ public final class Dispatcher: Sendable {
         store.outbox.enqueued.waitBlocking(past: seen, timeout: hot ? Self.hotPoll : configuration.idlePoll)
     }
 
+    /// How long a stopping dispatcher waits for the web pushes in flight.
+    static let webPushGraceAtStop: Duration = .seconds(2)
+    /// Batches of web pushes in flight at most (``runOnce()``).
+    static let webPushLaneLimit = 8
+
     /// How often a dispatcher on a shared database looks for rows for ``hotWindow`` after its last.
     static let hotPoll: Duration = .milliseconds(5)
     static let hotWindow: Duration = .milliseconds(250)
@@ -172,10 +177,12 @@ public final class Dispatcher: Sendable {
         // Answers not yet recorded come first: while one cannot be, nothing new is claimed, so
         // this dispatcher never takes back (and sends again) a row whose answers it still holds.
         guard let earlier = recordPending() else { return 0 }
-        let recorded = earlier + recordAnsweredWebPushes()
+        var recorded = earlier + recordAnsweredWebPushes()
+        guard pending.withLock({ $0.isEmpty }) else { return recorded }  // the lane's recording failed: kept, claim nothing
         // A push service that answers slowly cannot make the lane grow without end: past this
-        // many rows in flight nothing new is claimed until answers come (they wake the thread).
-        guard webPushFlights.withLock({ $0.inFlight }) < 4 * configuration.batchSize else { return recorded }
+        // many rows in flight nothing new is claimed (APNs rows neither) until answers come
+        // (they wake the thread).
+        guard webPushFlights.withLock({ $0.inFlight }) < Self.webPushLaneLimit * configuration.batchSize else { return recorded }
         let rows: [OutboxRow]
         do {
             let now = configuration.clock()
@@ -217,7 +224,12 @@ public final class Dispatcher: Sendable {
         }
         // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
         // as unanswered (retried with backoff; a late answer is ignored).
-        _ = group.wait(timeout: claimed + answerTimeout)
+        // Meanwhile the web push lane's answers are recorded as they come (every 50 ms), so a
+        // long wait here does not keep them past their rows' lease.
+        let deadline = claimed + answerTimeout
+        while group.wait(timeout: min(deadline, .now() + .milliseconds(50))) == .timedOut, DispatchTime.now() < deadline {
+            if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
+        }
         let answeredAt = configuration.clock()
         var plans: [DispatchPlan] = []
         for (prepared, answers) in sending {
