@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineWebPushTests",
-            dependencies: ["LivelineWebPush", "LivelineHTTP", "LivelineModel", "LivelineCrypto", "LivelineTestSupport"],
+            dependencies: ["LivelineWebPush", "LivelineHTTP", "LivelineModel", "LivelineCrypto", "LivelineSandbox", "LivelineTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

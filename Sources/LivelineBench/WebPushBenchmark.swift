@@ -128,7 +128,7 @@ public enum WebPushBenchmark {
     public static func compare(pushes: Int, peerPushes: Int, leanOrigin: String?, repositoryRoot: URL, output: @Sendable (String) -> Void) throws {
         let service = try WebPushService.start()
         defer { service.stop() }
-        let receivers: [Receiver] = (leanOrigin.map { [.lean(origin: $0)] } ?? [])  // TEMP
+        let receivers: [Receiver] = (leanOrigin.map { [.lean(origin: $0)] } ?? []) + [.sandbox]
         for receiver in receivers {
             let ours = try run(pushes: pushes, subscriptions: 10, service: service, receiver: receiver, output: output)
             let peer = try pywebpush(count: peerPushes, service: service, receiver: receiver, repositoryRoot: repositoryRoot)
@@ -138,7 +138,7 @@ public enum WebPushBenchmark {
                         + "%d pushes accepted, %.0f pushes/s", peerPushes, peer))
             output(String(format: "liveline / pywebpush = %.1f× (goal ≥ 10×)", ours / peer))
         }
-        // TEMP try encryptionCost(service: service, output: output)
+        try encryptionCost(service: service, output: output)
     }
 
     /// pywebpush's rate in pushes/s; throws unless every push was accepted.

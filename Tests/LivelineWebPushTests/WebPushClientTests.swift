@@ -1,6 +1,7 @@
 import Foundation
 import LivelineHTTP
 import LivelineModel
+import LivelineSandbox
 import LivelineTestSupport
 import LivelineWebPush
 import Synchronization
@@ -106,6 +107,36 @@ import Testing
         let response = await Self.send(client, WebPushRequest(endpoint: receiver.endpoint, headers: [.init("TTL", "0")], body: []))
         #expect(response.status == 0 && response.transportError?.contains("http") == true, "\(response)")
         #expect(receiver.log.requests.withLock { $0.isEmpty }, "nothing reached the plain-http receiver")
+    }
+
+    /// HTTP/2 over TLS (as the big push services speak it): the APNs sandbox stands in, an HTTP/2
+    /// server with its own certificate; it refuses these requests (no provider token), which is
+    /// an answer all the same.
+    @Test func anHTTP2ServiceOverTLSGetsEveryPushOnOneKeptConnection() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-h2-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder))
+        defer { sandbox.stop() }
+        // Loopback is allowed only with the setting; the scheme stays https.
+        let client = try WebPushClient(timeout: 20, caFile: sandbox.certificateFile.path, allowInsecure: true)
+        defer { client.shutdown() }
+        let endpoint = "\(sandbox.deviceURL)/3/device/\(String(repeating: "ab", count: 32))"
+        let answered = Mutex<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        func send(_ count: Int) {
+            for index in 0..<count {
+                client.send(WebPushRequest(endpoint: endpoint, headers: [.init("TTL", "0")], body: Array("\(index)".utf8))) { response in
+                    answered.withLock { $0.append(response.status) }
+                    done.signal()
+                }
+            }
+            for _ in 0..<count { #expect(done.wait(timeout: .now() + 30) == .success) }
+        }
+        send(1)  // the connection is made, and the service is known to speak HTTP/2
+        send(150)  // more at once than the 8 an HTTP/1.1 service gets
+        let statuses = answered.withLock { $0 }
+        #expect(statuses.count == 151 && !statuses.contains(0), "every push answered: \(Set(statuses))")
+        #expect(sandbox.connectionCount == 1, "one connection, multiplexed and kept alive")
     }
 
     @Test func anAddressNoPushServiceHasIsNotConnectedTo() async throws {
