@@ -3,6 +3,7 @@ import LivelineModel
 import LivelinePush
 import LivelineStore
 import LivelineWebPush
+import Synchronization
 
 extension Dispatcher {
     /// What `row` sends now, or why it sends nothing. Reads (and, for a sync row, renders in a
@@ -23,13 +24,35 @@ extension Dispatcher {
         /// The tokens they push to, in one read; nil when that failed (each row then reads its
         /// own, and says so if it cannot).
         var tokens: [PushTokenID: PushTokenRecord]?
+        /// The web push subscriptions read from those tokens, each decoded once per batch by
+        /// whichever row needs it first (a notify reaches each of a user's browsers, and several
+        /// notifies the same ones).
+        let subscriptions = SubscriptionCache()
+    }
+
+    final class SubscriptionCache: Sendable {
+        private let decoded = Mutex<[PushTokenID: WebPushSubscription]>([:])
+
+        /// The subscription `token` holds, decoded now or earlier in the batch; nil when it
+        /// cannot be read.
+        func subscription(of token: PushTokenRecord) -> WebPushSubscription? {
+            if let known = decoded.withLock({ $0[token.id] }) { return known }
+            guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else { return nil }
+            decoded.withLock { $0[token.id] = subscription }
+            return subscription
+        }
     }
 
     func readForBatch(_ rows: [OutboxRow]) -> BatchReads {
         var reads = BatchReads()
-        for row in rows where row.kind == .message {
-            if let message = OutboxMessage.decode(row.headers) { reads.messages[row.id] = message }
+        // Decoded on every core at once (JSON decoding is most of what reading a row costs).
+        let messageRows = rows.filter { $0.kind == .message }
+        let decoded = Mutex<[Int: OutboxMessage]>([:])
+        DispatchQueue.concurrentPerform(iterations: messageRows.count) { index in
+            let row = messageRows[index]
+            if let message = OutboxMessage.decode(row.headers) { decoded.withLock { $0[row.id] = message } }
         }
+        reads.messages = decoded.withLock { $0 }
         let tokenIDs = Set(reads.messages.values.compactMap(\.tokenID))
         if tokenIDs.count > 1 { reads.tokens = try? store.tokens.records(ids: Array(tokenIDs)) }
         return reads
@@ -137,7 +160,8 @@ extension Dispatcher {
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
         case .webPush(let tokenID, let delivery, let note):
-            return prepareWebPush(row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens)
+            return prepareWebPush(
+                row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens, subscriptions: batch?.subscriptions)
         }
     }
 
@@ -146,7 +170,7 @@ extension Dispatcher {
     /// "Notify").
     private func prepareWebPush(
         _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, delivery: OutboxMessage.WebPushDelivery, note: String, now: Date,
-        tokens: [PushTokenID: PushTokenRecord]?
+        tokens: [PushTokenID: PushTokenRecord]?, subscriptions: SubscriptionCache?
     ) -> Preparation {
         guard let webPush else { return .unsent(.unsendable("web push is not configured on this server (no VAPID identity)")) }
         let read = messageToken(tokenID, tokens: tokens, what: "the subscription of a web push")
@@ -154,7 +178,7 @@ extension Dispatcher {
         guard let token = read.token, token.status == .active, token.kind == .webPush else {
             return .unsent(.tokenInactive(startID: nil, note: note))
         }
-        guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else {
+        guard let subscription = subscriptions?.subscription(of: token) ?? SubscriptionCache().subscription(of: token) else {
             return .unsent(.unsendable("the stored subscription of token \(tokenID) cannot be read"))
         }
         let request: WebPushRequest
