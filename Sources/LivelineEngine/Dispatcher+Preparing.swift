@@ -31,15 +31,23 @@ extension Dispatcher {
     }
 
     final class SubscriptionCache: Sendable {
-        private let decoded = Mutex<[PushTokenID: WebPushSubscription]>([:])
+        private let decoded = Mutex<[PushTokenID: WebPushMessage.Recipient]>([:])
 
-        /// The subscription `token` holds, decoded now or earlier in the batch; nil when it
-        /// cannot be read.
-        func subscription(of token: PushTokenRecord) -> WebPushSubscription? {
+        /// The subscription `token` holds, read for sending now or earlier in the batch; throws
+        /// saying why it cannot be sent to.
+        func recipient(of token: PushTokenRecord) throws(WebPushError) -> WebPushMessage.Recipient {
             if let known = decoded.withLock({ $0[token.id] }) { return known }
-            guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else { return nil }
-            decoded.withLock { $0[token.id] = subscription }
-            return subscription
+            guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else {
+                throw WebPushError("the stored subscription of token \(token.id) cannot be read")
+            }
+            let recipient: WebPushMessage.Recipient
+            do {
+                recipient = try WebPushMessage.Recipient(subscription)
+            } catch {
+                throw WebPushError("the web push could not be made: \(error)")
+            }
+            decoded.withLock { $0[token.id] = recipient }
+            return recipient
         }
     }
 
@@ -178,13 +186,16 @@ extension Dispatcher {
         guard let token = read.token, token.status == .active, token.kind == .webPush else {
             return .unsent(.tokenInactive(startID: nil, note: note))
         }
-        guard let subscription = subscriptions?.subscription(of: token) ?? SubscriptionCache().subscription(of: token) else {
-            return .unsent(.unsendable("the stored subscription of token \(tokenID) cannot be read"))
+        let recipient: WebPushMessage.Recipient
+        do {
+            recipient = try (subscriptions ?? SubscriptionCache()).recipient(of: token)
+        } catch {
+            return .unsent(.unsendable(error.description))
         }
         let request: WebPushRequest
         do {
             request = try WebPushMessage.request(
-                payload: row.payload ?? [], to: subscription, ttl: delivery.ttl, urgency: delivery.urgency, topic: delivery.topic,
+                payload: row.payload ?? [], to: recipient, ttl: delivery.ttl, urgency: delivery.urgency, topic: delivery.topic,
                 identity: webPush.identity, now: now)
         } catch {
             return .unsent(.unsendable("the web push could not be made: \(error)"))

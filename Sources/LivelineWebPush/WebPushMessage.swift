@@ -26,17 +26,41 @@ public enum WebPushMessage {
     public static func request(
         payload: [UInt8], to subscription: WebPushSubscription, ttl: Int, urgency: String, topic: String?, identity: VAPIDIdentity, now: Date
     ) throws -> WebPushRequest {
+        try request(payload: payload, to: try Recipient(subscription), ttl: ttl, urgency: urgency, topic: topic, identity: identity, now: now)
+    }
+
+    /// A subscription read for sending: its keys decoded and its endpoint's origin, once for
+    /// every push to it.
+    public struct Recipient: Sendable {
+        public let endpoint: String
+        public let origin: String
+        let p256dh: [UInt8]
+        let auth: [UInt8]
+
+        /// Throws naming what is wrong with the subscription's keys or endpoint.
+        public init(_ subscription: WebPushSubscription) throws {
+            guard let p256dh = Base64URL.decode(subscription.keys.p256dh) else { throw WebPushError("keys.p256dh is not base64url") }
+            guard let auth = Base64URL.decode(subscription.keys.auth), auth.count == 16 else {
+                throw WebPushError("keys.auth is not a 16-byte secret in base64url")
+            }
+            self.endpoint = subscription.endpoint
+            self.origin = try VAPIDIdentity.origin(of: subscription.endpoint)
+            self.p256dh = p256dh
+            self.auth = auth
+        }
+    }
+
+    /// ``request(payload:to:ttl:urgency:topic:identity:now:)`` to a subscription read before.
+    public static func request(
+        payload: [UInt8], to recipient: Recipient, ttl: Int, urgency: String, topic: String?, identity: VAPIDIdentity, now: Date
+    ) throws -> WebPushRequest {
         // Checked here too (not only at the API): they become header lines.
         guard urgencies.contains(urgency) else { throw WebPushError("urgency must be very-low, low, normal or high") }
         if let topic, !isValidTopic(topic) { throw WebPushError("topic must be 1 to 32 characters of A-Z, a-z, 0-9, - and _") }
-        guard let p256dh = Base64URL.decode(subscription.keys.p256dh) else { throw WebPushError("keys.p256dh is not base64url") }
-        guard let auth = Base64URL.decode(subscription.keys.auth), auth.count == 16 else {
-            throw WebPushError("keys.auth is not a 16-byte secret in base64url")
-        }
-        let origin = try VAPIDIdentity.origin(of: subscription.endpoint)
+        let origin = recipient.origin
         let body: [UInt8]
         do {
-            body = try WebPushPayload.encrypt(payload, toPoint: p256dh, authSecret: auth)
+            body = try WebPushPayload.encrypt(payload, toPoint: recipient.p256dh, authSecret: recipient.auth)
         } catch {
             guard error.code == .invalidKey else { throw error }
             throw WebPushError("keys.p256dh is not a P-256 public key: \(error)")
@@ -49,6 +73,6 @@ public enum WebPushMessage {
             WebPushRequest.Header("Authorization", try identity.authorization(origin: origin, now: now)),
         ]
         if let topic { headers.append(WebPushRequest.Header("Topic", topic)) }
-        return WebPushRequest(endpoint: subscription.endpoint, origin: origin, headers: headers, body: body)
+        return WebPushRequest(endpoint: recipient.endpoint, origin: origin, headers: headers, body: body)
     }
 }
