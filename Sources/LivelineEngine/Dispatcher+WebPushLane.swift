@@ -36,12 +36,15 @@ extension Dispatcher {
             perform(send, index: index, into: answers, group: group) { [weak self] in
                 guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let self else { return }
                 let outcomes = prepared.sends.indices.compactMap { answers.outcome($0) }
-                webPushFlights.withLock { flights in
+                let first = webPushFlights.withLock { flights in
                     flights.inFlight -= 1
                     flights.answered.append((prepared, outcomes))
+                    return flights.answered.count == 1
                 }
                 webPushAnswered.bump()
-                store.outbox.enqueued.bump()  // the thread may be waiting for work
+                // The thread may be waiting for work: woken once for the answers it has not
+                // taken yet, not once per answer.
+                if first { store.outbox.enqueued.bump() }
             }
         }
     }

@@ -85,7 +85,9 @@ public final class WebPushClient: Sendable {
                 thread.start()
             }
             state.queue.append(transfer)
-            curl_multi_wakeup(multi.handle)  // not cleaned up: that happens only after `stopping`
+            // One wake-up per batch of pushes: while the queue holds others, the thread was woken
+            // for them and has not taken the queue yet (it takes all of it at once).
+            if state.queue.count == 1 { curl_multi_wakeup(multi.handle) }  // not cleaned up: that happens only after `stopping`
             return true
         }
         guard accepted else {
