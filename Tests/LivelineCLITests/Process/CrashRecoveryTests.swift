@@ -104,13 +104,15 @@ import Testing
         let data = folder.appendingPathComponent("data")
         let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
         defer { sandbox.stop() }
-        let environment = Self.environment(sandbox).merging(["LIVELINE_OUTBOX_LEASE_S": "20"]) { $1 }
+        let environment = Self.environment(sandbox).merging(["LIVELINE_OUTBOX_LEASE_S": "40"]) { $1 }
         let bearer = try Self.user(in: data)
         let token = String(repeating: "c3", count: 32)
         sandbox.registerDevice(token: token)
-        // APNs answers after 30 s: the dispatcher (lease 20 s, so it waits 16 s for answers) holds
-        // the row leased while the push is in flight — a wide window for the kill on a busy machine.
-        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(30)))
+        // APNs answers after 60 s: the dispatcher (lease 40 s, so it waits 32 s for answers) holds
+        // the row leased while the push is in flight — a wide window for the kill on a busy machine
+        // (a CI run saw this test's own polling held up 16 s while its sibling tests started
+        // servers on both cores; with a 16 s window the row was given back before the kill).
+        sandbox.setFaults(SandboxFaults(seed: 1, latency: .seconds(60)))
 
         let first = try ServeProcess(data: data, environment: environment)
         let registered = try TestHTTPConnection(port: first.port).request(
@@ -142,7 +144,7 @@ import Testing
         sandbox.setFaults(SandboxFaults(seed: 1))
         let second = try ServeProcess(data: data, environment: environment)
         defer { second.kill(SIGTERM) }
-        let resent = await eventually(timeout: 60) { sandbox.accepted(token: token).count == 2 }
+        let resent = await eventually(timeout: 90) { sandbox.accepted(token: token).count == 2 }
         if !resent {
             let timeline = try? TestHTTPConnection(port: second.port).request(
                 "GET", "/v1/contexts/trip:inflight/timeline", headers: ["Authorization": "Bearer \(Self.adminKey)"]
