@@ -29,11 +29,10 @@ extension Dispatcher {
         webPushFlights.withLock { $0.inFlight += 1 }
         let answers = Answers(count: prepared.sends.count)
         let left = Atomic<Int>(prepared.sends.count)
-        let group = DispatchGroup()  // only `perform`'s bookkeeping: nobody waits on it
         for (index, send) in prepared.sends.enumerated() {
             // Weak: the client's thread must not hold the last reference to the dispatcher (and
             // its store), which could then be released at any moment (see `start()`).
-            perform(send, index: index, into: answers, group: group) { [weak self] in
+            perform(send, index: index, into: answers) { [weak self] in
                 guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let self else { return }
                 let outcomes = prepared.sends.indices.compactMap { answers.outcome($0) }
                 let first = webPushFlights.withLock { flights in

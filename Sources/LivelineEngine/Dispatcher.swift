@@ -120,8 +120,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// Stops sending: the batch in flight finishes (its answers are recorded, and those of the
-    /// web pushes that answer within ``webPushGraceAtStop``), then the thread ends. Returns false when that took longer than `timeout` (rows still leased come back to
-    /// any dispatcher when their lease ends); calling it again waits again. Safe to call from any
+    /// web pushes that answer within ``webPushGraceAtStop``), then the thread ends. Returns false
+    /// when that took longer than `timeout` (rows still leased come back to any dispatcher when
+    /// their lease ends); calling it again waits again. Safe to call from any
     /// thread or task; from the dispatcher's own thread (a periodic task) it asks the thread to
     /// stop and returns false at once, since a thread cannot wait for its own end.
     @discardableResult
@@ -290,7 +291,8 @@ public final class Dispatcher: Sendable {
     // MARK: Sending
 
     /// The answers to one row's requests, filled from the client's I/O thread; read once the
-    /// batch stopped waiting (later answers are not looked at).
+    /// batch stopped waiting (later answers are not looked at), or, in the web push lane, once
+    /// all are in.
     final class Answers: Sendable {
         private let collected: Mutex<[SendOutcome?]>
         init(count: Int) { collected = Mutex(Array(repeating: nil, count: count)) }
@@ -298,13 +300,15 @@ public final class Dispatcher: Sendable {
         func outcome(_ index: Int) -> SendOutcome? { collected.withLock { $0[index] } }
     }
 
-    /// Hands one request to APNs; its answer lands in `answers` at `index`.
-    /// Sends `send`, its answer going to `answers` at `index` (and `group` left), then `then`.
-    func perform(_ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup, then: (@Sendable () -> Void)? = nil) {
-        group.enter()
+    /// Sends `send`; its answer lands in `answers` at `index`, then `group` is left (a batch
+    /// waits on it) and `then` runs (the web push lane's bookkeeping).
+    func perform(
+        _ send: PreparedSend, index: Int, into answers: Answers, group: DispatchGroup? = nil, then: (@Sendable () -> Void)? = nil
+    ) {
+        group?.enter()
         let done: @Sendable (APNSResult) -> Void = { result in
             answers.set(index, SendOutcome(send: send, result: result))
-            group.leave()
+            group?.leave()
             then?()
         }
         // Each request goes to its environment's APNs (a token's, a channel's).

@@ -6,7 +6,7 @@ import Foundation
 final class Transfer: @unchecked Sendable {
     let request: WebPushRequest
     /// The push service's origin: its connections are shared.
-    let origin: String
+    var origin: String { request.origin }
     private let completion: @Sendable (WebPushResponse) -> Void
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -35,7 +35,6 @@ final class Transfer: @unchecked Sendable {
 
     init(request: WebPushRequest, completion: @escaping @Sendable (WebPushResponse) -> Void) {
         self.request = request
-        self.origin = request.origin
         self.completion = completion
     }
 
