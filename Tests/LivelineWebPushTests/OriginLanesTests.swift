@@ -34,6 +34,28 @@ struct OriginLanesTests {
         #expect(Self.ids(left) == Self.ids([a[2]]))
     }
 
+    /// Thousands wait for one origin while a big batch goes out: each freed place goes to the
+    /// next in the order they came, past the point where the taken ones are dropped.
+    @Test func manyWaitingStartInTheOrderTheyCame() {
+        var lanes = OriginLanes(limit: 3, multiplexedLimit: 3)
+        let pushes = (0..<1000).map { Self.transfer("https://push.example/\($0)") }
+        var inFlight = pushes.filter { lanes.admit($0) }
+        #expect(inFlight.count == 3)
+        var started: [Transfer] = []
+        while !inFlight.isEmpty {
+            let next = lanes.finished(inFlight.removeFirst())
+            started += next
+            inFlight += next
+        }
+        #expect(Self.ids(started) == Self.ids(Array(pushes[3...])), "each once, first come first")
+        #expect(lanes.removeAllWaiting().isEmpty)
+        // Some taken, some left: what shutdown gets is exactly those not started.
+        for push in pushes.prefix(200) { _ = lanes.admit(push) }
+        for push in pushes.prefix(100) { _ = lanes.finished(push) }
+        let left = lanes.removeAllWaiting()
+        #expect(Self.ids(left) == Self.ids(Array(pushes[103..<200])))
+    }
+
     @Test func anOriginThatAnsweredOverHTTP2GetsMorePlacesAtOnce() {
         var lanes = OriginLanes(limit: 2, multiplexedLimit: 5)
         let pushes = (1...8).map { Self.transfer("https://push.example/\($0)") }
