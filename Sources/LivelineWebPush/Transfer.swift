@@ -46,14 +46,19 @@ final class Transfer: @unchecked Sendable {
 
     /// The easy handle of this push, ready to be added to the multi handle, with what is left of
     /// `timeout` since it was handed over; throws, not sending it, when almost nothing is left.
-    func start(timeout: TimeInterval, caFile: String?, allowInsecure: Bool) throws -> UnsafeMutableRawPointer {
+    /// `reusing`: a handle an earlier push gave back (``giveBackHandle()``), else a new one.
+    func start(
+        timeout: TimeInterval, caFile: String?, allowInsecure: Bool, reusing handle: UnsafeMutableRawPointer? = nil
+    ) throws -> UnsafeMutableRawPointer {
+        guard let easy = handle ?? curl_easy_init() else {
+            throw WebPushError("libcurl could not make a request handle (curl_easy_init)")
+        }
+        self.easy = easy  // freed with the transfer unless given back
         let waited = ContinuousClock.now - queued
         let left = timeout - (Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)
         guard left >= 0.1 else {
             throw WebPushError("not sent: no place among the pushes in flight to this push service came free within \(timeout) s")
         }
-        guard let easy = curl_easy_init() else { throw WebPushError("libcurl could not make a request handle (curl_easy_init)") }
-        self.easy = easy
         allowLoopback = allowInsecure
         for header in request.headers {
             guard let list = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
@@ -89,6 +94,18 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_USERAGENT, "liveline")
         if let caFile { try set(CURLOPT_CAINFO, caFile) }
         return easy
+    }
+
+    /// The easy handle, reset to libcurl's defaults, for the next push (making one and freeing it
+    /// for every push cost more than resetting it); this transfer no longer owns it. Only after
+    /// ``finish(result:)`` and once the handle is out of the multi handle.
+    func giveBackHandle() -> UnsafeMutableRawPointer? {
+        guard let handle = easy else { return nil }
+        curl_easy_reset(handle)  // forgets this transfer's headers and callbacks before they are freed
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        return handle
     }
 
     /// libcurl finished the transfer with `result`.

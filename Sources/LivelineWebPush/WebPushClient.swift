@@ -22,6 +22,8 @@ public final class WebPushClient: Sendable {
     /// Pushes in flight per origin once it answered over HTTP/2: streams multiplexed on its
     /// connections (libcurl opens another one where the service's stream limit is lower).
     public static let maximumStreamsPerOrigin = 100
+    /// Easy handles kept for reuse between pushes.
+    static let idleHandleLimit = 256
 
     private let timeout: TimeInterval
     private let caFile: String?
@@ -121,11 +123,14 @@ public final class WebPushClient: Sendable {
     private func run() {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
         var lanes = OriginLanes(limit: Self.maximumConnectionsPerOrigin, multiplexedLimit: Self.maximumStreamsPerOrigin)
+        // Easy handles of finished pushes, reset, for the next ones (at most as many as were in
+        // flight at once, up to `idleHandleLimit`).
+        var idle: [UnsafeMutableRawPointer] = []
         func begin(_ first: Transfer) {
             var next = [first]
             while let transfer = next.popLast() {
                 do {
-                    let easy = try transfer.start(timeout: timeout, caFile: caFile, allowInsecure: allowInsecure)
+                    let easy = try transfer.start(timeout: timeout, caFile: caFile, allowInsecure: allowInsecure, reusing: idle.popLast())
                     let added = curl_multi_add_handle(multi.handle, easy)
                     guard added == CURLM_OK else {
                         throw WebPushError("libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))")
@@ -153,6 +158,7 @@ public final class WebPushClient: Sendable {
                 let result = ccurl_message_result(message)
                 curl_multi_remove_handle(multi.handle, easy)
                 transfer.finish(result: result)
+                if idle.count < Self.idleHandleLimit, let handle = transfer.giveBackHandle() { idle.append(handle) }
                 for next in lanes.finished(transfer) { begin(next) }
             }
             // Waits for a socket, a wake-up, or libcurl's next timer; not at all when a timer is
@@ -166,6 +172,7 @@ public final class WebPushClient: Sendable {
             transfer.finish(failure: "the web push client was shut down before the push service answered")
         }
         for transfer in lanes.removeAllWaiting() { transfer.finish(failure: "the web push client was shut down") }
+        for handle in idle { curl_easy_cleanup(handle) }
         let left = state.withLock { state in
             state.cleanedUp = true
             curl_multi_cleanup(multi.handle)
