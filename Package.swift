@@ -55,6 +55,11 @@ let package = Package(
             dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LivelineCookSuggest",
+            dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI", "LivelineShopping"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog"],
@@ -72,7 +77,7 @@ let package = Package(
             name: "LivelineCLI",
             dependencies: [
                 "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
-                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineLog",
+                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineLog",
             ],
             swiftSettings: swiftSettings
         ),
@@ -152,6 +157,13 @@ let package = Package(
         .testTarget(
             name: "LivelineShoppingTests",
             dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineCookSuggestTests",
+            dependencies: [
+                "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -4,13 +4,14 @@ import LivelineModel
 import LivelinePush
 import LivelineSandbox
 import LivelineServer
+import LivelineCookSuggest
 import LivelineShopping
 
 /// What `liveline serve` runs: the features, and where its pushes go. Tests and benchmarks that
 /// run a server assemble it here too, so they run what ships.
 public enum Assembly {
     /// The features of the server, in the order their migrations run.
-    public static let features: [any Feature] = [ShoppingFeature()]
+    public static let features: [any Feature] = [ShoppingFeature(), CookSuggestFeature()]
 
     /// A server and the APNs sandbox it pushes to when it runs one in-process.
     public struct Server: Sendable {

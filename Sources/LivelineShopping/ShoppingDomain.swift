@@ -26,30 +26,39 @@ public struct ShoppingDomain: Sendable {
         week: ShoppingWeek, householdID: HouseholdID, actor: UserID, label: String, price: Double?, now: Date
     ) throws -> (item: ShoppingListItem, rev: Int) {
         try door.write(now: now) { change in
-            let transaction = change.sql
-            let key = try ensureContext(week: week, householdID: householdID, in: change)
-            let position =
-                try transaction.queryOne(
-                    "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
-                    [SQLValue(householdID), .text(week.monday)]
-                )?.int("next") ?? 1
-            guard
-                let row = try transaction.queryOne(
-                    """
-                    INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
-                    VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
-                    RETURNING \(ShoppingListItem.columns)
-                    """,
-                    [
-                        SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position),
-                        SQLValue(actor), SQLValue(now),
-                    ]
-                )
-            else { throw StoreError(.database, "adding an item returned no row") }
-            let item = try ShoppingListItem(row: row)
-            let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, in: change)
-            return (item, rev)
+            try addItem(week: week, householdID: householdID, actor: actor, label: label, price: price, in: change)
         }
+    }
+
+    /// ``addItem(week:householdID:actor:label:price:now:)`` as part of another feature's write
+    /// (meal planning adds a decided dish's ingredients): the same rows, story and revision.
+    public func addItem(
+        week: ShoppingWeek, householdID: HouseholdID, actor: UserID, label: String, price: Double?, in change: EngineWrite
+    ) throws -> (item: ShoppingListItem, rev: Int) {
+        let transaction = change.sql
+        let now = change.now
+        let key = try ensureContext(week: week, householdID: householdID, in: change)
+        let position =
+            try transaction.queryOne(
+                "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM shopping_items WHERE household_id = $1 AND week = $2",
+                [SQLValue(householdID), .text(week.monday)]
+            )?.int("next") ?? 1
+        guard
+            let row = try transaction.queryOne(
+                """
+                INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at)
+                VALUES ($1, $2, $3, $4, $5, 0, $6, $7)
+                RETURNING \(ShoppingListItem.columns)
+                """,
+                [
+                    SQLValue(householdID), .text(week.monday), .text(label), price.map(SQLValue.real) ?? .null, SQLValue(position),
+                    SQLValue(actor), SQLValue(now),
+                ]
+            )
+        else { throw StoreError(.database, "adding an item returned no row") }
+        let item = try ShoppingListItem(row: row)
+        let rev = try track(.added, item: item, key: key, week: week, householdID: householdID, actor: actor, in: change)
+        return (item, rev)
     }
 
     /// Checks off / puts back / edits an item of the caller's household. Nil when there is none.
@@ -130,6 +139,11 @@ public struct ShoppingDomain: Sendable {
                 week: week, householdID: householdID, rev: rev, ended: context?.state == .ended, items: items, in: transaction)
             return .changed(rev: rev, items: items, state: state)
         }
+    }
+
+    /// The week's items in list order, as of another feature's write.
+    public func items(week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws -> [ShoppingListItem] {
+        try items(week: week, householdID: householdID, in: change.sql)
     }
 
     /// The week's items in list order.

@@ -27,6 +27,27 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { monday }
 
+    /// The week `day` (`YYYY-MM-DD`, any day) belongs to; nil when `day` is no real date.
+    public static func containing(_ day: String) -> ShoppingWeek? {
+        let parts = day.split(separator: "-", omittingEmptySubsequences: false)
+        guard day.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
+            year >= 1, (1...12).contains(month), date >= 1, date <= days(inMonth: month, year: year)
+        else { return nil }
+        // Back to the Monday, one day at a time across month and year ends.
+        var (y, m, d) = (year, month, date)
+        for _ in 1..<weekday(year: year, month: month, day: date) {
+            if d > 1 {
+                d -= 1
+            } else if m > 1 {
+                m -= 1
+                d = days(inMonth: m, year: y)
+            } else {
+                (y, m, d) = (y - 1, 12, 31)
+            }
+        }
+        return ShoppingWeek(String(format: "%04d-%02d-%02d", y, m, d))
+    }
+
     /// The context key of a household's week (`docs/contracts.md` §1).
     public func contextKey(householdID: HouseholdID) -> String { "shopping:\(householdID):\(monday)" }
 

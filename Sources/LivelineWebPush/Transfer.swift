@@ -98,7 +98,7 @@ final class Transfer: @unchecked Sendable {
 
     /// The easy handle, reset to libcurl's defaults, for the next push (making one and freeing it
     /// for every push cost more than resetting it); this transfer no longer owns it. Only after
-    /// ``finish(result:)`` and once the handle is out of the multi handle.
+    /// ``finish(result:)`` (or a start that failed), with the handle out of the multi handle.
     func giveBackHandle() -> UnsafeMutableRawPointer? {
         guard let handle = easy else { return nil }
         curl_easy_reset(handle)  // forgets this transfer's headers and callbacks before they are freed

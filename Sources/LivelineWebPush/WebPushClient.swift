@@ -138,6 +138,7 @@ public final class WebPushClient: Sendable {
                     active[easy] = transfer
                 } catch {
                     transfer.finish(failure: "\(error)")
+                    if idle.count < Self.idleHandleLimit, let handle = transfer.giveBackHandle() { idle.append(handle) }
                     next += lanes.finished(transfer)  // its place goes to the next of its origin
                 }
             }
@@ -238,17 +239,19 @@ struct OriginLanes {
     /// lane in place (an array's `removeFirst` moved every other waiting push each time — thousands
     /// while a batch waits for one origin).
     struct Waiting {
-        private var items: [Transfer] = []
+        /// Taken ones are nil until dropped: a finished push is not kept alive by the queue.
+        private var items: [Transfer?] = []
         private var head = 0
 
         var isEmpty: Bool { head == items.count }
-        var remaining: ArraySlice<Transfer> { items[head...] }
+        var remaining: [Transfer] { items[head...].compactMap { $0 } }
 
         mutating func append(_ transfer: Transfer) { items.append(transfer) }
 
         mutating func removeFirst() -> Transfer? {
             guard head < items.count else { return nil }
             let first = items[head]
+            items[head] = nil
             head += 1
             // The taken ones are dropped once they are the larger half: amortized O(1).
             if head >= 64, head * 2 >= items.count {

@@ -26,6 +26,9 @@ public final class FeatureSetup: Sendable {
         var documentation: [APIDocumentationPart] = []
     }
     private let parts = Mutex(Parts())
+    /// The engine, once the server built it (``addRoutes(to:context:)``): what ``engineTask(_:)``
+    /// tasks are given.
+    private let engine = EngineSlot()
 
     public init(environment: [String: String], clock: @escaping @Sendable () -> Date, door: EngineDoor, logger: Logger) {
         self.environment = environment
@@ -42,6 +45,13 @@ public final class FeatureSetup: Sendable {
     /// Work to run with the engine's periodic sweep.
     public func periodicTask(_ task: any PeriodicTask) {
         parts.withLock { $0.tasks.append(task) }
+    }
+
+    /// Work to run with the engine's periodic sweep that needs the engine itself (a push-to-start,
+    /// a notify): it runs from the first sweep after the engine exists, with the engine and the
+    /// sweep's time.
+    public func engineTask(_ run: @escaping @Sendable (Engine, Date) -> Void) {
+        periodicTask(EngineBoundTask(slot: engine, run: run))
     }
 
     /// The stale and dismissal times of `activityType`'s pushes.
@@ -66,9 +76,28 @@ public final class FeatureSetup: Sendable {
     public var lifecycleByType: [String: ActivityLifecycle] { parts.withLock { $0.lifecycle } }
     public var documentationParts: [APIDocumentationPart] { parts.withLock { $0.documentation } }
 
-    /// Adds every feature's routes.
+    /// Adds every feature's routes; from now on ``engineTask(_:)`` tasks run with `context.engine`.
     public func addRoutes(to router: inout Router, context: FeatureContext) throws {
+        engine.set(context.engine)
         for add in parts.withLock({ $0.routes }) { try add(&router, context) }
+    }
+}
+
+/// The engine, set once it exists.
+private final class EngineSlot: Sendable {
+    private let engine = Mutex<Engine?>(nil)
+    func set(_ value: Engine) { engine.withLock { $0 = value } }
+    var value: Engine? { engine.withLock { $0 } }
+}
+
+/// A periodic task that needs the engine: it does nothing until the engine exists.
+private struct EngineBoundTask: PeriodicTask {
+    let slot: EngineSlot
+    let run: @Sendable (Engine, Date) -> Void
+
+    func run(now: Date) {
+        guard let engine = slot.value else { return }
+        run(engine, now)
     }
 }
 

@@ -99,6 +99,13 @@ public struct EngineWrite {
         effects.tokensChanged = true
     }
 
+    /// Sets `resolved = 1` on the user's notification with `dedupeKey` (an invitation whose
+    /// occasion is over: the app greys it out), in this transaction; false when there is none.
+    @discardableResult
+    public func resolveNotification(userID: UserID, dedupeKey: String) throws -> Bool {
+        try store.notifications.resolve(userID: userID, dedupeKey: dedupeKey, in: sql)
+    }
+
     /// The device answered the context's start (its update token came, or a receipt): the start
     /// is answered and the device's push-to-start tokens are no longer suspect.
     func answerStart(contextKey: String, householdID: HouseholdID, deviceID: String) throws {

@@ -32,6 +32,17 @@ public enum Routes {
     public static let shoppingHeartbeat = Route(.post, "/api/shopping/{week}/session/heartbeat")
     public static let endShopping = Route(.post, "/api/shopping/{week}/session/end")
 
+    // MARK: Meal planning for two (`docs/features/cook-suggest.md`, bearer token)
+    public static let createCookSuggestSession = Route(.post, "/api/cook-suggest/sessions")
+    public static let cookSuggestSession = Route(.get, "/api/cook-suggest/sessions/{id}")
+    public static let joinCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/join")
+    public static let cookSuggestAnswers = Route(.put, "/api/cook-suggest/sessions/{id}/answers")
+    public static let cookSuggestReady = Route(.post, "/api/cook-suggest/sessions/{id}/ready")
+    public static let cookSuggestPick = Route(.post, "/api/cook-suggest/sessions/{id}/pick")
+    public static let cookSuggestConfirm = Route(.post, "/api/cook-suggest/sessions/{id}/confirm")
+    public static let leaveCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/leave")
+    public static let cancelCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/cancel")
+
     // MARK: Generic API for other backends (admin key)
     public static let putContext = Route(.put, "/v1/contexts/{key}")
     public static let getContext = Route(.get, "/v1/contexts/{key}")
@@ -50,6 +61,8 @@ public enum Routes {
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
+        createCookSuggestSession, cookSuggestSession, joinCookSuggest, cookSuggestAnswers, cookSuggestReady, cookSuggestPick,
+        cookSuggestConfirm, leaveCookSuggest, cancelCookSuggest,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
     ]
 }

@@ -29,11 +29,15 @@ public struct NotificationRepository: Sendable {
     /// Sets `resolved = 1` on the user's record with `dedupeKey`; `false` when there is none.
     @discardableResult
     public func resolve(userID: UserID, dedupeKey: String) throws -> Bool {
-        try database.write { transaction in
-            try transaction.execute(
-                "UPDATE notifications SET resolved = 1 WHERE user_id = $1 AND dedupe_key = $2", [SQLValue(userID), .text(dedupeKey)]
-            ) > 0
-        }
+        try database.write { transaction in try resolve(userID: userID, dedupeKey: dedupeKey, in: transaction) }
+    }
+
+    /// ``resolve(userID:dedupeKey:)`` in `transaction`.
+    @discardableResult
+    public func resolve(userID: UserID, dedupeKey: String, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE notifications SET resolved = 1 WHERE user_id = $1 AND dedupe_key = $2", [SQLValue(userID), .text(dedupeKey)]
+        ) > 0
     }
 
     /// Marks the user's record read (the first time counts); `false` when the user has no record `id`.

@@ -1,0 +1,55 @@
+import Foundation
+import LivelineAPI
+import LivelineModel
+import LivelineShopping
+import LivelineStore
+
+/// Meal planning for two (`docs/features/cook-suggest.md`), as a feature of the server: its tables,
+/// the per-participant card, the jobs (invitation, proposals, finalizing) and the TTL, its routes.
+/// The decided dish's ingredients go onto the shopping list through the shopping feature's own
+/// operation, so the shopping feature must be installed too.
+public struct CookSuggestFeature: Feature {
+    public init() {}
+
+    public var name: String { "cooksuggest" }
+    public var migrations: [Migration] { CookSuggestMigrations.all }
+
+    public static let ttl = FeatureSetting(
+        variable: "LIVELINE_COOKSUGGEST_TTL_S", defaultValue: "7200",
+        meaning: "a meal-planning session nobody took a step in for this long is cancelled (its cards end)"
+    )
+    public static let thinkTime = FeatureSetting(
+        variable: "LIVELINE_COOKSUGGEST_THINK_MS", defaultValue: "2000",
+        meaning: "the least time a session spends generating proposals, so the cards show the kitchen thinking"
+    )
+    public static let timeZone = FeatureSetting(
+        variable: "LIVELINE_COOKSUGGEST_TIME_ZONE", defaultValue: "Europe/Berlin",
+        meaning: "the time zone whose today a session plans when its create names no date"
+    )
+    public var settings: [FeatureSetting] { [Self.ttl, Self.thinkTime, Self.timeZone] }
+
+    public func install(into setup: FeatureSetup) throws {
+        let ttl = try setup.integer(Self.ttl.variable, default: 7200, in: 60...7 * 86_400)
+        let think = try setup.integer(Self.thinkTime.variable, default: 2000, in: 0...600_000)
+        let zoneName = setup.environment[Self.timeZone.variable] ?? Self.timeZone.defaultValue
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw FeatureSettingError("\(Self.timeZone.variable) must be a time zone name such as Europe/Berlin, not '\(zoneName)'")
+        }
+        // The shopping feature's domain with its own setting: adding as the initiator refreshes
+        // their shopping session as any add does.
+        let presence = try setup.integer(ShoppingFeature.presenceTimeout.variable, default: 900, in: 10...86_400)
+        let shopping = ShoppingDomain(door: setup.door, presenceTimeout: TimeInterval(presence))
+        let domain = CookSuggestDomain(door: setup.door, shopping: shopping, ttl: TimeInterval(ttl), thinkTime: TimeInterval(think) / 1000)
+        let type = CookSuggestActivityAttributes.typeName
+        setup.snapshotSource(CookSuggestCard(domain: domain), for: type)
+        // A card goes stale when the session would lapse; an ended one is gone about 2 minutes later.
+        setup.lifecycle(ActivityLifecycle(staleAfter: TimeInterval(ttl), dismissAfter: 120), for: type)
+        let jobs = CookSuggestJobs(domain: domain, logger: setup.logger)
+        let sweep = CookSuggestSweep(jobs: jobs)
+        setup.engineTask { engine, now in sweep.run(engine: engine, now: now) }
+        setup.routes { router, context in
+            CookSuggestHandlers(context: context, domain: domain, jobs: jobs, timeZone: zone).addRoutes(to: &router)
+        }
+        setup.documentation(CookSuggestDocumentation.part)
+    }
+}
