@@ -42,8 +42,9 @@ public struct CookSuggestFeature: Feature {
         let domain = CookSuggestDomain(door: setup.door, shopping: shopping, ttl: TimeInterval(ttl), thinkTime: TimeInterval(think) / 1000)
         let type = CookSuggestActivityAttributes.typeName
         setup.snapshotSource(CookSuggestCard(domain: domain), for: type)
-        // A card goes stale when the session would lapse; an ended one is gone about 2 minutes later.
-        setup.lifecycle(ActivityLifecycle(staleAfter: TimeInterval(ttl), dismissAfter: 120), for: type)
+        // A card without news for 30 minutes is stale (README, "Lifecycle"); an ended one is gone
+        // about 2 minutes later.
+        setup.lifecycle(ActivityLifecycle(staleAfter: 30 * 60, dismissAfter: 120), for: type)
         let jobs = CookSuggestJobs(domain: domain, logger: setup.logger)
         let sweep = CookSuggestSweep(jobs: jobs)
         setup.engineTask { engine, now in sweep.run(engine: engine, now: now) }
