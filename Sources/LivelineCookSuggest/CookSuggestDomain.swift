@@ -202,7 +202,9 @@ public struct CookSuggestDomain: Sendable {
                 note = "the last participant left"
             } else if next == .answering, view.present.allSatisfy(\.ready) {
                 next = .generating
-                try queueJob(.generate, session: sessionID, due: now.addingTimeInterval(thinkTime), in: sql)
+                // Due from now; run once the think time is over (counted by the runner, so a
+                // restart with another setting counts with that one).
+                try queueJob(.generate, session: sessionID, due: now, in: sql)
             } else if next == .proposed, let agreed = Self.agreement(view) {
                 next = .finalizing
                 try sql.execute(

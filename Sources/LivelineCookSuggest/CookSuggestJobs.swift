@@ -5,7 +5,7 @@ import LivelineModel
 import LivelineStore
 
 /// Runs the jobs that carry sessions on (`cook_suggest_jobs`): the invitation, generating the
-/// proposals, finalizing. A job is claimed with a lease, so two instances never run one at the
+/// proposals (once the think time since the session became `generating` is over), finalizing. A job is claimed with a lease, so two instances never run one at the
 /// same time and one a killed server was running is run again once its lease is over; it is done
 /// only once it did what it is for, else tried again later (1, 2, 4 … 60 s). Every job is safe to
 /// run twice: starts are one per device and context, the notification one per dedupe key, and
@@ -24,9 +24,10 @@ struct CookSuggestJobs: Sendable {
                 try read.sql.query(
                     """
                     SELECT session_id, kind FROM cook_suggest_jobs
-                    WHERE done_at IS NULL AND due_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+                    WHERE done_at IS NULL AND (lease_until IS NULL OR lease_until < $1)
+                        AND ((kind = 'generate' AND due_at <= $2) OR (kind <> 'generate' AND due_at <= $1))
                     ORDER BY due_at LIMIT 50
-                    """, [SQLValue(now)]
+                    """, [SQLValue(now), SQLValue(now.addingTimeInterval(-domain.thinkTime))]
                 ).compactMap { row -> (session: String, kind: CookSuggestJobKind)? in
                     guard let kind = CookSuggestJobKind(rawValue: try row.string("kind")) else { return nil }
                     return (try row.string("session_id"), kind)
@@ -49,8 +50,13 @@ struct CookSuggestJobs: Sendable {
                 try change.sql.execute(
                     """
                     UPDATE cook_suggest_jobs SET lease_until = $3, attempts = attempts + 1
-                    WHERE session_id = $1 AND kind = $2 AND done_at IS NULL AND due_at <= $4 AND (lease_until IS NULL OR lease_until < $4)
-                    """, [.text(session), .text(kind.rawValue), SQLValue(now.addingTimeInterval(Self.lease)), SQLValue(now)]
+                    WHERE session_id = $1 AND kind = $2 AND done_at IS NULL AND due_at <= $5 AND (lease_until IS NULL OR lease_until < $4)
+                    """,
+                    [
+                        .text(session), .text(kind.rawValue), SQLValue(now.addingTimeInterval(Self.lease)), SQLValue(now),
+                        // Generating waits out the think time from when it became due.
+                        SQLValue(kind == .generate ? now.addingTimeInterval(-domain.thinkTime) : now),
+                    ]
                 ) == 1
             }
             guard claimed else { return false }
@@ -72,7 +78,8 @@ struct CookSuggestJobs: Sendable {
                     [.text(session), .text(kind.rawValue), SQLValue(now)])
             }
         } catch {
-            logger.warning(
+            // An error, not a warning: a job that fails holds a session up until it is fixed.
+            logger.error(
                 "cooksuggest.jobFailed",
                 [("session", .string(session)), ("job", .string(kind.rawValue)), ("message", .string("\(error) (tried again later)"))])
             try? domain.door.write(now: now) { change in

@@ -32,8 +32,11 @@ struct Decision {
             return drop(nil, "the payload is not a JSON object with `aps`")
         }
         if push.pushType == "alert" {
-            let title = aps["alert"]?.objectValue?["title"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? "?"
+            func text(_ value: JSONValue?) -> String? { if case .string(let text)? = value { text } else { nil } }
+            let title = text(aps["alert"]?.objectValue?["title"]) ?? "?"
             note(.applied, nil, "alert shown: \(title)" + (root["link"].map { " (link \($0))" } ?? ""))
+            state.notifications.append(
+                ShownNotification(title: title, body: text(aps["alert"]?.objectValue?["body"]), link: text(root["link"]), shownAt: now))
             return []
         }
         guard case .string(let event)? = aps["event"] else { return drop(nil, "no aps.event") }

@@ -21,6 +21,8 @@ public final class SimulatedDevice: Sendable {
         var activities: [SimulatedActivity] = []
         var startLedger: [Date] = []
         var log: [DeviceLogEntry] = []
+        /// Alert pushes shown, oldest first (the notification center).
+        var notifications: [ShownNotification] = []
         var nextActivity = 1
         var random: SplitMix64
     }
@@ -51,6 +53,8 @@ public final class SimulatedDevice: Sendable {
     public var alertToken: String { state.withLock { $0.alertToken } }
     public var startTokens: [String: String] { state.withLock { $0.startTokens } }
     public var liveActivitiesAllowed: Bool { state.withLock { $0.allowed } }
+    /// The alert pushes shown, oldest first: what the user may tap (its `link` opens the app there).
+    public var notifications: [ShownNotification] { state.withLock { $0.notifications } }
 
     /// Every token of the device (the sandbox must know them).
     public var tokens: [String] {
@@ -300,4 +304,13 @@ extension String {
         }
         return hash
     }
+}
+
+/// An alert push as the notification center shows it.
+public struct ShownNotification: Sendable, Hashable {
+    public var title: String
+    public var body: String?
+    /// The top-level `link` of the payload: where a tap opens the app (`/cook-suggest/cs_…`).
+    public var link: String?
+    public var shownAt: Date
 }

@@ -24,13 +24,14 @@ final class ServeProcess {
     private(set) var startText = ""
     private(set) var port = 0
 
-    /// Starts `liveline serve --port 0` on 127.0.0.1 with `data` and `environment` (access log
-    /// off), and waits for its ready line (its standard error is read on a thread of its own).
-    /// Its standard output (the JSON logs) goes to `standardOutput`.
-    init(data: URL, environment: [String: String] = [:], standardOutput: ChildProcess.Stream = .null) throws {
+    /// Starts `liveline serve --port 0` (or `port`, e.g. the port of the server it replaces) on
+    /// 127.0.0.1 with `data` and `environment` (access log off), and waits for its ready line (its
+    /// standard error is read on a thread of its own). Its standard output (the JSON logs) goes to
+    /// `standardOutput`.
+    init(data: URL, environment: [String: String] = [:], port requested: Int = 0, standardOutput: ChildProcess.Stream = .null) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         process = try ChildProcess(
-            Self.executable.path, ["serve", "--port", "0", "--host", "127.0.0.1", "--data", data.path],
+            Self.executable.path, ["serve", "--port", String(requested), "--host", "127.0.0.1", "--data", data.path],
             environment: Self.baseEnvironment.merging(environment) { $1 },
             standardOutput: standardOutput, standardError: .pipe
         )
