@@ -245,13 +245,15 @@ public struct CookSuggestDomain: Sendable {
             """,
             [.text(session.id), .text(state.rawValue), SQLValue(now), SQLValue(state.isFinal), reason.map(SQLValue.text) ?? .null]
         )
+        // The context's timeline says what happened and where the session is now.
+        let line = "\(note): \(state.rawValue)"
         for participant in view.participants {
             let key = session.contextKey(of: participant.userID)
             if state.isFinal || participant.userID == leaving {
                 // An ended card (one that ended before: its participant left) counts the revision on.
-                if try change.end(key, note: "\(note): \(state.rawValue)").alreadyEnded { try change.recordChange(key, note: note) }
+                if try change.end(key, note: line).alreadyEnded { try change.recordChange(key, note: line) }
             } else {
-                try change.recordChange(key, note: note)
+                try change.recordChange(key, note: line)
             }
         }
         if state.isFinal {

@@ -4,6 +4,7 @@ import LivelineModel
 import LivelineShopping
 import LivelineStore
 import LivelineTestSupport
+import Synchronization
 import Testing
 
 @testable import LivelineCookSuggest
@@ -11,7 +12,8 @@ import Testing
 /// The meal-planning state machine on a real database (SQLite, or PostgreSQL with
 /// `LIVELINE_TEST_BACKEND=postgres`): every state × every action, the transitions, the cards.
 @Suite struct CookSuggestDomainTests {
-    final class Fixture {
+    /// Shared by the two threads of the concurrent test, which only call its steps.
+    final class Fixture: @unchecked Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cooksuggest-\(UUID().uuidString)")
         let store: Store
         let domain: CookSuggestDomain
@@ -134,6 +136,35 @@ import Testing
         // Every card's revision is the session's.
         for user in [fixture.dennis, fixture.jaqueline] {
             #expect(try fixture.store.contexts.revision(key: generating.session.contextKey(of: user.id)) == 3)
+        }
+    }
+
+    /// Both at the same instant, many times over (on PostgreSQL from two connections at once):
+    /// one transition, one generating job, every revision counted once.
+    @Test func bothGettingReadyAtTheSameInstantMakeExactlyOneTransition() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        for _ in 0..<20 {
+            let id = try fixture.create()
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                do {
+                    try fixture.step(.ready, id, index == 0 ? fixture.dennis : fixture.jaqueline)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+            let view = try fixture.view(id)
+            #expect(view.session.state == .generating && view.session.rev == 3, "\(view.session.state) at rev \(view.session.rev)")
+            let jobs = try fixture.store.database.read { transaction in
+                try transaction.queryOne(
+                    "SELECT COUNT(*) AS n FROM cook_suggest_jobs WHERE session_id = $1 AND kind = 'generate'", [.text(id)])?.int("n")
+            }
+            #expect(jobs == 1)
+            for user in [fixture.dennis, fixture.jaqueline] {
+                #expect(try fixture.store.contexts.revision(key: view.session.contextKey(of: user.id)) == 3)
+            }
         }
     }
 

@@ -173,6 +173,12 @@ import FoundationNetworking
         #expect(decided.state == "decided", "\(decided.state ?? "-")")
         #expect(await scene.cards(all, id) { $0.state == "decided" && $0.ended == true && $0.decidedTitle == dish.title })
         #expect(his.card(id)?.statusLabel == "Heute: \(dish.title)")
+        // Through finalizing: his card's timeline has every step and where it led.
+        let timeline = try TestHTTPConnection(port: scene.port).request(
+            "GET", "/v1/contexts/cooksuggest:\(id):\(scene.dennis.id)/timeline",
+            headers: ["Authorization": "Bearer \(CrashRecoveryTests.adminKey)"])
+        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).compactMap { $0["note"] as? String }
+        #expect(notes.contains { $0.hasSuffix(": finalizing") } && notes.contains { $0.hasSuffix(": decided") }, "\(notes)")
         for app in all {
             let activity = try #require(app.device.activities.first { $0.contextKey == "cooksuggest:\(id):\(app.device.configuration.userID)" })
             let dismissal = try #require(activity.dismissAt, "\(app.device.id) has a dismissal date")
