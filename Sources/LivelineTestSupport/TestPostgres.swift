@@ -115,7 +115,10 @@ public enum TestPostgres {
                 "\(binaries)/pg_ctl",
                 [
                     "-D", data, "-l", "\(data)/log.txt", "-w", "-t", "60", "-o",
-                    "-p \(port) -k \(socketFolder) -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off "
+                    // Every server and simulated-iPhone test runs its own server (a pool of 10 and its
+                    // listener) and Swift Testing runs them all at once: 400 ran out once the
+                    // meal-planning suites joined the PostgreSQL pass.
+                    "-p \(port) -k \(socketFolder) -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off "
                         + "-c synchronous_commit=off -c full_page_writes=off",
                     "start",
                 ])
