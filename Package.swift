@@ -163,6 +163,7 @@ let package = Package(
             name: "LivelineCookSuggestTests",
             dependencies: [
                 "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
+                "LivelineLog",
             ],
             swiftSettings: swiftSettings
         ),

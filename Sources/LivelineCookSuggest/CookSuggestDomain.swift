@@ -69,29 +69,24 @@ public struct CookSuggestDomain: Sendable {
         try door.write(now: now) { change in
             let sql = change.sql
             let id = Self.newSessionID()
+            let pair = "\(householdID):\(initiator):\(partner.map { String($0.rawValue) } ?? "solo"):\(day)"
             let inserted = try sql.queryOne(
                 """
                 INSERT INTO cook_suggest_sessions
-                    (id, household_id, day, initiator_id, partner_id, partner_key, state, rev, created_at, active_at)
+                    (id, household_id, day, initiator_id, partner_id, open_pair, state, rev, created_at, active_at)
                 VALUES ($1, $2, $3, $4, $5, $6, 'answering', 1, $7, $7)
-                ON CONFLICT (household_id, initiator_id, partner_key, day) WHERE ended_at IS NULL DO NOTHING
+                ON CONFLICT (open_pair) DO NOTHING
                 RETURNING id
                 """,
                 [
-                    .text(id), SQLValue(householdID), .text(day), SQLValue(initiator), partner.map { SQLValue($0) } ?? .null,
-                    SQLValue(partner?.rawValue ?? 0), SQLValue(now),
+                    .text(id), SQLValue(householdID), .text(day), SQLValue(initiator), partner.map { SQLValue($0) } ?? .null, .text(pair),
+                    SQLValue(now),
                 ]
             )
             guard inserted != nil else {
                 // The same create again: the open session it made.
-                guard
-                    let existing = try sql.queryOne(
-                        """
-                        SELECT id FROM cook_suggest_sessions
-                        WHERE household_id = $1 AND initiator_id = $2 AND partner_key = $3 AND day = $4 AND ended_at IS NULL
-                        """,
-                        [SQLValue(householdID), SQLValue(initiator), SQLValue(partner?.rawValue ?? 0), .text(day)]
-                    )?.string("id"), let view = try view(existing, in: sql)
+                guard let existing = try sql.queryOne("SELECT id FROM cook_suggest_sessions WHERE open_pair = $1", [.text(pair)])?.string("id"),
+                    let view = try view(existing, in: sql)
                 else { throw StoreError(.database, "an open session of the same pair and day was there, and then it was not") }
                 return (view, false)
             }
@@ -149,10 +144,10 @@ public struct CookSuggestDomain: Sendable {
             guard let me = view.participant(actor) else {
                 throw CookSuggestRefusal(.forbidden, "user \(actor) does not take part in session \(sessionID)")
             }
+            guard me.present else { throw CookSuggestRefusal(.forbidden, "user \(actor) left session \(sessionID)") }
             guard action.isAllowed(in: view.session.state) else {
                 throw CookSuggestRefusal(.conflict, "the session is \(view.session.state.rawValue): \(action.rawValue) is not possible now")
             }
-            guard me.present else { throw CookSuggestRefusal(.forbidden, "user \(actor) left session \(sessionID)") }
             var changed = true
             var note = "\(action.rawValue) by \(actor)"
             switch action {
@@ -175,8 +170,11 @@ public struct CookSuggestDomain: Sendable {
                         "proposal_id must be one of the session's proposals (\(view.proposals.map(\.recipeID).joined(separator: ", "))), not '\((proposalID ?? "").prefix(60))'"
                     )
                 }
-                let assignments = action == .pick ? "pick = $3" : "pick = $3, confirmed = $3"
-                changed = action == .pick ? me.pick != proposalID : me.confirmed != proposalID || me.pick != proposalID
+                // A new pick withdraws a confirmation of another proposal: an agreement is on what
+                // both picked last.
+                let assignments =
+                    action == .pick ? "pick = $3, confirmed = CASE WHEN confirmed = $3 THEN confirmed ELSE NULL END" : "pick = $3, confirmed = $3"
+                changed = me.pick != proposalID || (action == .confirm && me.confirmed != proposalID)
                 if changed {
                     try sql.execute(
                         "UPDATE cook_suggest_participants SET \(assignments) WHERE session_id = $1 AND user_id = $2",
@@ -237,13 +235,20 @@ public struct CookSuggestDomain: Sendable {
         let sql = change.sql
         let now = change.now
         let session = view.session
+        // Once final, or once its initiator left, the session no longer holds the pair's day: a
+        // new create starts another one.
+        let releasesPair = state.isFinal || leaving == session.initiatorID
         try sql.execute(
             """
             UPDATE cook_suggest_sessions SET state = $2, rev = rev + 1, active_at = $3,
-                ended_at = CASE WHEN $4 = 1 THEN $3 ELSE ended_at END, cancel_reason = COALESCE($5, cancel_reason)
+                ended_at = CASE WHEN $4 = 1 THEN $3 ELSE ended_at END, cancel_reason = COALESCE($5, cancel_reason),
+                open_pair = CASE WHEN $6 = 1 THEN NULL ELSE open_pair END
             WHERE id = $1
             """,
-            [.text(session.id), .text(state.rawValue), SQLValue(now), SQLValue(state.isFinal), reason.map(SQLValue.text) ?? .null]
+            [
+                .text(session.id), .text(state.rawValue), SQLValue(now), SQLValue(state.isFinal), reason.map(SQLValue.text) ?? .null,
+                SQLValue(releasesPair),
+            ]
         )
         // The context's timeline says what happened and where the session is now.
         let line = "\(note): \(state.rawValue)"
@@ -258,9 +263,15 @@ public struct CookSuggestDomain: Sendable {
         }
         if state.isFinal {
             if let partner = session.partnerID { try change.resolveNotification(userID: partner, dedupeKey: session.invitationKey) }
-            // Nothing carries a final session on: a job not done yet will not be.
+            // Nothing carries a final session on: proposals or finalizing not done yet will not be
+            // (one running now finds the session final and is marked done by its runner). The
+            // invitation still runs if it is due: it sees the session final and resolves what a
+            // crash may have left unresolved.
             try sql.execute(
-                "UPDATE cook_suggest_jobs SET done_at = $2, last_error = 'the session ended first' WHERE session_id = $1 AND done_at IS NULL",
+                """
+                UPDATE cook_suggest_jobs SET done_at = $2, last_error = 'the session ended first'
+                WHERE session_id = $1 AND done_at IS NULL AND kind <> 'invite' AND (lease_until IS NULL OR lease_until < $2)
+                """,
                 [.text(session.id), SQLValue(now)])
         }
         guard let after = try self.view(session.id, in: sql) else { throw StoreError(.database, "the session went away") }
@@ -277,11 +288,15 @@ public struct CookSuggestDomain: Sendable {
         }
     }
 
-    /// The session's revision, when it is in `householdID` (the `since_rev` shortcut).
-    public func revision(sessionID: String, householdID: HouseholdID) throws -> Int? {
+    /// The session's revision, when it is in `householdID` and `participant` takes part (the
+    /// `since_rev` shortcut); nil otherwise.
+    public func revision(sessionID: String, householdID: HouseholdID, participant: UserID) throws -> Int? {
         try door.read { read in
             try read.sql.queryOne(
-                "SELECT rev FROM cook_suggest_sessions WHERE id = $1 AND household_id = $2", [.text(sessionID), SQLValue(householdID)]
+                """
+                SELECT s.rev FROM cook_suggest_sessions s JOIN cook_suggest_participants p ON p.session_id = s.id
+                WHERE s.id = $1 AND s.household_id = $2 AND p.user_id = $3
+                """, [.text(sessionID), SQLValue(householdID), SQLValue(participant)]
             )?.int("rev")
         }
     }
@@ -319,7 +334,13 @@ public struct CookSuggestDomain: Sendable {
                 id: id, name: try row.string("name"), avatarTint: try row.string("avatar_tint"), emoji: try row.string("emoji"),
                 locale: try row.string("locale"))
         }
-        return CookSuggestSessionView(session: session, participants: participants, proposals: proposals, users: users)
+        var cards: [UserID: CookSuggestSessionView.CardState] = [:]
+        for participant in participants {
+            if let row = try sql.queryOne("SELECT rev, state FROM contexts WHERE key = $1", [.text(session.contextKey(of: participant.userID))]) {
+                cards[participant.userID] = .init(rev: try row.int("rev"), ended: try row.string("state") == "ended")
+            }
+        }
+        return CookSuggestSessionView(session: session, participants: participants, proposals: proposals, users: users, cards: cards)
     }
 
     // MARK: Jobs
@@ -376,6 +397,8 @@ public struct CookSuggestDomain: Sendable {
             let initiator = view.session.initiatorID
             let locale = view.users[initiator]?.locale ?? "de"
             if let recipe = recipe(view.session.decidedRecipeID), let week = ShoppingWeek.containing(view.session.day) {
+                // The week's writes by other instances queue up before the list is read.
+                try shopping.lockWeek(week, householdID: view.session.householdID, in: change)
                 var onList = try shopping.items(week: week, householdID: view.session.householdID, in: change).map(\.label)
                 for ingredient in recipe.ingredients where !onList.contains(where: { IngredientMatch.matches(ingredient.name, $0) }) {
                     let label = ingredient.name.text(locale)
@@ -398,17 +421,29 @@ public struct CookSuggestDomain: Sendable {
             ).map { try $0.string("id") }
         }
         var count = 0
+        var failures: [String] = []
         for id in lapsed {
-            try door.write(now: now) { change in
-                guard let found = try view(id, in: change.sql) else { return }
-                _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
-                // A step meanwhile (on another instance) keeps it.
-                guard let view = try view(id, in: change.sql), !view.session.state.isFinal, view.session.activeAt < cutoff else { return }
-                _ = try transition(view, to: .cancelled, reason: "expired", note: "no step for \(Int(ttl)) s", in: change)
-                count += 1
+            do {
+                if try expire(id, cutoff: cutoff, now: now) { count += 1 }
+            } catch {
+                failures.append("\(id): \(error)")
             }
         }
+        // One that fails holds up no other; the sweep tries it again.
+        if !failures.isEmpty { throw StoreError(.database, "cancelling lapsed sessions failed for \(failures.joined(separator: "; "))") }
         return count
+    }
+
+    /// Cancels session `id` when it still lapsed once its lock is held; true when it did.
+    private func expire(_ id: String, cutoff: Date, now: Date) throws -> Bool {
+        try door.write(now: now) { change in
+            guard let found = try view(id, in: change.sql) else { return false }
+            _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
+            // A step meanwhile (on another instance) keeps it.
+            guard let view = try view(id, in: change.sql), !view.session.state.isFinal, view.session.activeAt < cutoff else { return false }
+            _ = try transition(view, to: .cancelled, reason: "expired", note: "no step for \(Int(ttl)) s", in: change)
+            return true
+        }
     }
 }
 

@@ -29,7 +29,8 @@ public struct CookSuggestFeature: Feature {
     public var settings: [FeatureSetting] { [Self.ttl, Self.thinkTime, Self.timeZone] }
 
     public func install(into setup: FeatureSetup) throws {
-        let ttl = try setup.integer(Self.ttl.variable, default: 7200, in: 60...7 * 86_400)
+        // At most 8 hours: the engine ends every card 8 hours after it started.
+        let ttl = try setup.integer(Self.ttl.variable, default: 7200, in: 60...8 * 3600)
         let think = try setup.integer(Self.thinkTime.variable, default: 2000, in: 0...600_000)
         let zoneName = setup.environment[Self.timeZone.variable] ?? Self.timeZone.defaultValue
         guard let zone = TimeZone(identifier: zoneName) else {

@@ -15,6 +15,8 @@ struct CookSuggestJobs: Sendable {
     let logger: Logger
     /// How long a claimed job is its runner's.
     static let lease: TimeInterval = 10
+    /// Tries of one job before it is given up.
+    static let maximumAttempts = 64
 
     /// Runs every job that is due; the invitation needs `engine` (without one it waits).
     func runDue(engine: Engine?, now: Date) {
@@ -87,11 +89,17 @@ struct CookSuggestJobs: Sendable {
                     try change.sql.queryOne(
                         "SELECT attempts FROM cook_suggest_jobs WHERE session_id = $1 AND kind = $2", [.text(session), .text(kind.rawValue)]
                     )?.int("attempts") ?? 1
+                // Given up after `maximumAttempts` (about an hour): the session's TTL ends it.
+                let givenUp = attempts >= Self.maximumAttempts
                 try change.sql.execute(
-                    "UPDATE cook_suggest_jobs SET lease_until = NULL, due_at = $3, last_error = $4 WHERE session_id = $1 AND kind = $2",
+                    """
+                    UPDATE cook_suggest_jobs SET lease_until = NULL, due_at = $3, last_error = $4, done_at = $5
+                    WHERE session_id = $1 AND kind = $2
+                    """,
                     [
                         .text(session), .text(kind.rawValue), SQLValue(now.addingTimeInterval(min(60, pow(2, Double(attempts - 1))))),
-                        .text(String("\(error)".prefix(500))),
+                        .text(String(((givenUp ? "gave up after \(attempts) attempts: " : "") + "\(error)").prefix(500))),
+                        givenUp ? SQLValue(now) : .null,
                     ])
             }
         }
@@ -102,25 +110,38 @@ struct CookSuggestJobs: Sendable {
     /// push-to-start on their devices, and the notification through the inbox, alert push and web
     /// push. A session that ended first invites nobody; one that ended meanwhile resolves it.
     func invite(_ sessionID: String, engine: Engine) throws {
-        guard let view = try domain.door.read({ read in try domain.view(sessionID, in: read.sql) }), let partner = view.session.partnerID,
-            !view.session.state.isFinal
+        guard let view = try domain.door.read({ read in try domain.view(sessionID, in: read.sql) }), let partner = view.session.partnerID
         else { return }
+        guard !view.session.state.isFinal else {
+            // Over before the invitation went out, or a crash came between its notify and this
+            // check: what there is of it is resolved.
+            try engine.resolve(userID: partner, dedupeKey: view.session.invitationKey)
+            return
+        }
+        // A partner who left is invited no more.
+        guard view.participant(partner)?.present == true else { return }
         let initiator = view.users[view.session.initiatorID]?.name ?? "?"
         let english = view.users[partner]?.locale == "en"
         let title = english ? "Plan dinner with \(initiator)" : "Plan mit \(initiator) das Essen"
         let body = english ? "What shall we cook on \(view.session.day)?" : "Was kochen wir am \(Self.germanDay(view.session.day))?"
+        // The notification goes out whatever became of the start; a start that failed is tried
+        // again with the job (the notification then stays one: its dedupe key).
+        var startFailure: (any Error)?
         do {
             _ = try engine.startActivities(
                 contextKey: view.session.contextKey(of: partner), userIDs: [partner], deviceIDs: [],
                 alert: LiveActivityAlert(title: .plain(title), body: .plain(body)))
         } catch let error as EngineError where error.code == .contextEnded {
             // The partner's card ended meanwhile (they left, or the session ended): nothing to start.
+        } catch {
+            startFailure = error
         }
         _ = try engine.notify(
             userID: partner, title: title, body: body, link: "/cook-suggest/\(sessionID)", icon: "✨", dedupeKey: view.session.invitationKey)
         if let after = try domain.door.read({ read in try domain.view(sessionID, in: read.sql) }), after.session.state.isFinal {
             try engine.resolve(userID: partner, dedupeKey: view.session.invitationKey)
         }
+        if let startFailure { throw startFailure }
     }
 
     /// `2026-06-18` as `18.06.2026`.

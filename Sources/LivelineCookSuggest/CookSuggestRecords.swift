@@ -119,6 +119,14 @@ public struct CookSuggestSessionView: Sendable, Hashable {
     public var proposals: [CookSuggestProposalRecord]
     /// The participants' names, colours, emoji and languages.
     public var users: [UserID: CookSuggestUser]
+    /// Each participant's card as the engine has it: its revision (what the pushes carry) and
+    /// whether it ended.
+    public var cards: [UserID: CardState] = [:]
+
+    public struct CardState: Sendable, Hashable {
+        public var rev: Int
+        public var ended: Bool
+    }
 
     public func participant(_ userID: UserID) -> CookSuggestParticipantRecord? { participants.first { $0.userID == userID } }
 

@@ -283,7 +283,7 @@ public struct ShoppingDomain: Sendable {
 
     /// Holds the week's context row to the end of the transaction (when it has one): a week's
     /// writes by several instances go one after the other (``EngineWrite/lockContext(_:)``).
-    func lockWeek(_ week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws {
+    public func lockWeek(_ week: ShoppingWeek, householdID: HouseholdID, in change: EngineWrite) throws {
         _ = try change.lockContext(week.contextKey(householdID: householdID))
     }
 

@@ -30,7 +30,10 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
     /// The week `day` (`YYYY-MM-DD`, any day) belongs to; nil when `day` is no real date.
     public static func containing(_ day: String) -> ShoppingWeek? {
         let parts = day.split(separator: "-", omittingEmptySubsequences: false)
-        guard day.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
+        let bytes = Array(day.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) }),
+            parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
             year >= 1, (1...12).contains(month), date >= 1, date <= days(inMonth: month, year: year)
         else { return nil }
         // Back to the Monday, one day at a time across month and year ends.

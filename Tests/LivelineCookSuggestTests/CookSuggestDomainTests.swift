@@ -1,5 +1,6 @@
 import Foundation
 import LivelineEngine
+import LivelineLog
 import LivelineModel
 import LivelineShopping
 import LivelineStore
@@ -108,6 +109,84 @@ import Testing
                     #expect(try fixture.view(id) == before, "a refused step changes nothing")
                 }
             }
+        }
+    }
+
+    @Test func someoneWhoLeftCanDoNothingMoreAndChangesNothing() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        for action in CookSuggestAction.allCases {
+            let id = try fixture.create()
+            try fixture.step(.leave, id, fixture.jaqueline)
+            let before = try fixture.view(id)
+            do {
+                try fixture.step(action, id, fixture.jaqueline, proposal: "shakshuka")
+                Issue.record("\(action) after leaving was allowed")
+            } catch let refusal as CookSuggestRefusal {
+                #expect(refusal.kind == .forbidden && refusal.message.contains("left"), "\(action): \(refusal)")
+            }
+            #expect(try fixture.view(id) == before)
+        }
+    }
+
+    @Test func aNewPickWithdrawsAConfirmationOfAnotherProposal() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let id = try fixture.session(in: .proposed)
+        let proposals = try fixture.view(id).proposals.map(\.recipeID)
+        try #require(proposals.count >= 2)
+        try fixture.step(.confirm, id, fixture.jaqueline, proposal: proposals[0])
+        try fixture.step(.pick, id, fixture.jaqueline, proposal: proposals[1])
+        #expect(try fixture.view(id).participant(fixture.jaqueline.id)?.confirmed == nil)
+        try fixture.step(.confirm, id, fixture.dennis, proposal: proposals[0])
+        #expect(try fixture.view(id).session.state == .proposed, "her confirmation of the first was withdrawn by her new pick")
+        try fixture.step(.confirm, id, fixture.jaqueline, proposal: proposals[0])
+        #expect(try fixture.view(id).session.state == .finalizing)
+    }
+
+    @Test func anInitiatorWhoLeftStartsANewSessionForTheSameDay() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let first = try fixture.create(day: Fixture.day)
+        try fixture.step(.leave, first, fixture.dennis)
+        #expect(try fixture.view(first).session.state == .answering, "she is still in it")
+        let second = try fixture.domain.create(
+            householdID: fixture.dennis.householdID, initiator: fixture.dennis.id, partner: fixture.jaqueline.id, day: Fixture.day, now: fixture.now)
+        #expect(second.created && second.view.session.id != first)
+    }
+
+    /// A runner that died holding a job (its server was killed) leaves it leased: no one runs it
+    /// until the lease is over, then the next runner does.
+    @Test func aJobWhoseRunnerDiedRunsAgainOnceItsLeaseIsOver() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let id = try fixture.create()
+        try fixture.step(.ready, id, fixture.dennis)
+        try fixture.step(.ready, id, fixture.jaqueline)
+        let jobs = CookSuggestJobs(domain: fixture.domain, logger: .discarding)
+        let thought = fixture.now.addingTimeInterval(fixture.domain.thinkTime + 1)
+        jobs.runDue(engine: nil, now: fixture.now.addingTimeInterval(fixture.domain.thinkTime - 1))
+        #expect(try fixture.view(id).session.state == .generating, "not before the think time is over")
+        try fixture.store.database.write { transaction in
+            try transaction.execute(
+                "UPDATE cook_suggest_jobs SET lease_until = $2, attempts = 1 WHERE session_id = $1 AND kind = 'generate'",
+                [.text(id), SQLValue(thought.addingTimeInterval(CookSuggestJobs.lease))])
+        }
+        jobs.runDue(engine: nil, now: thought.addingTimeInterval(CookSuggestJobs.lease - 1))
+        #expect(try fixture.view(id).session.state == .generating, "its runner's while the lease lasts")
+        jobs.runDue(engine: nil, now: thought.addingTimeInterval(CookSuggestJobs.lease + 1))
+        #expect(try fixture.view(id).session.state == .proposed)
+        let done = try fixture.store.database.read { transaction in
+            try transaction.queryOne("SELECT attempts, done_at FROM cook_suggest_jobs WHERE session_id = $1 AND kind = 'generate'", [.text(id)])
+        }
+        #expect(try done?.int("attempts") == 2 && done?.optionalDate("done_at") != nil)
+    }
+
+    @Test func aDayIsWrittenWithDigits() {
+        #expect(ShoppingWeek.containing("2026-06-18")?.monday == "2026-06-15")
+        #expect(ShoppingWeek.containing("2026-01-01")?.monday == "2025-12-29", "back across the year")
+        for bad in ["2026-+6-18", "2026-06-1 ", "2026-13-01", "2026-02-29", "26-06-18", "2026/06/18", "２０２６-06-18"] {
+            #expect(ShoppingWeek.containing(bad) == nil, "\(bad)")
         }
     }
 

@@ -24,7 +24,8 @@ enum CookSuggestDocumentation {
         .init(
             Routes.cookSuggestSession,
             "The truth: state, participants, proposals and the caller's card; since_rev equal to the current rev: {id, rev, unchanged: true}",
-            auth: .bearer, response: "CookSuggestSession", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
+            auth: .bearer, response: "CookSuggestSession", errors: [400, 403, 404],
+            query: [("since_rev", "the revision the app has (a whole number)")]
         ),
         .init(
             Routes.joinCookSuggest, "The invited partner opens the session", auth: .bearer, request: "CookSuggestStep",

@@ -54,13 +54,16 @@ struct CookSuggestHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let id = try Self.sessionID(of: request)
             let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
-            if let sinceRev, try domain.revision(sessionID: id, householdID: caller.householdID) == sinceRev {
+            if let sinceRev, try domain.revision(sessionID: id, householdID: caller.householdID, participant: caller.userID) == sinceRev {
                 return try .json(CookSuggestSessionResponse(id: id, rev: sinceRev, unchanged: true))
             }
             guard let view = try domain.read(sessionID: id, householdID: caller.householdID) else {
                 throw HTTPError.notFound("there is no meal-planning session \(id) in your household")
             }
-            // The truth for anyone of the household; "my view" is the caller's when they take part.
+            // The truth for those who take part (the answers are theirs).
+            guard view.participant(caller.userID) != nil else {
+                throw HTTPError.forbidden("user \(caller.userID) does not take part in session \(id)")
+            }
             return try .json(response(view, viewer: caller.userID))
         }
         router.add(Routes.joinCookSuggest) { request in try step(.join, request) }
@@ -127,7 +130,11 @@ struct CookSuggestHandlers: Sendable {
                     answers: participant.answers, pick: participant.pick, confirmed: participant.confirmed)
             },
             proposals: proposals, decided: decided,
-            card: takesPart ? CookSuggestCard.contentState(of: view, viewer: viewer, rev: session.rev, catalogue: domain.catalogue) : nil,
+            // The card as its pushes carry it: the card's own revision, and ended when the engine ended it.
+            card: takesPart
+                ? CookSuggestCard.contentState(
+                    of: view, viewer: viewer, rev: view.cards[viewer]?.rev ?? session.rev, ended: view.cards[viewer]?.ended ?? false,
+                    catalogue: domain.catalogue) : nil,
             contextKey: takesPart ? session.contextKey(of: viewer) : nil,
             expiresAt: session.state.isFinal ? nil : session.activeAt.addingTimeInterval(domain.ttl), created: created)
     }

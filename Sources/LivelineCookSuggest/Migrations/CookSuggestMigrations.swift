@@ -4,8 +4,10 @@ import LivelineStore
 enum CookSuggestMigrations {
     static let all = [tables]
 
-    /// Sessions (at most one open per pair and day: `partner_key` is the partner's id, 0 when solo,
-    /// so a double-submitted create finds the first), their participants and proposals, and the jobs that carry a session on without a
+    /// Sessions (at most one open per pair and day: `open_pair` names household, initiator,
+    /// partner and day while the initiator is still in the session and it is not final, so a
+    /// double-submitted create finds the first, and an initiator who left can start anew), their
+    /// participants and proposals, and the jobs that carry a session on without a
     /// request (the invitation, generating the proposals, finalizing): each job a row, so a server
     /// killed halfway does it after its restart, and a lease, so two instances never do one twice
     /// at once.
@@ -18,7 +20,7 @@ enum CookSuggestMigrations {
                 day TEXT NOT NULL,
                 initiator_id BIGINT NOT NULL REFERENCES users (id),
                 partner_id BIGINT REFERENCES users (id),
-                partner_key BIGINT NOT NULL,
+                open_pair TEXT,
                 state TEXT NOT NULL
                     CHECK (state IN ('answering', 'generating', 'proposed', 'finalizing', 'decided', 'cancelled')),
                 rev BIGINT NOT NULL,
@@ -29,8 +31,7 @@ enum CookSuggestMigrations {
                 ended_at BIGINT
             );
             CREATE INDEX cook_suggest_sessions_open ON cook_suggest_sessions (active_at) WHERE ended_at IS NULL;
-            CREATE UNIQUE INDEX cook_suggest_sessions_open_pair
-                ON cook_suggest_sessions (household_id, initiator_id, partner_key, day) WHERE ended_at IS NULL;
+            CREATE UNIQUE INDEX cook_suggest_sessions_open_pair ON cook_suggest_sessions (open_pair);
             CREATE INDEX cook_suggest_sessions_decided ON cook_suggest_sessions (household_id, ended_at) WHERE state = 'decided';
             CREATE TABLE cook_suggest_participants (
                 session_id TEXT NOT NULL REFERENCES cook_suggest_sessions (id),

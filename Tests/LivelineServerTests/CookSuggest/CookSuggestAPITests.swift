@@ -104,6 +104,10 @@ import Testing
         let (_, strangerBearer) = try setup.server.addUser(household: "Other", name: "Stranger")
         #expect(try Self.request(setup, "POST", "/api/cook-suggest/sessions/\(id)/ready", strangerBearer).status == 404)
         let (_, siblingBearer) = try setup.server.addUser(household: "Fisch", name: "Sibling")
+        #expect(try Self.request(setup, "GET", "/api/cook-suggest/sessions/\(id)", siblingBearer).status == 403, "only participants read it")
+        #expect(try Self.request(setup, "GET", "/api/cook-suggest/sessions/\(id)?since_rev=1", siblingBearer).status == 403)
+        let badDay = try Self.request(setup, "POST", "/api/cook-suggest/sessions", setup.bearer, json: #"{"date":"2026-+6-18"}"#)
+        #expect(badDay.status == 400 && (badDay.json?["error"] as? [String: Any])?["field"] as? String == "date", "\(badDay.text)")
         #expect(
             try Self.request(setup, "POST", "/api/cook-suggest/sessions/\(id)/pick", siblingBearer, json: #"{"proposal_id":"\#(pick)"}"#).status
                 == 403)
