@@ -16,19 +16,8 @@ import Testing
             $0.environment["LIVELINE_COOKSUGGEST_THINK_MS"] = "0"
         }
         defer { harness.stop() }
-        let jaqueline = try harness.member("Jaqueline")
-        var rules = DeviceRules()
-        rules.priorityBudget = 1000
-        let phones = [
-            await harness.phone("dennis-phone", rules: rules),
-            await harness.phone("jaqueline-phone", rules: rules, member: jaqueline),
-            await harness.phone("jaqueline-ipad", os: OSVersion(17, 2), rules: rules, member: jaqueline),
-        ]
-        let apps = [
-            CookSuggestApp(device: phones[0], client: harness.client(deviceID: "dennis-phone"), fleet: harness.fleet),
-            CookSuggestApp(device: phones[1], client: harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-phone"), fleet: harness.fleet),
-            CookSuggestApp(device: phones[2], client: harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-ipad"), fleet: harness.fleet),
-        ]
+        let (jaqueline, phones) = try await harness.couple()
+        let apps = harness.cookSuggestApps(phones, jaqueline: jaqueline)
         let (his, hers) = (apps[0], apps[1])
         let id = try await his.start(date: "2026-06-18", partner: jaqueline.userID.rawValue).id
         #expect(await harness.until(timeout: 20) { apps.allSatisfy { $0.card(id) != nil } }, "every device shows the card")

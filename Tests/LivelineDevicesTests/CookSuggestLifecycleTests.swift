@@ -23,21 +23,9 @@ import Testing
                 $0.environment["LIVELINE_COOKSUGGEST_THINK_MS"] = "0"
                 $0.environment["LIVELINE_COOKSUGGEST_TTL_S"] = "600"
             }
-            jaqueline = try harness.member("Jaqueline")
-            var rules = DeviceRules()
-            rules.priorityBudget = 1000
-            let devices = [
-                await harness.phone("dennis-phone", rules: rules),
-                await harness.phone("jaqueline-phone", rules: rules, member: jaqueline),
-                await harness.phone("jaqueline-ipad", os: OSVersion(17, 2), rules: rules, member: jaqueline),
-            ]
-            apps = [
-                CookSuggestApp(device: devices[0], client: harness.client(deviceID: "dennis-phone"), fleet: harness.fleet),
-                CookSuggestApp(
-                    device: devices[1], client: harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-phone"), fleet: harness.fleet),
-                CookSuggestApp(
-                    device: devices[2], client: harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-ipad"), fleet: harness.fleet),
-            ]
+            let (member, phones) = try await harness.couple()
+            jaqueline = member
+            apps = harness.cookSuggestApps(phones, jaqueline: member)
         }
 
         /// Dennis invites Jaqueline for `day`: every device shows the card.

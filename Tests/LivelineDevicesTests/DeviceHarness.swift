@@ -123,6 +123,28 @@ final class DeviceHarness: @unchecked Sendable {
         return device
     }
 
+    /// The household of the end-to-end tests: Jaqueline joins; Dennis's phone, her phone on
+    /// iOS 18 and her iPad on 17.2, launched, with a priority budget that never binds.
+    func couple() async throws -> (jaqueline: (userID: UserID, bearer: String), phones: [SimulatedDevice]) {
+        let jaqueline = try member("Jaqueline")
+        var rules = DeviceRules()
+        rules.priorityBudget = 1000
+        let phones = [
+            await phone("dennis-phone", rules: rules),
+            await phone("jaqueline-phone", rules: rules, member: jaqueline),
+            await phone("jaqueline-ipad", os: OSVersion(17, 2), rules: rules, member: jaqueline),
+        ]
+        return (jaqueline, phones)
+    }
+
+    /// The meal-planning app on each of ``couple()``'s phones.
+    func cookSuggestApps(_ phones: [SimulatedDevice], jaqueline: (userID: UserID, bearer: String)) -> [CookSuggestApp] {
+        phones.map { phone in
+            CookSuggestApp(
+                device: phone, client: client(bearer: phone.id.hasPrefix("jaqueline") ? jaqueline.bearer : nil, deviceID: phone.id), fleet: fleet)
+        }
+    }
+
     func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
         try TestHTTPConnection(port: app.port).request(
             method, path, headers: ["Authorization": "Bearer \(Self.adminKey)"], body: json.map { Array($0.utf8) }

@@ -24,14 +24,7 @@ import Testing
 
         static func make(faults: DeviceFaults = .none) async throws -> Scene {
             let harness = try DeviceHarness(faults: faults, serverOnClock: true) { $0.quietChangeDebounce = 0 }
-            let jaqueline = try harness.member("Jaqueline")
-            var rules = DeviceRules()
-            rules.priorityBudget = 1000
-            let phones = [
-                await harness.phone("dennis-phone", rules: rules),
-                await harness.phone("jaqueline-phone", rules: rules, member: jaqueline),
-                await harness.phone("jaqueline-ipad", os: OSVersion(17, 2), rules: rules, member: jaqueline),
-            ]
+            let (jaqueline, phones) = try await harness.couple()
             return Scene(
                 harness: harness, jaqueline: jaqueline, dennis: harness.client(deviceID: "dennis-phone"),
                 her: harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-phone"), phones: phones,

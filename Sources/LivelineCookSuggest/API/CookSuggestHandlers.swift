@@ -153,13 +153,7 @@ struct CookSuggestHandlers: Sendable {
     }
 
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
-    func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
-        guard let by = by.map({ UserID($0) }), by != caller.userID else { return caller.user }
-        guard let user = try engine.user(id: by), user.householdID == caller.householdID else {
-            throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
-        }
-        return user
-    }
+    func actor(_ by: Int?, caller: Caller) throws -> UserRecord { try caller.actor(by, engine: engine) }
 
     /// Runs a domain call, answering its refusals with their status.
     static func refusals<T>(_ body: () throws -> T) throws -> T {

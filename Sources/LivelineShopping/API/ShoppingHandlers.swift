@@ -152,14 +152,7 @@ struct ShoppingHandlers: Sendable {
     }
 
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
-    /// `by` is the request's number (API bodies keep `Int`); it becomes a ``UserID`` here.
-    func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
-        guard let by = by.map({ UserID($0) }), by != caller.userID else { return caller.user }
-        guard let user = try engine.user(id: by), user.householdID == caller.householdID else {
-            throw HTTPError.forbidden("by must be a member of your household; user \(by) is not")
-        }
-        return user
-    }
+    func actor(_ by: Int?, caller: Caller) throws -> UserRecord { try caller.actor(by, engine: engine) }
 
     /// `{"rev":N,"unchanged":true,"week":"YYYY-MM-DD"}`.
     static func unchangedBody(week: ShoppingWeek, rev: Int) -> [UInt8] {
