@@ -25,6 +25,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CCSV", providers: [.apt(["libcsv-dev"])]),
+        // GTFS-Realtime's messages in C, made by protoc-c from proto/ (scripts/generate-gtfs-realtime.sh).
+        .target(name: "CGTFSRealtime", exclude: ["proto"], linkerSettings: [.linkedLibrary("protobuf-c")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: The shared model (Foundation only; compiles for iOS 17+/macOS 14+).
@@ -58,6 +62,14 @@ let package = Package(
         .target(
             name: "LivelineCookSuggest",
             dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI", "LivelineShopping"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LivelineTransit",
+            dependencies: [
+                "CZip", "CCSV", "CGTFSRealtime", "LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog",
+                "LivelineAPI",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
@@ -165,6 +177,12 @@ let package = Package(
                 "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
                 "LivelineLog",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineTransitTests",
+            dependencies: ["LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

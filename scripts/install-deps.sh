@@ -11,6 +11,9 @@ packages=(
   libssl-dev          # SHA-256, random, TLS, ES256
   libnghttp2-dev      # HTTP/2 (APNs sandbox and client)
   libcurl4-openssl-dev  # the web push client (HTTP/1.1 and HTTP/2 to push services)
+  libzip-dev          # transit: GTFS feeds as .zip archives
+  libcsv-dev          # transit: the GTFS files' CSV (RFC 4180: quotes, CRLF)
+  libprotobuf-c-dev   # transit: GTFS-Realtime feeds (protobuf), with the code protoc-c made from Sources/CGTFSRealtime
   pkg-config
   python3-venv        # tests only: scripts/test-venv.sh (PyJWT cross-checks the JWTs, aioapns the sandbox)
   curl                # curl --http2 against the APNs sandbox (tests); brings libcurl4, which the
