@@ -1,0 +1,106 @@
+import Foundation
+
+/// A GTFS time of day (`arrival_time`, `departure_time`): `H:MM:SS` or `HH:MM:SS`, counted from
+/// "noon minus 12 h" of the service day, so it may pass `24:00:00` for trips after midnight.
+enum GTFSTime {
+    /// Seconds since noon minus 12 h; nil when `text` is no such time.
+    static func seconds(_ text: String) -> Int? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, (1...3).contains(parts[0].count), parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let hours = Int(parts[0]), let minutes = Int(parts[1]), let seconds = Int(parts[2]), minutes < 60, seconds < 60
+        else { return nil }
+        return hours * 3600 + minutes * 60 + seconds
+    }
+
+    /// `HH:MM:SS` of `seconds` (hours past 24 as they are).
+    static func text(_ seconds: Int) -> String {
+        String(format: "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    }
+}
+
+/// A service day (`YYYYMMDD`) in the agency's time zone, and the moment its GTFS times count from.
+public struct ServiceDay: Sendable, Hashable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// `YYYYMMDD` (GTFS) or `YYYY-MM-DD` (the API); nil when it is no real date.
+    public init?(_ text: String) {
+        let digits = text.filter { $0 != "-" }
+        guard digits.count == 8, digits.allSatisfy({ $0.isASCII && $0.isNumber }), text.count == 8 || text.count == 10,
+            let year = Int(digits.prefix(4)), let month = Int(digits.dropFirst(4).prefix(2)), let day = Int(digits.suffix(2)),
+            (1...12).contains(month), day >= 1, day <= Self.days(month: month, year: year)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// `YYYYMMDD`.
+    public var gtfs: String { String(format: "%04d%02d%02d", year, month, day) }
+    /// `YYYY-MM-DD`.
+    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+
+    /// Noon minus 12 hours of this day in `zone` (GTFS reference, "Field Types: Time"): midnight,
+    /// except on the days a daylight saving change moves the clocks.
+    public func reference(in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12)) ?? Date(timeIntervalSince1970: 0)
+        return noon.addingTimeInterval(-12 * 3600)
+    }
+
+    /// The moment `seconds` (a GTFS time) of this day is, in `zone`.
+    public func date(_ seconds: Int, in zone: TimeZone) -> Date { reference(in: zone).addingTimeInterval(TimeInterval(seconds)) }
+
+    /// ISO weekday: 1 Monday … 7 Sunday.
+    public var weekday: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        return ((days % 7 + 7) % 7 + 3) % 7 + 1
+    }
+
+    /// The day before (service days of trips past midnight start on it).
+    public var previous: ServiceDay {
+        if day > 1 { return ServiceDay(year: year, month: month, day: day - 1) }
+        if month > 1 { return ServiceDay(year: year, month: month - 1, day: Self.days(month: month - 1, year: year)) }
+        return ServiceDay(year: year - 1, month: 12, day: 31)
+    }
+
+    /// The service day `date` falls on in `zone` (its calendar date there).
+    public static func containing(_ date: Date, in zone: TimeZone) -> ServiceDay {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return ServiceDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
+    }
+
+    static func days(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}
+
+extension GTFSFeed {
+    /// Whether `serviceID` runs on `day` (`calendar.txt` by weekday and range, then the
+    /// exceptions of `calendar_dates.txt`; a feed may have only the latter).
+    public func runs(_ serviceID: String, on day: ServiceDay) -> Bool {
+        let date = day.gtfs
+        if let exception = calendarDates[serviceID]?.first(where: { $0.date == date }) { return exception.exceptionType == 1 }
+        guard let calendar = calendars[serviceID], calendar.startDate <= date, date <= calendar.endDate else { return false }
+        return calendar.weekdays[day.weekday - 1]
+    }
+}
