@@ -89,7 +89,7 @@ let package = Package(
             name: "LivelineCLI",
             dependencies: [
                 "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
-                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineLog",
+                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
             ],
             swiftSettings: swiftSettings
         ),

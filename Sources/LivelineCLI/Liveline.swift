@@ -7,6 +7,7 @@ public enum Liveline {
         PushCommand.self,
         DoctorCommand.self,
         ContractsCommand.self,
+        TransitCommand.self,
         SandboxCommand.self,
     ]
 
