@@ -70,6 +70,8 @@ let package = Package(
                 "CZip", "CCSV", "CGTFSRealtime", "LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog",
                 "LivelineAPI",
             ],
+            // The demo feed's files are in the binary (Demo/DemoFeed+Data.swift, from scripts/embed-demo-feed.py).
+            exclude: ["Demo/feed", "Demo/rt", "Demo/README.md"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),

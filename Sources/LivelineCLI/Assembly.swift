@@ -6,12 +6,13 @@ import LivelineSandbox
 import LivelineServer
 import LivelineCookSuggest
 import LivelineShopping
+import LivelineTransit
 
 /// What `liveline serve` runs: the features, and where its pushes go. Tests and benchmarks that
 /// run a server assemble it here too, so they run what ships.
 public enum Assembly {
     /// The features of the server, in the order their migrations run.
-    public static let features: [any Feature] = [ShoppingFeature(), CookSuggestFeature()]
+    public static let features: [any Feature] = [ShoppingFeature(), CookSuggestFeature(), TransitFeature()]
 
     /// A server and the APNs sandbox it pushes to when it runs one in-process.
     public struct Server: Sendable {

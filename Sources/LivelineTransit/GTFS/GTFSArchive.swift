@@ -35,6 +35,29 @@ struct GTFSArchive: Sendable {
         }
     }
 
+    /// A hash of the feed's files (FNV-1a, 64 bits, over the archive, or over the folder's `.txt`
+    /// files by name): the same feed is not loaded twice.
+    func fingerprint() throws -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ bytes: [UInt8]) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01B3
+            }
+        }
+        switch source {
+        case .zip(let path):
+            guard let data = FileManager.default.contents(atPath: path.path) else { throw GTFSError("\(path.path) cannot be read") }
+            add(Array(data))
+        case .folder:
+            for name in names.sorted() {
+                add(Array(name.utf8))
+                add(try file(name) ?? [])
+            }
+        }
+        return String(format: "%016llx", hash)
+    }
+
     /// The bytes of `name` (`stops.txt`); nil when the feed has no such file.
     func file(_ name: String) throws -> [UInt8]? {
         guard names.contains(name) else { return nil }

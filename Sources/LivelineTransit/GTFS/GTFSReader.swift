@@ -7,11 +7,18 @@ public enum GTFSReader {
     /// The feed and its report. Throws only when the feed cannot be read at all (no such path, a
     /// damaged archive, a file that is no CSV); everything else is a notice of the report.
     public static func read(_ path: URL, today: ServiceDay? = nil) throws -> (feed: GTFSFeed, report: GTFSReport) {
+        let (feed, report, _) = try readWithFingerprint(path, today: today)
+        return (feed, report)
+    }
+
+    /// ``read(_:today:)``, and the hash of the feed's files (``LoadedFeed/fingerprint``).
+    public static func readWithFingerprint(_ path: URL, today: ServiceDay? = nil) throws -> (feed: GTFSFeed, report: GTFSReport, fingerprint: String)
+    {
         let archive = try GTFSArchive(path: path)
         var reading = Reading(archive: archive)
         try reading.readAll()
         reading.checkCalendars(today: today)
-        return (reading.feed, reading.report)
+        return (reading.feed, reading.report, try archive.fingerprint())
     }
 
     /// The files a feed must have; and one of `calendar.txt` and `calendar_dates.txt`.

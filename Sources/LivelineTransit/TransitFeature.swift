@@ -1,0 +1,54 @@
+import Foundation
+import LivelineAPI
+import LivelineStore
+
+/// Transit trips (`docs/features/transit.md`), as a feature of the server. So far: the GTFS feed
+/// (`LIVELINE_GTFS_PATH`, else the demo feed the server ships) is read and checked at start — a
+/// feed with errors is refused with the validator's report, warnings are logged — and loaded into
+/// the database when its files changed.
+public struct TransitFeature: Feature {
+    public init() {}
+
+    public var name: String { "transit" }
+    public var migrations: [Migration] { TransitMigrations.all }
+
+    public static let gtfsPath = FeatureSetting(
+        variable: "LIVELINE_GTFS_PATH", defaultValue: "the demo feed",
+        meaning: "the GTFS static feed (a .zip or a folder); a feed with errors is refused with the validator's report (`liveline transit check`)"
+    )
+    public var settings: [FeatureSetting] { [Self.gtfsPath] }
+
+    public func install(into setup: FeatureSetup) throws {
+        let configured = setup.environment[Self.gtfsPath.variable].flatMap { $0.isEmpty ? nil : $0 }
+        let path: URL
+        if let configured {
+            path = URL(fileURLWithPath: configured)
+        } else {
+            path = try DemoFeed.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("liveline-demo-gtfs-\(UUID().uuidString)"))
+        }
+        defer { if configured == nil { try? FileManager.default.removeItem(at: path) } }
+        let today = ServiceDay.containing(setup.clock(), in: TimeZone(secondsFromGMT: 0) ?? .current)
+        let feed: GTFSFeed
+        let report: GTFSReport
+        let fingerprint: String
+        do {
+            (feed, report, fingerprint) = try GTFSReader.readWithFingerprint(path, today: today)
+        } catch let error as GTFSError {
+            throw FeatureSettingError("\(Self.gtfsPath.variable) \(path.path): \(error.message)")
+        }
+        if report.hasErrors {
+            throw FeatureSettingError("\(Self.gtfsPath.variable) \(path.path): the feed has errors, so it is not loaded:\n\(report)")
+        }
+        if !report.notices.isEmpty {
+            setup.logger.warning("transit.feedWarnings", [("feed", .string(path.lastPathComponent)), ("report", .string(report.description))])
+        }
+        let source = configured ?? "demo feed (rnv line 5)"
+        let (loaded, fresh) = try TransitFeedStore(door: setup.door).load(feed, fingerprint: fingerprint, source: source, now: setup.clock())
+        setup.logger.info(
+            fresh ? "transit.feedLoaded" : "transit.feedKept",
+            [
+                ("feed", .string(source)), ("stops", .int(loaded.stops)), ("trips", .int(loaded.trips)),
+                ("stopTimes", .int(loaded.stopTimes)),
+            ])
+    }
+}
