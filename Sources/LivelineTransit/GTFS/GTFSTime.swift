@@ -20,7 +20,7 @@ enum GTFSTime {
 }
 
 /// A service day (`YYYYMMDD`) in the agency's time zone, and the moment its GTFS times count from.
-public struct ServiceDay: Sendable, Hashable, CustomStringConvertible {
+public struct ServiceDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let year: Int
     public let month: Int
     public let day: Int
@@ -43,8 +43,38 @@ public struct ServiceDay: Sendable, Hashable, CustomStringConvertible {
         self.day = day
     }
 
+    /// `YYYYMMDD` only (a GTFS or GTFS-Realtime date); nil otherwise.
+    public init?(gtfsDate text: String) {
+        guard text.count == 8 else { return nil }
+        self.init(text)
+    }
+
+    /// The day `date` falls on in `zone`.
+    public init(containing date: Date, in zone: TimeZone) { self = Self.containing(date, in: zone) }
+
     /// `YYYYMMDD`.
     public var gtfs: String { String(format: "%04d%02d%02d", year, month, day) }
+    /// `YYYYMMDD` (the name GTFS-Realtime's `start_date` code uses).
+    public var gtfsDate: String { gtfs }
+
+    public static func < (left: ServiceDay, right: ServiceDay) -> Bool { (left.year, left.month, left.day) < (right.year, right.month, right.day) }
+
+    /// The day `days` later (earlier when negative).
+    public func adding(days: Int) -> ServiceDay {
+        var day = self
+        for _ in 0..<abs(days) { day = days < 0 ? day.previous : day.next }
+        return day
+    }
+
+    /// The day after.
+    public var next: ServiceDay {
+        if day < Self.days(month: month, year: year) { return ServiceDay(year: year, month: month, day: day + 1) }
+        if month < 12 { return ServiceDay(year: year, month: month + 1, day: 1) }
+        return ServiceDay(year: year + 1, month: 1, day: 1)
+    }
+
+    /// ``date(_:in:)``.
+    public func date(at seconds: Int, in zone: TimeZone) -> Date { date(seconds, in: zone) }
     /// `YYYY-MM-DD`.
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
 
