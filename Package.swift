@@ -191,6 +191,7 @@ let package = Package(
             name: "LivelineCLITests",
             dependencies: [
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
+                "LivelineTransit",
             ], swiftSettings: swiftSettings),
     ]
 )

@@ -1,5 +1,7 @@
 import Foundation
 import LivelineCLI
+import LivelineModel
+import LivelineTransit
 import Testing
 
 /// `liveline transit check FEED`, run in-process with captured output.
@@ -51,5 +53,45 @@ struct TransitCommandTests {
         #expect(output.standardError.contains("is no readable zip archive"), "\(output.standardError)")
         #expect(output.run(["transit", "check"]) == 2)
         #expect(output.run(["transit", "check", file.path, "--today", "tomorrow"]) == 2)
+    }
+
+    @Test func replayPrintsAJSONLinePerEvaluationAndASummary() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-replay-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let feed = try DemoFeed.write(to: folder.appendingPathComponent("feed"))
+        let rt = folder.appendingPathComponent("rt")
+        try FileManager.default.createDirectory(at: rt, withIntermediateDirectories: true)
+        for (index, snapshot) in DemoFeed.snapshots.enumerated() {
+            try Data(snapshot).write(to: rt.appendingPathComponent(String(format: "%03d.pb", index)))
+        }
+        let output = CapturedOutput()
+        let code = output.run([
+            "transit", "replay", "--gtfs", feed.path, "--rt", rt.path, "--trip", DemoFeed.tripID, "--from", "mannheim-paradeplatz", "--to",
+            "heidelberg-hauptbahnhof",
+        ])
+        #expect(code == 0, "\(output.standardError)")
+        let lines = output.standardOutput.split(separator: "\n").map(String.init)
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let evaluations = objects.dropLast()
+        let summary = try #require(objects.last)
+        #expect(evaluations.count > 100)
+        let pushed = evaluations.filter { !($0["push"] is NSNull) }
+        #expect(summary["pushes"] as? Int == pushed.count && summary["priority10"] as? Int ?? 99 <= 15)
+        #expect((pushed.last?["push"] as? [String: Any])?["event"] as? String == "end")
+        // Each state is the card's content state as pushed: it decodes into the contract.
+        for object in evaluations.prefix(5) {
+            let state = try JSONSerialization.data(withJSONObject: try #require(object["state"]))
+            let decoded = try JSONDecoder().decode(TripLiveActivityAttributes.ContentState.self, from: state)
+            #expect(decoded.currentStop == "Paradeplatz")
+        }
+        #expect(summary["arrivedAt"] as? Int == (evaluations.last?["at"] as? Int))
+
+        let bad = CapturedOutput()
+        #expect(bad.run(["transit", "replay", "--gtfs", feed.path, "--rt", rt.path, "--trip", "nope", "--from", "a", "--to", "b"]) == 2)
+        #expect(bad.standardError.contains("there is no trip nope"), "\(bad.standardError)")
+        try Data("not a protobuf".utf8).write(to: rt.appendingPathComponent("999.pb"))
+        let broken = CapturedOutput()
+        #expect(broken.run(["transit", "replay", "--gtfs", feed.path, "--rt", rt.path, "--trip", DemoFeed.tripID, "--from", "a", "--to", "b"]) == 2)
+        #expect(broken.standardError.contains("999.pb is not a GTFS-Realtime FeedMessage"), "\(broken.standardError)")
     }
 }

@@ -6,7 +6,9 @@ import Testing
 struct MaterialityTests {
     static func json(_ value: some Encodable) throws -> Data { try JSONEncoder().encode(value) }
 
-    @Test func tripPhaseDelayAndStopAreMaterialTheRestIsQuiet() throws {
+    /// The spec's rule for trips (`docs/features/transit.md`, "What is pushed"): phase and delay
+    /// changes of a minute or more are material; a new stop goes at priority 5.
+    @Test func tripPhaseAndDelayAreMaterialTheRestIsQuiet() throws {
         let base = TripLiveActivityAttributes.exampleContentState
         var quiet = base
         quiet.remainingTime += 60
@@ -18,7 +20,8 @@ struct MaterialityTests {
         #expect(TripLiveActivityAttributes.materialChange(from: base, to: late)?.contains("delay") == true)
         var moved = base
         moved.currentStop = "Somewhere else"
-        #expect(TripLiveActivityAttributes.materialChange(from: base, to: moved)?.contains("stop") == true)
+        moved.nextStop = "Further on"
+        #expect(TripLiveActivityAttributes.materialChange(from: base, to: moved) == nil)
         var arrived = base
         arrived.phase = .arrived
         #expect(TripLiveActivityAttributes.materialChange(from: base, to: arrived)?.contains("phase") == true)
