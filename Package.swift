@@ -148,7 +148,7 @@ let package = Package(
             name: "LivelineServerTests",
             dependencies: [
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
-                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP",
+                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit",
             ],
             exclude: ["Peers/prometheus_peer.py", "Peers/webpush_check.py"], swiftSettings: swiftSettings
         ),

@@ -1,5 +1,7 @@
 import Foundation
 import LivelineAPI
+import LivelineEngine
+import LivelineModel
 import LivelineStore
 
 /// Transit trips (`docs/features/transit.md`), as a feature of the server. So far: the GTFS feed
@@ -16,7 +18,12 @@ public struct TransitFeature: Feature {
         variable: "LIVELINE_GTFS_PATH", defaultValue: "the demo feed",
         meaning: "the GTFS static feed (a .zip or a folder); a feed with errors is refused with the validator's report (`liveline transit check`)"
     )
-    public var settings: [FeatureSetting] { [Self.gtfsPath] }
+    public static let realtimeURL = FeatureSetting(
+        variable: "LIVELINE_GTFS_RT_URL", defaultValue: "none",
+        meaning:
+            "the GTFS-Realtime feed (https://, http:// or a file path) with trip updates and vehicle positions; without one, rides use the schedule"
+    )
+    public var settings: [FeatureSetting] { [Self.gtfsPath, Self.realtimeURL] }
 
     public func install(into setup: FeatureSetup) throws {
         let configured = setup.environment[Self.gtfsPath.variable].flatMap { $0.isEmpty ? nil : $0 }
@@ -44,6 +51,17 @@ public struct TransitFeature: Feature {
         }
         let source = configured ?? "demo feed (rnv line 5)"
         let (loaded, fresh) = try TransitFeedStore(door: setup.door).load(feed, fingerprint: fingerprint, source: source, now: setup.clock())
+        let timetables = TransitTimetables(door: setup.door)
+        timetables.remember(feed, id: loaded.id)
+        let realtime = RealtimeSource(location: setup.environment[Self.realtimeURL.variable], logger: setup.logger)
+        let tracker = TripTracker(door: setup.door, timetables: timetables, realtime: realtime, logger: setup.logger)
+        let type = TripLiveActivityAttributes.typeName
+        setup.snapshotSource(TripCard(), for: type)
+        // Stale after 10 minutes without news; gone 30 s after the arrival; 15 priority-10 pushes an hour.
+        setup.lifecycle(ActivityLifecycle(staleAfter: 10 * 60, dismissAfter: 30, priorityBudget: TripReplay.priorityBudget), for: type)
+        setup.periodicTask(TrackerTask(tracker: tracker))
+        setup.routes { router, context in TransitHandlers(context: context, tracker: tracker).addRoutes(to: &router) }
+        setup.documentation(TransitDocumentation.part)
         setup.logger.info(
             fresh ? "transit.feedLoaded" : "transit.feedKept",
             [
@@ -51,4 +69,10 @@ public struct TransitFeature: Feature {
                 ("stopTimes", .int(loaded.stopTimes)),
             ])
     }
+}
+
+/// The tracker's loop, on the engine's sweep (every second): the rides that are due.
+struct TrackerTask: PeriodicTask {
+    let tracker: TripTracker
+    func run(now: Date) { tracker.evaluateDue(now: now) }
 }

@@ -48,9 +48,13 @@ public struct ActivityLifecycle: Sendable, Hashable {
     public var staleAfter: TimeInterval?
     /// The end's `dismissal-date` is this long after it is sent (at most 4 hours).
     public var dismissAfter: TimeInterval
+    /// Priority-10 pushes per activity and hour for the type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`
+    /// wins); nil: the server's budget.
+    public var priorityBudget: Int?
 
-    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval) {
+    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval, priorityBudget: Int? = nil) {
         self.staleAfter = staleAfter
         self.dismissAfter = dismissAfter
+        self.priorityBudget = priorityBudget
     }
 }

@@ -43,6 +43,14 @@ public enum Routes {
     public static let leaveCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/leave")
     public static let cancelCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/cancel")
 
+    // MARK: Transit (`docs/features/transit.md`, bearer token)
+    public static let transitStops = Route(.get, "/api/transit/stops")
+    public static let transitDepartures = Route(.get, "/api/transit/departures")
+    public static let startTrip = Route(.post, "/api/trips")
+    public static let trip = Route(.get, "/api/trips/{id}")
+    public static let endTrip = Route(.delete, "/api/trips/{id}")
+    public static let endAllTrips = Route(.post, "/api/trips/end-all")
+
     // MARK: Generic API for other backends (admin key)
     public static let putContext = Route(.put, "/v1/contexts/{key}")
     public static let getContext = Route(.get, "/v1/contexts/{key}")
@@ -63,6 +71,7 @@ public enum Routes {
         shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
         createCookSuggestSession, cookSuggestSession, joinCookSuggest, cookSuggestAnswers, cookSuggestReady, cookSuggestPick,
         cookSuggestConfirm, leaveCookSuggest, cancelCookSuggest,
+        transitStops, transitDepartures, startTrip, trip, endTrip, endAllTrips,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
     ]
 }

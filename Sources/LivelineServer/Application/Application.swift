@@ -190,6 +190,10 @@ private func assembleApplication(
     for (type, lifecycle) in setup.lifecycleByType {
         engineConfiguration.setStaleAfter(lifecycle.staleAfter, type: type)
         engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
+        // A feature's budget for its type, unless LIVELINE_PRIORITY_BUDGET_BY_TYPE names one.
+        if let budget = lifecycle.priorityBudget, engineConfiguration.priorityBudgetByType[type] == nil {
+            engineConfiguration.priorityBudgetByType[type] = budget
+        }
     }
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,

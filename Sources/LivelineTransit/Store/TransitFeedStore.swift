@@ -43,7 +43,8 @@ public struct TransitFeedStore: Sendable {
     }
 
     /// Makes `feed` the current one, in one transaction; a feed with the same `fingerprint` that
-    /// is current already stays as it is (and is returned). Feeds no longer current are deleted.
+    /// is current already stays as it is (and is returned). Feeds no longer current are deleted,
+    /// but for the rows of those rides still follow.
     @discardableResult
     public func load(_ feed: GTFSFeed, fingerprint: String, source: String, now: Date) throws -> (feed: LoadedFeed, loaded: Bool) {
         guard let zone = feed.timeZone else { throw GTFSError("the feed names no agency time zone") }
@@ -111,12 +112,17 @@ public struct TransitFeedStore: Sendable {
         }
     }
 
-    /// Deletes every feed but `keep`.
+    /// Deletes every feed but `keep` and those rides still follow (they keep working on the
+    /// timetable they started on).
     private func deleteFeeds(except keep: Int, in sql: any SQLTransaction) throws {
+        let unused = "feed_id <> $1 AND feed_id NOT IN (SELECT feed_id FROM transit_tracked_trips WHERE ended_at IS NULL)"
         for table in ["transit_stop_times", "transit_trips", "transit_routes", "transit_stops", "transit_calendars", "transit_calendar_dates"] {
-            try sql.execute("DELETE FROM \(table) WHERE feed_id <> $1", [SQLValue(keep)])
+            try sql.execute("DELETE FROM \(table) WHERE \(unused)", [SQLValue(keep)])
         }
-        try sql.execute("DELETE FROM transit_feeds WHERE id <> $1", [SQLValue(keep)])
+        try sql.execute(
+            """
+            DELETE FROM transit_feeds WHERE id <> $1 AND id NOT IN (SELECT feed_id FROM transit_tracked_trips)
+            """, [SQLValue(keep)])
     }
 
     /// Inserts `rows` into `table`, ``rowsPerInsert`` at a time.

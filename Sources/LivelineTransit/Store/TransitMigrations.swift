@@ -2,7 +2,7 @@ import LivelineStore
 
 /// The transit feature's tables, recorded under the name `transit`.
 enum TransitMigrations {
-    static let all = [feeds]
+    static let all = [feeds, trackedTrips]
 
     /// GTFS feeds as loaded: each load is a feed of its own (`transit_feeds`), its rows keyed by
     /// it, so a new feed is written beside the one in use and made current in the same
@@ -75,5 +75,31 @@ enum TransitMigrations {
                 exception_type INTEGER NOT NULL,
                 PRIMARY KEY (feed_id, service_id, date)
             );
+            """)
+
+    /// The rides being followed: one card each (context `trip:{id}`), on the feed they started on
+    /// (kept while a ride uses it), with the state last evaluated and when to look again.
+    static let trackedTrips = Migration(
+        version: 2, name: "transit: tracked trips",
+        sql: """
+            CREATE TABLE transit_tracked_trips (
+                id TEXT PRIMARY KEY,
+                household_id BIGINT NOT NULL REFERENCES households (id),
+                user_id BIGINT NOT NULL REFERENCES users (id),
+                feed_id BIGINT NOT NULL REFERENCES transit_feeds (id),
+                trip_id TEXT NOT NULL,
+                service_day TEXT NOT NULL,
+                from_index INTEGER NOT NULL,
+                to_index INTEGER NOT NULL,
+                line TEXT NOT NULL,
+                destination TEXT NOT NULL,
+                state TEXT NOT NULL,
+                realtime INTEGER NOT NULL CHECK (realtime IN (0, 1)),
+                next_at BIGINT,
+                created_at BIGINT NOT NULL,
+                ended_at BIGINT
+            );
+            CREATE INDEX transit_tracked_trips_due ON transit_tracked_trips (next_at) WHERE ended_at IS NULL;
+            CREATE INDEX transit_tracked_trips_user ON transit_tracked_trips (user_id, ended_at);
             """)
 }

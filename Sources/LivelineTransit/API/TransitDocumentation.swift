@@ -1,0 +1,68 @@
+import LivelineAPI
+import LivelineModel
+
+/// What `/openapi.json` says about the transit routes and their bodies.
+enum TransitDocumentation {
+    private static let string = Schema.string, integer = Schema.integer, boolean = Schema.boolean, dateTime = Schema.dateTime
+    private static let nullableString = Schema.nullableString
+    private static func ref(_ name: String) -> JSONValue { Schema.ref(name) }
+    private static func object(_ properties: KeyValuePairs<String, JSONValue>, required: [String]? = nil) -> JSONValue {
+        Schema.object(properties, required: required)
+    }
+
+    static let part = APIDocumentationPart(routes: routes, schemas: schemas)
+
+    static let routes: [RouteDocumentation] = [
+        .init(
+            Routes.transitStops, "Stops whose name contains query (case and accents aside), those starting with it first; at most 20",
+            auth: .bearer, response: "TransitStops", errors: [400, 503], query: [("query", "1 to 100 characters of a stop's name")]
+        ),
+        .init(
+            Routes.transitDepartures, "The next trips leaving a stop (at most 10 in the 3 hours from after), with their real-time departure",
+            auth: .bearer, response: "TransitDepartures", errors: [400, 404, 503],
+            query: [("stop_id", "the stop's id"), ("after", "ISO 8601 time or POSIX seconds (default: now)")]
+        ),
+        .init(
+            Routes.startTrip,
+            "Start following a ride: the stops must be on the trip in that order and it must arrive within 8 hours (else 422); start: local (the app starts the card) or push (push-to-start on the caller's devices)",
+            auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true
+        ),
+        .init(
+            Routes.trip, "The ride's truth: its card's attributes and state; since_rev equal to the current rev: {id, rev, unchanged: true}",
+            auth: .bearer, response: "Trip", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
+        ),
+        .init(Routes.endTrip, "The rider ends the card (\"Beenden\")", auth: .bearer, response: "Trip", errors: [400, 403, 404]),
+        .init(Routes.endAllTrips, "End all of the caller's rides", auth: .bearer, response: "EndedTrips"),
+    ]
+
+    static let schemas: [String: JSONValue] = [
+        "TransitStop": object(
+            ["id": string, "name": string, "lat": ["type": ["number", "null"]], "lon": ["type": ["number", "null"]]], required: ["id", "name"]),
+        "TransitStops": object(["stops": ["type": "array", "items": ref("TransitStop")]], required: ["stops"]),
+        "TransitDepartures": object(
+            [
+                "stop": ref("TransitStop"),
+                "departures": [
+                    "type": "array",
+                    "items": object(
+                        [
+                            "tripId": string, "line": string, "headsign": nullableString, "serviceDate": string, "scheduled": dateTime,
+                            "expected": dateTime, "delay": Schema.nullableInteger, "realtime": boolean,
+                        ], required: ["tripId", "line", "serviceDate", "scheduled", "expected", "realtime"]),
+                ],
+            ], required: ["stop", "departures"]),
+        "StartTrip": object(
+            [
+                "trip_id": string, "from_stop_id": string, "to_stop_id": string, "service_date": ["type": "string", "format": "date"],
+                "start": ["type": "string", "enum": ["local", "push"]],
+            ], required: ["trip_id", "from_stop_id", "to_stop_id"]),
+        "Trip": object(
+            [
+                "id": string, "rev": integer, "unchanged": boolean, "contextKey": string,
+                "attributes": ["type": "object", "description": "TripLiveActivityAttributes"],
+                "state": ["type": "object", "description": "the card's content state (TripLiveActivityAttributes.ContentState)"],
+                "realtime": boolean, "serviceDate": string, "ended": boolean, "starts": Schema.startOutcomes,
+            ], required: ["id", "rev", "unchanged"]),
+        "EndedTrips": object(["ended": ["type": "array", "items": string]], required: ["ended"]),
+    ]
+}

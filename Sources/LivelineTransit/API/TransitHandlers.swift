@@ -1,0 +1,167 @@
+import Foundation
+import LivelineAPI
+import LivelineEngine
+import LivelineHTTP
+import LivelineModel
+import LivelineStore
+
+/// The transit routes (`docs/features/transit.md`, "Endpoints"), for a household member's bearer
+/// token: stop search, departures with real time, and the rides — started (the card by the app,
+/// or by push-to-start), read with the `since_rev` shortcut, ended.
+struct TransitHandlers: Sendable {
+    let auth: Authenticator
+    let engine: Engine
+    let tracker: TripTracker
+    let clock: @Sendable () -> Date
+
+    init(context: FeatureContext, tracker: TripTracker) {
+        auth = context.auth
+        engine = context.engine
+        clock = context.clock
+        self.tracker = tracker
+    }
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.transitStops) { request in
+            _ = try auth.caller(of: request)
+            let query = (request.query["query"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard (1...100).contains(query.count) else {
+                throw HTTPError.badRequest("query must be 1 to 100 characters of a stop's name", field: "query")
+            }
+            let feed = try currentFeed()
+            return try .json(TransitStopsResponse(stops: feed.feed.stops(matching: query).map(Self.stop)))
+        }
+        router.add(Routes.transitDepartures) { request in
+            _ = try auth.caller(of: request)
+            guard let stopID = request.query["stop_id"], !stopID.isEmpty else {
+                throw HTTPError.badRequest("stop_id is needed: the stop's id (GET /api/transit/stops)", field: "stop_id")
+            }
+            let after = try Self.after(request) ?? clock()
+            let (_, feed) = try currentFeed()
+            guard let stop = feed.stops[stopID] else { throw HTTPError.notFound("there is no stop \(stopID) in the timetable") }
+            let departures = feed.departures(
+                from: stopID, after: after.addingTimeInterval(-60 * 5), until: after.addingTimeInterval(3 * 3600), limit: 40)
+            let now = clock()
+            let live = tracker.realtime.feed(now: now).flatMap { $0.isStale(at: now) ? nil : $0 }
+            let zone = feed.timeZone ?? TimeZone(secondsFromGMT: 0) ?? .current
+            let shown = departures.compactMap { departure -> TransitDeparture? in
+                let update = live?.tripUpdate(tripID: departure.trip.id, startDate: departure.serviceDay.gtfsDate)
+                let times = feed.stopTimes[departure.trip.id] ?? []
+                let prediction = RealtimePrediction.apply(update, to: times, serviceDay: departure.serviceDay.reference(in: zone))[departure.index]
+                let expected = update == nil ? departure.scheduled : prediction.expectedDeparture
+                guard expected >= after, !(update != nil && prediction.skipped) else { return nil }
+                return TransitDeparture(
+                    tripId: departure.trip.id, line: feed.routes[departure.trip.routeID]?.lineName ?? departure.trip.routeID,
+                    headsign: departure.trip.headsign, serviceDate: departure.serviceDay.description, scheduled: departure.scheduled,
+                    expected: expected, delay: update == nil ? nil : prediction.departureDelay ?? prediction.delay, realtime: update != nil)
+            }
+            return try .json(
+                TransitDeparturesResponse(stop: Self.stop(stop), departures: Array(shown.sorted { $0.expected < $1.expected }.prefix(10))))
+        }
+        router.add(Routes.startTrip) { request in
+            let caller = try auth.caller(of: request)
+            let body = try request.decode(StartTripRequest.self)
+            for (field, value) in [("trip_id", body.tripId), ("from_stop_id", body.fromStopId), ("to_stop_id", body.toStopId)]
+            where value.isEmpty || value.count > 200 {
+                throw HTTPError.badRequest("\(field) must be an id of the timetable (1 to 200 characters)", field: field)
+            }
+            let start = body.start ?? "local"
+            guard start == "local" || start == "push" else {
+                throw HTTPError.badRequest(
+                    "start must be local (the app starts the card) or push (push-to-start), not '\(start.prefix(20))'", field: "start")
+            }
+            var day: ServiceDay?
+            if let text = body.serviceDate {
+                guard let parsed = ServiceDay(text), text.count == 10 else {
+                    throw HTTPError.badRequest("service_date must be a day written YYYY-MM-DD, not '\(text.prefix(20))'", field: "service_date")
+                }
+                day = parsed
+            }
+            let trip = try Self.refusals {
+                try tracker.start(
+                    householdID: caller.householdID, userID: caller.userID, tripID: body.tripId, fromStopID: body.fromStopId, toStopID: body.toStopId,
+                    serviceDay: day, now: clock())
+            }
+            var starts: [StartContextResponse.Start]?
+            if start == "push" {
+                let alert = LiveActivityAlert(title: .plain("\(trip.attributes.line) → \(trip.attributes.destination)"))
+                let result = try engine.startActivities(contextKey: trip.contextKey, userIDs: [caller.userID], deviceIDs: [], alert: alert)
+                starts = result.outcomes.map {
+                    .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason)
+                }
+            }
+            return try .json(Self.response(trip, rev: 1, starts: starts), status: 201)
+        }
+        router.add(Routes.trip) { request in
+            let caller = try auth.caller(of: request)
+            let id = try Self.tripID(of: request)
+            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            guard let (trip, rev) = try tracker.read(id, householdID: caller.householdID) else {
+                throw HTTPError.notFound("there is no ride \(id) in your household")
+            }
+            if sinceRev == rev { return try .json(TripResponse(id: id, rev: rev, unchanged: true)) }
+            return try .json(Self.response(trip, rev: rev))
+        }
+        router.add(Routes.endTrip) { request in
+            let caller = try auth.caller(of: request)
+            let id = try Self.tripID(of: request)
+            guard let (trip, _) = try tracker.read(id, householdID: caller.householdID) else {
+                throw HTTPError.notFound("there is no ride \(id) in your household")
+            }
+            guard trip.userID == caller.userID else { throw HTTPError.forbidden("ride \(id) is another member's") }
+            _ = try tracker.end(id, now: clock())
+            guard let (ended, rev) = try tracker.read(id, householdID: caller.householdID) else { throw HTTPError.notFound("the ride went away") }
+            return try .json(Self.response(ended, rev: rev))
+        }
+        router.add(Routes.endAllTrips) { request in
+            let caller = try auth.caller(of: request)
+            var ended: [String] = []
+            for id in try tracker.active(userID: caller.userID) where try tracker.end(id, now: clock(), note: "the rider ended all rides") {
+                ended.append(id)
+            }
+            return try .json(EndTripsResponse(ended: ended))
+        }
+    }
+
+    func currentFeed() throws -> (id: Int, feed: GTFSFeed) {
+        guard let current = try tracker.timetables.current() else { throw HTTPError.unavailable("no timetable is loaded") }
+        return current
+    }
+
+    static func stop(_ stop: GTFSStop) -> TransitStop { TransitStop(id: stop.id, name: stop.name, lat: stop.latitude, lon: stop.longitude) }
+
+    static func response(_ trip: TrackedTrip, rev: Int, starts: [StartContextResponse.Start]? = nil) -> TripResponse {
+        TripResponse(
+            id: trip.id, rev: rev, unchanged: false, contextKey: trip.contextKey, attributes: trip.attributes, state: trip.state,
+            realtime: trip.realtime, serviceDate: trip.serviceDay.description, fromStopId: nil, toStopId: nil, ended: trip.endedAt != nil,
+            starts: starts)
+    }
+
+    /// `after`: an ISO 8601 time or POSIX seconds; nil when not given.
+    static func after(_ request: HTTPRequest) throws -> Date? {
+        guard let text = request.query["after"] else { return nil }
+        if let seconds = Int(text) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        throw HTTPError.badRequest("after must be a time: ISO 8601 (2026-06-18T08:00:00Z) or POSIX seconds, not '\(text.prefix(40))'", field: "after")
+    }
+
+    static func tripID(of request: HTTPRequest) throws -> String {
+        let text = try request.parameter("id")
+        guard text.hasPrefix("tr_"), text.count <= 64, text.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw HTTPError.badRequest("id must be a ride's id (tr_ and letters or digits), not '\(text.prefix(40))'", field: "id")
+        }
+        return text
+    }
+
+    static func refusals<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let refusal as TripRefusal {
+            switch refusal.kind {
+            case .notFound: throw HTTPError.notFound(refusal.message)
+            case .forbidden: throw HTTPError.forbidden(refusal.message)
+            case .unprocessable(let field): throw HTTPError.contractViolation(refusal.message, field: field)
+            }
+        }
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import LivelineEngine
+import LivelineLog
+import LivelineModel
+import LivelineStore
+import Synchronization
+
+/// Why a ride was refused; the handlers answer each with its status.
+public struct TripRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case notFound
+        case unprocessable(field: String)
+        case forbidden
+    }
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+}
+
+/// A tracked ride as stored.
+public struct TrackedTrip: Sendable, Hashable {
+    public var id: String
+    public var householdID: HouseholdID
+    public var userID: UserID
+    public var feedID: Int
+    public var tripID: String
+    public var serviceDay: ServiceDay
+    public var fromIndex: Int
+    public var toIndex: Int
+    public var attributes: TripLiveActivityAttributes
+    public var state: TripLiveActivityAttributes.ContentState
+    public var realtime: Bool
+    public var nextAt: Date?
+    public var endedAt: Date?
+
+    public var contextKey: String { "trip:\(id)" }
+
+    static let columns = """
+        id, household_id, user_id, feed_id, trip_id, service_day, from_index, to_index, line, destination, state, realtime, next_at, ended_at
+        """
+
+    init(row: Row) throws {
+        id = try row.string("id")
+        householdID = HouseholdID(try row.int("household_id"))
+        userID = UserID(try row.int("user_id"))
+        feedID = try row.int("feed_id")
+        tripID = try row.string("trip_id")
+        guard let day = ServiceDay(try row.string("service_day")) else { throw StoreError(.column, "transit_tracked_trips.service_day is no day") }
+        serviceDay = day
+        fromIndex = try row.int("from_index")
+        toIndex = try row.int("to_index")
+        attributes = TripLiveActivityAttributes(tripId: tripID, line: try row.string("line"), destination: try row.string("destination"))
+        state = try JSONDecoder().decode(TripLiveActivityAttributes.ContentState.self, from: Data(try row.string("state").utf8))
+        realtime = try row.int("realtime") == 1
+        nextAt = try row.optionalDate("next_at")
+        endedAt = try row.optionalDate("ended_at")
+    }
+}
+
+/// Follows the rides (`docs/features/transit.md`, "The tracker"): one evaluation loop for all of
+/// them, driven by a schedule ordered by each ride's next evaluation (a heap), so its cost grows
+/// with the rides due, not with the rides tracked. An evaluation that changes what the card shows
+/// records the change (or, on arrival, the end) through the engine's door; the card's content
+/// state is the one stored by the evaluation.
+public final class TripTracker: Sendable {
+    let door: EngineDoor
+    let timetables: TransitTimetables
+    let realtime: RealtimeSource
+    let logger: Logger
+    private let schedule = Mutex(Schedule())
+    /// An activity lives at most 8 hours: a ride arriving later is refused.
+    static let longestRide: TimeInterval = 8 * 3600
+
+    public init(door: EngineDoor, timetables: TransitTimetables, realtime: RealtimeSource, logger: Logger) {
+        self.door = door
+        self.timetables = timetables
+        self.realtime = realtime
+        self.logger = logger
+    }
+
+    // MARK: Starting
+
+    /// Starts following `tripID` from `fromStopID` to `toStopID` for `userID` on `serviceDay` (the
+    /// day on which the trip leaves the stop next when nil): the ride's first state, its card's
+    /// context (`trip:{id}`) at revision 1.
+    public func start(
+        householdID: HouseholdID, userID: UserID, tripID: String, fromStopID: String, toStopID: String, serviceDay requested: ServiceDay?,
+        now: Date
+    ) throws -> TrackedTrip {
+        guard let (feedID, feed) = try timetables.current(), let zone = feed.timeZone else {
+            throw TripRefusal(kind: .notFound, message: "no timetable is loaded")
+        }
+        guard let trip = feed.trips[tripID], let times = feed.stopTimes[tripID] else {
+            throw TripRefusal(kind: .notFound, message: "there is no trip \(tripID) in the timetable")
+        }
+        for (field, stop) in [("from_stop_id", fromStopID), ("to_stop_id", toStopID)] where feed.stops[stop] == nil {
+            throw TripRefusal(kind: .notFound, message: "\(field): there is no stop \(stop) in the timetable")
+        }
+        guard let from = times.firstIndex(where: { $0.stopID == fromStopID }),
+            let to = times[(from + 1)...].firstIndex(where: { $0.stopID == toStopID })
+        else {
+            throw TripRefusal(
+                kind: .unprocessable(field: "to_stop_id"), message: "trip \(tripID) does not call at \(fromStopID) and after it at \(toStopID)")
+        }
+        let day: ServiceDay
+        if let requested {
+            guard feed.runs(trip.serviceID, on: requested) else {
+                throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "trip \(tripID) does not run on \(requested)")
+            }
+            day = requested
+        } else {
+            // The day it leaves the boarding stop next: yesterday's trip past midnight, today's, or tomorrow's.
+            let today = ServiceDay.containing(now, in: zone)
+            let candidates = [today.previous, today, today.next].filter { feed.runs(trip.serviceID, on: $0) }
+            guard let next = candidates.first(where: { $0.date(times[from].departure, in: zone) >= now.addingTimeInterval(-60) }) else {
+                throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "trip \(tripID) does not leave \(fromStopID) again soon")
+            }
+            day = next
+        }
+        let arrives = day.date(times[to].arrival, in: zone)
+        guard arrives.timeIntervalSince(now) <= Self.longestRide else {
+            throw TripRefusal(
+                kind: .unprocessable(field: "service_date"),
+                message:
+                    "the ride arrives more than 8 hours from now (\(Int(arrives.timeIntervalSince(now) / 60)) min): a Live Activity lives at most 8 hours"
+            )
+        }
+        guard arrives > now else { throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "this ride arrived already") }
+        let attributes = TripLiveActivityAttributes(
+            tripId: tripID, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)
+        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, now: now)
+        let id = Self.newID()
+        let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
+        let tracked = try door.write(now: now) { change in
+            try change.sql.execute(
+                """
+                INSERT INTO transit_tracked_trips
+                    (id, household_id, user_id, feed_id, trip_id, service_day, from_index, to_index, line, destination, state, realtime,
+                     next_at, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                """,
+                [
+                    .text(id), SQLValue(householdID), SQLValue(userID), SQLValue(feedID), .text(tripID), .text(day.description), SQLValue(from),
+                    SQLValue(to), .text(attributes.line), .text(attributes.destination), .text(state), SQLValue(evaluation.realtime),
+                    SQLValue(evaluation.next), SQLValue(now),
+                ])
+            try change.createContext(
+                key: "trip:\(id)", activityType: TripLiveActivityAttributes.typeName, householdID: householdID,
+                attributes: String(decoding: try JSONEncoder().encode(attributes), as: UTF8.self))
+            try change.recordChange("trip:\(id)", note: "ride started: \(attributes.line) to \(attributes.destination)")
+            return try read(id, in: change.sql)
+        }
+        guard let tracked else { throw StoreError(.database, "the new ride is not there") }
+        if let next = evaluation.next { schedule.withLock { $0.push(next, id) } }
+        return tracked
+    }
+
+    static func newID() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "tr_" + String((0..<20).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    }
+
+    // MARK: Evaluating
+
+    /// The ride's evaluation now: its stops with the feed's predictions when the feed is fresh
+    /// and has the trip; else the schedule.
+    func evaluate(feed: GTFSFeed, times: [GTFSStopTime], tripID: String, day: ServiceDay, from: Int, to: Int, now: Date) -> TripEvaluation {
+        let zone = feed.timeZone ?? TimeZone(secondsFromGMT: 0) ?? .current
+        let live = realtime.feed(now: now).flatMap { $0.isStale(at: now) ? nil : $0 }
+        let update = live?.tripUpdate(tripID: tripID, startDate: day.gtfsDate)
+        let predictions = RealtimePrediction.apply(update, to: times, serviceDay: day.reference(in: zone))
+        let stops = zip(times, predictions).map { RideStop(name: feed.stops[$0.stopID]?.name ?? $0.stopID, prediction: $1) }
+        let occupancy = live?.vehiclePosition(tripID: tripID, startDate: day.gtfsDate)?.occupancy ?? .unknown
+        return TripEvaluation.evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: update != nil, now: now)
+    }
+
+    /// Evaluates every ride that is due at `now` (the engine's sweep calls it every second).
+    public func evaluateDue(now: Date) {
+        loadScheduleOnce()
+        let due = schedule.withLock { $0.popDue(now) }
+        for id in due {
+            do {
+                if let next = try evaluate(id, now: now) { schedule.withLock { $0.push(next, id) } }
+            } catch {
+                logger.error("transit.evaluationFailed", [("trip", .string(id)), ("message", .string("\(error) (tried again in 15 s)"))])
+                schedule.withLock { $0.push(now.addingTimeInterval(15), id) }
+            }
+        }
+    }
+
+    /// One ride's evaluation, in one transaction holding its card: what changed is recorded; on
+    /// arrival the card ends. Returns when to look again (nil: done). A ride another instance
+    /// evaluated meanwhile is left as it is.
+    func evaluate(_ id: String, now: Date) throws -> Date? {
+        try door.write(now: now) { change in
+            _ = try change.lockContext("trip:\(id)")
+            guard let tracked = try read(id, in: change.sql), tracked.endedAt == nil, let nextAt = tracked.nextAt else { return nil }
+            guard nextAt <= now else { return nextAt }
+            let feed = try timetables.feed(tracked.feedID)
+            guard let times = feed.stopTimes[tracked.tripID] else { throw GTFSError("trip \(tracked.tripID) is gone from feed \(tracked.feedID)") }
+            let evaluation = evaluate(
+                feed: feed, times: times, tripID: tracked.tripID, day: tracked.serviceDay, from: tracked.fromIndex, to: tracked.toIndex, now: now)
+            let arrived = evaluation.state.phase == .arrived
+            if let why = TripEvaluation.pushReason(from: tracked.state, to: evaluation.state) {
+                let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
+                try change.sql.execute(
+                    "UPDATE transit_tracked_trips SET state = $2, realtime = $3 WHERE id = $1",
+                    [.text(id), .text(state), SQLValue(evaluation.realtime)])
+                if arrived {
+                    try change.end(tracked.contextKey, note: "arrived at \(tracked.attributes.destination)")
+                } else {
+                    try change.recordChange(tracked.contextKey, note: why)
+                }
+            }
+            try change.sql.execute(
+                "UPDATE transit_tracked_trips SET next_at = $2, ended_at = $3 WHERE id = $1",
+                [.text(id), SQLValue(evaluation.next), arrived ? SQLValue(now) : .null])
+            return evaluation.next
+        }
+    }
+
+    private func loadScheduleOnce() {
+        guard schedule.withLock({ !$0.loaded }) else { return }
+        do {
+            let rows = try door.read { read in
+                try read.sql.query("SELECT id, next_at FROM transit_tracked_trips WHERE ended_at IS NULL AND next_at IS NOT NULL").map {
+                    (try $0.string("id"), try $0.date("next_at"))
+                }
+            }
+            schedule.withLock { schedule in
+                schedule.loaded = true
+                for (id, next) in rows { schedule.push(next, id) }
+            }
+        } catch {
+            logger.error("transit.scheduleFailed", [("message", .string("reading the rides failed (tried again next second): \(error)"))])
+        }
+    }
+
+    // MARK: Ending and reading
+
+    /// The rider ends the card ("Beenden"). False when the ride had ended already.
+    public func end(_ id: String, now: Date, note: String = "the rider ended it") throws -> Bool {
+        try door.write(now: now) { change in
+            guard
+                try change.sql.execute(
+                    "UPDATE transit_tracked_trips SET ended_at = $2, next_at = NULL WHERE id = $1 AND ended_at IS NULL", [.text(id), SQLValue(now)])
+                    == 1
+            else { return false }
+            try change.end("trip:\(id)", note: note)
+            return true
+        }
+    }
+
+    /// The ride `id` of `householdID` (nil when there is none there).
+    public func read(_ id: String, householdID: HouseholdID) throws -> (trip: TrackedTrip, rev: Int)? {
+        try door.read { read in
+            guard let trip = try self.read(id, in: read.sql), trip.householdID == householdID else { return nil }
+            return (trip, try read.revision(trip.contextKey) ?? 0)
+        }
+    }
+
+    /// The rides of `userID` still going.
+    public func active(userID: UserID) throws -> [String] {
+        try door.read { read in
+            try read.sql.query("SELECT id FROM transit_tracked_trips WHERE user_id = $1 AND ended_at IS NULL ORDER BY created_at", [SQLValue(userID)])
+                .map { try $0.string("id") }
+        }
+    }
+
+    func read(_ id: String, in sql: any SQLTransaction) throws -> TrackedTrip? {
+        try sql.queryOne("SELECT \(TrackedTrip.columns) FROM transit_tracked_trips WHERE id = $1", [.text(id)]).map(TrackedTrip.init(row:))
+    }
+
+    /// Rides scheduled (tests, metrics).
+    public var scheduled: Int { schedule.withLock { $0.count } }
+}
+
+/// Rides by next evaluation: a binary min-heap of (time, id). An id may be in it more than once
+/// after a restart or a race; the evaluation finds the stored time and goes by that.
+struct Schedule {
+    private var heap: [(Date, String)] = []
+    var loaded = false
+    var count: Int { heap.count }
+
+    mutating func push(_ at: Date, _ id: String) {
+        heap.append((at, id))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].0 < heap[parent].0 else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Takes every entry due at `now`, earliest first.
+    mutating func popDue(_ now: Date) -> [String] {
+        var due: [String] = []
+        while let first = heap.first, first.0 <= now {
+            due.append(first.1)
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heap.count, heap[left].0 < heap[smallest].0 { smallest = left }
+                if right < heap.count, heap[right].0 < heap[smallest].0 { smallest = right }
+                guard smallest != parent else { break }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        var seen = Set<String>()
+        return due.filter { seen.insert($0).inserted }
+    }
+}
