@@ -60,8 +60,27 @@ public struct TransitFeature: Feature {
         // Stale after 10 minutes without news; gone 30 s after the arrival; 15 priority-10 pushes an hour.
         setup.lifecycle(ActivityLifecycle(staleAfter: 10 * 60, dismissAfter: 30, priorityBudget: TripReplay.priorityBudget), for: type)
         setup.periodicTask(TrackerTask(tracker: tracker))
+        let watcher = configured.map { _ in
+            FeedWatcher(path: path, store: TransitFeedStore(door: setup.door), timetables: timetables, logger: setup.logger, loadedAt: setup.clock())
+        }
+        if let watcher { setup.periodicTask(WatcherTask(watcher: watcher)) }
         setup.routes { router, context in TransitHandlers(context: context, tracker: tracker).addRoutes(to: &router) }
         setup.documentation(TransitDocumentation.part)
+        setup.metrics {
+            [
+                MetricFamily(
+                    name: "liveline_transit_realtime_failures_total", type: "counter",
+                    help: "GTFS-Realtime fetches that failed or did not decode (the last good feed stayed in use).",
+                    samples: [([:], Double(realtime.failures))]),
+                MetricFamily(
+                    name: "liveline_transit_feed_refusals_total", type: "counter",
+                    help: "Changed GTFS feeds not loaded (errors, unreadable); the previous feed stayed in use.",
+                    samples: [([:], Double(watcher?.failures ?? 0))]),
+                MetricFamily(
+                    name: "liveline_transit_rides_scheduled", type: "gauge", help: "Rides in the tracker's schedule of this process.",
+                    samples: [([:], Double(tracker.scheduled))]),
+            ]
+        }
         setup.logger.info(
             fresh ? "transit.feedLoaded" : "transit.feedKept",
             [
@@ -69,6 +88,12 @@ public struct TransitFeature: Feature {
                 ("stopTimes", .int(loaded.stopTimes)),
             ])
     }
+}
+
+/// Looks for a changed feed, on the engine's sweep.
+struct WatcherTask: PeriodicTask {
+    let watcher: FeedWatcher
+    func run(now: Date) { watcher.run(now: now) }
 }
 
 /// The tracker's loop, on the engine's sweep (every second): the rides that are due.

@@ -24,6 +24,7 @@ public final class FeatureSetup: Sendable {
         var lifecycle: [String: ActivityLifecycle] = [:]
         var routes: [@Sendable (inout Router, FeatureContext) throws -> Void] = []
         var documentation: [APIDocumentationPart] = []
+        var metrics: [@Sendable () -> [MetricFamily]] = []
     }
     private let parts = Mutex(Parts())
     /// The engine, once the server built it (``addRoutes(to:context:)``): what ``engineTask(_:)``
@@ -64,6 +65,11 @@ public final class FeatureSetup: Sendable {
         parts.withLock { $0.routes.append(add) }
     }
 
+    /// Metric families of the feature for `/metrics`, read at every scrape.
+    public func metrics(_ families: @escaping @Sendable () -> [MetricFamily]) {
+        parts.withLock { $0.metrics.append(families) }
+    }
+
     /// The documentation of the feature's routes and their bodies.
     public func documentation(_ part: APIDocumentationPart) {
         parts.withLock { $0.documentation.append(part) }
@@ -75,6 +81,8 @@ public final class FeatureSetup: Sendable {
     public var tasks: [any PeriodicTask] { parts.withLock { $0.tasks } }
     public var lifecycleByType: [String: ActivityLifecycle] { parts.withLock { $0.lifecycle } }
     public var documentationParts: [APIDocumentationPart] { parts.withLock { $0.documentation } }
+    /// Every feature's metric families as of now.
+    public var metricFamilies: [MetricFamily] { parts.withLock { $0.metrics }.flatMap { $0() } }
 
     /// Adds every feature's routes; from now on ``engineTask(_:)`` tasks run with `context.engine`.
     public func addRoutes(to router: inout Router, context: FeatureContext) throws {
@@ -131,4 +139,20 @@ public struct FeatureSettingError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// A family of samples in `/metrics` (the Prometheus text format): a counter or a gauge.
+public struct MetricFamily: Sendable {
+    public var name: String
+    /// `counter` or `gauge`.
+    public var type: String
+    public var help: String
+    public var samples: [(labels: [String: String], value: Double)]
+
+    public init(name: String, type: String, help: String, samples: [(labels: [String: String], value: Double)]) {
+        self.name = name
+        self.type = type
+        self.help = help
+        self.samples = samples
+    }
 }

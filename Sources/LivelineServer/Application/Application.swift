@@ -214,7 +214,7 @@ private func assembleApplication(
     ContextHandlers(auth: auth, engine: engine, registry: .known, clock: clock).addRoutes(to: &router)
     ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
-    MetricsHandler(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
+    MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)
     try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
 
     let accessLog: LogSink = configuration.accessLog == "off" ? .discarding() : logSink

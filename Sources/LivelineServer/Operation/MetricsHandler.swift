@@ -16,6 +16,8 @@ struct MetricsHandler: Sendable {
     let auth: Authenticator
     let engine: Engine
     let clock: @Sendable () -> Date
+    /// The features' families (``FeatureSetup/metrics(_:)``), after the engine's.
+    var features: @Sendable () -> [MetricFamily] = { [] }
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.metrics) { request in
@@ -86,6 +88,10 @@ struct MetricsHandler: Sendable {
         out.sample("liveline_dispatch_latency_seconds_bucket", ["le": "+Inf"], metrics.latencyCount)
         out.sample("liveline_dispatch_latency_seconds_sum", [:], metrics.latencySum)
         out.sample("liveline_dispatch_latency_seconds_count", [:], metrics.latencyCount)
+        for family in features() {
+            out.family(family.name, type: family.type, help: family.help)
+            for sample in family.samples { out.sample(family.name, sample.labels, sample.value) }
+        }
         return out.text
     }
 }

@@ -138,4 +138,63 @@ import Testing
         let all = try scene.request("POST", "/api/trips/end-all")
         #expect((all.json?["ended"] as? [String]) == [secondID], "\(all.text)")
     }
+
+    /// (The engine's own sweep runs the watcher too, on its thread: the test waits for the effect.)
+    @Test func aChangedFeedIsLoadedWhileRidesKeepTheirsAndABrokenOneIsRefusedWhileTheServerGoesOn() async throws {
+        let folder = try DemoFeed.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = ManualClock(Self.berlin(7, 55))
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.environment["LIVELINE_GTFS_PATH"] = folder.path }
+        defer { setup.stop() }
+        let store = setup.server.app.store
+        func current() throws -> Int? {
+            try store.database.read { try $0.queryOne("SELECT id FROM transit_feeds WHERE current = 1")?.int("id") }
+        }
+        func metric(_ name: String) throws -> String? {
+            try setup.admin("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.map(String.init)
+        }
+        let first = try current()
+        let ride = try setup.server.request(
+            "POST", "/api/trips", token: setup.bearer,
+            json: #"{"trip_id":"\#(DemoFeed.tripID)","from_stop_id":"mannheim-paradeplatz","to_stop_id":"heidelberg-bismarckplatz"}"#)
+        let rideID = try #require(ride.json?["id"] as? String, "\(ride.text)")
+
+        // A broken change (stop_times.txt loses a column): refused, the server goes on with the feed it has.
+        let stopTimes = folder.appendingPathComponent("stop_times.txt")
+        let good = try String(contentsOf: stopTimes, encoding: .utf8)
+        try good.replacingOccurrences(of: "departure_time,", with: "").write(to: stopTimes, atomically: true, encoding: .utf8)
+        clock.advance(by: 61)
+        setup.server.app.engine.sweepLifecycle()
+        #expect(try await eventually { try metric("liveline_transit_feed_refusals_total") == "liveline_transit_feed_refusals_total 1" })
+        #expect(try current() == first)
+        let search = try setup.server.request("GET", "/api/transit/stops?query=Paradeplatz", token: setup.bearer)
+        #expect((search.json?["stops"] as? [[String: Any]])?.count == 1, "still answering from the feed it has")
+
+        // A good change: loaded; the ride started on the old feed keeps it.
+        try good.write(to: stopTimes, atomically: true, encoding: .utf8)
+        let stops = folder.appendingPathComponent("stops.txt")
+        try (try String(contentsOf: stops, encoding: .utf8)).replacingOccurrences(of: ",Paradeplatz,", with: ",Paradeplatz (Mitte),")
+            .write(to: stops, atomically: true, encoding: .utf8)
+        clock.advance(by: 61)
+        setup.server.app.engine.sweepLifecycle()
+        #expect(try await eventually { try current() != first })
+        let second = try current()
+        #expect(second != nil && second != first)
+        let renamed = try setup.server.request("GET", "/api/transit/stops?query=Mitte", token: setup.bearer)
+        #expect((renamed.json?["stops"] as? [[String: Any]])?.first?["name"] as? String == "Paradeplatz (Mitte)")
+        clock.advance(by: 15 * 60)
+        setup.server.app.engine.sweepLifecycle()
+        #expect(
+            try await eventually {
+                let state = try setup.server.request("GET", "/api/trips/\(rideID)", token: setup.bearer).json?["state"] as? [String: Any]
+                return state?["phase"] as? String == "inProgress"
+            })
+        let later = try setup.server.request("GET", "/api/trips/\(rideID)", token: setup.bearer)
+        #expect((later.json?["state"] as? [String: Any])?["phase"] as? String == "inProgress", "\(later.text)")
+        #expect((later.json?["state"] as? [String: Any])?["currentStop"] as? String != nil)
+        let oldRows = try store.database.read {
+            try $0.queryOne("SELECT COUNT(*) AS n FROM transit_stop_times WHERE feed_id = $1", [.integer(Int64(first ?? 0))])?.int("n")
+        }
+        #expect(oldRows == 1380, "the ride's feed is kept while it rides")
+    }
 }

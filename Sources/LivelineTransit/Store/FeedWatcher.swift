@@ -1,0 +1,80 @@
+import Foundation
+import LivelineEngine
+import LivelineLog
+import Synchronization
+
+/// Loads the configured feed again when its files change (looked at every ``interval``): a new
+/// feed that reads without errors becomes current (rides in progress keep theirs); one with
+/// errors, or one that cannot be read, is refused with its report in the log and the server goes
+/// on with the feed it has.
+final class FeedWatcher: Sendable {
+    let path: URL
+    let store: TransitFeedStore
+    let timetables: TransitTimetables
+    let logger: Logger
+    static let interval: TimeInterval = 60
+    private struct State {
+        var lookedAt: Date?
+        var seen: String?
+        var failures = 0
+    }
+    private let state: Mutex<State>
+
+    init(path: URL, store: TransitFeedStore, timetables: TransitTimetables, logger: Logger, loadedAt now: Date) {
+        self.path = path
+        self.store = store
+        self.timetables = timetables
+        self.logger = logger
+        state = Mutex(State(lookedAt: now, seen: Self.stamp(path)))
+    }
+
+    /// Loads that failed or were refused so far.
+    var failures: Int { state.withLock { $0.failures } }
+
+    /// Sizes and modification times of the feed's files: a cheap sign that they changed.
+    static func stamp(_ path: URL) -> String? {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return nil }
+        let files =
+            isDirectory.boolValue
+            ? ((try? manager.contentsOfDirectory(atPath: path.path)) ?? []).sorted().map { path.appendingPathComponent($0) } : [path]
+        return files.map { file in
+            let attributes = (try? manager.attributesOfItem(atPath: file.path)) ?? [:]
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? -1
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(file.lastPathComponent):\(size):\(modified)"
+        }.joined(separator: "|")
+    }
+
+    func run(now: Date) {
+        let due = state.withLock { state -> Bool in
+            guard state.lookedAt.map({ now.timeIntervalSince($0) >= Self.interval }) ?? true else { return false }
+            state.lookedAt = now
+            return true
+        }
+        guard due, let stamp = Self.stamp(path), stamp != state.withLock({ $0.seen }) else { return }
+        state.withLock { $0.seen = stamp }
+        do {
+            let (feed, report, fingerprint) = try GTFSReader.readWithFingerprint(path, today: ServiceDay.containing(now, in: Self.utc))
+            guard !report.hasErrors else {
+                fail("the changed feed \(path.path) has errors and is not loaded; the previous one stays:\n\(report)")
+                return
+            }
+            let (loaded, fresh) = try store.load(feed, fingerprint: fingerprint, source: path.path, now: now)
+            if fresh {
+                timetables.remember(feed, id: loaded.id)
+                logger.info("transit.feedReloaded", [("feed", .string(path.path)), ("stopTimes", .int(loaded.stopTimes))])
+            }
+        } catch {
+            fail("the changed feed \(path.path) could not be loaded; the previous one stays: \(error)")
+        }
+    }
+
+    private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
+
+    private func fail(_ message: String) {
+        state.withLock { $0.failures += 1 }
+        logger.error("transit.feedRefused", [("message", .string(message))])
+    }
+}
