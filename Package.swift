@@ -164,7 +164,7 @@ let package = Package(
             name: "LivelineDevicesTests",
             dependencies: [
                 "LivelineDevices", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
-                "LivelineTestSupport", "LivelinePush", "LivelineStore", "LivelineCLI",
+                "LivelineTestSupport", "LivelinePush", "LivelineStore", "LivelineCLI", "LivelineTransit",
             ],
             swiftSettings: swiftSettings
         ),

@@ -98,7 +98,11 @@ public struct TripResponse: Codable, Sendable, Hashable {
     public var unchanged: Bool
     /// `trip:{id}`: the app registers its card's update token under it.
     public var contextKey: String?
+    /// The card's attributes; their `tripId` is the ride's id (``id``), so an app whose card was
+    /// started by push finds its context key, `trip:{tripId}`.
     public var attributes: TripLiveActivityAttributes?
+    /// The timetable's trip.
+    public var timetableTripId: String?
     /// The card's content state.
     public var state: TripLiveActivityAttributes.ContentState?
     /// False when the card uses the schedule (no feed, the trip missing from it, or a stale feed).
@@ -112,6 +116,7 @@ public struct TripResponse: Codable, Sendable, Hashable {
 
     public init(
         id: String, rev: Int, unchanged: Bool, contextKey: String? = nil, attributes: TripLiveActivityAttributes? = nil,
+        timetableTripId: String? = nil,
         state: TripLiveActivityAttributes.ContentState? = nil, realtime: Bool? = nil, serviceDate: String? = nil, fromStopId: String? = nil,
         toStopId: String? = nil, ended: Bool? = nil, starts: [StartContextResponse.Start]? = nil
     ) {
@@ -120,6 +125,7 @@ public struct TripResponse: Codable, Sendable, Hashable {
         self.unchanged = unchanged
         self.contextKey = contextKey
         self.attributes = attributes
+        self.timetableTripId = timetableTripId
         self.state = state
         self.realtime = realtime
         self.serviceDate = serviceDate

@@ -59,7 +59,8 @@ enum TransitDocumentation {
         "Trip": object(
             [
                 "id": string, "rev": integer, "unchanged": boolean, "contextKey": string,
-                "attributes": ["type": "object", "description": "TripLiveActivityAttributes"],
+                "attributes": ["type": "object", "description": "TripLiveActivityAttributes (tripId: the ride's id)"],
+                "timetableTripId": string,
                 "state": ["type": "object", "description": "the card's content state (TripLiveActivityAttributes.ContentState)"],
                 "realtime": boolean, "serviceDate": string, "ended": boolean, "starts": Schema.startOutcomes,
             ], required: ["id", "rev", "unchanged"]),

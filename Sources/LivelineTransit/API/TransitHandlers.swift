@@ -132,7 +132,8 @@ struct TransitHandlers: Sendable {
 
     static func response(_ trip: TrackedTrip, rev: Int, starts: [StartContextResponse.Start]? = nil) -> TripResponse {
         TripResponse(
-            id: trip.id, rev: rev, unchanged: false, contextKey: trip.contextKey, attributes: trip.attributes, state: trip.state,
+            id: trip.id, rev: rev, unchanged: false, contextKey: trip.contextKey, attributes: trip.attributes, timetableTripId: trip.tripID,
+            state: trip.state,
             realtime: trip.realtime, serviceDate: trip.serviceDay.description, fromStopId: nil, toStopId: nil, ended: trip.endedAt != nil,
             starts: starts)
     }

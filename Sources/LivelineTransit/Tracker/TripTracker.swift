@@ -49,7 +49,9 @@ public struct TrackedTrip: Sendable, Hashable {
         serviceDay = day
         fromIndex = try row.int("from_index")
         toIndex = try row.int("to_index")
-        attributes = TripLiveActivityAttributes(tripId: tripID, line: try row.string("line"), destination: try row.string("destination"))
+        // The card's tripId is the ride's id: an app whose card was started by push finds the
+        // card's context key from its attributes (`trip:{tripId}`).
+        attributes = TripLiveActivityAttributes(tripId: id, line: try row.string("line"), destination: try row.string("destination"))
         state = try JSONDecoder().decode(TripLiveActivityAttributes.ContentState.self, from: Data(try row.string("state").utf8))
         realtime = try row.int("realtime") == 1
         nextAt = try row.optionalDate("next_at")
@@ -126,10 +128,10 @@ public final class TripTracker: Sendable {
             )
         }
         guard arrives > now else { throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "this ride arrived already") }
-        let attributes = TripLiveActivityAttributes(
-            tripId: tripID, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)
-        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, now: now)
         let id = Self.newID()
+        let attributes = TripLiveActivityAttributes(
+            tripId: id, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)
+        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, now: now)
         let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
         let tracked = try door.write(now: now) { change in
             try change.sql.execute(
@@ -208,6 +210,8 @@ public final class TripTracker: Sendable {
                     "UPDATE transit_tracked_trips SET state = $2, realtime = $3 WHERE id = $1",
                     [.text(id), .text(state), SQLValue(evaluation.realtime)])
                 if arrived {
+                    // Seen within one evaluation (≤ 5 s) of the arrival: the end's dismissal, 30 s
+                    // after it is sent, follows the arrival by 30 to about 35 s.
                     try change.end(tracked.contextKey, note: "arrived at \(tracked.attributes.destination)")
                 } else {
                     try change.recordChange(tracked.contextKey, note: why)

@@ -1,0 +1,155 @@
+import Foundation
+import LivelineClient
+import LivelineDevices
+import LivelineModel
+import LivelineStore
+import LivelineTestSupport
+import LivelineTransit
+import Testing
+
+/// A tram ride end to end (`docs/features/transit.md`): the server on a moving manual clock with
+/// the demo feed, the demo's recorded real-time sequence replayed into the file it reads
+/// (`LIVELINE_GTFS_RT_URL`), simulated iPhones whose apps start the card themselves or get it by
+/// push-to-start, every push through the APNs sandbox.
+@Suite struct TransitEndToEndTests {
+    /// 2026-06-18 `hour:minute:second` in Berlin (UTC+2).
+    static func berlin(_ hour: Int, _ minute: Int, _ second: Int = 0) -> Date {
+        Date(timeIntervalSince1970: 1_781_733_600 + TimeInterval(hour * 3600 + minute * 60 + second))
+    }
+
+    final class Scene {
+        let realtime = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-rt-\(UUID().uuidString).pb")
+        let harness: DeviceHarness
+        let snapshots = DemoFeed.snapshots.compactMap { try? RealtimeFeed.decode($0) }
+
+        init() throws {
+            let path = realtime.path
+            harness = try DeviceHarness(serverOnClock: true) { $0.environment["LIVELINE_GTFS_RT_URL"] = path }
+            harness.clock.advance(by: TransitEndToEndTests.berlin(7, 55).timeIntervalSince(harness.clock.now))
+            try publish()
+        }
+
+        /// The snapshot in effect at the clock's time (the latest not after it), into the file.
+        func publish() throws {
+            let now = Int(harness.clock.now.timeIntervalSince1970)
+            guard let snapshot = snapshots.last(where: { ($0.header.timestamp ?? 0) <= now }) else { return }
+            try Data(snapshot.encoded()).write(to: realtime)
+        }
+
+        /// Moves the clock by `seconds`, feeding `publish` when `live`, and lets the server and phones
+        /// catch up: nothing due now is left in the outbox (the manual clock must not run ahead of
+        /// the dispatcher) and the phones have what the sandbox accepted.
+        func advance(by seconds: TimeInterval, live: Bool = true) async throws {
+            harness.clock.advance(by: seconds)
+            if live { try publish() }
+            harness.app.engine.sweepLifecycle()
+            let outbox = harness.app.store.outbox
+            let clock = harness.clock
+            _ = await harness.until(timeout: 10) {
+                (try? outbox.depth(now: clock.now)).map { $0.leased == 0 && $0.oldestDueAge == nil } ?? false
+            }
+        }
+
+        func card(_ phone: SimulatedDevice, _ id: String) -> TripLiveActivityAttributes.ContentState? {
+            phone.activity(contextKey: "trip:\(id)").flatMap {
+                try? JSONDecoder().decode(TripLiveActivityAttributes.ContentState.self, from: $0.contentState.compactJSON)
+            }
+        }
+
+        deinit {
+            harness.stop()
+            try? FileManager.default.removeItem(at: realtime)
+        }
+    }
+
+    @Test func aRideGoesFromBeforeDepartureToArrivedOnEveryPhoneAndEndsThirtySecondsAfterTheArrival() async throws {
+        let scene = try Scene()
+        let harness = scene.harness
+        let (jaqueline, phones) = try await harness.couple()
+        let dennis = harness.client(deviceID: "dennis-phone")
+        let her = harness.client(bearer: jaqueline.bearer, deviceID: "jaqueline-phone")
+
+        // Dennis's app starts his card itself; Jaqueline's ride is started on her devices by push.
+        let mine = try await dennis.startTrip(
+            StartTripRequest(tripId: DemoFeed.tripID, fromStopId: "mannheim-paradeplatz", toStopId: "heidelberg-hauptbahnhof"))
+        let attributes = try #require(mine.attributes)
+        let state = try #require(mine.state)
+        harness.fleet.startLocally(
+            device: "dennis-phone", attributesType: TripLiveActivityAttributes.typeName,
+            attributes: try JSONValue(json: JSONEncoder().encode(attributes)), contentState: try JSONValue(json: JSONEncoder().encode(state)),
+            channelID: nil)
+        let hers = try await her.startTrip(
+            StartTripRequest(tripId: DemoFeed.tripID, fromStopId: "mannheim-wasserturm", toStopId: "edingen-bahnhof", start: "push"))
+        #expect(hers.starts?.map(\.outcome).sorted() == ["queued", "queued"], "\(hers.starts ?? [])")
+        let rides = [(phones[0], mine.id), (phones[1], hers.id), (phones[2], hers.id)]
+        #expect(await harness.until { rides.allSatisfy { scene.card($0.0, $0.1) != nil } }, "every phone shows its card")
+        #expect(scene.card(phones[1], hers.id)?.phase == .beforeDeparture && scene.card(phones[1], hers.id)?.currentStop == "Wasserturm")
+
+        var phases: [String: [TripPhase]] = [:]
+        var delays: [String: Set<Int>] = [:]
+        var checked = false
+        while harness.clock.now < Self.berlin(8, 50) {
+            try await scene.advance(by: 5)
+            for (phone, id) in rides {
+                guard let card = scene.card(phone, id) else { continue }
+                if phases[phone.id]?.last != card.phase { phases[phone.id, default: []].append(card.phase) }
+                delays[phone.id, default: []].insert(card.delay)
+            }
+            // Mid-ride, each card is what the server says the ride is now.
+            if !checked, harness.clock.now >= Self.berlin(8, 20) {
+                checked = true
+                for (phone, id) in rides {
+                    let truth = try #require(try await dennis.trip(id).state)
+                    let shown = try #require(scene.card(phone, id))
+                    #expect(
+                        (shown.phase, shown.currentStop, shown.nextStop, shown.delay) == (
+                            truth.phase, truth.currentStop, truth.nextStop, truth.delay
+                        ),
+                        "\(phone.id): \(shown) vs \(truth)")
+                }
+            }
+        }
+        for phone in phones {
+            #expect(phases[phone.id] == [.beforeDeparture, .inProgress, .arrived], "\(phone.id): \(phases[phone.id] ?? [])")
+            #expect((delays[phone.id] ?? []).contains { $0 >= 2 }, "\(phone.id) showed the delay: \(delays[phone.id] ?? [])")
+        }
+        // The end: the arrival time as the card has it, and the dismissal 30 s later.
+        for (phone, id) in rides {
+            let activity = try #require(phone.activities.last { $0.contextKey == "trip:\(id)" })
+            let card = try #require(scene.card(phone, id))
+            let dismissal = try #require(activity.dismissAt, "\(phone.id) has its end")
+            // 30 s after the end, which goes out within one evaluation (5 s) and one step of this test (5 s) of the arrival.
+            let after = dismissal.timeIntervalSince(card.nextStopTime)
+            #expect(after >= 30 && after <= 41, "\(phone.id): dismissed \(after) s after the arrival")
+        }
+        // At most 15 priority-10 pushes an hour per ride.
+        for phone in phones {
+            let accepted = phone.tokens.flatMap { harness.sandbox.accepted(token: $0) }.filter { $0.pushType == "liveactivity" }
+            #expect(accepted.filter { $0.priority == 10 }.count <= 15, "\(phone.id)")
+        }
+    }
+
+    @Test func aStaleFeedTurnsTheCardToScheduledTimesWithinOnePoll() async throws {
+        let scene = try Scene()
+        let harness = scene.harness
+        let phone = await harness.phone("dennis-phone")
+        let client = harness.client(deviceID: "dennis-phone")
+        let ride = try await client.startTrip(
+            StartTripRequest(tripId: DemoFeed.tripID, fromStopId: "mannheim-paradeplatz", toStopId: "heidelberg-bismarckplatz", start: "push"))
+        #expect(ride.realtime == true)
+        while harness.clock.now < Self.berlin(8, 20) { try await scene.advance(by: 5) }
+        let live = try #require(scene.card(phone, ride.id))
+        #expect(live.delay > 0 && live.occupancy != .unknown, "\(live)")
+        // The feed stops: its last snapshot ages past 65 s; within one poll the card shows the schedule.
+        let lastFeed = try #require(scene.snapshots.last { ($0.header.timestamp ?? 0) <= Int(harness.clock.now.timeIntervalSince1970) })
+        let staleAt = Date(timeIntervalSince1970: TimeInterval((lastFeed.header.timestamp ?? 0) + 65))
+        var seenAt: Date?
+        while harness.clock.now < Self.berlin(8, 25), seenAt == nil {
+            try await scene.advance(by: 5, live: false)
+            if let card = scene.card(phone, ride.id), card.delay == 0, card.occupancy == .unknown { seenAt = harness.clock.now }
+        }
+        let seen = try #require(seenAt, "the card turned to the schedule")
+        #expect(seen.timeIntervalSince(staleAt) <= 15 + 5, "within one poll and one evaluation: \(seen.timeIntervalSince(staleAt)) s")
+        #expect(try await client.trip(ride.id).realtime == false)
+    }
+}
