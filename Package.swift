@@ -102,7 +102,7 @@ let package = Package(
             name: "LivelineBench",
             dependencies: [
                 "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
-                "LivelineCLI", "LivelineEngine", "LivelineWebPush",
+                "LivelineCLI", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog",
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,6 +10,8 @@ let usage = """
            liveline-bench claim-latency URL [SAMPLES (500)] [MS]   insert → sent by another instance (LISTEN)
            liveline-bench webpush [PUSHES (10000)] [PEER PUSHES (PUSHES)] [LEAN ORIGIN]
                                                                    web pushes/s through notify vs pywebpush
+           liveline-bench transit-load FEED                        read, check and store a GTFS feed: time, peak memory
+           liveline-bench tracker [RIDES (10000)]                  the tracker's tick: idle with 100 and RIDES, 1 % due
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -49,6 +51,10 @@ do {
             pushes: number(1, 10_000), peerPushes: number(2, number(1, 10_000)), leanOrigin: arguments.count > 3 ? arguments[3] : nil,
             repositoryRoot: root,
             output: output)
+    case "transit-load" where arguments.count > 1:
+        try TransitBenchmark.load(feed: URL(fileURLWithPath: arguments[1]), output: output)
+    case "tracker":
+        try TransitBenchmark.tracker(rides: number(1, 10_000), output: output)
     default:
         FileHandle.standardError.write(Data(usage.utf8))
         exit(2)

@@ -202,8 +202,8 @@ public enum GTFSReader {
                     continue
                 }
                 func time(_ column: Int, _ name: String) -> Int?? {
-                    let text = table.value(row, column).trimmingCharacters(in: .whitespaces)
-                    if text.isEmpty { return .some(nil) }
+                    let text = table.value(row, column)
+                    if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .some(nil) }
                     guard let seconds = GTFSTime.seconds(text) else {
                         report.add("invalid_time", .error, file: "stop_times.txt", line: line, "\(name) '\(text)' is no time HH:MM:SS")
                         return nil

@@ -3,14 +3,35 @@ import Foundation
 /// A GTFS time of day (`arrival_time`, `departure_time`): `H:MM:SS` or `HH:MM:SS`, counted from
 /// "noon minus 12 h" of the service day, so it may pass `24:00:00` for trips after midnight.
 enum GTFSTime {
-    /// Seconds since noon minus 12 h; nil when `text` is no such time.
+    /// Seconds since noon minus 12 h; nil when `text` is no such time. (Byte by byte: it runs
+    /// twice for every stop time of a feed.)
     static func seconds(_ text: String) -> Int? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, (1...3).contains(parts[0].count), parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            let hours = Int(parts[0]), let minutes = Int(parts[1]), let seconds = Int(parts[2]), minutes < 60, seconds < 60
-        else { return nil }
-        return hours * 3600 + minutes * 60 + seconds
+        var utf8 = Substring(text).utf8[...]
+        while utf8.first == 0x20 || utf8.first == 0x09 { utf8 = utf8.dropFirst() }
+        while utf8.last == 0x20 || utf8.last == 0x09 { utf8 = utf8.dropLast() }
+        var parts: [Int] = []
+        var value = 0
+        var digits = 0
+        var widths: [Int] = []
+        for byte in utf8 {
+            if byte == UInt8(ascii: ":") {
+                guard digits > 0 else { return nil }
+                parts.append(value)
+                widths.append(digits)
+                value = 0
+                digits = 0
+            } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        parts.append(value)
+        widths.append(digits)
+        guard parts.count == 3, (1...3).contains(widths[0]), widths[1] == 2, widths[2] == 2, parts[1] < 60, parts[2] < 60 else { return nil }
+        return parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 
     /// `HH:MM:SS` of `seconds` (hours past 24 as they are).

@@ -280,14 +280,16 @@ public final class TripTracker: Sendable {
     public var scheduled: Int { schedule.withLock { $0.count } }
 }
 
-/// Rides by next evaluation: a binary min-heap of (time, id). An id may be in it more than once
-/// after a restart or a race; the evaluation finds the stored time and goes by that.
+/// Rides by next evaluation: a binary min-heap of (time, id), each ride in it once (a ride
+/// scheduled already is not added again; the evaluation finds the stored time and goes by that).
 struct Schedule {
     private var heap: [(Date, String)] = []
+    private var members: Set<String> = []
     var loaded = false
     var count: Int { heap.count }
 
     mutating func push(_ at: Date, _ id: String) {
+        guard members.insert(id).inserted else { return }
         heap.append((at, id))
         var child = heap.count - 1
         while child > 0 {
@@ -303,6 +305,7 @@ struct Schedule {
         var due: [String] = []
         while let first = heap.first, first.0 <= now {
             due.append(first.1)
+            members.remove(first.1)
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
             var parent = 0
@@ -316,7 +319,6 @@ struct Schedule {
                 parent = smallest
             }
         }
-        var seen = Set<String>()
-        return due.filter { seen.insert($0).inserted }
+        return due
     }
 }
