@@ -152,4 +152,25 @@ import Testing
         #expect(seen.timeIntervalSince(staleAt) <= 15 + 5, "within one poll and one evaluation: \(seen.timeIntervalSince(staleAt)) s")
         #expect(try await client.trip(ride.id).realtime == false)
     }
+
+    @Test func theRiderEndsTheCardAndNothingIsPushedAfterTheEnd() async throws {
+        let scene = try Scene()
+        let harness = scene.harness
+        let phone = await harness.phone("dennis-phone")
+        let client = harness.client(deviceID: "dennis-phone")
+        let ride = try await client.startTrip(
+            StartTripRequest(tripId: DemoFeed.tripID, fromStopId: "mannheim-paradeplatz", toStopId: "heidelberg-bismarckplatz", start: "push"))
+        while harness.clock.now < Self.berlin(8, 10) { try await scene.advance(by: 5) }
+        #expect(scene.card(phone, ride.id)?.phase == .inProgress)
+        // "Beenden": the app ends the ride; the card gets its end.
+        let ended = try await client.endTrip(ride.id)
+        #expect(ended.ended == true)
+        try await scene.advance(by: 1)
+        #expect(phone.activities.last { $0.contextKey == "trip:\(ride.id)" }?.endedAt != nil, "the card ended")
+        let pushes = phone.tokens.flatMap { harness.sandbox.accepted(token: $0) }.count
+        // The ride goes on without it: nothing more is pushed (drained, then looked).
+        for _ in 0..<60 { try await scene.advance(by: 5) }
+        #expect(phone.tokens.flatMap { harness.sandbox.accepted(token: $0) }.count == pushes)
+        #expect(try await client.endAllTrips().ended.isEmpty, "nothing left to end")
+    }
 }

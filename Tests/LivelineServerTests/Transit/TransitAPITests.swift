@@ -15,11 +15,12 @@ import Testing
     }
 
     final class Scene {
-        let clock = ManualClock(TransitAPITests.berlin(7, 55))
+        let clock: ManualClock
         let realtime = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-rt-\(UUID().uuidString).pb")
         let setup: ContextAPITests.Setup
 
-        init(realtime withRealtime: Bool = true) throws {
+        init(realtime withRealtime: Bool = true, at start: Date = TransitAPITests.berlin(7, 55)) throws {
+            clock = ManualClock(start)
             let path = realtime.path
             setup = try ContextAPITests.Setup(clock: clock) { configuration in
                 if withRealtime { configuration.environment["LIVELINE_GTFS_RT_URL"] = path }
@@ -196,5 +197,27 @@ import Testing
             try $0.queryOne("SELECT COUNT(*) AS n FROM transit_stop_times WHERE feed_id = $1", [.integer(Int64(first ?? 0))])?.int("n")
         }
         #expect(oldRows == 1380, "the ride's feed is kept while it rides")
+    }
+
+    @Test func aRealtimeFeedThatDoesNotDecodeKeepsTheLastGoodOneAndSaysSo() async throws {
+        // 7 s after the 07:54:03 snapshot: it stays fresh (65 s) through the next evaluation.
+        let scene = try Scene(at: Self.berlin(7, 54, 10))
+        try scene.publishSnapshot()
+        let started = try scene.request(
+            "POST", "/api/trips", json: #"{"trip_id":"\#(DemoFeed.tripID)","from_stop_id":"mannheim-paradeplatz","to_stop_id":"mannheim-wasserturm"}"#
+        )
+        let id = try #require(started.json?["id"] as? String, "\(started.text)")
+        #expect(started.json?["realtime"] as? Bool == true)
+        // The file turns into something that is no FeedMessage.
+        try Data("<html>502 Bad Gateway</html>".utf8).write(to: scene.realtime)
+        scene.clock.advance(by: 31)  // the ride's next evaluation (30 s before departure)
+        scene.setup.server.app.engine.sweepLifecycle()
+        #expect(
+            try await eventually {
+                let metrics = try scene.setup.admin("GET", "/metrics").text
+                return !metrics.contains("liveline_transit_realtime_failures_total 0") && metrics.contains("liveline_transit_realtime_failures_total")
+            })
+        let ride = try scene.request("GET", "/api/trips/\(id)")
+        #expect(ride.json?["realtime"] as? Bool == true, "the last good feed (not yet stale) stays in use: \(ride.text)")
     }
 }
