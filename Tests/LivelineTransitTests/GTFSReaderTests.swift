@@ -166,6 +166,12 @@ import Testing
         #expect(report.count("invalid_time") == 1)
         #expect(report.count("foreign_key_violation") == 4, "\(report)")  // route 7, service sometimes, stop nowhere, trip ghost
         #expect(report.count("expired_calendar") == 1)
+
+        // Dates must be YYYYMMDD: a dashed one would never match a service day.
+        feed.files["calendar.txt"] =
+            "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nweekday,1,1,1,1,1,0,0,2026-01-01,20261231\n"
+        try feed.write()
+        #expect(try feed.read().report.count("invalid_date") == 1)
         let decreasing = try #require(report.notices.first { $0.code == "stop_time_decreasing" })
         #expect(decreasing.severity == .error && decreasing.samples.first?.file == "stop_times.txt" && decreasing.samples.first?.line == 3)
         let text = report.description

@@ -108,8 +108,6 @@ public struct TripResponse: Codable, Sendable, Hashable {
     /// False when the card uses the schedule (no feed, the trip missing from it, or a stale feed).
     public var realtime: Bool?
     public var serviceDate: String?
-    public var fromStopId: String?
-    public var toStopId: String?
     public var ended: Bool?
     /// The push-to-start outcomes, on a start with `start: "push"`.
     public var starts: [StartContextResponse.Start]?
@@ -117,8 +115,8 @@ public struct TripResponse: Codable, Sendable, Hashable {
     public init(
         id: String, rev: Int, unchanged: Bool, contextKey: String? = nil, attributes: TripLiveActivityAttributes? = nil,
         timetableTripId: String? = nil,
-        state: TripLiveActivityAttributes.ContentState? = nil, realtime: Bool? = nil, serviceDate: String? = nil, fromStopId: String? = nil,
-        toStopId: String? = nil, ended: Bool? = nil, starts: [StartContextResponse.Start]? = nil
+        state: TripLiveActivityAttributes.ContentState? = nil, realtime: Bool? = nil, serviceDate: String? = nil, ended: Bool? = nil,
+        starts: [StartContextResponse.Start]? = nil
     ) {
         self.id = id
         self.rev = rev
@@ -129,8 +127,6 @@ public struct TripResponse: Codable, Sendable, Hashable {
         self.state = state
         self.realtime = realtime
         self.serviceDate = serviceDate
-        self.fromStopId = fromStopId
-        self.toStopId = toStopId
         self.ended = ended
         self.starts = starts
     }

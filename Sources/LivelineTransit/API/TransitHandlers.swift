@@ -134,7 +134,7 @@ struct TransitHandlers: Sendable {
         TripResponse(
             id: trip.id, rev: rev, unchanged: false, contextKey: trip.contextKey, attributes: trip.attributes, timetableTripId: trip.tripID,
             state: trip.state,
-            realtime: trip.realtime, serviceDate: trip.serviceDay.description, fromStopId: nil, toStopId: nil, ended: trip.endedAt != nil,
+            realtime: trip.realtime, serviceDate: trip.serviceDay.description, ended: trip.endedAt != nil,
             starts: starts)
     }
 

@@ -130,7 +130,7 @@ public enum GTFSReader {
             let id = table.column("service_id")!, start = table.column("start_date")!, end = table.column("end_date")!
             for row in 0..<table.rowCount {
                 let startDate = table.value(row, start), endDate = table.value(row, end)
-                guard ServiceDay(startDate) != nil, ServiceDay(endDate) != nil else {
+                guard ServiceDay(gtfsDate: startDate) != nil, ServiceDay(gtfsDate: endDate) != nil else {
                     report.add(
                         "invalid_date", .error, file: "calendar.txt", line: table.lines[row],
                         "start_date '\(startDate)' or end_date '\(endDate)' is no YYYYMMDD date")
@@ -145,7 +145,7 @@ public enum GTFSReader {
             let id = table.column("service_id")!, date = table.column("date")!, type = table.column("exception_type")!
             for row in 0..<table.rowCount {
                 let day = table.value(row, date)
-                guard ServiceDay(day) != nil, let exception = Int(table.value(row, type)), exception == 1 || exception == 2 else {
+                guard ServiceDay(gtfsDate: day) != nil, let exception = Int(table.value(row, type)), exception == 1 || exception == 2 else {
                     report.add(
                         "invalid_date", .error, file: "calendar_dates.txt", line: table.lines[row],
                         "date '\(day)' is no YYYYMMDD date or exception_type is not 1 or 2")

@@ -54,20 +54,32 @@ final class FeedWatcher: Sendable {
             return true
         }
         guard due, let stamp = Self.stamp(path), stamp != state.withLock({ $0.seen }) else { return }
-        state.withLock { $0.seen = stamp }
+        // Read and loaded on a queue of its own: a big feed holds up no tick of the engine's sweep.
+        loading.async { [self] in load(stamp: stamp, now: now) }
+    }
+
+    private let loading = DispatchQueue(label: "liveline-gtfs-reload")
+
+    private func load(stamp: String, now: Date) {
         do {
             let (feed, report, fingerprint) = try GTFSReader.readWithFingerprint(path, today: ServiceDay.containing(now, in: Self.utc))
             guard !report.hasErrors else {
+                state.withLock { $0.seen = stamp }  // refused for what it is: looked at again once it changes
                 fail("the changed feed \(path.path) has errors and is not loaded; the previous one stays:\n\(report)")
                 return
             }
             let (loaded, fresh) = try store.load(feed, fingerprint: fingerprint, source: path.path, now: now)
+            state.withLock { $0.seen = stamp }
             if fresh {
                 timetables.remember(feed, id: loaded.id)
                 logger.info("transit.feedReloaded", [("feed", .string(path.path)), ("stopTimes", .int(loaded.stopTimes))])
             }
+        } catch let error as GTFSError {
+            state.withLock { $0.seen = stamp }  // unreadable as it is: looked at again once it changes
+            fail("the changed feed \(path.path) cannot be read; the previous one stays: \(error)")
         } catch {
-            fail("the changed feed \(path.path) could not be loaded; the previous one stays: \(error)")
+            // The database failed (busy, full): tried again at the next look.
+            fail("the changed feed \(path.path) could not be stored; the previous one stays, tried again in a minute: \(error)")
         }
     }
 

@@ -38,9 +38,25 @@ public final class RealtimeSource: Sendable {
     /// one when that fails.
     public func feed(now: Date) -> RealtimeFeed? {
         guard let location else { return nil }
-        let due = state.withLock { state in state.fetchedAt.map { now.timeIntervalSince($0) >= interval } ?? true }
+        let due = state.withLock { state -> Bool in
+            guard state.fetchedAt.map({ now.timeIntervalSince($0) >= interval }) ?? true else { return false }
+            state.fetchedAt = now
+            return true
+        }
         guard due else { return state.withLock { $0.feed } }
-        state.withLock { $0.fetchedAt = now }
+        // A file is read at once; an http(s) feed on a queue of its own, so a slow server holds up
+        // no tick (its feed is there from the next call on).
+        if location.hasPrefix("http://") || location.hasPrefix("https://") {
+            fetching.async { [self] in refresh(location) }
+        } else {
+            refresh(location)
+        }
+        return state.withLock { $0.feed }
+    }
+
+    private let fetching = DispatchQueue(label: "liveline-gtfs-realtime")
+
+    private func refresh(_ location: String) {
         do {
             let bytes = try Self.fetch(location)
             let feed = try RealtimeFeed.decode(bytes, source: location)
@@ -60,7 +76,6 @@ public final class RealtimeSource: Sendable {
                 logger.warning("transit.realtimeFailed", [("message", .string("\(message); the last good feed stays in use"))])
             }
         }
-        return state.withLock { $0.feed }
     }
 
     /// The bytes at `location`: an http(s) URL (10 s timeout) or a file.

@@ -70,8 +70,9 @@ public final class TripTracker: Sendable {
     let realtime: RealtimeSource
     let logger: Logger
     private let schedule = Mutex(Schedule())
-    /// An activity lives at most 8 hours: a ride arriving later is refused.
-    static let longestRide: TimeInterval = 8 * 3600
+    /// An activity lives at most 8 hours, and the engine ends a card its deadline margin (10
+    /// minutes) before that: a ride arriving later than 7 h 45 min from now is refused.
+    static let longestRide: TimeInterval = 7 * 3600 + 45 * 60
 
     public init(door: EngineDoor, timetables: TransitTimetables, realtime: RealtimeSource, logger: Logger) {
         self.door = door
@@ -131,7 +132,7 @@ public final class TripTracker: Sendable {
         let id = Self.newID()
         let attributes = TripLiveActivityAttributes(
             tripId: id, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)
-        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, now: now)
+        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, live: realtime.feed(now: now), now: now)
         let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
         let tracked = try door.write(now: now) { change in
             try change.sql.execute(
@@ -165,25 +166,33 @@ public final class TripTracker: Sendable {
 
     // MARK: Evaluating
 
-    /// The ride's evaluation now: its stops with the feed's predictions when the feed is fresh
-    /// and has the trip; else the schedule.
-    func evaluate(feed: GTFSFeed, times: [GTFSStopTime], tripID: String, day: ServiceDay, from: Int, to: Int, now: Date) -> TripEvaluation {
+    /// The ride's evaluation now: its stops with the feed's predictions when the feed (`live`,
+    /// fetched before any transaction) is fresh and has real time for the rider's stops; else the
+    /// schedule.
+    func evaluate(
+        feed: GTFSFeed, times: [GTFSStopTime], tripID: String, day: ServiceDay, from: Int, to: Int, live: RealtimeFeed?, now: Date
+    ) -> TripEvaluation {
         let zone = feed.timeZone ?? TimeZone(secondsFromGMT: 0) ?? .current
-        let live = realtime.feed(now: now).flatMap { $0.isStale(at: now) ? nil : $0 }
-        let update = live?.tripUpdate(tripID: tripID, startDate: day.gtfsDate)
+        let fresh = live.flatMap { $0.isStale(at: now) ? nil : $0 }
+        let update = fresh?.tripUpdate(tripID: tripID, startDate: day.gtfsDate)
         let predictions = RealtimePrediction.apply(update, to: times, serviceDay: day.reference(in: zone))
         let stops = zip(times, predictions).map { RideStop(name: feed.stops[$0.stopID]?.name ?? $0.stopID, prediction: $1) }
-        let occupancy = live?.vehiclePosition(tripID: tripID, startDate: day.gtfsDate)?.occupancy ?? .unknown
-        return TripEvaluation.evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: update != nil, now: now)
+        let occupancy = fresh?.vehiclePosition(tripID: tripID, startDate: day.gtfsDate)?.occupancy ?? .unknown
+        // Real time only where the update says something about the rider's stops (NO_DATA there is the schedule).
+        let known = update != nil && predictions[from...to].contains(where: \.hasRealtime)
+        return TripEvaluation.evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: known, now: now)
     }
 
     /// Evaluates every ride that is due at `now` (the engine's sweep calls it every second).
     public func evaluateDue(now: Date) {
-        loadScheduleOnce()
+        loadSchedule(now: now)
         let due = schedule.withLock { $0.popDue(now) }
+        guard !due.isEmpty else { return }
+        // Fetched once for the tick, before any transaction.
+        let live = realtime.feed(now: now)
         for id in due {
             do {
-                if let next = try evaluate(id, now: now) { schedule.withLock { $0.push(next, id) } }
+                if let next = try evaluate(id, live: live, now: now) { schedule.withLock { $0.push(next, id) } }
             } catch {
                 logger.error("transit.evaluationFailed", [("trip", .string(id)), ("message", .string("\(error) (tried again in 15 s)"))])
                 schedule.withLock { $0.push(now.addingTimeInterval(15), id) }
@@ -194,7 +203,7 @@ public final class TripTracker: Sendable {
     /// One ride's evaluation, in one transaction holding its card: what changed is recorded; on
     /// arrival the card ends. Returns when to look again (nil: done). A ride another instance
     /// evaluated meanwhile is left as it is.
-    func evaluate(_ id: String, now: Date) throws -> Date? {
+    func evaluate(_ id: String, live: RealtimeFeed?, now: Date) throws -> Date? {
         try door.write(now: now) { change in
             _ = try change.lockContext("trip:\(id)")
             guard let tracked = try read(id, in: change.sql), tracked.endedAt == nil, let nextAt = tracked.nextAt else { return nil }
@@ -202,7 +211,8 @@ public final class TripTracker: Sendable {
             let feed = try timetables.feed(tracked.feedID)
             guard let times = feed.stopTimes[tracked.tripID] else { throw GTFSError("trip \(tracked.tripID) is gone from feed \(tracked.feedID)") }
             let evaluation = evaluate(
-                feed: feed, times: times, tripID: tracked.tripID, day: tracked.serviceDay, from: tracked.fromIndex, to: tracked.toIndex, now: now)
+                feed: feed, times: times, tripID: tracked.tripID, day: tracked.serviceDay, from: tracked.fromIndex, to: tracked.toIndex, live: live,
+                now: now)
             let arrived = evaluation.state.phase == .arrived
             if let why = TripEvaluation.pushReason(from: tracked.state, to: evaluation.state) {
                 let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
@@ -217,20 +227,33 @@ public final class TripTracker: Sendable {
                     try change.recordChange(tracked.contextKey, note: why)
                 }
             }
+            // Whether the times are real time is the API's truth at every evaluation, pushed or not.
             try change.sql.execute(
-                "UPDATE transit_tracked_trips SET next_at = $2, ended_at = $3 WHERE id = $1",
-                [.text(id), SQLValue(evaluation.next), arrived ? SQLValue(now) : .null])
+                "UPDATE transit_tracked_trips SET next_at = $2, ended_at = $3, realtime = $4 WHERE id = $1",
+                [.text(id), SQLValue(evaluation.next), arrived ? SQLValue(now) : .null, SQLValue(evaluation.realtime)])
             return evaluation.next
         }
     }
 
-    private func loadScheduleOnce() {
-        guard schedule.withLock({ !$0.loaded }) else { return }
+    /// Every ride into the schedule at the first tick; then, every ``rereadInterval``, the rides
+    /// due soon from the database (by its index on `next_at`): rides another instance started, or
+    /// one that went away, are followed here too (the transaction's lock keeps two instances from
+    /// evaluating one ride at once).
+    private func loadSchedule(now: Date) {
+        let (first, due) = schedule.withLock { schedule -> (Bool, Bool) in
+            let due = schedule.readAt.map { now.timeIntervalSince($0) >= Self.rereadInterval } ?? true
+            if due { schedule.readAt = now }
+            return (!schedule.loaded, due)
+        }
+        guard due else { return }
         do {
             let rows = try door.read { read in
-                try read.sql.query("SELECT id, next_at FROM transit_tracked_trips WHERE ended_at IS NULL AND next_at IS NOT NULL").map {
-                    (try $0.string("id"), try $0.date("next_at"))
-                }
+                try read.sql.query(
+                    first
+                        ? "SELECT id, next_at FROM transit_tracked_trips WHERE ended_at IS NULL AND next_at IS NOT NULL"
+                        : "SELECT id, next_at FROM transit_tracked_trips WHERE ended_at IS NULL AND next_at <= $1",
+                    first ? [] : [SQLValue(now.addingTimeInterval(Self.rereadInterval))]
+                ).map { (try $0.string("id"), try $0.date("next_at")) }
             }
             schedule.withLock { schedule in
                 schedule.loaded = true
@@ -246,6 +269,8 @@ public final class TripTracker: Sendable {
     /// The rider ends the card ("Beenden"). False when the ride had ended already.
     public func end(_ id: String, now: Date, note: String = "the rider ended it") throws -> Bool {
         try door.write(now: now) { change in
+            // The card first, as an evaluation takes it: no two transactions wait for each other.
+            _ = try change.lockContext("trip:\(id)")
             guard
                 try change.sql.execute(
                     "UPDATE transit_tracked_trips SET ended_at = $2, next_at = NULL WHERE id = $1 AND ended_at IS NULL", [.text(id), SQLValue(now)])
@@ -276,6 +301,9 @@ public final class TripTracker: Sendable {
         try sql.queryOne("SELECT \(TrackedTrip.columns) FROM transit_tracked_trips WHERE id = $1", [.text(id)]).map(TrackedTrip.init(row:))
     }
 
+    /// How often the schedule looks in the database for rides due soon.
+    static let rereadInterval: TimeInterval = 5
+
     /// Rides scheduled (tests, metrics).
     public var scheduled: Int { schedule.withLock { $0.count } }
 }
@@ -286,6 +314,8 @@ struct Schedule {
     private var heap: [(Date, String)] = []
     private var members: Set<String> = []
     var loaded = false
+    /// When the database was last read for due rides.
+    var readAt: Date?
     var count: Int { heap.count }
 
     mutating func push(_ at: Date, _ id: String) {
