@@ -57,6 +57,8 @@ public enum Assembly {
         }
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
+        // A server left running keeps a bounded record of what its stand-in accepted.
+        sandboxConfiguration.acceptedKept = (perTarget: 1000, total: 100_000)
         let sandbox: APNSSandbox
         var other: APNSSandbox?
         if apns.sandboxPlaysBoth {
@@ -106,9 +108,16 @@ public enum Assembly {
     public static func server(_ configuration: ServerConfiguration, clock: (@Sendable () -> Date)? = nil) throws -> Server {
         let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {
-            return Server(
-                app: try buildApplication(configuration, transport: transport, features: features, clock: clock), sandbox: sandbox,
-                otherSandbox: other)
+            let app = try buildApplication(configuration, transport: transport, features: features, clock: clock)
+            // The in-process sandbox is this server's own stand-in for APNs: the tokens its users
+            // register are devices it knows (everything else it answers as APNs does).
+            // Playing both environments, each knows the tokens said (or learned) to be of its own.
+            let tokens = app.store.tokens
+            for stand in [sandbox, other].compactMap({ $0 }) {
+                let environment: PushEnvironment? = other == nil ? nil : (stand.environment == .production ? .production : .sandbox)
+                stand.acceptTokens { token in (try? tokens.isActive(apnsToken: token, environment: environment)) ?? false }
+            }
+            return Server(app: app, sandbox: sandbox, otherSandbox: other)
         } catch {
             transport.stop()
             transport.shutdownClients()

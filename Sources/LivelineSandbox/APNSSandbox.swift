@@ -163,6 +163,13 @@ public final class APNSSandbox: Sendable {
 
     // MARK: Devices and apps
 
+    /// From now on a push to a token this sandbox does not know is accepted when `registered`
+    /// says the server registered it (the sandbox as a server's own stand-in for APNs: the tokens
+    /// its users register work). Everything else is answered as APNs answers it.
+    public func acceptTokens(_ registered: @escaping @Sendable (String) -> Bool) {
+        core.knownTokens.withLock { $0 = registered }
+    }
+
     /// Allows the topics of another app (device tokens registered for it allow it too).
     public func registerBundle(_ bundleID: String) {
         _ = core.state.withLock { $0.bundles.insert(bundleID) }

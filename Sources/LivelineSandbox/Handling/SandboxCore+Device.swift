@@ -68,8 +68,14 @@ extension SandboxCore {
             collapseID: collapseID, payload: request.body, receivedAt: now, token: token, channelID: nil,
             connectionID: request.connectionID
         )
+        // A token unknown here that the server registered (asked outside the lock: it may read a database).
+        let unknown = state.withLock { $0.devices[token] == nil }
+        let registered = unknown && (knownTokens.withLock { $0 }?(token) ?? false)
         try state.withLock { state throws(APNSRejection) in
             if let bundleID, !state.bundles.contains(bundleID) { throw .badRequest(.topicDisallowed) }
+            if registered, state.devices[token] == nil {
+                state.devices[token] = DeviceRecord(bundleID: bundleID ?? defaultBundleID, status: .active)
+            }
             if let device = state.devices[token] {
                 if let bundleID, device.bundleID != bundleID { throw .badRequest(.deviceTokenNotForTopic) }
                 switch device.status {

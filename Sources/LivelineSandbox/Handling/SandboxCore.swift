@@ -12,6 +12,9 @@ final class SandboxCore: Sendable {
     let defaultBundleID: String
     let verifier = ProviderTokenVerifier()
     let state: Mutex<SandboxState>
+    /// Tokens a server registered (``APNSSandbox/acceptTokens(_:)``): pushes to them are accepted
+    /// as to registered devices.
+    let knownTokens = Mutex<(@Sendable (String) -> Bool)?>(nil)
     /// Who is told of every accepted push (simulated devices), by id.
     let observers = Mutex<(next: UInt64, handlers: [UInt64: @Sendable (AcceptedPush) -> Void])>((0, [:]))
 
@@ -33,6 +36,7 @@ final class SandboxCore: Sendable {
         defaultBundleID = configuration.bundleID
         var initial = SandboxState(clock: configuration.clock)
         initial.bundles.insert(configuration.bundleID)
+        initial.kept = configuration.acceptedKept
         state = Mutex(initial)
     }
 

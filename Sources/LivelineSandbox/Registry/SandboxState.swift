@@ -16,6 +16,11 @@ struct SandboxState: Sendable {
     var acceptedByToken: [String: [AcceptedPush]] = [:]
     var acceptedByChannel: [String: [AcceptedPush]] = [:]
     var acceptedCount = 0
+    /// ``SandboxConfiguration/acceptedKept``.
+    var kept: (perTarget: Int, total: Int)?
+    /// Targets in the order their pushes were accepted (for dropping the oldest when bounded).
+    var keptOrder: [(token: String?, channel: String?)] = []
+    var keptHead = 0
     var connections: [ConnectionKey: ConnectionBinding] = [:]
     var faults = SandboxFaults.none
     /// Share-fault draws made since `faults` was set.
@@ -29,6 +34,31 @@ struct SandboxState: Sendable {
         if let token = push.token { acceptedByToken[token, default: []].append(push) }
         if let channel = push.channelID { acceptedByChannel[channel, default: []].append(push) }
         acceptedCount += 1
+        guard let kept else { return }
+        if let token = push.token, let count = acceptedByToken[token]?.count, count > kept.perTarget {
+            acceptedByToken[token]?.removeFirst(count - kept.perTarget)
+        }
+        if let channel = push.channelID, let count = acceptedByChannel[channel]?.count, count > kept.perTarget {
+            acceptedByChannel[channel]?.removeFirst(count - kept.perTarget)
+        }
+        keptOrder.append((push.token, push.channelID))
+        // Over the total: the oldest accepted push goes (from its target's list, oldest first).
+        while keptOrder.count - keptHead > kept.total {
+            let (token, channel) = keptOrder[keptHead]
+            keptHead += 1
+            if let token, acceptedByToken[token]?.isEmpty == false {
+                acceptedByToken[token]?.removeFirst()
+                if acceptedByToken[token]?.isEmpty == true { acceptedByToken[token] = nil }
+            }
+            if let channel, acceptedByChannel[channel]?.isEmpty == false {
+                acceptedByChannel[channel]?.removeFirst()
+                if acceptedByChannel[channel]?.isEmpty == true { acceptedByChannel[channel] = nil }
+            }
+        }
+        if keptHead > 4096, keptHead * 2 > keptOrder.count {
+            keptOrder.removeFirst(keptHead)
+            keptHead = 0
+        }
     }
 
     /// The share fault for the next push that would be accepted, if any.

@@ -214,6 +214,25 @@ public struct PushTokenRepository: Sendable {
         )?.optionalString("environment").flatMap(PushEnvironment.init(rawValue:))
     }
 
+    /// Whether some user registered `token` (an APNs device, push-to-start or update token, hex in
+    /// any case) and it is active: what the embedded APNs sandbox asks before it accepts a push to
+    /// a token it does not know. With `environment`, only a token the app said (or the server
+    /// learned) is of that environment; a token whose environment was the server's default guess
+    /// is not (it is tried in the other environment, as with Apple's).
+    public func isActive(apnsToken token: String, environment: PushEnvironment? = nil) throws -> Bool {
+        let inEnvironment =
+            environment == nil ? "environment IN ('sandbox', 'production')" : "environment = $3 AND environment_source IN ('app', 'learned')"
+        return try database.read { transaction in
+            try transaction.queryOne(
+                """
+                SELECT 1 AS found FROM push_tokens
+                WHERE \(inEnvironment) AND kind IN ('alert', 'la-pushToStart', 'la-update')
+                    AND token IN ($1, $2) AND status = 'active' LIMIT 1
+                """, [.text(token.lowercased()), .text(token.uppercased())] + (environment.map { [.text($0.rawValue)] } ?? [])
+            ) != nil
+        }
+    }
+
     /// The user's active tokens, by device, kind and id.
     public func activeTokens(userID: UserID) throws -> [PushTokenRecord] {
         try database.read { transaction in
