@@ -11,6 +11,7 @@ enum DoctorCommand: CLICommand {
     static let summary = "check the APNs key, team, bundle id, connection and auth (both environments), one line per check"
     static let help = """
         Usage: liveline doctor [APNs options]
+               liveline doctor --info-plist FILE [--entitlements FILE] [APNs options]
 
         Loads the configured .p8 key, signs a provider token with it, checks the key id, team id,
         bundle id and Live Activity topic, connects to APNs over HTTP/2 and sends a Live Activity
@@ -25,6 +26,13 @@ enum DoctorCommand: CLICommand {
         default environment only, so only that one is checked (a line on standard error says
         so) unless the other environment has its own host or port.
 
+        With --info-plist, doctor checks the app instead (XML or binary property lists), one line
+        per check: NSSupportsLiveActivities is YES in the app's Info.plist (not only in a widget
+        extension's), NSSupportsLiveActivitiesFrequentUpdates is YES when the configured budgets
+        (LIVELINE_PRIORITY_BUDGET, LIVELINE_PRIORITY_BUDGET_BY_TYPE) exceed 12 an hour,
+        CFBundleIdentifier is the bundle id the server pushes to, and — with --entitlements — the
+        aps-environment entitlement matches LIVELINE_APNS_ENVIRONMENT. Exit 1 on any ✘.
+
         APNs options:
         \(APNSOptions.help)
         """
@@ -33,9 +41,25 @@ enum DoctorCommand: CLICommand {
     static let dummyToken = String(repeating: "0", count: 64)
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
-        let args = try Arguments(arguments, options: APNSOptions.names)
+        let args = try Arguments(arguments, options: APNSOptions.names.union(["info-plist", "entitlements"]))
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let config = try APNSOptions.configuration(args, context: context)
+        if let plist = args.value("info-plist") {
+            let server: ServerConfiguration
+            do {
+                server = try ServerConfiguration.fromEnvironment(context.environment)
+            } catch let error as ConfigurationError {
+                throw CLIError(error.message)
+            }
+            var budgets = ["LIVELINE_PRIORITY_BUDGET": server.priorityBudget]
+            for (type, budget) in server.priorityBudgetByType { budgets["LIVELINE_PRIORITY_BUDGET_BY_TYPE \(type)"] = budget }
+            let outcome = InfoPlistCheck.run(
+                infoPlist: URL(fileURLWithPath: plist), entitlements: args.value("entitlements").map { URL(fileURLWithPath: $0) },
+                bundleID: config.bundleID, environment: config.environment, budgets: budgets)
+            outcome.lines.forEach(context.print)
+            return outcome.failures == 0 ? 0 : 1
+        }
+        guard args.value("entitlements") == nil else { throw CLIError("--entitlements goes with --info-plist") }
         var failures = 0
         func pass(_ text: String) { context.print("✔ \(text)") }
         func fail(_ text: String) {
