@@ -238,11 +238,22 @@ public final class DeviceFleet: Sendable {
             }
             return .now([push])
         }
+        let faults = self.faults
         switch route {
-        case .lost: device(id)?.note(.dropped, "lost on the way (network fault): never delivered")
+        case .lost:
+            device(id)?.note(
+                .dropped, "lost on the way (network fault: drop share \(faults.dropShare), seed \(faults.seed)): push \(push.apnsID) never delivered")
         case .stored(let replaced): if replaced { device(id)?.note(.dropped, "offline: APNs keeps only the latest push, an older one is replaced") }
-        case .held: break
-        case .now(let pushes): deliver(pushes, to: id)
+        case .held:
+            device(id)?.note(
+                .event,
+                "held back (network fault: reorder window \(faults.reorderWindow), seed \(faults.seed)): push \(push.apnsID) comes out of order")
+        case .now(let pushes):
+            if pushes.count > 1 {
+                device(id)?.note(
+                    .event, "delivered out of order (network fault: seed \(faults.seed)): \(pushes.map(\.apnsID).joined(separator: ", "))")
+            }
+            deliver(pushes, to: id)
         }
     }
 
@@ -258,6 +269,8 @@ public final class DeviceFleet: Sendable {
             state.withLock { $0.pending -= 1 }
         }
         if let delay = faults.delay {
+            device(id)?.note(
+                .event, "delayed \(delay) (network fault: seed \(faults.seed)): \(pushes.map(\.apnsID).joined(separator: ", "))")
             let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: work)
         } else {
@@ -282,16 +295,37 @@ public final class DeviceFleet: Sendable {
         }
     }
 
+    /// Tries of one registration before the app gives up (until its next launch), and the first
+    /// wait between them (doubling).
+    public static let registrationTries = 6
+    public static let registrationBackoff: Duration = .milliseconds(250)
+
     private func run(_ action: AppAction, device: SimulatedDevice, client: LivelineClient) async {
         do {
             switch action {
             case .register(let kind, let token, let contextKey, let type):
                 let frequent = device.configuration.frequentUpdatesAllowed
                 let started = ContinuousClock.now
-                _ = try await client.register(
-                    kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment,
-                    frequentPushesEnabled: frequent)
                 let what = contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? ""
+                // A server that cannot be reached is tried again, as a real app does on its next
+                // launch (here: with a backoff), each try logged.
+                var wait = Self.registrationBackoff
+                for attempt in 1...Self.registrationTries {
+                    do {
+                        _ = try await client.register(
+                            kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment,
+                            frequentPushesEnabled: frequent)
+                        break
+                    } catch {
+                        guard attempt < Self.registrationTries else { throw error }
+                        device.note(
+                            .event,
+                            "app: registering its \(kind.rawValue) token\(what) failed (try \(attempt) of \(Self.registrationTries)): \(error); trying again in \(wait)",
+                            contextKey: contextKey)
+                        try? await Task.sleep(for: wait)
+                        wait *= 2
+                    }
+                }
                 device.note(.event, "app registered its \(kind.rawValue) token\(what) in \(ContinuousClock.now - started)", contextKey: contextKey)
             case .pull(let contextKey, let sinceRev):
                 switch try await client.pull(contextKey: contextKey, sinceRev: sinceRev) {
