@@ -17,27 +17,13 @@ import FoundationNetworking
 /// cannot reach the server retries its registration and logs each try; every push the network
 /// fault loses, holds back, reorders or delays is logged with the fault and its seed.
 @Suite struct DeviceFaultLogTests {
-    /// A port nothing listens on now (bound, read, closed).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test func anAppThatCannotReachTheServerRetriesItsRegistrationAndLogsEachTry() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-retry-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let port = try Self.freePort()
+        // A port nobody can take meanwhile (held, never listening: connections are refused), and
+        // that no server another test starts on port 0 gets either.
+        let dead = try DeadPort.outsideEphemeralRange()
+        let port = dead.port
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = port
@@ -64,6 +50,7 @@ import FoundationNetworking
             device.log.contains { $0.message.contains("failed (try 1 of \(DeviceFleet.registrationTries))") }
         }
         #expect(failedFirst, "\(device.log.map(\.message))")
+        dead.close()
         try server.app.start()
         #expect(
             await eventually(timeout: 30) { device.log.contains { $0.message.hasPrefix("app registered its alert token") } },
