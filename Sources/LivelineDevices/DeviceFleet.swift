@@ -295,10 +295,11 @@ public final class DeviceFleet: Sendable {
         }
     }
 
-    /// Tries of one registration before the app gives up (until its next launch), and the first
-    /// wait between them (doubling).
-    public static let registrationTries = 6
+    /// Tries of one registration before the app gives up (until its next launch), the first wait
+    /// between them (doubling), and the longest wait: about 35 s of trying in all.
+    public static let registrationTries = 20
     public static let registrationBackoff: Duration = .milliseconds(250)
+    public static let registrationBackoffLimit: Duration = .seconds(2)
 
     private func run(_ action: AppAction, device: SimulatedDevice, client: LivelineClient) async {
         do {
@@ -323,7 +324,7 @@ public final class DeviceFleet: Sendable {
                             "app: registering its \(kind.rawValue) token\(what) failed (try \(attempt) of \(Self.registrationTries)): \(error); trying again in \(wait)",
                             contextKey: contextKey)
                         try? await Task.sleep(for: wait)
-                        wait *= 2
+                        wait = min(wait * 2, Self.registrationBackoffLimit)
                     }
                 }
                 device.note(.event, "app registered its \(kind.rawValue) token\(what) in \(ContinuousClock.now - started)", contextKey: contextKey)
