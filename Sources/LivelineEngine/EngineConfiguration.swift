@@ -50,6 +50,9 @@ public struct EngineConfiguration: Sendable {
     public var staleAfterByType: [String: TimeInterval]
     /// Activity types whose updates carry no `stale-date` whatever `staleAfter` says.
     public var typesWithoutStaleDate: Set<String> = []
+    /// Types whose end push is dismissed counted from the context's end (a ride's arrival), not
+    /// from when the push is rendered.
+    public var typesDismissedFromTheirEnd: Set<String> = []
     /// `dismissal-date` = now + this on end (never more than 4 hours), per activity type;
     /// `dismissAfter` for other types.
     public var dismissAfter: TimeInterval

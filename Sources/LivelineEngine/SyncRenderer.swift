@@ -20,11 +20,14 @@ struct SyncRenderer: Sendable {
     /// late, after retries, still shows its final state that long); an alert and relevance score
     /// when set.
     func updateAPS(
-        type: String, state: JSONValue, timestamp: Int, ended: Bool, alert: JSONValue?, relevanceScore: Double?, now: Date
+        type: String, state: JSONValue, timestamp: Int, ended: Bool, alert: JSONValue?, relevanceScore: Double?, now: Date,
+        endedAt: Date? = nil
     ) -> JSONValue {
         var aps: [String: JSONValue] = ["timestamp": .int(timestamp), "event": .string(ended ? "end" : "update"), "content-state": state]
         if ended {
-            aps["dismissal-date"] = .int(Int(configuration.dismissalDate(type: type, endedAt: now).timeIntervalSince1970))
+            // From now, unless the type counts from its end (``EngineConfiguration/typesDismissedFromTheirEnd``).
+            let from = configuration.typesDismissedFromTheirEnd.contains(type) ? min(endedAt ?? now, now) : now
+            aps["dismissal-date"] = .int(Int(configuration.dismissalDate(type: type, endedAt: from).timeIntervalSince1970))
         } else if let staleAfter = configuration.staleAfter(type: type) {
             aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
         }
@@ -105,7 +108,7 @@ struct SyncRenderer: Sendable {
             }
             let aps = updateAPS(
                 type: context.activityType, state: state, timestamp: timestamp, ended: ended, alert: alert,
-                relevanceScore: context.relevanceScore, now: now
+                relevanceScore: context.relevanceScore, now: now, endedAt: context.endedAt
             )
             let payload = Array(JSONValue.object(["aps": aps]).compactJSON)
 

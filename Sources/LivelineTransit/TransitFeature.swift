@@ -58,7 +58,8 @@ public struct TransitFeature: Feature {
         let type = TripLiveActivityAttributes.typeName
         setup.snapshotSource(TripCard(), for: type)
         // Stale after 10 minutes without news; gone 30 s after the arrival; 15 priority-10 pushes an hour.
-        setup.lifecycle(ActivityLifecycle(staleAfter: 10 * 60, dismissAfter: 30, priorityBudget: TripReplay.priorityBudget), for: type)
+        setup.lifecycle(
+            ActivityLifecycle(staleAfter: 10 * 60, dismissAfter: 30, priorityBudget: TripReplay.priorityBudget, dismissFromEnd: true), for: type)
         setup.periodicTask(TrackerTask(tracker: tracker))
         let watcher = configured.map { _ in
             FeedWatcher(path: path, store: TransitFeedStore(door: setup.door), timetables: timetables, logger: setup.logger, loadedAt: setup.clock())

@@ -51,10 +51,14 @@ public struct ActivityLifecycle: Sendable, Hashable {
     /// Priority-10 pushes per activity and hour for the type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`
     /// wins); nil: the server's budget.
     public var priorityBudget: Int?
+    /// The end's dismissal counts from when the context ended (``EngineWrite/end(_:note:at:)``),
+    /// not from when its push is sent: a ride is dismissed 30 s after its arrival.
+    public var dismissFromEnd: Bool
 
-    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval, priorityBudget: Int? = nil) {
+    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval, priorityBudget: Int? = nil, dismissFromEnd: Bool = false) {
         self.staleAfter = staleAfter
         self.dismissAfter = dismissAfter
         self.priorityBudget = priorityBudget
+        self.dismissFromEnd = dismissFromEnd
     }
 }

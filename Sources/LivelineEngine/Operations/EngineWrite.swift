@@ -69,11 +69,13 @@ public struct EngineWrite {
     /// Ends the context: its activities get the final state as the `end` event, and starts not
     /// yet sent are cancelled (they would open cards nothing ends). Ending an ended context
     /// changes nothing and says so. Throws `.notFound`.
+    /// `at`: when it ended, if before now (a ride that arrived a moment before it was seen; a type
+    /// in ``EngineConfiguration/typesDismissedFromTheirEnd`` is dismissed counted from it).
     @discardableResult
-    public func end(_ key: String, note: String? = "ended") throws -> ContextEndResult {
+    public func end(_ key: String, note: String? = "ended", at endedAt: Date? = nil) throws -> ContextEndResult {
         let result: ContextEndResult
         do {
-            result = try store.contexts.end(key: key, now: now, note: note, in: sql)
+            result = try store.contexts.end(key: key, now: min(endedAt ?? now, now), note: note, in: sql)
         } catch let error as StoreError where error.code == .notFound {
             throw EngineError(.notFound, error.message)
         }

@@ -194,6 +194,7 @@ private func assembleApplication(
         if let budget = lifecycle.priorityBudget, engineConfiguration.priorityBudgetByType[type] == nil {
             engineConfiguration.priorityBudgetByType[type] = budget
         }
+        if lifecycle.dismissFromEnd { engineConfiguration.typesDismissedFromTheirEnd.insert(type) }
     }
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,

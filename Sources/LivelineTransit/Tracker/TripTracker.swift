@@ -220,9 +220,8 @@ public final class TripTracker: Sendable {
                     "UPDATE transit_tracked_trips SET state = $2, realtime = $3 WHERE id = $1",
                     [.text(id), .text(state), SQLValue(evaluation.realtime)])
                 if arrived {
-                    // Seen within one evaluation (≤ 5 s) of the arrival: the end's dismissal, 30 s
-                    // after it is sent, follows the arrival by 30 to about 35 s.
-                    try change.end(tracked.contextKey, note: "arrived at \(tracked.attributes.destination)")
+                    // Ended at the arrival (seen within one evaluation of it): dismissed 30 s after it.
+                    try change.end(tracked.contextKey, note: "arrived at \(tracked.attributes.destination)", at: evaluation.state.nextStopTime)
                 } else {
                     try change.recordChange(tracked.contextKey, note: why)
                 }
