@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineModel
 import LivelineShopping
@@ -68,7 +69,7 @@ public struct CookSuggestDomain: Sendable {
     ) throws -> (view: CookSuggestSessionView, created: Bool) {
         try door.write(now: now) { change in
             let sql = change.sql
-            let id = Self.newSessionID()
+            let id = PublicID.make(prefix: Self.idPrefix)
             let pair = "\(householdID):\(initiator):\(partner.map { String($0.rawValue) } ?? "solo"):\(day)"
             let inserted = try sql.queryOne(
                 """
@@ -114,12 +115,8 @@ public struct CookSuggestDomain: Sendable {
         }
     }
 
-    /// `cs_` and 20 random lowercase letters and digits.
-    static func newSessionID() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return "cs_" + String((0..<20).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-    }
+    /// A session's id starts with this.
+    public static let idPrefix = "cs_"
 
     // MARK: Steps
 

@@ -253,10 +253,10 @@ import Testing
         var results: [[String]] = []
         for _ in 0..<2 {
             let id = try fixture.create()
-            try fixture.domain.step(
+            _ = try fixture.domain.step(
                 .answers, sessionID: id, householdID: fixture.dennis.householdID, actor: fixture.dennis.id,
                 answers: CookSuggestAnswers(maxMinutes: 30, diet: ["vegetarian"], moods: ["quick"]), now: fixture.now)
-            try fixture.domain.step(
+            _ = try fixture.domain.step(
                 .answers, sessionID: id, householdID: fixture.dennis.householdID, actor: fixture.jaqueline.id,
                 answers: CookSuggestAnswers(maxMinutes: 45, diet: ["glutenFree"]), now: fixture.now)
             try fixture.step(.ready, id, fixture.dennis)
@@ -279,7 +279,7 @@ import Testing
         let fixture = try Fixture()
         defer { fixture.stop() }
         let id = try fixture.create()
-        try fixture.domain.step(
+        _ = try fixture.domain.step(
             .answers, sessionID: id, householdID: fixture.dennis.householdID, actor: fixture.dennis.id,
             answers: CookSuggestAnswers(maxMinutes: 5, diet: ["vegan", "glutenFree"]), now: fixture.now)
         try fixture.step(.ready, id, fixture.dennis)

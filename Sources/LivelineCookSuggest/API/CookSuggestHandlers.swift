@@ -52,7 +52,7 @@ struct CookSuggestHandlers: Sendable {
         }
         router.add(Routes.cookSuggestSession) { request in
             let caller = try auth.caller(of: request)
-            let id = try Self.sessionID(of: request)
+            let id = try request.publicID(prefix: CookSuggestDomain.idPrefix, what: "a session id")
             let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
             if let sinceRev, try domain.revision(sessionID: id, householdID: caller.householdID, participant: caller.userID) == sinceRev {
                 return try .json(CookSuggestSessionResponse(id: id, rev: sinceRev, unchanged: true))
@@ -78,7 +78,7 @@ struct CookSuggestHandlers: Sendable {
     /// A step of the session's state machine, for the caller or `by`.
     func step(_ action: CookSuggestAction, _ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try auth.caller(of: request)
-        let id = try Self.sessionID(of: request)
+        let id = try request.publicID(prefix: CookSuggestDomain.idPrefix, what: "a session id")
         var answers: CookSuggestAnswers?
         var proposalID: String?
         let by: Int?
@@ -172,14 +172,6 @@ struct CookSuggestHandlers: Sendable {
     // MARK: Input
 
     /// The `{id}` parameter: `cs_` and letters or digits.
-    static func sessionID(of request: HTTPRequest) throws -> String {
-        let text = try request.parameter("id")
-        guard text.hasPrefix("cs_"), text.count <= 64, text.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw HTTPError.badRequest("id must be a session id (cs_ and letters or digits), not '\(text.prefix(40))'", field: "id")
-        }
-        return text
-    }
-
     /// `date`: a real day written `YYYY-MM-DD`.
     static func day(_ text: String) throws -> String {
         guard CookSuggestInput.isDay(text) else {

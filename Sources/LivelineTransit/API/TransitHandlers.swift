@@ -94,7 +94,7 @@ struct TransitHandlers: Sendable {
         }
         router.add(Routes.trip) { request in
             let caller = try auth.caller(of: request)
-            let id = try Self.tripID(of: request)
+            let id = try request.publicID(prefix: TripTracker.idPrefix, what: "a ride's id")
             let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
             guard let (trip, rev) = try tracker.read(id, householdID: caller.householdID) else {
                 throw HTTPError.notFound("there is no ride \(id) in your household")
@@ -104,7 +104,7 @@ struct TransitHandlers: Sendable {
         }
         router.add(Routes.endTrip) { request in
             let caller = try auth.caller(of: request)
-            let id = try Self.tripID(of: request)
+            let id = try request.publicID(prefix: TripTracker.idPrefix, what: "a ride's id")
             guard let (trip, _) = try tracker.read(id, householdID: caller.householdID) else {
                 throw HTTPError.notFound("there is no ride \(id) in your household")
             }
@@ -144,14 +144,6 @@ struct TransitHandlers: Sendable {
         if let seconds = Int(text) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
         if let date = ISO8601DateFormatter().date(from: text) { return date }
         throw HTTPError.badRequest("after must be a time: ISO 8601 (2026-06-18T08:00:00Z) or POSIX seconds, not '\(text.prefix(40))'", field: "after")
-    }
-
-    static func tripID(of request: HTTPRequest) throws -> String {
-        let text = try request.parameter("id")
-        guard text.hasPrefix("tr_"), text.count <= 64, text.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw HTTPError.badRequest("id must be a ride's id (tr_ and letters or digits), not '\(text.prefix(40))'", field: "id")
-        }
-        return text
     }
 
     static func refusals<T>(_ body: () throws -> T) throws -> T {

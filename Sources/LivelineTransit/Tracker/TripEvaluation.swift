@@ -82,6 +82,23 @@ public struct TripEvaluation: Sendable, Hashable {
         return TripEvaluation(state: state, next: min(now.addingTimeInterval(wait), max(arrives, now.addingTimeInterval(1))), realtime: realtime)
     }
 
+    /// The ride's evaluation at `now` from the timetable and the real-time feed in effect (`live`):
+    /// its stops with the feed's predictions when the feed is fresh and has real time for the
+    /// rider's stops (NO_DATA there is the schedule); else the schedule. The tracker and
+    /// `liveline transit replay` both evaluate through here.
+    public static func evaluate(
+        feed: GTFSFeed, times: [GTFSStopTime], tripID: String, day: ServiceDay, from: Int, to: Int, live: RealtimeFeed?, now: Date
+    ) -> TripEvaluation {
+        let zone = feed.timeZone ?? TimeZone(secondsFromGMT: 0) ?? .current
+        let fresh = live.flatMap { $0.isStale(at: now) ? nil : $0 }
+        let update = fresh?.tripUpdate(tripID: tripID, startDate: day.gtfsDate)
+        let predictions = RealtimePrediction.apply(update, to: times, serviceDay: day.reference(in: zone))
+        let stops = zip(times, predictions).map { RideStop(name: feed.stops[$0.stopID]?.name ?? $0.stopID, prediction: $1) }
+        let occupancy = fresh?.vehiclePosition(tripID: tripID, startDate: day.gtfsDate)?.occupancy ?? .unknown
+        let known = update != nil && predictions[from...to].contains(where: \.hasRealtime)
+        return evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: known, now: now)
+    }
+
     /// Why `new` is worth a push after `old` (what the card shows changed: stop, phase, delay,
     /// occupancy, or progress by 5 points), or nil. A countdown needs no push: the card renders
     /// it from `nextStopTime`.

@@ -37,14 +37,12 @@ public struct TripReplay: Sendable {
     public static func run(
         feed: GTFSFeed, snapshots: [RealtimeFeed], tripID: String, fromStopID: String, toStopID: String, serviceDay: ServiceDay
     ) throws -> TripReplay {
-        guard let stopTimes = feed.stopTimes[tripID], let zone = feed.timeZone else { throw GTFSError("there is no trip \(tripID) in the feed") }
+        guard let stopTimes = feed.stopTimes[tripID] else { throw GTFSError("there is no trip \(tripID) in the feed") }
         guard let from = stopTimes.firstIndex(where: { $0.stopID == fromStopID }),
             let to = stopTimes[(from + 1)...].firstIndex(where: { $0.stopID == toStopID })
         else { throw GTFSError("trip \(tripID) does not call at \(fromStopID) and then at \(toStopID)") }
         let ordered = snapshots.sorted { ($0.header.timestamp ?? 0) < ($1.header.timestamp ?? 0) }
         guard let first = ordered.first?.header.timestamp else { throw GTFSError("no snapshot has a header timestamp") }
-        let reference = serviceDay.reference(in: zone)
-        let names = stopTimes.map { feed.stops[$0.stopID]?.name ?? $0.stopID }
         var replay = TripReplay()
         var now = Date(timeIntervalSince1970: TimeInterval(first))
         var lastPushed: TripLiveActivityAttributes.ContentState?
@@ -53,11 +51,8 @@ public struct TripReplay: Sendable {
         while now < limit {
             let inEffect = ordered.last { ($0.header.timestamp ?? 0) <= Int(now.timeIntervalSince1970) }
             let fresh = inEffect.flatMap { $0.isStale(at: now) ? nil : $0 }
-            let update = fresh?.tripUpdate(tripID: tripID, startDate: serviceDay.gtfsDate)
-            let predictions = RealtimePrediction.apply(update, to: stopTimes, serviceDay: reference)
-            let stops = zip(names, predictions).map { RideStop(name: $0, prediction: $1) }
-            let occupancy = fresh?.vehiclePosition(tripID: tripID, startDate: serviceDay.gtfsDate)?.occupancy ?? .unknown
-            let evaluation = TripEvaluation.evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: update != nil, now: now)
+            let evaluation = TripEvaluation.evaluate(
+                feed: feed, times: stopTimes, tripID: tripID, day: serviceDay, from: from, to: to, live: inEffect, now: now)
             var push: Push?
             if let why = TripEvaluation.pushReason(from: lastPushed, to: evaluation.state) {
                 priority10.removeAll { now.timeIntervalSince($0) >= 3600 }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineEngine
 import LivelineLog
 import LivelineModel
@@ -129,10 +130,11 @@ public final class TripTracker: Sendable {
             )
         }
         guard arrives > now else { throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "this ride arrived already") }
-        let id = Self.newID()
+        let id = PublicID.make(prefix: Self.idPrefix)
         let attributes = TripLiveActivityAttributes(
             tripId: id, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)
-        let evaluation = evaluate(feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, live: realtime.feed(now: now), now: now)
+        let evaluation = TripEvaluation.evaluate(
+            feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, live: realtime.feed(now: now), now: now)
         let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
         let tracked = try door.write(now: now) { change in
             try change.sql.execute(
@@ -158,30 +160,10 @@ public final class TripTracker: Sendable {
         return tracked
     }
 
-    static func newID() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return "tr_" + String((0..<20).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-    }
+    /// A ride's id starts with this.
+    public static let idPrefix = "tr_"
 
     // MARK: Evaluating
-
-    /// The ride's evaluation now: its stops with the feed's predictions when the feed (`live`,
-    /// fetched before any transaction) is fresh and has real time for the rider's stops; else the
-    /// schedule.
-    func evaluate(
-        feed: GTFSFeed, times: [GTFSStopTime], tripID: String, day: ServiceDay, from: Int, to: Int, live: RealtimeFeed?, now: Date
-    ) -> TripEvaluation {
-        let zone = feed.timeZone ?? TimeZone(secondsFromGMT: 0) ?? .current
-        let fresh = live.flatMap { $0.isStale(at: now) ? nil : $0 }
-        let update = fresh?.tripUpdate(tripID: tripID, startDate: day.gtfsDate)
-        let predictions = RealtimePrediction.apply(update, to: times, serviceDay: day.reference(in: zone))
-        let stops = zip(times, predictions).map { RideStop(name: feed.stops[$0.stopID]?.name ?? $0.stopID, prediction: $1) }
-        let occupancy = fresh?.vehiclePosition(tripID: tripID, startDate: day.gtfsDate)?.occupancy ?? .unknown
-        // Real time only where the update says something about the rider's stops (NO_DATA there is the schedule).
-        let known = update != nil && predictions[from...to].contains(where: \.hasRealtime)
-        return TripEvaluation.evaluate(stops: stops, from: from, to: to, occupancy: occupancy, realtime: known, now: now)
-    }
 
     /// Evaluates every ride that is due at `now` (the engine's sweep calls it every second).
     public func evaluateDue(now: Date) {
@@ -210,7 +192,7 @@ public final class TripTracker: Sendable {
             guard nextAt <= now else { return nextAt }
             let feed = try timetables.feed(tracked.feedID)
             guard let times = feed.stopTimes[tracked.tripID] else { throw GTFSError("trip \(tracked.tripID) is gone from feed \(tracked.feedID)") }
-            let evaluation = evaluate(
+            let evaluation = TripEvaluation.evaluate(
                 feed: feed, times: times, tripID: tracked.tripID, day: tracked.serviceDay, from: tracked.fromIndex, to: tracked.toIndex, live: live,
                 now: now)
             let arrived = evaluation.state.phase == .arrived

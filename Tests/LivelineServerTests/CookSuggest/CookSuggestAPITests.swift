@@ -103,6 +103,8 @@ import Testing
         // A step of someone outside: 403; of another household: 404; not now: 409.
         let (_, strangerBearer) = try setup.server.addUser(household: "Other", name: "Stranger")
         #expect(try Self.request(setup, "POST", "/api/cook-suggest/sessions/\(id)/ready", strangerBearer).status == 404)
+        let malformed = try Self.request(setup, "GET", "/api/cook-suggest/sessions/tr_\(id.dropFirst(3))", setup.bearer)
+        #expect(malformed.status == 400 && malformed.text.contains("session id"), "\(malformed.text)")
         let (_, siblingBearer) = try setup.server.addUser(household: "Fisch", name: "Sibling")
         #expect(try Self.request(setup, "GET", "/api/cook-suggest/sessions/\(id)", siblingBearer).status == 403, "only participants read it")
         #expect(try Self.request(setup, "GET", "/api/cook-suggest/sessions/\(id)?since_rev=1", siblingBearer).status == 403)

@@ -135,6 +135,11 @@ import Testing
         // Another household sees no such ride; ending it twice is fine; end-all ends the rest.
         let (_, other) = try scene.setup.server.addUser(household: "Other", name: "Someone")
         #expect(try scene.setup.server.request("GET", "/api/trips/\(id)", token: other).status == 404)
+        // An id that cannot be a ride's is a 400 naming the field, not a lookup.
+        for malformed in ["cs_abc", "tr_a.b", "tr_" + String(repeating: "a", count: 62)] {
+            let refused = try scene.request("GET", "/api/trips/\(malformed)")
+            #expect(refused.status == 400 && (refused.json?["error"] as? [String: Any])?["field"] as? String == "id", "\(malformed): \(refused.text)")
+        }
         #expect(try scene.request("DELETE", "/api/trips/\(id)").json?["ended"] as? Bool == true)
         let second = try start(#"{"trip_id":"\#(DemoFeed.tripID)","from_stop_id":"mannheim-paradeplatz","to_stop_id":"mannheim-wasserturm"}"#)
         let secondID = try #require(second.json?["id"] as? String)
