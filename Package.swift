@@ -74,7 +74,20 @@ let package = Package(
             exclude: ["Demo/feed", "Demo/rt", "Demo/README.md"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineClient", "LivelineSandbox"], swiftSettings: swiftSettings),
+        // The cards as the phone draws them, in text: for the simulated iPhones' logs and the dashboard.
+        .target(name: "LivelineCards", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineCards", "LivelineClient", "LivelineSandbox"],
+            swiftSettings: swiftSettings
+        ),
+        // The web dashboard at /dashboard: sign-in, pages, live updates (Server-Sent Events).
+        .target(
+            name: "LivelineDashboard",
+            dependencies: [
+                "LivelineModel", "LivelineCards", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineCrypto", "LivelineLog",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog"],
             swiftSettings: swiftSettings),
@@ -83,7 +96,7 @@ let package = Package(
             name: "LivelineServer",
             dependencies: [
                 "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineWebPush",
-                "LivelineEngine", "LivelineAPI",
+                "LivelineEngine", "LivelineAPI", "LivelineDashboard",
             ],
             swiftSettings: swiftSettings
         ),
@@ -163,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "LivelineDevicesTests",
             dependencies: [
-                "LivelineDevices", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
+                "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
                 "LivelineTestSupport", "LivelinePush", "LivelineStore", "LivelineCLI", "LivelineTransit",
             ],
             swiftSettings: swiftSettings
@@ -185,6 +198,15 @@ let package = Package(
             name: "LivelineTransitTests",
             dependencies: ["LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LivelineDashboardTests",
+            dependencies: [
+                "LivelineDashboard", "LivelineServer", "LivelineCLI", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
+                "LivelineCards",
+            ],
+            exclude: ["Browser/dashboard_browser.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

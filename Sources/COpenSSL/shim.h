@@ -8,6 +8,7 @@
 #include <openssl/bio.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/hmac.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/kdf.h>

@@ -85,13 +85,44 @@ public enum Assembly {
                 sandbox.stop()
                 other?.stop()
             }
-            return (PushTransport(client: client, otherClients: others, description: description, stop: stop), sandbox, other)
+            // What the stand-in accepted, for the dashboard and GET /v1/sandbox/accepted.
+            let record = StandInRecord(description: description)
+            for stand in [sandbox, other].compactMap({ $0 }) {
+                _ = stand.observeAccepted { push in record.record(standInPush(push)) }
+            }
+            return (
+                PushTransport(client: client, otherClients: others, description: description, stop: stop, standIn: record), sandbox, other
+            )
         } catch {
             for client in clients { client.shutdown() }
             sandbox.stop()
             other?.stop()
             throw error
         }
+    }
+
+    /// An accepted push as the stand-in's record keeps it: the token by prefix, the event read
+    /// from the body without decoding all of it.
+    static func standInPush(_ push: AcceptedPush) -> StandInRecord.Push {
+        StandInRecord.Push(
+            apnsID: push.apnsID, pushType: push.pushType, priority: push.priority, tokenPrefix: push.token.map { String($0.prefix(8)) + "…" },
+            channelID: push.channelID, bytes: push.payload.count, event: event(in: push.payload), acceptedAt: push.receivedAt)
+    }
+
+    /// The value of the first `"event":"…"` in a push body (a Live Activity push's `aps.event`).
+    static func event(in payload: [UInt8]) -> String? {
+        let needle = Array(#""event":""#.utf8)
+        guard payload.count > needle.count else { return nil }
+        var index = 0
+        while index + needle.count <= payload.count {
+            if payload[index] == needle[0], Array(payload[index..<index + needle.count]) == needle {
+                let start = index + needle.count
+                guard let end = payload[start...].firstIndex(of: UInt8(ascii: "\"")), end - start <= 16 else { return nil }
+                return String(decoding: payload[start..<end], as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// A client of an in-process sandbox, signing with its key.

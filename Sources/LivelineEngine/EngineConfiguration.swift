@@ -150,7 +150,8 @@ public struct EngineConfiguration: Sendable {
     /// it from the context's end (for an app that ends the activity itself), the end push from
     /// when it is rendered.
     public func dismissalDate(type: String, endedAt: Date) -> Date { endedAt.addingTimeInterval(dismissAfter(type: type)) }
-    func priorityBudget(type: String, frequent: Bool) -> Int {
+    /// Priority-10 pushes per activity and hour for `type` (with frequent updates allowed or not).
+    public func priorityBudget(type: String, frequent: Bool) -> Int {
         frequent ? max(frequentPriorityBudget, priorityBudgetByType[type] ?? 0) : priorityBudgetByType[type] ?? priorityBudget
     }
 }

@@ -11,6 +11,8 @@ public final class TestHTTPConnection {
         public var status: Int
         public var headers: [String: String]
         public var body: [UInt8]
+        /// Every `Set-Cookie` header, in order (``headers`` keeps the last of a name only).
+        public var setCookies: [String] = []
 
         public var text: String { String(decoding: body, as: UTF8.self) }
 
@@ -116,11 +118,15 @@ public final class TestHTTPConnection {
                     throw Failure(description: "bad status line: \(head)")
                 }
                 var headers: [String: String] = [:]
+                var setCookies: [String] = []
                 for line in lines {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    let name = line[..<colon].lowercased()
+                    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[name] = value
+                    if name == "set-cookie" { setCookies.append(value) }
                 }
-                return Response(status: status, headers: headers, body: [])
+                return Response(status: status, headers: headers, body: [], setCookies: setCookies)
             }
             guard let more = try receive() else { throw Failure(description: "connection closed before a response") }
             buffer += more

@@ -25,6 +25,7 @@ public final class FeatureSetup: Sendable {
         var routes: [@Sendable (inout Router, FeatureContext) throws -> Void] = []
         var documentation: [APIDocumentationPart] = []
         var metrics: [@Sendable () -> [MetricFamily]] = []
+        var panels: [DashboardPanel] = []
     }
     private let parts = Mutex(Parts())
     /// The engine, once the server built it (``addRoutes(to:context:)``): what ``engineTask(_:)``
@@ -70,6 +71,11 @@ public final class FeatureSetup: Sendable {
         parts.withLock { $0.metrics.append(families) }
     }
 
+    /// A page of the feature in the dashboard (`/dashboard/{slug}`, behind its sign-in).
+    public func dashboardPage(_ panel: DashboardPanel) {
+        parts.withLock { $0.panels.append(panel) }
+    }
+
     /// The documentation of the feature's routes and their bodies.
     public func documentation(_ part: APIDocumentationPart) {
         parts.withLock { $0.documentation.append(part) }
@@ -81,6 +87,7 @@ public final class FeatureSetup: Sendable {
     public var tasks: [any PeriodicTask] { parts.withLock { $0.tasks } }
     public var lifecycleByType: [String: ActivityLifecycle] { parts.withLock { $0.lifecycle } }
     public var documentationParts: [APIDocumentationPart] { parts.withLock { $0.documentation } }
+    public var dashboardPanels: [DashboardPanel] { parts.withLock { $0.panels } }
     /// Every feature's metric families as of now.
     public var metricFamilies: [MetricFamily] { parts.withLock { $0.metrics }.flatMap { $0() } }
 

@@ -75,7 +75,7 @@ enum ContractsCommand: CLICommand {
                 "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(ContractRegistry.known.names.joined(separator: ", "))"
             )
         }
-        context.print(ReportText.text(of: report, file: file, destination: destination))
+        context.print(report.text(file: file, destination: destination))
         return report.isAccepted ? 0 : 1
     }
 

@@ -70,7 +70,7 @@ enum PushCommand: CLICommand {
             let destination: PushDestination = channel == nil ? .device : .broadcast
             let report = PayloadCheck(destination: destination, now: Date()).check(json: payload, typeName: args.value("attributes-type"))
             if !report.isAccepted {
-                context.print(ReportText.text(of: report, file: payloadPath, destination: destination))
+                context.print(report.text(file: payloadPath, destination: destination))
                 context.printError("not sent: the payload check failed (--no-check sends it anyway)")
                 return 1
             }

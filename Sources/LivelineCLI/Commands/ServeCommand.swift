@@ -57,6 +57,7 @@ enum ServeCommand: CLICommand {
             : "http://\(configuration.host):\(application.port)"
         context.printError("liveline \(Application.version): listening on \(address), data in \(application.store.database.location)")
         context.printError("pushes go to the \(application.apnsDescription)")
+        context.printError("dashboard: \(application.dashboardURL) (sign in with the admin key)")
 
         signals.wait()
         context.printError("liveline: shutting down (finishing in-flight requests)")

@@ -80,7 +80,9 @@ extension HTTPServer {
             ).response
         case .matched(let handler, let parameters):
             let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection))
-            if configuration.requiresJSONBodies, !state.body.isEmpty, !Self.isJSON(headers["content-type"]) {
+            if configuration.requiresJSONBodies, !state.body.isEmpty, !Self.isJSON(headers["content-type"]),
+                !(Self.isForm(headers["content-type"]) && configuration.formPathPrefixes.contains(where: { state.path.hasPrefix($0) }))
+            {
                 return HTTPError(
                     status: 415, code: "unsupportedMediaType",
                     message: "the body must be JSON: send Content-Type: application/json"
@@ -170,6 +172,12 @@ extension HTTPServer {
     }
 
     /// `application/json` or any `…+json` type, with or without parameters.
+    static func isForm(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        return contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            == "application/x-www-form-urlencoded"
+    }
+
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

@@ -18,12 +18,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// `…+json`), else 415. Off for a server whose handlers read other bodies themselves, such as
     /// the sandbox's Web Push service (`aes128gcm` bodies, RFC 8291).
     public var requiresJSONBodies: Bool
+    /// Paths under these prefixes may also send HTML forms' bodies
+    /// (`application/x-www-form-urlencoded`): the dashboard's forms.
+    public var formPathPrefixes: [String]
 
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 2, maxBodyBytes: Int = 1 << 20,
         connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096, eventStreamKeepAliveSeconds: Double = 15,
-        requiresJSONBodies: Bool = true
+        requiresJSONBodies: Bool = true, formPathPrefixes: [String] = []
     ) {
+        self.formPathPrefixes = formPathPrefixes
         self.host = host
         self.port = port
         self.threads = threads

@@ -62,6 +62,10 @@ public enum Routes {
     /// `?userId=…&dedupeKey=…`: a notification's pushes and their answers, its dead letters.
     public static let notificationTimeline = Route(.get, "/v1/notify/timeline")
 
+    /// What the in-process APNs sandbox (the server's stand-in for APNs without an APNs key)
+    /// accepted: the newest pushes, tokens by prefix (`?limit=`).
+    public static let sandboxAccepted = Route(.get, "/v1/sandbox/accepted")
+
     /// All routes, in documentation order.
     public static let all: [Route] = [
         healthz, openAPI, metrics,
@@ -73,5 +77,6 @@ public enum Routes {
         cookSuggestConfirm, leaveCookSuggest, cancelCookSuggest,
         transitStops, transitDepartures, startTrip, trip, endTrip, endAllTrips,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
+        sandboxAccepted,
     ]
 }

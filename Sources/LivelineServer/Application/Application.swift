@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPI
+import LivelineDashboard
 import LivelineEngine
 import LivelineHTTP
 import LivelineLog
@@ -21,10 +22,15 @@ public struct PushTransport: Sendable {
     /// Stops what the transport started besides the client (an in-process sandbox); run before the
     /// client shuts down (a sandbox's GOAWAY lets the client close its connections at once).
     public let stop: @Sendable () -> Void
+    /// What the in-process sandbox accepted (the dashboard and `GET /v1/sandbox/accepted`
+    /// show it); nil when pushes go to APNs.
+    public let standIn: StandInRecord?
 
     public init(
-        client: APNSClient, otherClients: [PushEnvironment: APNSClient] = [:], description: String, stop: @escaping @Sendable () -> Void = {}
+        client: APNSClient, otherClients: [PushEnvironment: APNSClient] = [:], description: String, stop: @escaping @Sendable () -> Void = {},
+        standIn: StandInRecord? = nil
     ) {
+        self.standIn = standIn
         self.client = client
         self.otherClients = otherClients
         self.description = description
@@ -57,6 +63,8 @@ public final class Application: Sendable {
     public let engine: Engine
     /// The features it runs, by name.
     public let features: [String]
+    /// The web dashboard at `/dashboard`.
+    public let dashboard: Dashboard
     let http: HTTPServer
     /// The client web pushes go through (stopped with the server).
     let webPushClient: WebPushClient
@@ -65,8 +73,9 @@ public final class Application: Sendable {
 
     init(
         configuration: ServerConfiguration, store: Store, adminKey: String, adminKeyGenerated: Bool, transport: PushTransport,
-        engine: Engine, features: [String], http: HTTPServer, webPushClient: WebPushClient, startupWarnings: [String]
+        engine: Engine, features: [String], dashboard: Dashboard, http: HTTPServer, webPushClient: WebPushClient, startupWarnings: [String]
     ) {
+        self.dashboard = dashboard
         self.webPushClient = webPushClient
         self.startupWarnings = startupWarnings
         self.configuration = configuration
@@ -87,6 +96,22 @@ public final class Application: Sendable {
 
     /// The routes served.
     public var routes: [Route] { http.routes }
+
+    /// The address people reach the server at: `LIVELINE_PUBLIC_URL`, else the listening
+    /// address (127.0.0.1 when it listens on every interface). No trailing slash.
+    public var baseURL: String {
+        if let url = configuration.publicURL {
+            let text = url.absoluteString
+            return text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+        return "http://\(configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host):\(port)"
+    }
+
+    /// The dashboard's address.
+    public var dashboardURL: String { baseURL + Dashboard.prefix + "/" }
+
+    /// A one-time sign-in link to the dashboard (good once, within an hour; it holds no key).
+    public func dashboardSignInLink() -> String { baseURL + dashboard.oneTimeSignInPath() }
 
     /// Starts listening, and sending (unless the configuration turned the dispatcher off). What
     /// a previous run committed and did not send goes out now.
@@ -109,6 +134,8 @@ public final class Application: Sendable {
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) -> Bool {
         engine.logger.info("serverStopping", [("message", "draining HTTP, then the engine records the answers in flight")])
+        // Open dashboard pages' streams end first: the drain waits for nothing that never ends.
+        dashboard.stop()
         http.shutdown(timeout: timeout)
         var stopped = engine.stop(timeout: timeout)
         // The in-process sandbox first: its GOAWAY reaches a client that is still running, which
@@ -216,13 +243,21 @@ private func assembleApplication(
     ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
     NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
     MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)
+    StandInHandler(auth: auth, record: transport.standIn).addRoutes(to: &router)
     try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
+    let dashboard = Dashboard(
+        engine: engine,
+        configuration: DashboardConfiguration(
+            adminKey: adminKey, secureCookies: configuration.publicURL?.scheme?.lowercased() == "https", panels: setup.dashboardPanels,
+            standIn: transport.standIn, apnsDescription: transport.description),
+        clock: clock, logger: logger)
+    dashboard.addRoutes(to: &router)
 
     let accessLog: LogSink = configuration.accessLog == "off" ? .discarding() : logSink
     let http = HTTPServer(
         configuration: HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, threads: configuration.httpThreads,
-            maxBodyBytes: configuration.maxBodyBytes
+            maxBodyBytes: configuration.maxBodyBytes, formPathPrefixes: [Dashboard.prefix + "/"]
         ),
         router: router, accessLog: accessLog, errorLog: logSink
     )
@@ -244,6 +279,7 @@ private func assembleApplication(
     }
     return Application(
         configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, transport: transport,
-        engine: engine, features: features.map(\.name), http: http, webPushClient: webPushClient, startupWarnings: warnings
+        engine: engine, features: features.map(\.name), dashboard: dashboard, http: http, webPushClient: webPushClient,
+        startupWarnings: warnings
     )
 }

@@ -69,6 +69,10 @@ public struct ServerConfiguration: Sendable {
     public var webPushKeyPath: String?
     public var webPushSubject: String?
     public var webPushAllowInsecure = false
+    /// The address people reach this server at (`LIVELINE_PUBLIC_URL`, e.g.
+    /// `https://liveline.example.com`): what `serve` prints for the dashboard; with https the
+    /// dashboard's session cookies are `Secure`. Nil: the listening address.
+    public var publicURL: URL?
     /// The environment the configuration was read from: features read their own settings in it.
     public var environment: [String: String] = [:]
 
@@ -85,6 +89,7 @@ public struct ServerConfiguration: Sendable {
         ),
         ("LIVELINE_DATABASE_POOL", "PostgreSQL connections per instance (default 10)"),
         ("LIVELINE_ADMIN_KEY", "admin key for the /v1 API (default: generated once, kept in the data folder)"),
+        ("LIVELINE_PUBLIC_URL", "http(s)://host[:port] people reach the server at (the dashboard's address; https makes its cookies Secure)"),
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
         ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout); the engine's events go there too (off: to stdout)"),
@@ -120,6 +125,15 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_ADMIN_KEY must be at least 16 characters long")
             }
             config.adminKey = key
+        }
+        if let text = environment["LIVELINE_PUBLIC_URL"], !text.isEmpty {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
+                url.query == nil
+            else {
+                throw ConfigurationError(
+                    "LIVELINE_PUBLIC_URL must be an http:// or https:// address such as https://liveline.example.com, not '\(text)'")
+            }
+            config.publicURL = url
         }
         if let text = environment["LIVELINE_MAX_BODY_BYTES"] {
             config.maxBodyBytes = try integer(text, name: "LIVELINE_MAX_BODY_BYTES", in: 1024...(64 << 20))

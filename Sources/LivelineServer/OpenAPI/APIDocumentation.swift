@@ -86,6 +86,11 @@ enum APIDocumentation {
             ]
         ),
         .init(
+            Routes.sandboxAccepted,
+            "What the in-process APNs sandbox (the stand-in for APNs when no APNs key is configured) accepted, newest first; 404 when pushes go to APNs",
+            auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [("limit", "at most this many pushes (1–200, default 100)")]
+        ),
+        .init(
             Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",
             response: "ResolveResult", errors: [400, 404]),
     ]
@@ -116,6 +121,17 @@ enum APIDocumentation {
         ]),
         "UnregisterTokenResult": object(["removed": integer]),
         "PrometheusText": ["type": "string", "description": "Prometheus text exposition format 0.0.4"],
+        "SandboxAccepted": object([
+            "description": string, "total": integer, "kept": integer,
+            "pushes": [
+                "type": "array",
+                "items": object(
+                    [
+                        "apnsId": string, "pushType": string, "priority": integer, "tokenPrefix": nullableString, "channelId": nullableString,
+                        "bytes": integer, "event": nullableString, "acceptedAt": dateTime,
+                    ], required: ["apnsId", "pushType", "priority", "bytes", "acceptedAt"]),
+            ],
+        ]),
         "PutContext": object(
             [
                 "type": [

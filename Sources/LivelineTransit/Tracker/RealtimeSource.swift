@@ -34,6 +34,12 @@ public final class RealtimeSource: Sendable {
     /// Fetches that failed or did not decode so far.
     public var failures: Int { state.withLock { $0.failures } }
 
+    /// When the feed in use was fetched, its header time, and the newest failure since (for the
+    /// dashboard's feeds page).
+    public var status: (fetchedAt: Date?, headerTimestamp: Int?, lastFailure: String?) {
+        state.withLock { ($0.fetchedAt, $0.feed?.header.timestamp, $0.lastFailure) }
+    }
+
     /// The feed as of `now`: fetched again when the last fetch is ``interval`` old; the last good
     /// one when that fails.
     public func feed(now: Date) -> RealtimeFeed? {

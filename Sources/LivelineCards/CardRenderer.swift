@@ -9,38 +9,50 @@ public struct RenderedCard: Sendable, Hashable, CustomStringConvertible {
     public var compactTrailing: String
     public var expanded: String
 
+    public init(lockScreen: String, compactLeading: String, compactTrailing: String, expanded: String) {
+        self.lockScreen = lockScreen
+        self.compactLeading = compactLeading
+        self.compactTrailing = compactTrailing
+        self.expanded = expanded
+    }
+
     public var description: String {
         "[lock screen]\n\(lockScreen)\n[island] \(compactLeading) · \(compactTrailing)\n[expanded]\n\(expanded)"
     }
 }
 
-/// Renders each contract's card from the decoded state (the widget's view, in text).
+/// How a card stands, for its badge.
+public enum CardPhase: Sendable, Hashable {
+    case active, stale, ended
+}
+
+/// Renders each contract's card from its attributes and content state (the widget's view, in
+/// text): what the simulated iPhones log and the dashboard draws.
 public enum CardRenderer {
-    /// The card of `activity`, or nil when its state does not decode (it would not render at all).
-    public static func render(_ activity: SimulatedActivity) -> RenderedCard? {
+    /// The card of an activity of `attributesType`, or nil when the type is unknown or its JSON
+    /// does not decode (the card would not render at all).
+    public static func render(attributesType: String, attributes: Data, contentState: Data, phase: CardPhase = .active) -> RenderedCard? {
         let decoder = JSONDecoder()
-        let stateData = activity.contentState.compactJSON
-        let attributesData = activity.attributes.compactJSON
         let badge =
-            switch activity.state {
+            switch phase {
             case .stale: " (out of date)"
-            case .ended, .dismissed: " (ended)"
+            case .ended: " (ended)"
             case .active: ""
             }
-        switch activity.attributesType {
+        switch attributesType {
         case ShoppingActivityAttributes.typeName:
-            guard let attributes = try? decoder.decode(ShoppingActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(ShoppingActivityAttributes.ContentState.self, from: stateData)
+            guard let attributes = try? decoder.decode(ShoppingActivityAttributes.self, from: attributes),
+                let state = try? decoder.decode(ShoppingActivityAttributes.ContentState.self, from: contentState)
             else { return nil }
             return shopping(attributes, state, badge: badge)
         case TripLiveActivityAttributes.typeName:
-            guard let attributes = try? decoder.decode(TripLiveActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(TripLiveActivityAttributes.ContentState.self, from: stateData)
+            guard let attributes = try? decoder.decode(TripLiveActivityAttributes.self, from: attributes),
+                let state = try? decoder.decode(TripLiveActivityAttributes.ContentState.self, from: contentState)
             else { return nil }
             return trip(attributes, state, badge: badge)
         case CookSuggestActivityAttributes.typeName:
-            guard let attributes = try? decoder.decode(CookSuggestActivityAttributes.self, from: attributesData),
-                let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: stateData)
+            guard let attributes = try? decoder.decode(CookSuggestActivityAttributes.self, from: attributes),
+                let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: contentState)
             else { return nil }
             return cookSuggest(attributes, state, badge: badge)
         default:

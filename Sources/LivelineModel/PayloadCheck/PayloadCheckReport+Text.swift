@@ -1,8 +1,10 @@
-import LivelineModel
+import Foundation
 
-/// The text of `liveline contracts check`: the verdict, the sizes, and every problem.
-enum ReportText {
-    static func text(of report: PayloadCheckReport, file: String, destination: PushDestination) -> String {
+extension PayloadCheckReport {
+    /// The text of `liveline contracts check` (and of the dashboard's payload check) for the
+    /// payload read from `file`: the verdict, the sizes, and every problem.
+    public func text(file: String, destination: PushDestination) -> String {
+        let report = self
         let errors = report.errors.count
         let warnings = report.warnings.count
         var verdict = report.isAccepted ? "accepted" : "rejected"

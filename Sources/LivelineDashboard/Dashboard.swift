@@ -1,0 +1,255 @@
+import Foundation
+import LivelineAPI
+import LivelineEngine
+import LivelineHTTP
+import LivelineLog
+import LivelineModel
+import LivelineStore
+
+/// What the dashboard is built with.
+public struct DashboardConfiguration: Sendable {
+    /// The admin key: what signs a person in (and what the session cookies are signed with).
+    public var adminKey: String
+    /// Session cookies are `Secure` (the server is reached over https: `LIVELINE_PUBLIC_URL`).
+    public var secureCookies: Bool
+    /// Pages the features add (transit's feeds).
+    public var panels: [DashboardPanel]
+    /// What the in-process APNs sandbox accepted, when the server pushes to one.
+    public var standIn: StandInRecord?
+    /// Where pushes go, for a person.
+    public var apnsDescription: String
+    /// How often an open page looks for changes.
+    public var liveInterval: TimeInterval
+
+    public init(
+        adminKey: String, secureCookies: Bool = false, panels: [DashboardPanel] = [], standIn: StandInRecord? = nil, apnsDescription: String = "",
+        liveInterval: TimeInterval = 1
+    ) {
+        self.adminKey = adminKey
+        self.secureCookies = secureCookies
+        self.panels = panels
+        self.standIn = standIn
+        self.apnsDescription = apnsDescription
+        self.liveInterval = liveInterval
+    }
+}
+
+/// The web dashboard at `/dashboard` (README, "The dashboard"): served by the server itself,
+/// HTML and CSS it ships and a little script for live updates over Server-Sent Events; every
+/// page works without the script by reloading. Everything but the sign-in page and its
+/// stylesheet needs a signed-in session; every form carries a CSRF token. It reads through the
+/// store's read-only views and changes things only through the engine (resend, end).
+public final class Dashboard: Sendable {
+    /// The path every route of the dashboard is under.
+    public static let prefix = "/dashboard"
+
+    let engine: Engine
+    let reads: OperationsReads
+    let configuration: DashboardConfiguration
+    let sessions: DashboardSessions
+    let live: LiveUpdates
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    public init(engine: Engine, configuration: DashboardConfiguration, clock: @escaping @Sendable () -> Date, logger: Logger) {
+        self.engine = engine
+        self.reads = OperationsReads(database: engine.store.database)
+        self.configuration = configuration
+        self.sessions = DashboardSessions(adminKey: configuration.adminKey)
+        self.live = LiveUpdates(interval: configuration.liveInterval)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A one-time sign-in address (path and query), good for one sign-in within an hour: what
+    /// `liveline demo` prints. It holds no key.
+    public func oneTimeSignInPath() -> String {
+        "\(Self.prefix)/sign-in?once=\(sessions.oneTimeLinkToken())"
+    }
+
+    /// Ends every open live stream (the server is stopping).
+    public func stop() { live.stop() }
+
+    /// The navigation: the core pages, then the features'.
+    var navigation: [(path: String, title: String)] {
+        [("/dashboard", "Overview"), ("/dashboard/devices", "Devices and tokens"), ("/dashboard/check", "Payload check")]
+            + configuration.panels.map { ("/dashboard/\($0.slug)", $0.title) }
+    }
+
+    public func addRoutes(to router: inout Router) {
+        router.add(Route(.get, "/dashboard/static/dashboard.css")) { _ in
+            HTTPResponse(
+                status: 200, headers: Layout.headers(contentType: "text/css; charset=utf-8"), body: .bytes(Array(DashboardAssets.stylesheet.utf8)))
+        }
+        router.add(Route(.get, "/dashboard/static/dashboard.js")) { [self] request in
+            try signedIn(request) { _ in
+                HTTPResponse(
+                    status: 200, headers: Layout.headers(contentType: "text/javascript; charset=utf-8"),
+                    body: .bytes(Array(DashboardAssets.script.utf8)))
+            }
+        }
+        router.add(Route(.get, "/dashboard/sign-in")) { [self] request in signInPage(request) }
+        router.add(Route(.post, "/dashboard/sign-in")) { [self] request in signIn(request) }
+        router.add(Route(.post, "/dashboard/sign-out")) { [self] request in
+            try form(request) { session, _ in
+                sessions.revoke(session)
+                var response = redirect(to: "/dashboard/sign-in")
+                response.headers.add("Set-Cookie", cookie(DashboardSessions.sessionCookie, "", maxAge: 0))
+                return response
+            }
+        }
+        router.add(Route(.get, "/dashboard")) { [self] request in try page(request, current: "/dashboard") { now, _ in try overview(now: now) } }
+        router.add(Route(.get, "/dashboard/devices")) { [self] request in
+            try page(request, current: "/dashboard/devices") { now, _ in try devicesPage(now: now) }
+        }
+        router.add(Route(.get, "/dashboard/activities/{key}")) { [self] request in
+            let key = try request.parameter("key")
+            return try page(request, current: "") { now, csrf in try activityPage(key: key, now: now, csrf: csrf, notice: request.query["done"]) }
+        }
+        router.add(Route(.post, "/dashboard/activities/{key}/resend")) { [self] request in
+            let key = try request.parameter("key")
+            return try form(request) { _, _ in try resend(key: key) }
+        }
+        router.add(Route(.post, "/dashboard/activities/{key}/end")) { [self] request in
+            let key = try request.parameter("key")
+            return try form(request) { _, _ in try end(key: key) }
+        }
+        router.add(Route(.get, "/dashboard/check")) { [self] request in
+            try page(request, current: "/dashboard/check") { _, csrf in checkPage(csrf: csrf, fields: [:], report: nil) }
+        }
+        router.add(Route(.post, "/dashboard/check")) { [self] request in
+            try form(request) { session, fields in
+                let report = check(fields)
+                return render(
+                    checkPage(csrf: sessions.csrfToken(for: session), fields: fields, report: report), current: "/dashboard/check",
+                    session: session)
+            }
+        }
+        for panel in configuration.panels {
+            router.add(Route(.get, "/dashboard/\(panel.slug)")) { [self] request in
+                try page(request, current: "/dashboard/\(panel.slug)") { now, _ in try panelPage(panel, now: now) }
+            }
+        }
+        router.add(Route(.get, "/dashboard/events")) { [self] request in try events(request) }
+    }
+
+    // MARK: Sessions, pages, forms
+
+    /// The session of the request's cookie, if signed in.
+    func session(of request: HTTPRequest) -> DashboardSessions.Session? {
+        sessions.session(cookie: FormCoding.cookies(request.headers["cookie"])[DashboardSessions.sessionCookie])
+    }
+
+    /// Runs `body` for a signed-in request; else a 401 (what a script or a stream gets).
+    func signedIn(_ request: HTTPRequest, _ body: (DashboardSessions.Session) throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let session = session(of: request) else {
+            return HTTPResponse(
+                status: 401, headers: Layout.headers(contentType: "text/plain; charset=utf-8"),
+                body: .bytes(Array("sign in at /dashboard/sign-in\n".utf8)))
+        }
+        return try body(session)
+    }
+
+    /// A page for a signed-in person; without a session, the way to the sign-in page.
+    func page(_ request: HTTPRequest, current: String, _ content: (Date, String) throws -> PageContent) throws -> HTTPResponse {
+        guard let session = session(of: request) else { return redirect(to: "/dashboard/sign-in") }
+        return render(try content(clock(), sessions.csrfToken(for: session)), current: current, session: session)
+    }
+
+    func render(_ content: PageContent, current: String, session: DashboardSessions.Session) -> HTTPResponse {
+        let html = Layout.page(content, current: current, navigation: navigation, csrf: sessions.csrfToken(for: session))
+        return HTTPResponse(status: content.status, headers: Layout.headers(), body: .bytes(Array(html.raw.utf8)))
+    }
+
+    /// A form sent by a signed-in person with the session's CSRF token; else 403 and nothing done.
+    func form(_ request: HTTPRequest, _ body: (DashboardSessions.Session, [String: String]) throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let session = session(of: request) else {
+            return message(status: 403, title: "Signed out", text: "This form needs a signed-in session: sign in again and repeat it.")
+        }
+        guard let fields = FormCoding.fields(request.body) else {
+            return message(status: 400, title: "Bad form", text: "The form's body is not valid URL-encoded UTF-8.")
+        }
+        guard sessions.checkCSRF(fields["csrf"], session: session) else {
+            logger.warning("dashboardFormRefused", [("path", .string(request.path)), ("reason", "missing or wrong CSRF token")])
+            return message(
+                status: 403, title: "Form refused",
+                text:
+                    "The form did not carry this session's CSRF token (an old page, or a form sent from elsewhere). Nothing was changed; reload the page and try again."
+            )
+        }
+        return try body(session, fields)
+    }
+
+    /// A small page that says one thing (an error the person can act on).
+    func message(status: Int, title: String, text: String) -> HTTPResponse {
+        let html: HTML = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(title) · Liveline</title>
+            <link rel="stylesheet" href="/dashboard/static/dashboard.css"></head>
+            <body><main class="signin" id="live"><h1>\(title)</h1><p class="message error" role="alert">\(text)</p>
+            <p><a href="/dashboard">Back to the dashboard</a></p></main></body></html>
+            """
+        return HTTPResponse(status: status, headers: Layout.headers(), body: .bytes(Array(html.raw.utf8)))
+    }
+
+    func redirect(to path: String) -> HTTPResponse {
+        var headers = Layout.headers(contentType: "text/plain; charset=utf-8")
+        headers.add("Location", path)
+        return HTTPResponse(status: 303, headers: headers, body: .bytes(Array("see \(path)\n".utf8)))
+    }
+
+    /// A `Set-Cookie` value: HttpOnly, SameSite=Strict, on the dashboard's path; Secure over https.
+    func cookie(_ name: String, _ value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/dashboard; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (configuration.secureCookies ? "; Secure" : "")
+    }
+
+    // MARK: Sign-in
+
+    func signInPage(_ request: HTTPRequest, message: String? = nil, status: Int = 200) -> HTTPResponse {
+        if let once = request.query["once"] {
+            guard sessions.redeem(oneTimeToken: once) else {
+                return signInForm(message: "That sign-in link was used already or has expired: sign in with the admin key.", status: 401)
+            }
+            logger.info("dashboardSignedIn", [("by", "one-time link")])
+            return signedInRedirect()
+        }
+        if session(of: request) != nil { return redirect(to: "/dashboard") }
+        return signInForm(message: message, status: status)
+    }
+
+    func signInForm(message: String?, status: Int) -> HTTPResponse {
+        let form = sessions.signInForm()
+        var headers = Layout.headers()
+        headers.add("Set-Cookie", cookie(DashboardSessions.signInCookie, form.cookie, maxAge: Int(DashboardSessions.signInFormLifetime)))
+        let html = Layout.signIn(token: form.token, message: message, status: status)
+        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(html.raw.utf8)))
+    }
+
+    func signIn(_ request: HTTPRequest) -> HTTPResponse {
+        guard let fields = FormCoding.fields(request.body) else {
+            return signInForm(message: "The form's body is not valid URL-encoded UTF-8.", status: 400)
+        }
+        let formCookie = FormCoding.cookies(request.headers["cookie"])[DashboardSessions.signInCookie]
+        guard sessions.checkSignInForm(cookie: formCookie, token: fields["csrf"]) else {
+            logger.warning("dashboardFormRefused", [("path", .string(request.path)), ("reason", "missing or wrong CSRF token")])
+            return signInForm(message: "The sign-in form had expired or did not come from this page. Nothing was done; try again.", status: 403)
+        }
+        guard let key = fields["key"], !key.isEmpty else { return signInForm(message: "Enter the admin key.", status: 400) }
+        guard sessions.isAdminKey(key) else {
+            // Never the key itself: only that one was wrong.
+            logger.warning("dashboardSignInRefused", [("reason", "not the admin key")])
+            return signInForm(message: "That is not the admin key.", status: 401)
+        }
+        logger.info("dashboardSignedIn", [("by", "admin key")])
+        return signedInRedirect()
+    }
+
+    /// A new session, its cookie, and the way to the overview (the address holds no secret).
+    func signedInRedirect() -> HTTPResponse {
+        let (_, value) = sessions.open()
+        var response = redirect(to: "/dashboard")
+        response.headers.add("Set-Cookie", cookie(DashboardSessions.sessionCookie, value, maxAge: Int(DashboardSessions.lifetime)))
+        response.headers.add("Set-Cookie", cookie(DashboardSessions.signInCookie, "", maxAge: 0))
+        return response
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+import LivelineCards
+
+extension CardRenderer {
+    /// The card of `activity`, or nil when its state does not decode (it would not render at all).
+    public static func render(_ activity: SimulatedActivity) -> RenderedCard? {
+        let phase: CardPhase =
+            switch activity.state {
+            case .stale: .stale
+            case .ended, .dismissed: .ended
+            case .active: .active
+            }
+        return render(
+            attributesType: activity.attributesType, attributes: activity.attributes.compactJSON, contentState: activity.contentState.compactJSON,
+            phase: phase)
+    }
+}

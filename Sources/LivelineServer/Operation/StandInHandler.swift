@@ -1,0 +1,36 @@
+import Foundation
+import LivelineAPI
+import LivelineHTTP
+import LivelineModel
+
+/// `GET /v1/sandbox/accepted` (admin key): what the in-process APNs sandbox accepted, newest
+/// first — the server's stand-in for APNs when no APNs key is configured. 404 when pushes go to
+/// APNs itself.
+struct StandInHandler: Sendable {
+    let auth: Authenticator
+    let record: StandInRecord?
+
+    struct Answer: Encodable {
+        var description: String
+        var total: Int
+        var kept: Int
+        var pushes: [StandInRecord.Push]
+    }
+
+    func addRoutes(to router: inout Router) {
+        router.add(Routes.sandboxAccepted) { request in
+            try auth.requireAdmin(request)
+            guard let record else {
+                throw HTTPError.notFound("pushes go to APNs (an APNs key is configured): there is no in-process sandbox whose pushes to show")
+            }
+            var limit = 100
+            if let text = request.query["limit"] {
+                guard let value = Int(text), (1...record.capacity).contains(value) else {
+                    throw HTTPError.badRequest("limit must be a whole number from 1 to \(record.capacity), not '\(text)'", field: "limit")
+                }
+                limit = value
+            }
+            return try .json(Answer(description: record.description, total: record.total, kept: record.capacity, pushes: record.newest(limit)))
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+
+/// Sign-in, sessions and CSRF: nothing of the dashboard is reachable without signing in, a wrong
+/// key is refused, a form without its CSRF token changes nothing, and the admin key never shows
+/// in a page or an address.
+@Suite struct DashboardAuthTests {
+    /// Every page, stream and script of the dashboard (with a context to address).
+    static let protectedGets = [
+        "/dashboard", "/dashboard/", "/dashboard/devices", "/dashboard/check", "/dashboard/feeds", "/dashboard/activities/trip:1",
+        "/dashboard/static/dashboard.js", "/dashboard/events?page=overview",
+    ]
+    static let protectedPosts = [
+        "/dashboard/activities/trip:1/resend", "/dashboard/activities/trip:1/end", "/dashboard/check", "/dashboard/sign-out",
+    ]
+
+    @Test func nothingButTheSignInPageIsReachableWithoutASession() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        try server.putTrip("trip:1", stop: "Hbf")
+        for path in Self.protectedGets {
+            let response = try server.request("GET", path)
+            #expect(response.status == 303 || response.status == 401, "\(path) answered \(response.status) without a session")
+            #expect(!response.text.contains("trip:1") || response.status == 303, "\(path) showed data")
+            if response.status == 303 { #expect(response.headers["location"] == "/dashboard/sign-in") }
+        }
+        for path in Self.protectedPosts {
+            let response = try server.request(
+                "POST", path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "csrf=x")
+            #expect(response.status == 403, "\(path) answered \(response.status) without a session")
+        }
+        // A forged or tampered cookie is no session either.
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        let real = try #require(visitor.cookies["liveline_session"])
+        let tampered = String(real.dropLast(2)) + (real.hasSuffix("AA") ? "BB" : "AA")
+        for cookie in [tampered, "v1.99999999999.nonce.mac", "", "garbage"] {
+            let response = try server.request("GET", "/dashboard", headers: ["Cookie": "liveline_session=\(cookie)"])
+            #expect(response.status == 303, "cookie \(cookie) was taken")
+        }
+        // Its context is untouched by the refused posts.
+        #expect(try server.app.engine.context(key: "trip:1")?.rev == 1)
+        #expect(try server.app.engine.context(key: "trip:1")?.state == .active)
+        // The sign-in page and its stylesheet are what there is without one.
+        #expect(try server.request("GET", "/dashboard/sign-in").status == 200)
+        #expect(try server.request("GET", "/dashboard/static/dashboard.css").status == 200)
+    }
+
+    @Test func signingInWithTheAdminKeyOpensASessionCookie() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        let answer = try visitor.signIn()
+        #expect(answer.status == 303)
+        #expect(answer.headers["location"] == "/dashboard")
+        let cookie = try #require(answer.setCookies.first { $0.hasPrefix("liveline_session=") })
+        for attribute in ["HttpOnly", "SameSite=Strict", "Path=/dashboard", "Max-Age=43200"] {
+            #expect(cookie.contains(attribute), "the session cookie lacks \(attribute): \(cookie)")
+        }
+        #expect(!cookie.contains("Secure"), "plain http: no Secure attribute (the browser would drop the cookie)")
+        let overview = try visitor.get("/dashboard")
+        #expect(overview.status == 200)
+        #expect(overview.text.contains("<h1>Overview</h1>"))
+        #expect(overview.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        #expect(overview.headers["x-frame-options"] == "DENY")
+        // The key is in no page, no address and no cookie.
+        for path in ["/dashboard", "/dashboard/devices", "/dashboard/check", "/dashboard/feeds"] {
+            let page = try visitor.get(path)
+            #expect(page.status == 200, "\(path)")
+            #expect(!page.text.contains(DashboardServer.adminKey), "\(path) shows the admin key")
+        }
+        #expect(!(answer.headers["location"] ?? "").contains(DashboardServer.adminKey))
+        #expect(!visitor.cookieHeader.contains(DashboardServer.adminKey))
+    }
+
+    @Test func overHTTPSTheSessionCookieIsSecure() throws {
+        let server = try DashboardServer { $0.publicURL = URL(string: "https://liveline.example.com") }
+        defer { server.stop() }
+        let answer = try DashboardVisitor(server).signIn()
+        let cookie = try #require(answer.setCookies.first { $0.hasPrefix("liveline_session=") })
+        #expect(cookie.contains("; Secure"))
+        #expect(server.app.dashboardURL == "https://liveline.example.com/dashboard/")
+    }
+
+    @Test func aWrongKeyIsRefusedAndOpensNothing() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        for key in ["not-the-key", DashboardServer.adminKey + "x", String(DashboardServer.adminKey.dropLast()), ""] {
+            let answer = try visitor.signIn(key: key)
+            #expect(answer.status == 401 || (key.isEmpty && answer.status == 400), "key '\(key)' answered \(answer.status)")
+            #expect(answer.text.contains("role=\"alert\""))
+            #expect(!answer.setCookies.contains { $0.hasPrefix("liveline_session=") && !$0.contains("Max-Age=0") })
+            #expect(!answer.text.contains(DashboardServer.adminKey))
+        }
+        #expect(visitor.cookies["liveline_session"] == nil)
+        #expect(try visitor.get("/dashboard").status == 303)
+    }
+
+    @Test func theSignInFormNeedsItsOwnCSRFToken() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        _ = try visitor.get("/dashboard/sign-in")
+        // The right key, but no token, or a made-up one, or the token without its cookie.
+        let page = try visitor.get("/dashboard/sign-in")
+        let token = try #require(DashboardVisitor.csrf(in: page.text))
+        #expect(try visitor.request("POST", "/dashboard/sign-in", form: ["key": DashboardServer.adminKey]).status == 403)
+        #expect(try visitor.request("POST", "/dashboard/sign-in", form: ["key": DashboardServer.adminKey, "csrf": "forged"]).status == 403)
+        let stranger = DashboardVisitor(server)
+        #expect(try stranger.request("POST", "/dashboard/sign-in", form: ["key": DashboardServer.adminKey, "csrf": token]).status == 403)
+        #expect(stranger.cookies["liveline_session"] == nil)
+    }
+
+    @Test func aFormWithoutItsCSRFTokenIsRefusedAndChangesNothing() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        try server.putTrip("trip:7", stop: "Hbf")
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        let page = try visitor.get("/dashboard/activities/trip:7")
+        let token = try #require(DashboardVisitor.csrf(in: page.text))
+        // Another session's token is not this one's.
+        let other = DashboardVisitor(server)
+        try other.signIn()
+        let othersToken = try #require(DashboardVisitor.csrf(in: try other.get("/dashboard").text))
+        #expect(othersToken != token)
+        for form in [[:], ["csrf": ""], ["csrf": "bm90LWEtdG9rZW4"], ["csrf": othersToken]] {
+            for action in ["resend", "end"] {
+                let answer = try visitor.request("POST", "/dashboard/activities/trip:7/\(action)", form: form)
+                #expect(answer.status == 403, "\(action) with \(form) answered \(answer.status)")
+                #expect(answer.text.contains("Nothing was changed"))
+            }
+        }
+        #expect(try server.app.engine.context(key: "trip:7")?.rev == 1)
+        #expect(try server.app.engine.context(key: "trip:7")?.state == .active)
+        // With its token the same form works.
+        let resent = try visitor.request("POST", "/dashboard/activities/trip:7/resend", form: ["csrf": token])
+        #expect(resent.status == 303)
+        #expect(try server.app.engine.context(key: "trip:7")?.rev == 2)
+    }
+
+    @Test func signingOutEndsTheSession() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        let cookie = try #require(visitor.cookies["liveline_session"])
+        let token = try #require(DashboardVisitor.csrf(in: try visitor.get("/dashboard").text))
+        let out = try visitor.request("POST", "/dashboard/sign-out", form: ["csrf": token])
+        #expect(out.status == 303)
+        #expect(out.headers["location"] == "/dashboard/sign-in")
+        #expect(visitor.cookies["liveline_session"] == nil, "the cookie is cleared")
+        // The old cookie, kept by someone, is no session any more.
+        #expect(try server.request("GET", "/dashboard", headers: ["Cookie": "liveline_session=\(cookie)"]).status == 303)
+    }
+
+    @Test func aOneTimeLinkSignsInOnceAndLeavesNoSecretInTheAddress() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let link = server.app.dashboardSignInLink()
+        #expect(link.hasPrefix("http://127.0.0.1:\(server.port)/dashboard/sign-in?once="))
+        #expect(!link.contains(DashboardServer.adminKey))
+        let path = String(link.dropFirst("http://127.0.0.1:\(server.port)".count))
+        let visitor = DashboardVisitor(server)
+        let first = try visitor.get(path)
+        #expect(first.status == 303)
+        #expect(first.headers["location"] == "/dashboard", "after sign-in the address holds no token")
+        #expect(try visitor.get("/dashboard").status == 200)
+        // A second use, by anyone, is refused.
+        let again = try DashboardVisitor(server).get(path)
+        #expect(again.status == 401)
+        #expect(again.text.contains("used already or has expired"))
+        #expect(try DashboardVisitor(server).get("/dashboard/sign-in?once=made-up").status == 401)
+    }
+}
