@@ -24,5 +24,5 @@ if [ $# -gt 0 ]; then
 fi
 timeout --foreground --kill-after=30 1800 swift test --skip-build --skip SeveralInstancesTests
 LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
-  --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests'
+  --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests|LivelineDashboardTests'
 timeout --foreground --kill-after=30 1800 swift test --skip-build --filter SeveralInstancesTests

@@ -29,7 +29,9 @@ import Testing
         try server.putTrip("trip:9", stop: "Hbf")
         let registered = try server.request(
             "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"],
-            body: #"{"kind":"la-update","token":"\#(Self.token)","device_id":"iphone-a","context_key":"trip:9","attributes_type":"TripLiveActivityAttributes"}"#)
+            body:
+                #"{"kind":"la-update","token":"\#(Self.token)","device_id":"iphone-a","context_key":"trip:9","attributes_type":"TripLiveActivityAttributes"}"#
+        )
         #expect(registered.status == 200 || registered.status == 201)
         try server.putTrip("trip:9", stop: "Messe", delay: 2)
         // The stand-in accepts the server's own token: a 200 for the newest revision.
@@ -72,7 +74,9 @@ import Testing
         try server.putTrip("trip:2", stop: "Hbf")
         _ = try server.admin("POST", "/v1/contexts/trip:2/end", json: "{}")
         let page = try visitor.get("/dashboard")
-        #expect(page.text.contains(#"<tr><td>TripLiveActivityAttributes</td><td><span class="num">1</span></td><td><span class="num">1</span></td></tr>"#))
+        #expect(
+            page.text.contains(#"<tr><td>TripLiveActivityAttributes</td><td><span class="num">1</span></td><td><span class="num">1</span></td></tr>"#)
+        )
         #expect(page.text.contains(#"<a href="/dashboard/activities/trip:1">trip:1</a>"#))
         #expect(page.text.contains(#"<a href="/dashboard/activities/trip:2">trip:2</a>"#))
         #expect(page.text.contains("<h2 id=\"h-pushes\">Pushes of the last hour</h2>"))
@@ -118,7 +122,10 @@ import Testing
         let report = PayloadCheck(destination: .device, now: Date()).check(json: Data(payload.utf8), contract: contract)
         #expect(!report.isAccepted)
         let expected = report.text(file: "payload", destination: .device)
-        #expect(answer.text.contains("<pre data-report>" + expected.replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;") + "</pre>"))
+        #expect(
+            answer.text.contains(
+                "<pre data-report>" + expected.replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;") + "</pre>")
+        )
         #expect(answer.text.contains("rejected"))
         #expect(answer.text.contains("contentState") || answer.text.contains("content-state"))
         // The payload stays in the form, escaped.
