@@ -42,6 +42,8 @@ public struct DashboardConfiguration: Sendable {
 public final class Dashboard: Sendable {
     /// The path every route of the dashboard is under.
     public static let prefix = "/dashboard"
+    /// An activity's page.
+    static let activityRoute = Route(.get, "/dashboard/activities/{key}")
 
     let engine: Engine
     let reads: OperationsReads
@@ -55,8 +57,9 @@ public final class Dashboard: Sendable {
         self.engine = engine
         self.reads = OperationsReads(database: engine.store.database)
         self.configuration = configuration
-        self.sessions = DashboardSessions(adminKey: configuration.adminKey)
-        self.live = LiveUpdates(interval: configuration.liveInterval)
+        self.sessions = DashboardSessions(
+            adminKey: configuration.adminKey, revocations: DashboardRevocationRepository(database: engine.store.database), clock: clock)
+        self.live = LiveUpdates(tick: configuration.liveInterval)
         self.clock = clock
         self.logger = logger
     }
@@ -92,7 +95,7 @@ public final class Dashboard: Sendable {
         router.add(Route(.post, "/dashboard/sign-in")) { [self] request in signIn(request) }
         router.add(Route(.post, "/dashboard/sign-out")) { [self] request in
             try form(request) { session, _ in
-                sessions.revoke(session)
+                try sessions.revoke(session)
                 var response = redirect(to: "/dashboard/sign-in")
                 response.headers.add("Set-Cookie", cookie(DashboardSessions.sessionCookie, "", maxAge: 0))
                 return response
@@ -102,17 +105,17 @@ public final class Dashboard: Sendable {
         router.add(Route(.get, "/dashboard/devices")) { [self] request in
             try page(request, current: "/dashboard/devices") { now, _ in try devicesPage(now: now) }
         }
-        router.add(Route(.get, "/dashboard/activities/{key}")) { [self] request in
+        router.add(Self.activityRoute) { [self] request in
             let key = try request.parameter("key")
             return try page(request, current: "") { now, csrf in try activityPage(key: key, now: now, csrf: csrf, notice: request.query["done"]) }
         }
         router.add(Route(.post, "/dashboard/activities/{key}/resend")) { [self] request in
             let key = try request.parameter("key")
-            return try form(request) { _, _ in try resend(key: key) }
+            return try form(request) { _, _ in HTTPRequest.isContextKey(key) ? try resend(key: key) : noSuchActivity(key) }
         }
         router.add(Route(.post, "/dashboard/activities/{key}/end")) { [self] request in
             let key = try request.parameter("key")
-            return try form(request) { _, _ in try end(key: key) }
+            return try form(request) { _, _ in HTTPRequest.isContextKey(key) ? try end(key: key) : noSuchActivity(key) }
         }
         router.add(Route(.get, "/dashboard/check")) { [self] request in
             try page(request, current: "/dashboard/check") { _, csrf in checkPage(csrf: csrf, fields: [:], report: nil) }
@@ -205,23 +208,19 @@ public final class Dashboard: Sendable {
 
     // MARK: Sign-in
 
-    func signInPage(_ request: HTTPRequest, message: String? = nil, status: Int = 200) -> HTTPResponse {
-        if let once = request.query["once"] {
-            guard sessions.redeem(oneTimeToken: once) else {
-                return signInForm(message: "That sign-in link was used already or has expired: sign in with the admin key.", status: 401)
-            }
-            logger.info("dashboardSignedIn", [("by", "one-time link")])
-            return signedInRedirect()
-        }
+    /// The sign-in form; with `?once=` (a one-time link), a page whose button signs in with it.
+    /// Opening the link spends nothing: a preview or a link scanner that fetches it signs nobody
+    /// in, and the button's POST is same-site, so the session cookie comes along after it.
+    func signInPage(_ request: HTTPRequest) -> HTTPResponse {
         if session(of: request) != nil { return redirect(to: "/dashboard") }
-        return signInForm(message: message, status: status)
+        return signInForm(message: nil, status: 200, once: request.query["once"])
     }
 
-    func signInForm(message: String?, status: Int) -> HTTPResponse {
+    func signInForm(message: String?, status: Int, once: String? = nil) -> HTTPResponse {
         let form = sessions.signInForm()
         var headers = Layout.headers()
         headers.add("Set-Cookie", cookie(DashboardSessions.signInCookie, form.cookie, maxAge: Int(DashboardSessions.signInFormLifetime)))
-        let html = Layout.signIn(token: form.token, message: message, status: status)
+        let html = Layout.signIn(token: form.token, message: message, once: once)
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(html.raw.utf8)))
     }
 
@@ -232,7 +231,17 @@ public final class Dashboard: Sendable {
         let formCookie = FormCoding.cookies(request.headers["cookie"])[DashboardSessions.signInCookie]
         guard sessions.checkSignInForm(cookie: formCookie, token: fields["csrf"]) else {
             logger.warning("dashboardFormRefused", [("path", .string(request.path)), ("reason", "missing or wrong CSRF token")])
-            return signInForm(message: "The sign-in form had expired or did not come from this page. Nothing was done; try again.", status: 403)
+            return signInForm(
+                message: "The sign-in form had expired or did not come from this page. Nothing was done; try again.", status: 403,
+                once: fields["once"])
+        }
+        if let once = fields["once"] {
+            guard sessions.redeem(oneTimeToken: once) else {
+                logger.warning("dashboardSignInRefused", [("reason", "one-time link used or expired")])
+                return signInForm(message: "That sign-in link was used already or has expired: sign in with the admin key.", status: 401)
+            }
+            logger.info("dashboardSignedIn", [("by", "one-time link")])
+            return signedInRedirect()
         }
         guard let key = fields["key"], !key.isEmpty else { return signInForm(message: "Enter the admin key.", status: 400) }
         guard sessions.isAdminKey(key) else {

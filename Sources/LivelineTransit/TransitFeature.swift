@@ -67,7 +67,7 @@ public struct TransitFeature: Feature {
         if let watcher { setup.periodicTask(WatcherTask(watcher: watcher)) }
         setup.routes { router, context in TransitHandlers(context: context, tracker: tracker).addRoutes(to: &router) }
         setup.documentation(TransitDocumentation.part)
-        setup.dashboardPage(TransitDashboard.panel(door: setup.door, realtime: realtime, report: report, clock: setup.clock))
+        setup.dashboardPage(TransitDashboard.panel(door: setup.door, tracker: tracker, realtime: realtime, report: report, clock: setup.clock))
         setup.metrics {
             [
                 MetricFamily(

@@ -52,3 +52,19 @@ public struct DashboardFact: Sendable, Hashable {
         self.warning = warning
     }
 }
+
+extension DashboardFact {
+    /// How long ago `seconds` is, for a person: `4 s ago`, `3 min ago`, `2 h ago`, `5 d ago`;
+    /// `in 3 min` for the future.
+    public static func age(_ seconds: TimeInterval) -> String {
+        let magnitude = abs(seconds)
+        let text =
+            switch magnitude {
+            case ..<60: "\(Int(magnitude)) s"
+            case ..<3600: "\(Int(magnitude / 60)) min"
+            case ..<86400: "\(Int(magnitude / 3600)) h"
+            default: "\(Int(magnitude / 86400)) d"
+            }
+        return seconds >= 0 ? "\(text) ago" : "in \(text)"
+    }
+}

@@ -72,6 +72,9 @@ public final class StandInRecord: Sendable {
     /// Pushes accepted since the server started.
     public var total: Int { state.withLock { $0.total } }
 
+    /// Pushes kept now (at most ``capacity``).
+    public var kept: Int { state.withLock { $0.newest.count } }
+
     /// The newest `limit` pushes kept, newest first.
     public func newest(_ limit: Int) -> [Push] {
         state.withLock { state in

@@ -7,7 +7,7 @@ enum DashboardAssets {
         * { box-sizing: border-box; }
         body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--wash); }
         a { color: var(--accent); }
-        a:focus, button:focus, input:focus, select:focus, textarea:focus { outline: 3px solid #ffbf47; outline-offset: 1px; }
+        a:focus, button:focus, input:focus, select:focus, textarea:focus, summary:focus { outline: 3px solid #1d1d1f; outline-offset: 2px; }
         .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: var(--paper); padding: 4px 8px; }
         header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 12px 24px; padding: 10px 20px; background: var(--paper);
           border-bottom: 1px solid var(--line); }
@@ -23,7 +23,7 @@ enum DashboardAssets {
         caption { text-align: left; color: var(--muted); padding: 2px 0 6px; }
         th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
         th { background: var(--wash); }
-        td.num, th.num { text-align: right; }
+        td.num, th.num { text-align: right; } .num { font-variant-numeric: tabular-nums; }
         .empty, .ago, .note { color: var(--muted); }
         .status-ok { color: var(--good); font-weight: 600; } .status-bad { color: var(--bad); font-weight: 600; }
         dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
@@ -61,6 +61,8 @@ enum DashboardAssets {
 
     static let script = #"""
         // Keeps the page current: the server sends the page's main part again whenever it changes.
+        // What the person was doing survives an update: open <details> stay open, focus stays on
+        // the same control.
         (function () {
           "use strict";
           var main = document.getElementById("live");
@@ -68,14 +70,34 @@ enum DashboardAssets {
           if (!main || !window.EventSource) { return; }
           var url = main.getAttribute("data-events");
           if (!url) { return; }
+          function say(text) { if (status && status.textContent !== text) { status.textContent = text; } }
+          function place(element) {
+            var path = [];
+            while (element && element !== main) {
+              var index = 0, sibling = element;
+              while ((sibling = sibling.previousElementSibling)) { index += 1; }
+              path.unshift(index);
+              element = element.parentElement;
+            }
+            return element === main ? path : null;
+          }
+          function find(path) {
+            var element = main;
+            for (var i = 0; element && i < path.length; i += 1) { element = element.children[path[i]]; }
+            return element;
+          }
           var source = new EventSource(url);
           source.addEventListener("page", function (event) {
+            var open = [];
+            main.querySelectorAll("details[open]").forEach(function (details) { open.push(place(details)); });
+            var focused = document.activeElement && main.contains(document.activeElement) ? place(document.activeElement) : null;
             main.innerHTML = event.data;
+            open.forEach(function (path) { var details = path && find(path); if (details && details.tagName === "DETAILS") { details.open = true; } });
+            if (focused) { var target = find(focused); if (target && target.focus) { target.focus(); } }
             main.setAttribute("data-updated", String(Date.now()));
-            if (status) { status.textContent = "Live: updated " + new Date().toLocaleTimeString(); }
           });
-          source.addEventListener("open", function () { if (status) { status.textContent = "Live: connected"; } });
-          source.addEventListener("error", function () { if (status) { status.textContent = "Live: reconnecting…"; } });
+          source.addEventListener("open", function () { say("Live: this page updates by itself."); });
+          source.addEventListener("error", function () { say("Live: reconnecting…"); });
         })();
         """#
 }

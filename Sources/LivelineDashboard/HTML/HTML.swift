@@ -1,4 +1,6 @@
 import Foundation
+import LivelineAPI
+import LivelineModel
 
 /// HTML text that is safe to put into a page as it is: built by the dashboard from literals and
 /// escaped values. Anything from outside (a key, a state, a reason) goes in through `init(text:)`
@@ -95,25 +97,11 @@ enum Markup {
     }
 
     /// `4 s ago`, `3 min ago`, `2 h ago`, `5 d ago`; `in 3 min` for the future.
-    static func age(_ seconds: TimeInterval) -> String {
-        let magnitude = abs(seconds)
-        let text =
-            switch magnitude {
-            case ..<60: "\(Int(magnitude)) s"
-            case ..<3600: "\(Int(magnitude / 60)) min"
-            case ..<86400: "\(Int(magnitude / 3600)) h"
-            default: "\(Int(magnitude / 86400)) d"
-            }
-        return seconds >= 0 ? "\(text) ago" : "in \(text)"
-    }
+    static func age(_ seconds: TimeInterval) -> String { DashboardFact.age(seconds) }
 
     /// A double-quoted attribute value.
     static func quoted(_ value: String) -> HTML { HTML(trusted: "\"" + HTML.escape(value) + "\"") }
 
-    /// The path of a dashboard page with a percent-encoded segment (a context key).
-    static func path(_ prefix: String, _ segment: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#%")
-        return prefix + (segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment)
-    }
+    /// The page of the activity `key` (percent-encoded as the routes encode it).
+    static func activityPath(_ key: String) -> String { Dashboard.activityRoute.path(["key": key]) }
 }

@@ -68,9 +68,25 @@ enum Layout {
             """
     }
 
-    /// The sign-in page (the one page shown without a session).
-    static func signIn(token: String, message: String?, status: Int) -> HTML {
+    /// The sign-in page (the one page shown without a session); with `once`, the button of a
+    /// one-time link instead of the key's field.
+    static func signIn(token: String, message: String?, once: String?) -> HTML {
         let note: HTML = message.map { "<p class=\"message error\" role=\"alert\">\($0)</p>" } ?? ""
+        let fields: HTML =
+            if let once {
+                """
+                <input type="hidden" name="once" value=\(Markup.quoted(once))>
+                <p>This one-time link signs you in once, within an hour of being made.</p>
+                <button type="submit">Sign in with this link</button>
+                """
+            } else {
+                """
+                <label for="key">Admin key</label>
+                <input type="password" id="key" name="key" autocomplete="current-password" required size="40">
+                <p class="note">The server's admin key (<code>LIVELINE_ADMIN_KEY</code>, or the one <code>liveline serve</code> printed on its first start and kept in the data folder's <code>admin-key</code>).</p>
+                <button type="submit">Sign in</button>
+                """
+            }
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -88,10 +104,7 @@ enum Layout {
             \(note)
             <form method="post" action="/dashboard/sign-in">
             <input type="hidden" name="csrf" value=\(Markup.quoted(token))>
-            <label for="key">Admin key</label>
-            <input type="password" id="key" name="key" autocomplete="current-password" required size="40">
-            <p class="note">The server's admin key (<code>LIVELINE_ADMIN_KEY</code>, or the one <code>liveline serve</code> printed on its first start and kept in the data folder's <code>admin-key</code>).</p>
-            <button type="submit">Sign in</button>
+            \(fields)
             </form>
             </section>
             </main>

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineCards
 import LivelineEngine
 import LivelineHTTP
@@ -10,14 +11,14 @@ extension Dashboard {
     /// device with the revision it was sent and the one it acknowledged; the budget used this
     /// hour; the timeline; the actions "resend the current state" and "end".
     func activityPage(key: String, now: Date, csrf: String, notice: String?) throws -> PageContent {
-        guard case .changed(let context, let contentState)? = try engine.snapshot(key: key, sinceRev: nil) else {
+        guard HTTPRequest.isContextKey(key), case .changed(let context, let contentState)? = try engine.snapshot(key: key, sinceRev: nil) else {
             return PageContent(
                 title: "No such activity",
                 main:
                     "<h1>No such activity</h1><p class=\"message error\" role=\"alert\">There is no context \(key).</p><p><a href=\"/dashboard\">Back to the overview</a></p>",
                 events: nil, status: 404)
         }
-        let path = Markup.path("/dashboard/activities/", key)
+        let path = Markup.activityPath(key)
         var main: HTML = "<h1>\(key)</h1>\n"
         if let notice = Self.notices[notice ?? ""] { main += "<p class=\"message\" role=\"status\">\(notice)</p>" }
         main += Markup.facts([
@@ -147,15 +148,19 @@ extension Dashboard {
         }
         return "<section class=\"panel\" aria-labelledby=\"h-timeline\"><h2 id=\"h-timeline\">Timeline</h2>"
             + Markup.table(
-                caption: "Newest first (at most 100 entries)", columns: ["when", "what", "", "details"], rows: rows, empty: "Nothing yet.")
+                caption: "Newest first (at most 100 entries)", columns: ["when", "what", "about", "details"], rows: rows, empty: "Nothing yet.")
             + "</section>"
     }
 
     // MARK: Actions
 
+    func noSuchActivity(_ key: String) -> HTTPResponse {
+        message(status: 404, title: "No such activity", text: "There is no context \(key).")
+    }
+
     /// Records the current state again as a new revision: every device gets it as a full snapshot.
     func resend(key: String) throws -> HTTPResponse {
-        let path = Markup.path("/dashboard/activities/", key)
+        let path = Markup.activityPath(key)
         do {
             try engine.write { change in
                 guard let context = try change.context(key) else { throw EngineError(.notFound, "there is no context \(key)") }
@@ -163,7 +168,7 @@ extension Dashboard {
                 _ = try change.recordChange(key, note: "resent from the dashboard")
             }
         } catch let error as EngineError where error.code == .notFound {
-            return message(status: 404, title: "No such activity", text: "There is no context \(key).")
+            return noSuchActivity(key)
         } catch let error as EngineError where error.code == .contextEnded {
             return redirect(to: path + "?done=already-ended")
         }
@@ -173,12 +178,12 @@ extension Dashboard {
 
     /// Ends the activity: its devices get the final state as the end event.
     func end(key: String) throws -> HTTPResponse {
-        let path = Markup.path("/dashboard/activities/", key)
+        let path = Markup.activityPath(key)
         let result: ContextEndResult
         do {
             result = try engine.endContext(key: key, note: "ended from the dashboard")
         } catch let error as EngineError where error.code == .notFound {
-            return message(status: 404, title: "No such activity", text: "There is no context \(key).")
+            return noSuchActivity(key)
         }
         logger.info("dashboardEnded", [("context.key", .string(key))])
         return redirect(to: path + (result.alreadyEnded ? "?done=already-ended" : "?done=ended"))

@@ -94,7 +94,7 @@ extension Dashboard {
         let contexts = try reads.recentContexts(limit: 50)
         let rows: [[HTML]] = contexts.map { context in
             [
-                "<a href=\(Markup.quoted(Markup.path("/dashboard/activities/", context.key)))>\(context.key)</a>", "\(context.activityType)",
+                "<a href=\(Markup.quoted(Markup.activityPath(context.key)))>\(context.key)</a>", "\(context.activityType)",
                 context.state == .active ? "<span class=\"status-ok\">active</span>" : "ended", "\(context.rev)",
                 Markup.time(context.updatedAt, now: now),
             ]
@@ -111,7 +111,7 @@ extension Dashboard {
         guard !letters.isEmpty else { return "" }
         let rows: [[HTML]] = letters.map { letter in
             [
-                letter.contextKey.map { "<a href=\(Markup.quoted(Markup.path("/dashboard/activities/", $0)))>\($0)</a>" } ?? "\(letter.kind)",
+                letter.contextKey.map { "<a href=\(Markup.quoted(Markup.activityPath($0)))>\($0)</a>" } ?? "\(letter.kind)",
                 "\(letter.reason ?? "")", Markup.time(letter.at, now: now),
             ]
         }
@@ -143,17 +143,23 @@ extension Dashboard {
     func events(_ request: HTTPRequest) throws -> HTTPResponse {
         try signedIn(request) { session in
             let render: @Sendable (Date) throws -> PageContent
+            // How often each page is read again, in ticks: an activity's card moves by the second;
+            // the token list is the costliest read and changes least.
+            let every: Double
             switch request.query["page"] {
             case "overview":
                 render = { [self] now in try overview(now: now) }
+                every = 2
             case "devices":
                 render = { [self] now in try devicesPage(now: now) }
+                every = 10
             case "activity":
                 guard let key = request.query["key"], !key.isEmpty else {
                     throw HTTPError.badRequest("the activity's stream needs ?key=", field: "key")
                 }
                 let csrf = sessions.csrfToken(for: session)
                 render = { [self] now in try activityPage(key: key, now: now, csrf: csrf, notice: nil) }
+                every = 1
             case let slug?:
                 guard let panel = configuration.panels.first(where: { $0.slug == slug }) else {
                     throw HTTPError.badRequest(
@@ -161,12 +167,13 @@ extension Dashboard {
                         field: "page")
                 }
                 render = { [self] now in try panelPage(panel, now: now) }
+                every = 5
             case nil:
                 throw HTTPError.badRequest("which page to follow: ?page=overview, devices, activity&key=… or a feature's page", field: "page")
             }
             let stream = EventStream()
             let cookie = FormCoding.cookies(request.headers["cookie"])[DashboardSessions.sessionCookie]
-            live.watch(stream, shown: nil) { [self] in
+            live.watch(stream, every: every * live.tick) { [self] in
                 // A session that ended (expired, signed out here) ends its streams.
                 guard sessions.session(cookie: cookie) != nil else { return nil }
                 do {

@@ -34,7 +34,7 @@ extension Dashboard {
                 let scope = line.contextKey ?? line.attributesType ?? ""
                 return [
                     "\(line.deviceID)", "\(line.userName)", "\(line.kind)", "\(scope)", "<code>\(line.tokenPrefix)</code>", "\(line.environment)",
-                    "\(Markup.age(now.timeIntervalSince(line.firstRegisteredAt)).replacingOccurrences(of: " ago", with: ""))",
+                    "<span class=\"ago\">\(Markup.age(now.timeIntervalSince(line.firstRegisteredAt)).replacingOccurrences(of: " ago", with: ""))</span>",
                     Markup.time(line.lastRegisteredAt, now: now), state,
                 ]
             }

@@ -1,13 +1,15 @@
 import Foundation
 import LivelineCrypto
+import LivelineStore
 import Synchronization
 
 /// The dashboard's sign-ins (README, "The dashboard").
 ///
 /// A session is a signed cookie: `v1.<expires>.<nonce>.<mac>`, the MAC an HMAC-SHA256 under a key
 /// derived from the admin key, so every instance that shares the admin key accepts it and no
-/// session table is needed; changing the admin key ends every session. Signing out revokes the
-/// nonce on this instance until the session would have expired. A form's CSRF token is the HMAC
+/// session table is needed; changing the admin key ends every session. Signing out records the
+/// nonce in the database until the session would have expired (``DashboardRevocationRepository``),
+/// so every instance refuses it, also after a restart. A form's CSRF token is the HMAC
 /// of the session's nonce (the sign-in form's: of a nonce in a short-lived cookie of its own, so a
 /// sign-in cannot be forged either). One-time sign-in links (`liveline demo`) are kept in memory,
 /// by their hash, and work once.
@@ -25,18 +27,18 @@ final class DashboardSessions: Sendable {
     private let key: [UInt8]
     private let adminKeyDigest: [UInt8]
     private let clock: @Sendable () -> Date
+    private let revocations: DashboardRevocationRepository
 
     private struct State {
-        /// Revoked nonces and when their sessions expire anyway.
-        var revoked: [String: Date] = [:]
         /// One-time link tokens by hash, and when they stop working.
         var links: [[UInt8]: Date] = [:]
     }
     private let state = Mutex(State())
 
-    init(adminKey: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+    init(adminKey: String, revocations: DashboardRevocationRepository, clock: @escaping @Sendable () -> Date) {
         key = HMACSHA256.code(key: Array(adminKey.utf8), message: Array("liveline dashboard sessions v1".utf8))
         adminKeyDigest = SHA256.digest(Array(adminKey.utf8))
+        self.revocations = revocations
         self.clock = clock
     }
 
@@ -69,17 +71,14 @@ final class DashboardSessions: Sendable {
         let expiresAt = Date(timeIntervalSince1970: TimeInterval(expires))
         guard expiresAt > clock() else { return nil }
         let nonce = String(parts[2])
-        guard state.withLock({ $0.revoked[nonce] == nil }) else { return nil }
+        // A database that cannot be read admits nobody.
+        guard (try? revocations.isRevoked(nonce: nonce)) == false else { return nil }
         return Session(nonce: nonce, expiresAt: expiresAt)
     }
 
-    /// Ends `session` on this instance (its cookie is cleared by the caller).
-    func revoke(_ session: Session) {
-        let now = clock()
-        state.withLock { state in
-            state.revoked = state.revoked.filter { $0.value > now }
-            state.revoked[session.nonce] = session.expiresAt
-        }
+    /// Ends `session` everywhere (its cookie is cleared by the caller).
+    func revoke(_ session: Session) throws {
+        try revocations.revoke(nonce: session.nonce, expiresAt: session.expiresAt, now: clock())
     }
 
     /// The CSRF token of the session's forms.

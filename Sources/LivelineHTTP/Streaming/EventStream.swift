@@ -21,14 +21,16 @@ public final class EventStream: Sendable {
 
     public init() {}
 
-    /// Queues one event. `data` may span lines; each becomes a `data:` line.
+    /// Queues one event. `data` may span lines (`\n`, `\r\n` or `\r`, all line ends to a
+    /// receiver); each becomes a `data:` line.
     /// Returns false when the stream is closed (the event is dropped).
     @discardableResult
     public func send(event: String? = nil, id: String? = nil, data: String) -> Bool {
         var text = ""
         if let id { text += "id: \(Self.oneLine(id))\n" }
         if let event { text += "event: \(Self.oneLine(event))\n" }
-        for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
+        let lines = data.utf8.contains(13) ? data.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n") : data
+        for line in lines.split(separator: "\n", omittingEmptySubsequences: false) {
             text += "data: \(line)\n"
         }
         text += "\n"

@@ -128,10 +128,11 @@ public struct ServerConfiguration: Sendable {
         }
         if let text = environment["LIVELINE_PUBLIC_URL"], !text.isEmpty {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
-                url.query == nil
+                url.query == nil, url.fragment == nil, url.path.isEmpty || url.path == "/"
             else {
                 throw ConfigurationError(
-                    "LIVELINE_PUBLIC_URL must be an http:// or https:// address such as https://liveline.example.com, not '\(text)'")
+                    "LIVELINE_PUBLIC_URL must be an http:// or https:// address without a path, such as https://liveline.example.com, not '\(text)' "
+                        + "(the dashboard and the API are served from the root)")
             }
             config.publicURL = url
         }

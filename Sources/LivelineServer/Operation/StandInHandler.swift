@@ -30,7 +30,7 @@ struct StandInHandler: Sendable {
                 }
                 limit = value
             }
-            return try .json(Answer(description: record.description, total: record.total, kept: record.capacity, pushes: record.newest(limit)))
+            return try .json(Answer(description: record.description, total: record.total, kept: record.kept, pushes: record.newest(limit)))
         }
     }
 }

@@ -28,7 +28,7 @@ struct PushTokenHandlers: Sendable {
                 RegisterTokenResponse(
                     outcome: outcome, kind: registration.kind, environment: stored.environment,
                     deviceID: registration.deviceID,
-                    tokenPrefix: TokenRegistrationRules.redacted(registration.token, kind: registration.kind)
+                    tokenPrefix: PushTokenRedaction.redacted(registration.token, kind: registration.kind)
                 ))
         }
         router.add(Routes.unregisterToken) { request in
@@ -61,7 +61,7 @@ struct PushTokenHandlers: Sendable {
             devices[record.deviceID, default: []].append(
                 DeviceTokensResponse.Token(
                     kind: record.kind, environment: record.environment,
-                    tokenPrefix: TokenRegistrationRules.redacted(record.token, kind: record.kind),
+                    tokenPrefix: PushTokenRedaction.redacted(record.token, kind: record.kind),
                     attributesType: record.attributesType, contextKey: record.contextKey,
                     frequentPushesEnabled: record.frequentPushesEnabled, registeredAt: record.lastRegisteredAt,
                     environmentSource: record.environmentSource.rawValue

@@ -168,15 +168,4 @@ struct TokenRegistrationRules: Sendable {
         guard let first = value.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
         return value.count <= 128 && value.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
     }
-
-    /// What a response or listing shows of a token: enough to recognise it, never all of it.
-    static func redacted(_ token: String, kind: PushTokenKind) -> String {
-        if kind == .webPush, let data = token.data(using: .utf8),
-            let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: data),
-            let host = URL(string: subscription.endpoint)?.host
-        {
-            return host + "…"
-        }
-        return String(token.prefix(8)) + "…"
-    }
 }

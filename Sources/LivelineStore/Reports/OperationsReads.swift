@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 
 /// Read-only views across the tables for people operating a server (the dashboard): activities by
 /// type and state, the newest contexts, pushes by outcome over time, dead letters, and the token
@@ -146,24 +147,12 @@ public struct OperationsReads: Sendable {
                     userName: try row.string("user_name"), deviceID: try row.string("device_id"), kind: kind,
                     environment: try row.string("environment"), attributesType: try row.optionalString("attributes_type"),
                     contextKey: try row.optionalString("context_key"), status: try row.string("status"),
-                    tokenPrefix: Self.prefix(of: token, kind: kind), firstRegisteredAt: try row.date("first_registered_at"),
+                    tokenPrefix: PushTokenRedaction.redacted(token, kind: PushTokenKind(rawValue: kind) ?? .alert), firstRegisteredAt: try row.date("first_registered_at"),
                     lastRegisteredAt: try row.date("last_registered_at"), endedAt: try row.optionalDate("ended_at"),
                     endReason: try row.optionalString("end_reason"), suspectAt: try row.optionalDate("suspect_at"),
                     suspectReason: try row.optionalString("suspect_reason"))
             }
         }
-    }
-
-    /// What of a token may be shown: its first 8 characters, or a browser subscription's push
-    /// service (the endpoint's scheme and host; its path is the secret part).
-    static func prefix(of token: String, kind: String) -> String {
-        if kind == "web-push", let data = token.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let endpoint = object["endpoint"] as? String,
-            let url = URL(string: endpoint), let host = url.host
-        {
-            return "\(url.scheme ?? "https")://\(host)/…"
-        }
-        return String(token.prefix(8)) + "…"
     }
 
     /// A device that shows (or was asked to show) a context: its update token, the newest
@@ -200,7 +189,7 @@ public struct OperationsReads: Sendable {
                 var device = devices[deviceID] ?? ContextDevice(deviceID: deviceID, userName: userName)
                 if device.tokenStatus == nil {
                     device.tokenStatus = try row.string("status")
-                    device.tokenPrefix = Self.prefix(of: try row.string("token"), kind: "la-update")
+                    device.tokenPrefix = PushTokenRedaction.redacted(try row.string("token"), kind: .update)
                 }
                 if let sent = try row.optionalInt("sent_rev") { device.sentRev = max(device.sentRev ?? sent, sent) }
                 devices[deviceID] = device

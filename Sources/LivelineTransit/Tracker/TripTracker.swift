@@ -278,6 +278,16 @@ public final class TripTracker: Sendable {
         }
     }
 
+    /// The newest rides still going, at most `limit` (the dashboard's feeds page).
+    public func followed(limit: Int) throws -> [TrackedTrip] {
+        try door.read { read in
+            try read.sql.query(
+                "SELECT \(TrackedTrip.columns) FROM transit_tracked_trips WHERE ended_at IS NULL ORDER BY created_at DESC, id LIMIT $1",
+                [.integer(Int64(limit))]
+            ).map(TrackedTrip.init(row:))
+        }
+    }
+
     func read(_ id: String, in sql: any SQLTransaction) throws -> TrackedTrip? {
         try sql.queryOne("SELECT \(TrackedTrip.columns) FROM transit_tracked_trips WHERE id = $1", [.text(id)]).map(TrackedTrip.init(row:))
     }
