@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LivelineDevices
 import LivelineServer
+import LivelineShopping
 import LivelineTransit
 
 /// One run of `liveline demo` (README, "Quick start"): the server on the embedded defaults with its
@@ -53,9 +54,7 @@ final class Demo: Sendable {
             do {
                 try app.start()
             } catch {
-                throw CLIError(
-                    "cannot listen on 127.0.0.1:\(options.port): \(error). Is another server running there? Pick another port with --port (0 picks a free one)"
-                )
+                throw CLIError("\(error). Pick another port with --port (0 picks a free one)")
             }
             guard let sandbox = server.sandbox else { throw CLIError("the server has no in-process APNs sandbox") }
             var rules = DeviceRules()
@@ -73,6 +72,9 @@ final class Demo: Sendable {
             guard Self.blocking({ await household.launched(in: store, timeout: 40) }) else {
                 household.fleet.detach()
                 throw CLIError("the phones' apps could not register their tokens with the server")
+            }
+            if earlier != nil, let week = ShoppingWeek.containing(DemoNarrator.isoDay(clock.now))?.monday {
+                Self.blocking { await household.endLeftovers(week: week) }
             }
         } catch {
             realtime?.stop()

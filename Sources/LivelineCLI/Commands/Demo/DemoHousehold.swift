@@ -114,6 +114,17 @@ final class DemoHousehold: Sendable {
         return expected.withLock { $0[phone.id] ?? [] }.union(shown).sorted()
     }
 
+    /// Ends what an earlier demo on the same data folder left going — both members' shopping
+    /// sessions of `week` and their rides — so that this run's phones, which know nothing of it,
+    /// get every card of this run from its start (a session still going would only be joined).
+    func endLeftovers(week: String) async {
+        for member in [dennisPhone, herPhones[0]] {
+            _ = try? await member.client.endShopping(week: week)
+            _ = try? await member.client.endAllTrips()
+        }
+        await fleet.settle(timeout: 5)
+    }
+
     // MARK: The users
 
     /// Every phone's user swipes away its ended cards of `type` (as before a story starts again),
