@@ -3,6 +3,7 @@ public enum Liveline {
     /// Every command, in `--help` order.
     public static let commands: [any CLICommand.Type] = [
         ServeCommand.self,
+        DemoCommand.self,
         UsersCommand.self,
         PushCommand.self,
         DoctorCommand.self,

@@ -16,6 +16,21 @@ final class ShutdownSignal: Sendable {
         while sem_wait(shutdownSemaphore) != 0 && errno == EINTR {}
     }
 
+    /// Blocks until the first SIGINT or SIGTERM after `init`, or until `timeout` seconds passed;
+    /// true when a signal came.
+    func wait(timeout: TimeInterval) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let whole = Int(timeout.rounded(.down))
+        let nanoseconds = deadline.tv_nsec + Int((timeout - Double(whole)) * 1e9)
+        deadline.tv_sec += whole + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        while true {
+            if sem_timedwait(shutdownSemaphore, &deadline) == 0 { return true }
+            if errno != EINTR { return false }  // ETIMEDOUT
+        }
+    }
+
     private static let installOnce: Void = {
         sem_init(shutdownSemaphore, 0, 0)
         // A process may start with these signals blocked (a parent spawning from a thread that

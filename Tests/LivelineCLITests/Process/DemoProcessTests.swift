@@ -1,0 +1,100 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+
+/// `liveline demo` as a real child process (README, "The demo"): it plays the three stories on
+/// its own, stops by itself after `--for` or on SIGINT, checks every phone against the server,
+/// and leaves no throw-away data behind.
+@Suite struct DemoProcessTests {
+    /// `liveline demo` with `arguments` (after `--port 0`), its standard error collected.
+    static func demo(_ arguments: [String]) throws -> (ChildProcess, OutputCollector) {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeProcess.executable.path), "build liveline first")
+        let process = try ChildProcess(
+            ServeProcess.executable.path, ["demo", "--port", "0"] + arguments, environment: ServeProcess.baseEnvironment, standardError: .pipe)
+        return (process, OutputCollector(process.standardError!))
+    }
+
+    /// Waits until the process ended, at most `timeout` seconds (then it is killed and the test fails).
+    static func end(_ process: ChildProcess, _ output: OutputCollector, timeout: TimeInterval) -> String {
+        if process.wait(timeout: timeout) == nil {
+            Issue.record("liveline demo did not end within \(Int(timeout)) s")
+            process.send(SIGKILL)
+            process.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !output.finished && Date() < deadline { usleep(5000) }
+        return output.text
+    }
+
+    /// The narration's lines of `story` (`08:03:10  tram      …`).
+    static func lines(_ text: String, story: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { $0.dropFirst(10).hasPrefix(story.padding(toLength: 8, withPad: " ", startingAt: 0)) }
+    }
+
+    @Test func aDemoForTwentyFiveSecondsPlaysEveryStoryEndsByItselfAndEveryPhoneShowsTheServersTruth() throws {
+        let (process, output) = try Self.demo(["--for", "25"])
+        let text = Self.end(process, output, timeout: 75)
+        #expect(process.termination == .exited(0), "\(text)")
+
+        #expect(text.contains("  dashboard:  http://127.0.0.1:"), "\(text.prefix(800))")
+        // Shopping: the trip started, an item was checked off from the Dynamic Island, every phone's card shows it.
+        let shopping = Self.lines(text, story: "shopping")
+        #expect(shopping.contains { $0.contains("Dennis goes shopping") }, "\(shopping)")
+        let checkOffs = shopping.compactMap { $0.firstMatch(of: /Dennis checks off (.+) in the Dynamic Island/)?.1 }
+        let checkOff = try #require(checkOffs.first, "\(shopping)")
+        let cards = Self.lines(text, story: "card")
+        #expect(
+            cards.contains { $0.contains("Dennis packed \(checkOff)") && $0.contains("dennis-iphone, jaqueline-iphone, jaqueline-old-iphone") },
+            "\(cards.filter { $0.contains("🛒") })")
+        // Dinner: from the invitation to the decided dish, whose card ends on every phone.
+        let dinner = Self.lines(text, story: "dinner")
+        #expect(dinner.contains { $0.contains("Jaqueline taps the invitation") }, "\(dinner)")
+        let dishes = dinner.compactMap { $0.firstMatch(of: /the dish is decided: ([^;]+);/)?.1 }
+        let dish = try #require(dishes.first, "\(dinner)")
+        #expect(
+            cards.contains { $0.contains("🍳 Today: \(dish) (ended)") && $0.contains("jaqueline-old-iphone") }, "\(cards.filter { $0.contains("🍳") })")
+        // Tram: the ride is taken and its card is on every phone (his by the app, hers by push-to-start).
+        let tram = Self.lines(text, story: "tram")
+        #expect(tram.contains { $0.contains("Dennis and Jaqueline take tram 5") }, "\(tram)")
+        #expect(cards.contains { $0.contains("🚆 5 → ") && $0.contains("dennis-iphone, jaqueline-iphone, jaqueline-old-iphone") }, "\(cards)")
+
+        // It stopped by itself and checked every card of every phone against the server.
+        #expect(text.contains("liveline demo: stopping (25 s are up)"))
+        let checked = text.split(separator: "\n").filter { $0.hasPrefix("  ✔ ") || $0.hasPrefix("  ✘ ") }
+        #expect(!checked.isEmpty && checked.allSatisfy { $0.hasPrefix("  ✔ ") }, "\(checked)")
+        for phone in ["dennis-iphone", "jaqueline-iphone", "jaqueline-old-iphone"] {
+            for kind in ["shopping:", "cooksuggest:", "trip:"] {
+                #expect(checked.contains { $0.contains(" \(phone) ") && $0.contains(" \(kind)") }, "\(phone) \(kind): \(checked)")
+            }
+        }
+        #expect(text.contains("liveline demo: every card matches: \(checked.count) cards on 3 phones show the server's truth"))
+        #expect(text.hasSuffix("liveline demo: stopped\n"), "\(text.suffix(300))")
+
+        // The throw-away data folder is gone.
+        let folder = try #require(text.firstMatch(of: /data in (\S+) \(deleted on exit\)/)?.1, "\(text.prefix(800))")
+        #expect(!FileManager.default.fileExists(atPath: String(folder)), "\(folder)")
+    }
+
+    @Test func sigintStopsTheDemoCleanlyAndADataFolderIsKept() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-demo-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let (process, output) = try Self.demo(["--data", data.path])
+        // Stopped in the middle of the stories: the shopping card is just being started on her
+        // phones by push-to-start.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, !output.text.contains("Dennis goes shopping") { usleep(20_000) }
+        #expect(output.text.contains("Dennis goes shopping"), "\(output.text)")
+        process.send(SIGINT)
+        let text = Self.end(process, output, timeout: 45)
+        #expect(process.termination == .exited(0), "\(text)")
+        #expect(text.contains("liveline demo: stopping (signal)"))
+        #expect(text.contains("liveline demo: every card matches"), "\(text.suffix(1500))")
+        #expect(text.hasSuffix("liveline demo: stopped\n"), "\(text.suffix(300))")
+        // A folder given with --data is kept, with its database and the demo clock's last time.
+        #expect(!text.contains("deleted on exit"))
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("demo-clock").path))
+        #expect(
+            FileManager.default.fileExists(atPath: data.appendingPathComponent("liveline.sqlite").path),
+            "\((try? FileManager.default.contentsOfDirectory(atPath: data.path)) ?? [])")
+    }
+}
