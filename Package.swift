@@ -104,6 +104,7 @@ let package = Package(
             name: "LivelineCLI",
             dependencies: [
                 "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
+                "LivelineCards",
                 "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
             ],
             swiftSettings: swiftSettings

@@ -163,15 +163,60 @@ import Testing
         #expect(link.hasPrefix("http://127.0.0.1:\(server.port)/dashboard/sign-in?once="))
         #expect(!link.contains(DashboardServer.adminKey))
         let path = String(link.dropFirst("http://127.0.0.1:\(server.port)".count))
+        // Opening the link (a preview, a link scanner) spends nothing: it is a page with a button.
+        let preview = try DashboardVisitor(server).get(path)
+        #expect(preview.status == 200)
+        #expect(preview.text.contains("Sign in with this link"))
+        #expect(!preview.setCookies.contains { $0.hasPrefix("liveline_session=") })
         let visitor = DashboardVisitor(server)
-        let first = try visitor.get(path)
+        let page = try visitor.get(path)
+        let once = try #require(page.text.firstMatch(of: /name="once" value="([^"]+)"/)).1
+        let csrf = try #require(DashboardVisitor.csrf(in: page.text))
+        // Its button needs the page's CSRF token like every form.
+        #expect(try DashboardVisitor(server).request("POST", "/dashboard/sign-in", form: ["once": String(once)]).status == 403)
+        let first = try visitor.request("POST", "/dashboard/sign-in", form: ["csrf": csrf, "once": String(once)])
         #expect(first.status == 303)
         #expect(first.headers["location"] == "/dashboard", "after sign-in the address holds no token")
         #expect(try visitor.get("/dashboard").status == 200)
-        // A second use, by anyone, is refused.
-        let again = try DashboardVisitor(server).get(path)
-        #expect(again.status == 401)
-        #expect(again.text.contains("used already or has expired"))
-        #expect(try DashboardVisitor(server).get("/dashboard/sign-in?once=made-up").status == 401)
+        // A second use, by anyone, is refused; so is a made-up one.
+        for token in [String(once), "made-up"] {
+            let stranger = DashboardVisitor(server)
+            let form = try stranger.get("/dashboard/sign-in?once=\(token)")
+            let again = try stranger.request("POST", "/dashboard/sign-in", form: ["csrf": DashboardVisitor.csrf(in: form.text) ?? "", "once": token])
+            #expect(again.status == 401)
+            #expect(again.text.contains("used already or has expired"))
+            #expect(stranger.cookies["liveline_session"] == nil)
+        }
+    }
+
+    @Test func aSessionExpiresAfterTwelveHours() throws {
+        let clock = ManualClock(Date())
+        let server = try DashboardServer(clock: clock)
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        clock.advance(by: 12 * 3600 - 60)
+        #expect(try visitor.get("/dashboard").status == 200)
+        clock.advance(by: 61)
+        #expect(try visitor.get("/dashboard").status == 303, "an expired session is none")
+        #expect(try visitor.get("/dashboard/events?page=overview").status == 401)
+    }
+
+    @Test func aSignedOutSessionStaysSignedOutAfterARestart() throws {
+        let first = try DashboardServer()
+        let visitor = DashboardVisitor(first)
+        try visitor.signIn()
+        let cookie = try #require(visitor.cookies["liveline_session"])
+        let keeper = DashboardVisitor(first)
+        try keeper.signIn()
+        let token = try #require(DashboardVisitor.csrf(in: try visitor.get("/dashboard").text))
+        #expect(try visitor.request("POST", "/dashboard/sign-out", form: ["csrf": token]).status == 303)
+        first.stop(keepData: true)
+        // Another instance (here: the next start) on the same database refuses it too.
+        let second = try DashboardServer(folder: first.folder)
+        defer { second.stop() }
+        #expect(try second.request("GET", "/dashboard", headers: ["Cookie": "liveline_session=\(cookie)"]).status == 303)
+        // A session that was not signed out goes on working across the restart.
+        #expect(try second.request("GET", "/dashboard", headers: ["Cookie": keeper.cookieHeader]).status == 200)
     }
 }

@@ -51,8 +51,16 @@ import Testing
         #expect(page.text.contains(#"<span class="status-ok">200</span>"#))
         #expect(page.text.contains("apns-id <code>"))
         #expect(!page.text.contains(Self.token), "a token shows by its prefix only")
-        // The overview shows what the stand-in accepted, and the same is on the control route.
+        // The overview's chart counts those pushes (all accepted), and shows what the stand-in
+        // accepted; the same is on the control route.
         let overview = try visitor.get("/dashboard")
+        let attempts = try #require(try server.app.engine.timeline(key: "trip:9")).entries.compactMap { entry -> Int? in
+            if case .delivery(let attempt) = entry { attempt.status } else { nil }
+        }
+        #expect(attempts.count >= 1 && attempts.allSatisfy { $0 == 200 })
+        #expect(
+            overview.text.contains("<p>\(attempts.count) pushes in the last hour: \(attempts.count) accepted, 0 refused, 0 without an answer</p>"))
+        #expect(overview.text.contains(#"<rect class="fill-accepted""#), "a bar is drawn")
         #expect(overview.text.contains("APNs stand-in"))
         #expect(overview.text.contains("<code>aabbccdd…</code>"))
         let control = try server.admin("GET", "/v1/sandbox/accepted?limit=5")
@@ -168,6 +176,29 @@ import Testing
         #expect(page.text.contains("<dt>stops</dt><dd>23</dd>"))
         #expect(page.text.contains("Not configured (LIVELINE_GTFS_RT_URL)"))
         #expect(page.text.contains(#"<a href="/dashboard/feeds" aria-current="page">Feeds</a>"#))
+    }
+
+    @Test func valuesFromOutsideAreShownAsTextNeverAsMarkup() throws {
+        let server = try DashboardServer()
+        defer { server.stop() }
+        let (_, bearer) = try server.addUser(household: "<img src=x onerror=alert(1)>", name: "<script>alert(2)</script>")
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        #expect(try server.putTrip("trip:x", stop: "<script>alert(3)</script>' onmouseover='alert(4)").status == 201)
+        let registered = try server.request(
+            "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"],
+            body:
+                #"{"kind":"la-update","token":"\#(Self.token)","device_id":"<b>phone</b>","context_key":"trip:x","attributes_type":"TripLiveActivityAttributes"}"#
+        )
+        #expect(registered.status == 200 || registered.status == 201)
+        for path in ["/dashboard", "/dashboard/devices", "/dashboard/activities/trip:x"] {
+            let page = try visitor.get(path).text
+            for raw in ["<script>alert", "<img src=x", "<b>phone", "' onmouseover"] {
+                #expect(!page.contains(raw), "\(path) has \(raw) as markup")
+            }
+        }
+        #expect(try visitor.get("/dashboard/devices").text.contains("Household &lt;img src=x onerror=alert(1)&gt;"))
+        #expect(try visitor.get("/dashboard/activities/trip:x").text.contains("&lt;script&gt;alert(3)&lt;/script&gt;&#39; onmouseover=&#39;alert(4)"))
     }
 
     @Test func aStreamWithoutAPageOrWithAnUnknownOneIsABadRequest() throws {

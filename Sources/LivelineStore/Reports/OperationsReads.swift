@@ -147,7 +147,8 @@ public struct OperationsReads: Sendable {
                     userName: try row.string("user_name"), deviceID: try row.string("device_id"), kind: kind,
                     environment: try row.string("environment"), attributesType: try row.optionalString("attributes_type"),
                     contextKey: try row.optionalString("context_key"), status: try row.string("status"),
-                    tokenPrefix: PushTokenRedaction.redacted(token, kind: PushTokenKind(rawValue: kind) ?? .alert), firstRegisteredAt: try row.date("first_registered_at"),
+                    tokenPrefix: PushTokenRedaction.redacted(token, kind: PushTokenKind(rawValue: kind) ?? .alert),
+                    firstRegisteredAt: try row.date("first_registered_at"),
                     lastRegisteredAt: try row.date("last_registered_at"), endedAt: try row.optionalDate("ended_at"),
                     endReason: try row.optionalString("end_reason"), suspectAt: try row.optionalDate("suspect_at"),
                     suspectReason: try row.optionalString("suspect_reason"))

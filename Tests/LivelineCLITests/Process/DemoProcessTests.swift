@@ -26,6 +26,23 @@ import Testing
         return output.text
     }
 
+    /// The dashboard's overview, signed in through the one-time link's page and its button's form.
+    static func dashboardOverview(port: Int, linkPath: String) throws -> String {
+        let page = try TestHTTPConnection(port: port).request("GET", linkPath)
+        #expect(page.status == 200)
+        let cookie = try #require(page.setCookies.first).split(separator: ";")[0]
+        let csrf = try #require(page.text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1
+        let once = try #require(page.text.firstMatch(of: /name="once" value="([^"]+)"/)).1
+        let signedIn = try TestHTTPConnection(port: port).request(
+            "POST", "/dashboard/sign-in", headers: ["Cookie": String(cookie), "Content-Type": "application/x-www-form-urlencoded"],
+            body: Array("csrf=\(csrf)&once=\(once)".utf8))
+        #expect(signedIn.status == 303)
+        let session = try #require(signedIn.setCookies.first { $0.hasPrefix("liveline_session=") }).split(separator: ";")[0]
+        let overview = try TestHTTPConnection(port: port).request("GET", "/dashboard", headers: ["Cookie": String(session)])
+        #expect(overview.status == 200)
+        return overview.text
+    }
+
     /// The narration's lines of `story` (`08:03:10  tram      …`).
     static func lines(_ text: String, story: String) -> [String] {
         text.split(separator: "\n").map(String.init).filter { $0.dropFirst(10).hasPrefix(story.padding(toLength: 8, withPad: " ", startingAt: 0)) }
@@ -33,10 +50,21 @@ import Testing
 
     @Test func aDemoForTwentyFiveSecondsPlaysEveryStoryEndsByItselfAndEveryPhoneShowsTheServersTruth() throws {
         let (process, output) = try Self.demo(["--for", "25"])
+        // While it plays: its one-time link signs in, and the dashboard shows all three kinds.
+        let deadline = Date().addingTimeInterval(40)
+        while Date() < deadline, process.isRunning,
+            !["Dennis goes shopping", "Jaqueline taps the invitation", "take tram 5"].allSatisfy({ output.text.contains($0) })
+        {
+            usleep(20_000)
+        }
+        let link = try #require(output.text.firstMatch(of: /dashboard:  http:\/\/127\.0\.0\.1:(\d+)(\/dashboard\/sign-in\?once=[A-Za-z0-9_-]+)/))
+        let overview = try Self.dashboardOverview(port: try #require(Int(link.1)), linkPath: String(link.2))
+        for type in ["ShoppingActivityAttributes", "CookSuggestActivityAttributes", "TripLiveActivityAttributes"] {
+            #expect(overview.contains("<tr><td>\(type)</td>"), "the dashboard's overview lacks \(type)")
+        }
         let text = Self.end(process, output, timeout: 75)
         #expect(process.termination == .exited(0), "\(text)")
-
-        #expect(text.contains("  dashboard:  http://127.0.0.1:"), "\(text.prefix(800))")
+        #expect(!text.contains("lla_"), "the admin key is never printed")
         // Shopping: the trip started, an item was checked off from the Dynamic Island, every phone's card shows it.
         let shopping = Self.lines(text, story: "shopping")
         #expect(shopping.contains { $0.contains("Dennis goes shopping") }, "\(shopping)")

@@ -16,8 +16,11 @@ final class DashboardServer {
     let app: Application
     let sandbox: APNSSandbox?
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
+    /// A server on `folder` (a new one by default; a stopped server's, to start it again: with
+    /// PostgreSQL its database URL is kept there), on `clock` when given.
+    init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        let folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
+        self.folder = folder
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -25,9 +28,9 @@ final class DashboardServer {
         configuration.accessLog = "off"
         configuration.logLevel = .error
         configuration.adminKey = Self.adminKey
-        configuration.databaseURL = try TestBackend.databaseURL()
+        configuration.databaseURL = try Self.databaseURL(of: folder)
         configure(&configuration)
-        let server = try Assembly.server(configuration)
+        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app
         sandbox = server.sandbox
         try app.start()
@@ -35,9 +38,21 @@ final class DashboardServer {
 
     var port: Int { app.port }
 
-    func stop() {
+    /// With PostgreSQL, the database of `folder` (kept in it, so a server started again on the
+    /// folder finds its data); nil with SQLite.
+    static func databaseURL(of folder: URL) throws -> String? {
+        let file = folder.appendingPathComponent("test-database-url")
+        if let kept = try? String(contentsOf: file, encoding: .utf8) { return kept }
+        guard let url = try TestBackend.databaseURL() else { return nil }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(url.utf8).write(to: file)
+        return url
+    }
+
+    /// Stops the server and, unless `keepData`, deletes its folder.
+    func stop(keepData: Bool = false) {
         app.shutdown()
-        try? FileManager.default.removeItem(at: folder)
+        if !keepData { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// A user and their bearer token.

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCards
 import LivelineDevices
 import LivelineModel
 

@@ -64,7 +64,7 @@ enum DemoCommand: CLICommand {
         return demo.finish()
     }
 
-    /// The dashboard's address for the household.
-    // merged later: one-time sign-in link
-    static func dashboardLink(_ app: Application) -> String { "http://127.0.0.1:\(app.port)/dashboard/" }
+    /// The dashboard's address as a one-time sign-in link (good once, within an hour; it holds no
+    /// key, and the admin key is never printed).
+    static func dashboardLink(_ app: Application) -> String { app.dashboardSignInLink() }
 }
