@@ -19,6 +19,9 @@ packages=(
   curl                # curl --http2 against the APNs sandbox (tests); brings libcurl4, which the
                       # toolchain's FoundationNetworking (LivelineClient on Linux) runs on
   nghttp2-client      # tests only: h2load against the APNs sandbox
+  chromium            # tests only: the dashboard's browser tests (headless, driven by selenium)
+  chromium-driver     # tests only: chromedriver, through which selenium drives chromium
+  fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light bc nghttp2-server)   # nghttpd: the reference of scripts/bench-sandbox.sh

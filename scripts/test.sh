@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/test-venv.sh   # .venv with PyJWT, aioapns and http_ece: independent peers of the JWT, sandbox and Web Push tests
+scripts/test-venv.sh   # .venv with PyJWT, aioapns, http_ece and selenium: independent peers of the JWT, sandbox, Web Push and browser tests
 # A crash prints the whole symbolicated backtrace of the crashing thread (the runtime's defaults
 # show at most 64 frames with the middle elided, and every other thread besides); children that
 # tests start inherit it, with output-to=stderr (ChildProcess sends their standard output to

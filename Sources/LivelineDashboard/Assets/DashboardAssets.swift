@@ -40,7 +40,8 @@ enum DashboardAssets {
         input[type=password], input[type=text], select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #86868b; border-radius: 6px;
           background: var(--paper); color: var(--ink); }
         textarea { width: 100%; min-height: 220px; font-family: ui-monospace, Menlo, monospace; font-size: 13px; }
-        pre { background: var(--wash); border: 1px solid var(--line); border-radius: 8px; padding: 10px; overflow-x: auto; font-size: 13px; }
+        pre { background: var(--wash); border: 1px solid var(--line); border-radius: 8px; padding: 10px; font-size: 13px;
+          white-space: pre-wrap; overflow-wrap: anywhere; }
         code { font-family: ui-monospace, Menlo, monospace; font-size: 13px; }
         .signin { max-width: 420px; margin: 60px auto; }
         /* The card as the phone draws it. */
