@@ -53,6 +53,7 @@ enum DashboardAssets {
         .island.expanded { width: 360px; border-radius: 36px; padding: 16px 20px; white-space: pre-line; }
         figure { margin: 0; } figcaption { color: var(--muted); font-size: 13px; margin-bottom: 4px; }
         .chart svg { width: 100%; max-width: 640px; height: auto; }
+        .axis { fill: #4a4a50; font-size: 13px; }
         .legend { display: flex; gap: 14px; font-size: 13px; color: var(--muted); list-style: none; padding: 0; }
         .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
         .fill-accepted { fill: #1b6e3a; } .fill-refused { fill: #a4161a; } .fill-noanswer { fill: #6e6e73; }

@@ -82,7 +82,7 @@ extension Dashboard {
         return """
             <section class="panel chart" aria-labelledby="h-pushes"><h2 id="h-pushes">Pushes of the last hour</h2>
             <p>\(summary)</p>
-            <svg viewBox="0 0 \(width) \(height)" role="img" aria-label=\(Markup.quoted(summary + ", in 5-minute slots"))>\(bars)<line x1="0" y1="\(height)" x2="\(width)" y2="\(height)" stroke="#86868b"></line></svg>
+            <svg viewBox="0 0 \(width) \(height + 22)" role="img" aria-label=\(Markup.quoted(summary + ", in 5-minute slots"))>\(bars)<line x1="0" y1="\(height)" x2="\(width)" y2="\(height)" stroke="#86868b"></line><text x="0" y="\(height + 17)" class="axis">an hour ago</text><text x="\(width)" y="\(height + 17)" class="axis" text-anchor="end">now</text></svg>
             <ul class="legend"><li><span class="swatch fill-accepted"></span>accepted (200)</li><li><span class="swatch fill-refused"></span>refused (4xx, 5xx)</li><li><span class="swatch fill-noanswer"></span>no answer</li></ul>
             <details><summary>The numbers</summary>\(Markup.table(caption: "Pushes per 5 minutes", columns: ["from", "accepted", "refused", "no answer"], rows: rows, empty: "No pushes in the last hour."))</details>
             </section>
