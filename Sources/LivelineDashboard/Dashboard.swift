@@ -186,9 +186,7 @@ public final class Dashboard: Sendable {
     /// A small page that says one thing (an error the person can act on).
     func message(status: Int, title: String, text: String) -> HTTPResponse {
         let html: HTML = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(title) · Liveline</title>
-            <link rel="stylesheet" href="/dashboard/static/dashboard.css"></head>
+            \(Layout.head(title: title, script: false))
             <body><main class="signin" id="live"><h1>\(title)</h1><p class="message error" role="alert">\(text)</p>
             <p><a href="/dashboard">Back to the dashboard</a></p></main></body></html>
             """

@@ -10,3 +10,13 @@ public func eventually(timeout: TimeInterval = 10, _ condition: () throws -> Boo
         try? await Task.sleep(for: .milliseconds(10))
     }
 }
+
+/// Runs blocking `work` (a child process to its end, a socket read) on a thread of its own and
+/// awaits its result: a test that waits long must not hold one of the few threads every test's
+/// async code shares, or the other tests stall with it (a keep-alive connection of theirs can
+/// then idle past the server's timeout).
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

@@ -84,12 +84,15 @@ import Testing
         for name in Self.screenshots { try? FileManager.default.removeItem(at: artifacts.appendingPathComponent("\(name).png")) }
 
         let started = Date()
-        let run = try ChildProcess.run(
-            python,
-            [
-                Self.script.path, "http://127.0.0.1:\(server.port)", DashboardServer.adminKey, artifacts.path, "--trip", "trip:s5",
-                "--listed", "shopping:ext:week", "--listed", "cooksuggest:ext:tonight",
-            ], timeout: 150)
+        let (port, script, folder) = (server.port, Self.script.path, artifacts.path)
+        let run = try await offThePool {
+            try ChildProcess.run(
+                python,
+                [
+                    script, "http://127.0.0.1:\(port)", DashboardServer.adminKey, folder, "--trip", "trip:s5", "--listed", "shopping:ext:week",
+                    "--listed", "cooksuggest:ext:tonight",
+                ], timeout: 150)
+        }
         let output = String(decoding: run.output, as: UTF8.self)
         let errors = String(decoding: run.errors, as: UTF8.self)
         #expect(run.termination == .exited(0), "dashboard_browser.py \(run.termination):\n\(output)\n\(errors.suffix(4000))")

@@ -29,6 +29,21 @@ enum Layout {
         return headers
     }
 
+    /// The document's start: its language, title, stylesheet and (for signed-in pages) the script.
+    static func head(title: String, script: Bool) -> HTML {
+        let scriptTag: HTML = script ? "\n<script src=\"/dashboard/static/dashboard.js\" defer></script>" : ""
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title) · Liveline</title>
+            <link rel="stylesheet" href="/dashboard/static/dashboard.css">\(scriptTag)
+            </head>
+            """
+    }
+
     /// A whole page for a signed-in person.
     static func page(_ content: PageContent, current: String, navigation: [(path: String, title: String)], csrf: String) -> HTML {
         let links = HTML.join(
@@ -43,15 +58,7 @@ enum Layout {
             content.events == nil
             ? "" : "<p id=\"live-status\" role=\"status\" aria-live=\"polite\">Live updates need JavaScript; reload to see changes.</p>"
         return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(content.title) · Liveline</title>
-            <link rel="stylesheet" href="/dashboard/static/dashboard.css">
-            <script src="/dashboard/static/dashboard.js" defer></script>
-            </head>
+            \(head(title: content.title, script: true))
             <body>
             <a class="skip" href="#live">Skip to the content</a>
             <header class="top">
@@ -88,14 +95,7 @@ enum Layout {
                 """
             }
         return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Sign in · Liveline</title>
-            <link rel="stylesheet" href="/dashboard/static/dashboard.css">
-            </head>
+            \(head(title: "Sign in", script: false))
             <body>
             <main class="signin" id="live">
             <h1>Liveline dashboard</h1>

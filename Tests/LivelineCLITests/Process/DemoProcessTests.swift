@@ -14,16 +14,31 @@ import Testing
         return (process, OutputCollector(process.standardError!))
     }
 
-    /// Waits until the process ended, at most `timeout` seconds (then it is killed and the test fails).
-    static func end(_ process: ChildProcess, _ output: OutputCollector, timeout: TimeInterval) -> String {
-        if process.wait(timeout: timeout) == nil {
-            Issue.record("liveline demo did not end within \(Int(timeout)) s")
+    /// Waits until the process ended, at most `timeout` seconds (then it is killed and the test
+    /// fails), on a thread of its own (a demo runs for tens of seconds: the test must not hold a
+    /// thread the other tests' async code needs).
+    static func end(_ process: ChildProcess, _ output: OutputCollector, timeout: TimeInterval) async throws -> String {
+        let ended = try await offThePool { () -> Bool in
+            guard process.wait(timeout: timeout) == nil else { return true }
             process.send(SIGKILL)
             process.waitUntilExit()
+            return false
         }
-        let deadline = Date().addingTimeInterval(5)
-        while !output.finished && Date() < deadline { usleep(5000) }
-        return output.text
+        if !ended { Issue.record("liveline demo did not end within \(Int(timeout)) s") }
+        return try await offThePool {
+            let deadline = Date().addingTimeInterval(5)
+            while !output.finished && Date() < deadline { usleep(5000) }
+            return output.text
+        }
+    }
+
+    /// Waits, on a thread of its own, until the running demo's output holds every one of `texts`
+    /// (at most `timeout` seconds).
+    static func waitFor(_ texts: [String], in output: OutputCollector, of process: ChildProcess, timeout: TimeInterval) async throws {
+        try await offThePool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline, process.isRunning, !texts.allSatisfy({ output.text.contains($0) }) { usleep(20_000) }
+        }
     }
 
     /// The dashboard's overview, signed in through the one-time link's page and its button's form.
@@ -48,21 +63,16 @@ import Testing
         text.split(separator: "\n").map(String.init).filter { $0.dropFirst(10).hasPrefix(story.padding(toLength: 8, withPad: " ", startingAt: 0)) }
     }
 
-    @Test func aDemoForTwentyFiveSecondsPlaysEveryStoryEndsByItselfAndEveryPhoneShowsTheServersTruth() throws {
+    @Test func aDemoForTwentyFiveSecondsPlaysEveryStoryEndsByItselfAndEveryPhoneShowsTheServersTruth() async throws {
         let (process, output) = try Self.demo(["--for", "25"])
         // While it plays: its one-time link signs in, and the dashboard shows all three kinds.
-        let deadline = Date().addingTimeInterval(40)
-        while Date() < deadline, process.isRunning,
-            !["Dennis goes shopping", "Jaqueline taps the invitation", "take tram 5"].allSatisfy({ output.text.contains($0) })
-        {
-            usleep(20_000)
-        }
+        try await Self.waitFor(["Dennis goes shopping", "Jaqueline taps the invitation", "take tram 5"], in: output, of: process, timeout: 40)
         let link = try #require(output.text.firstMatch(of: /dashboard:  http:\/\/127\.0\.0\.1:(\d+)(\/dashboard\/sign-in\?once=[A-Za-z0-9_-]+)/))
         let overview = try Self.dashboardOverview(port: try #require(Int(link.1)), linkPath: String(link.2))
         for type in ["ShoppingActivityAttributes", "CookSuggestActivityAttributes", "TripLiveActivityAttributes"] {
             #expect(overview.contains("<tr><td>\(type)</td>"), "the dashboard's overview lacks \(type)")
         }
-        let text = Self.end(process, output, timeout: 75)
+        let text = try await Self.end(process, output, timeout: 75)
         #expect(process.termination == .exited(0), "\(text)")
         #expect(!text.contains("lla_"), "the admin key is never printed")
         // Shopping: the trip started, an item was checked off from the Dynamic Island, every phone's card shows it.
@@ -103,17 +113,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: String(folder)), "\(folder)")
     }
 
-    @Test func sigintStopsTheDemoCleanlyAndADataFolderIsKept() throws {
+    @Test func sigintStopsTheDemoCleanlyAndADataFolderIsKept() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-demo-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         let (process, output) = try Self.demo(["--data", data.path])
         // Stopped in the middle of the stories: the shopping card is just being started on her
         // phones by push-to-start.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning, !output.text.contains("Dennis goes shopping") { usleep(20_000) }
+        try await Self.waitFor(["Dennis goes shopping"], in: output, of: process, timeout: 30)
         #expect(output.text.contains("Dennis goes shopping"), "\(output.text)")
         process.send(SIGINT)
-        let text = Self.end(process, output, timeout: 45)
+        let text = try await Self.end(process, output, timeout: 45)
         #expect(process.termination == .exited(0), "\(text)")
         #expect(text.contains("liveline demo: stopping (signal)"))
         #expect(text.contains("liveline demo: every card matches"), "\(text.suffix(1500))")
