@@ -19,10 +19,24 @@ packages=(
   curl                # curl --http2 against the APNs sandbox (tests); brings libcurl4, which the
                       # toolchain's FoundationNetworking (LivelineClient on Linux) runs on
   nghttp2-client      # tests only: h2load against the APNs sandbox
-  chromium            # tests only: the dashboard's browser tests (headless, driven by selenium)
-  chromium-driver     # tests only: chromedriver, through which selenium drives chromium
   fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
 )
+# Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
+# chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests
+# fail saying what is missing, and everything else installs.
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+updated=""
+has_chromium() { apt-cache policy chromium 2>/dev/null | grep -q "Candidate: [0-9]"; }
+if ! dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" && ! has_chromium; then
+  $sudo apt-get update -qq   # a fresh machine's package lists may be empty yet
+  updated=1
+fi
+if dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" || has_chromium; then
+  packages+=(chromium chromium-driver)
+else
+  echo "note: no chromium .deb here (Ubuntu ships it as a snap): the dashboard's browser tests need Debian's chromium and chromium-driver" >&2
+fi
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light bc nghttp2-server)   # nghttpd: the reference of scripts/bench-sandbox.sh
 fi
@@ -32,10 +46,8 @@ for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing: ${missing[*]}" >&2
-  $sudo apt-get update -qq
+  [ -n "$updated" ] || $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 command -v swift >/dev/null || { echo "swift is not on PATH: install the Swift 6 toolchain first (swift.org)" >&2; exit 1; }

@@ -136,10 +136,12 @@ public enum Assembly {
 
     /// The server of `configuration` with ``features``, pushing where ``transport(_:)`` says; its
     /// times from `clock`, by default the database's (``buildApplication(_:transport:features:clock:)``).
-    public static func server(_ configuration: ServerConfiguration, clock: (@Sendable () -> Date)? = nil) throws -> Server {
+    public static func server(
+        _ configuration: ServerConfiguration, clock: (@Sendable () -> Date)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> Server {
         let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {
-            let app = try buildApplication(configuration, transport: transport, features: features, clock: clock)
+            let app = try buildApplication(configuration, transport: transport, features: features, clock: clock, wallClock: wallClock)
             // The in-process sandbox is this server's own stand-in for APNs: the tokens its users
             // register are devices it knows (everything else it answers as APNs does).
             // Playing both environments, each knows the tokens said (or learned) to be of its own.

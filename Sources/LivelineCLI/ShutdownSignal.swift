@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Waits for SIGINT or SIGTERM. Create it before a command announces that it is ready: from
+/// Waits for SIGINT, SIGTERM or SIGHUP (the terminal closed). Create it before a command announces that it is ready: from
 /// then on a signal is never lost. A plain `sigaction` handler posts a POSIX semaphore (one of the
 /// few async-signal-safe calls), which `wait()` blocks on.
 final class ShutdownSignal: Sendable {
@@ -11,12 +11,12 @@ final class ShutdownSignal: Sendable {
         ShutdownSignal.installOnce
     }
 
-    /// Blocks until the first SIGINT or SIGTERM after `init`.
+    /// Blocks until the first of those signals after `init`.
     func wait() {
         while sem_wait(shutdownSemaphore) != 0 && errno == EINTR {}
     }
 
-    /// Blocks until the first SIGINT or SIGTERM after `init`, or until `timeout` seconds passed;
+    /// Blocks until the first of those signals after `init`, or until `timeout` seconds passed;
     /// true when a signal came.
     func wait(timeout: TimeInterval) -> Bool {
         var deadline = timespec()
@@ -39,8 +39,9 @@ final class ShutdownSignal: Sendable {
         sigemptyset(&unblock)
         sigaddset(&unblock, SIGINT)
         sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGHUP)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = shutdownHandler
             sigemptyset(&action.sa_mask)

@@ -50,15 +50,22 @@ public final class Dashboard: Sendable {
     let configuration: DashboardConfiguration
     let sessions: DashboardSessions
     let live: LiveUpdates
+    /// The server's clock: what pages show times against.
     let clock: @Sendable () -> Date
+    /// Real time: what sessions expire by, and the in-process sandbox's times are in.
+    let wallClock: @Sendable () -> Date
     let logger: Logger
 
-    public init(engine: Engine, configuration: DashboardConfiguration, clock: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(
+        engine: Engine, configuration: DashboardConfiguration, clock: @escaping @Sendable () -> Date,
+        wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+    ) {
+        self.wallClock = wallClock
         self.engine = engine
         self.reads = OperationsReads(database: engine.store.database)
         self.configuration = configuration
         self.sessions = DashboardSessions(
-            adminKey: configuration.adminKey, revocations: DashboardRevocationRepository(database: engine.store.database), clock: clock)
+            adminKey: configuration.adminKey, revocations: DashboardRevocationRepository(database: engine.store.database), clock: wallClock)
         self.live = LiveUpdates(tick: configuration.liveInterval)
         self.clock = clock
         self.logger = logger

@@ -202,6 +202,22 @@ import Testing
         #expect(try visitor.get("/dashboard/events?page=overview").status == 401)
     }
 
+    @Test func sessionsExpireByRealTimeHoweverFastTheServersClockRuns() throws {
+        // A demo runs its server's clock faster than real time; a person's sign-in does not age with it.
+        let clock = ManualClock(Date())
+        let server = try DashboardServer(clock: clock, sessionsOnRealTime: true)
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        let link = server.app.dashboardSignInLink()
+        clock.advance(by: 2 * 3600)
+        let page = try visitor.get(String(link.dropFirst("http://127.0.0.1:\(server.port)".count)))
+        let once = try #require(page.text.firstMatch(of: /name="once" value="([^"]+)"/)).1
+        let csrf = try #require(DashboardVisitor.csrf(in: page.text))
+        #expect(try visitor.request("POST", "/dashboard/sign-in", form: ["csrf": csrf, "once": String(once)]).status == 303)
+        clock.advance(by: 24 * 3600)
+        #expect(try visitor.get("/dashboard").status == 200)
+    }
+
     @Test func aSignedOutSessionStaysSignedOutAfterARestart() throws {
         let first = try DashboardServer()
         let visitor = DashboardVisitor(first)

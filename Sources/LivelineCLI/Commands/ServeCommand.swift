@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import LivelineServer
 
-/// `liveline serve`: runs the server until SIGINT or SIGTERM, then shuts down gracefully.
+/// `liveline serve`: runs the server until SIGINT, SIGTERM or SIGHUP, then shuts down gracefully.
 enum ServeCommand: CLICommand {
     static let name = "serve"
     static let summary = "run the Liveline server (HTTP API, storage, push)"
@@ -10,7 +10,7 @@ enum ServeCommand: CLICommand {
         Usage: liveline serve [--port N] [--host ADDRESS] [--data DIR] [--database-url URL]
 
         Runs the server on its embedded defaults: HTTP on port 8080, SQLite in ./liveline-data.
-        On SIGINT or SIGTERM it drains: requests in progress finish, new ones are answered 503,
+        On SIGINT, SIGTERM or SIGHUP it drains: requests in progress finish, new ones are answered 503,
         pushes in flight get their answers recorded; then it exits.
 
         Options:

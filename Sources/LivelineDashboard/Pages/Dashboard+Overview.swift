@@ -123,9 +123,11 @@ extension Dashboard {
     /// What the in-process APNs sandbox accepted (when the server pushes to one).
     func standIn(now: Date) -> HTML {
         guard let record = configuration.standIn else { return "" }
+        // The sandbox's times are real time (the server's clock may run a demo faster).
+        let realNow = wallClock()
         let rows: [[HTML]] = record.newest(15).map { push in
             [
-                Markup.time(push.acceptedAt, now: now), "\(push.pushType)", "\(push.event ?? "")", "\(push.priority)",
+                Markup.time(push.acceptedAt, now: realNow), "\(push.pushType)", "\(push.event ?? "")", "\(push.priority)",
                 "<code>\(push.tokenPrefix ?? push.channelID.map { "channel \($0)" } ?? "")</code>", "\(push.bytes)", "<code>\(push.apnsID)</code>",
             ]
         }

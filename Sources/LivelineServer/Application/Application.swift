@@ -163,10 +163,11 @@ public final class Application: Sendable {
 /// folder with the features' migrations after the core's, loads or generates the admin key, lets
 /// every feature contribute (docs/architecture.md, "Adding a feature"), and wires every route.
 /// Pushes go through `transport`. Times come from `clock`, by default the database's
-/// (``Database/now()``: with several instances on PostgreSQL, its server's clock).
+/// (``Database/now()``: with several instances on PostgreSQL, its server's clock); people's
+/// dashboard sign-ins expire by `wallClock` (real time, also when `clock` runs a demo faster).
 public func buildApplication(
     _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature] = [],
-    clock: (@Sendable () -> Date)? = nil
+    clock: (@Sendable () -> Date)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }
 ) throws -> Application {
     let store = try configuration.openStore(features: features.map(\.featureMigrations))
     // One server per data folder where the backend needs it (SQLite: its revisions are then
@@ -175,7 +176,8 @@ public func buildApplication(
     let database = store.database
     let clock = clock ?? { database.now() }
     do {
-        return try assembleApplication(configuration, store: store, transport: transport, features: features, clock: clock)
+        return try assembleApplication(
+            configuration, store: store, transport: transport, features: features, clock: clock, wallClock: wallClock)
     } catch {
         store.database.releaseServer()
         throw error
@@ -185,7 +187,7 @@ public func buildApplication(
 /// The application around an opened store.
 private func assembleApplication(
     _ configuration: ServerConfiguration, store: Store, transport: PushTransport, features: [any Feature],
-    clock: @escaping @Sendable () -> Date
+    clock: @escaping @Sendable () -> Date, wallClock: @escaping @Sendable () -> Date
 ) throws -> Application {
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
     // Web Push: this server's VAPID identity and the client of push services (README, "Web Push").
@@ -250,7 +252,7 @@ private func assembleApplication(
         configuration: DashboardConfiguration(
             adminKey: adminKey, secureCookies: configuration.publicURL?.scheme?.lowercased() == "https", panels: setup.dashboardPanels,
             standIn: transport.standIn, apnsDescription: transport.description),
-        clock: clock, logger: logger)
+        clock: clock, wallClock: wallClock, logger: logger)
     dashboard.addRoutes(to: &router)
 
     let accessLog: LogSink = configuration.accessLog == "off" ? .discarding() : logSink

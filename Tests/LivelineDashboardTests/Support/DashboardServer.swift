@@ -17,8 +17,11 @@ final class DashboardServer {
     let sandbox: APNSSandbox?
 
     /// A server on `folder` (a new one by default; a stopped server's, to start it again: with
-    /// PostgreSQL its database URL is kept there), on `clock` when given.
-    init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// PostgreSQL its database URL is kept there), on `clock` when given (for its sessions too,
+    /// unless `sessionsOnRealTime`: a demo's server runs faster than its people).
+    init(
+        folder: URL? = nil, clock: ManualClock? = nil, sessionsOnRealTime: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         let folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
         self.folder = folder
         var configuration = ServerConfiguration()
@@ -30,7 +33,15 @@ final class DashboardServer {
         configuration.adminKey = Self.adminKey
         configuration.databaseURL = try Self.databaseURL(of: folder)
         configure(&configuration)
-        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
+        let server: Assembly.Server
+        if let clock {
+            let serverClock = clock.function
+            let wallClock: @Sendable () -> Date
+            if sessionsOnRealTime { wallClock = { Date() } } else { wallClock = serverClock }
+            server = try Assembly.server(configuration, clock: serverClock, wallClock: wallClock)
+        } else {
+            server = try Assembly.server(configuration)
+        }
         app = server.app
         sandbox = server.sandbox
         try app.start()

@@ -38,7 +38,8 @@ final class Demo: Sendable {
         var started: Application?
         var realtime: DemoRealtime?
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // The data folder holds the admin key and the database: for this user only.
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             timetable = try DemoTimetable.load()
             let kept = try? String(contentsOf: folder.appendingPathComponent(Self.clockFile), encoding: .utf8)
             let earlier = kept.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.map(Date.init(timeIntervalSince1970:))
@@ -173,7 +174,9 @@ final class Demo: Sendable {
         clock.runAtRealTime()
         narrator.line("liveline demo: the stories stopped; checking that every phone shows the server's truth …")
         let household = self.household
-        let verdicts = Self.blocking { await DemoTruthCheck.run(household, timeout: 20) }
+        let verdicts = Self.blocking { [app] in
+            await DemoTruthCheck.run(household, timeout: 20) { key in try? app.store.deliveries.lastDeliveredRev(contextKey: key) }
+        }
         watcher.stop()
         let width = verdicts.map(\.phone.count).max() ?? 0
         let keyWidth = verdicts.map(\.contextKey.count).max() ?? 0
