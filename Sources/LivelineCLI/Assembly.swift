@@ -55,6 +55,10 @@ public enum Assembly {
             }
             return (PushTransport(client: client, otherClients: others, description: description), nil, nil)
         }
+        // The data folder first, owner only (0700): the sandbox's folder is made inside it, and a
+        // folder made on the way there would get the default mode.
+        try? FileManager.default.createDirectory(
+            at: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
         // A server left running keeps a bounded record of what its stand-in accepted.

@@ -20,11 +20,14 @@ public struct DashboardConfiguration: Sendable {
     public var apnsDescription: String
     /// How often an open page looks for changes.
     public var liveInterval: TimeInterval
+    /// Wrong keys count against the client's address like the API's failed authentications.
+    public var signInLimiter: AuthFailureLimiter
 
     public init(
         adminKey: String, secureCookies: Bool = false, panels: [DashboardPanel] = [], standIn: StandInRecord? = nil, apnsDescription: String = "",
-        liveInterval: TimeInterval = 1
+        liveInterval: TimeInterval = 1, signInLimiter: AuthFailureLimiter = AuthFailureLimiter(perMinute: 0)
     ) {
+        self.signInLimiter = signInLimiter
         self.adminKey = adminKey
         self.secureCookies = secureCookies
         self.panels = panels
@@ -249,8 +252,17 @@ public final class Dashboard: Sendable {
             return signedInRedirect()
         }
         guard let key = fields["key"], !key.isEmpty else { return signInForm(message: "Enter the admin key.", status: 400) }
+        do {
+            try configuration.signInLimiter.check(request)
+        } catch let error as HTTPError {
+            logger.warning("dashboardSignInRefused", [("reason", "too many failed sign-ins from the address")])
+            var answer = signInForm(message: error.message, status: 429)
+            for (name, value) in error.headers { answer.headers.add(name, value) }
+            return answer
+        } catch {}
         guard sessions.isAdminKey(key) else {
             // Never the key itself: only that one was wrong.
+            configuration.signInLimiter.failed(request)
             logger.warning("dashboardSignInRefused", [("reason", "not the admin key")])
             return signInForm(message: "That is not the admin key.", status: 401)
         }

@@ -26,6 +26,7 @@ public struct SlowCommitDatabase: Database {
     public var location: String { inner.location }
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
     public func changeVersion() throws -> UInt64? { try inner.changeVersion() }
+    public func changeVersionOfEveryWriter() throws -> UInt64? { try inner.changeVersionOfEveryWriter() }
     public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) { inner.onChangesElsewhere(handler) }
     public func now() -> Date { inner.now() }
     public var isShared: Bool { inner.isShared }

@@ -98,6 +98,20 @@ import Testing
         #expect(try visitor.get("/dashboard").status == 303)
     }
 
+    @Test func wrongKeysCountAgainstTheAddressLikeTheAPIs() throws {
+        let server = try DashboardServer { $0.authFailuresPerMinute = 3 }
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        for index in 0..<3 { #expect(try visitor.signIn(key: "wrong-key-\(index)").status == 401) }
+        let limited = try visitor.signIn()
+        #expect(limited.status == 429, "even the right key waits")
+        #expect(limited.headers["retry-after"] != nil)
+        #expect(limited.text.contains("failed authentications from this address"))
+        #expect(visitor.cookies["liveline_session"] == nil)
+        // The API's admin key from that address waits too: one count for both doors.
+        #expect(try server.admin("GET", "/metrics").status == 429)
+    }
+
     @Test func theSignInFormNeedsItsOwnCSRFToken() throws {
         let server = try DashboardServer()
         defer { server.stop() }

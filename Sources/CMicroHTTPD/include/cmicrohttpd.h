@@ -29,4 +29,8 @@ struct MHD_Daemon *cmhd_start(const cmhd_options *options,
 /// The port the daemon is bound to (useful after binding port 0); 0 on failure.
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);
 
+/// The connection's client address as text (IPv4 dotted or IPv6) into `buffer`; 0 when it is
+/// known, -1 otherwise. `MHD_get_connection_info` is variadic, so Swift reaches it through here.
+int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+
 #endif

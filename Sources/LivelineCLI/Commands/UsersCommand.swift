@@ -8,11 +8,12 @@ import LivelineStore
 /// data folder's, or the PostgreSQL one of `--database-url`; safe while the server runs).
 enum UsersCommand: CLICommand {
     static let name = "users"
-    static let summary = "add and list users and households"
+    static let summary = "add, list and sign out users and households"
     static let help = """
         Usage:
           liveline users add --household NAME --name NAME [--tint COLOR] [--emoji E] [--locale de|en] [--data DIR | --database-url URL]
           liveline users list [--json] [--data DIR | --database-url URL]
+          liveline users revoke (--user ID | --token TOKEN) [--data DIR | --database-url URL]
 
         add   creates the user (and the household, when NAME is new) and a device session, and
               prints {"userId", "householdId", "token"}. The token is the user's bearer token for
@@ -21,18 +22,22 @@ enum UsersCommand: CLICommand {
               --emoji  avatar emoji                                (default 🙂)
               --locale de or en; default: the household's (a new household: de)
         list  prints every user with their household; --json prints a JSON array.
+        revoke ends sessions: every one of user ID, or the one of bearer TOKEN; their tokens are
+              refused from the next request on, by every server sharing the database (a running
+              one too). Prints {"revoked": N}; exit 1 when there was nothing to end.
 
         --data DIR          data folder [LIVELINE_DATA_DIR, ./liveline-data]
         --database-url URL  the PostgreSQL database of the servers [LIVELINE_DATABASE_URL]
         """
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
-        guard let sub = arguments.first else { throw CLIError("say `add` or `list`") }
+        guard let sub = arguments.first else { throw CLIError("say `add`, `list` or `revoke`") }
         let rest = Array(arguments.dropFirst())
         switch sub {
         case "add": return try add(rest, context: context)
         case "list": return try list(rest, context: context)
-        default: throw CLIError("unknown subcommand '\(sub)'; say `add` or `list`")
+        case "revoke": return try revoke(rest, context: context)
+        default: throw CLIError("unknown subcommand '\(sub)'; say `add`, `list` or `revoke`")
         }
     }
 
@@ -93,6 +98,40 @@ enum UsersCommand: CLICommand {
         context.print(row(["user", "household", "name", "tint", "emoji", "locale"]))
         for user in users {
             context.print(row(["\(user.id)", "\(user.householdID) \(user.householdName)", user.name, user.avatarTint, user.emoji, user.locale]))
+        }
+        return 0
+    }
+
+    static func revoke(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["user", "token", "data", "database-url"])
+        guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
+        let userText = args.value("user")
+        let token = args.value("token")
+        guard (userText == nil) != (token == nil) else { throw CLIError("say whose sessions to end: --user ID or --token TOKEN (one of them)") }
+        var userID: UserID?
+        if let userText {
+            guard let number = Int(userText), number > 0 else {
+                throw CLIError("--user must be a user's id (a positive whole number), not '\(userText)'")
+            }
+            userID = UserID(number)
+        }
+        let configuration = try ServeCommand.configuration(args, context: context)
+        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        defer { store.database.close() }
+        let revoked: Int
+        if let userID {
+            guard try store.accounts.user(id: userID) != nil else {
+                context.printError("liveline users revoke: there is no user \(userID) (`liveline users list` shows them)")
+                return 1
+            }
+            revoked = try store.accounts.deleteSessions(userID: userID)
+        } else {
+            revoked = try store.accounts.deleteSession(tokenHash: SHA256.hex(token!)) ? 1 : 0
+        }
+        context.print(#"{"revoked":\#(revoked)}"#)
+        if revoked == 0 {
+            context.printError("liveline users revoke: no session to end\(userID.map { " (user \($0) has none)" } ?? " (no session has that token)")")
+            return 1
         }
         return 0
     }

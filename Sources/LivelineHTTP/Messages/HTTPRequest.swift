@@ -13,11 +13,14 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Values of the matched route's `{parameters}`.
     public var parameters: [String: String]
+    /// The address the connection came from (IPv4 dotted or IPv6), when known.
+    public var clientAddress: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
-        body: [UInt8] = [], parameters: [String: String] = [:]
+        body: [UInt8] = [], parameters: [String: String] = [:], clientAddress: String? = nil
     ) {
+        self.clientAddress = clientAddress
         self.method = method
         self.path = path
         self.query = query

@@ -92,7 +92,7 @@ extension HTTPServer {
             for (name, value) in values(of: .GET_ARGUMENT_KIND, on: connection) { query[name] = value }
             let request = HTTPRequest(
                 method: state.method, path: state.path, query: query, headers: headers,
-                body: state.body, parameters: parameters
+                body: state.body, parameters: parameters, clientAddress: Self.clientAddress(of: connection)
             )
             do {
                 return try handler(request)
@@ -171,13 +171,21 @@ extension HTTPServer {
         HTTPError(status: 413, code: "payloadTooLarge", message: "the body is larger than \(configuration.maxBodyBytes) bytes")
     }
 
-    /// `application/json` or any `…+json` type, with or without parameters.
+    /// The connection's client address as text, when libmicrohttpd knows it.
+    static func clientAddress(of connection: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard cmhd_client_address(connection, &buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `application/x-www-form-urlencoded`, with or without parameters (an HTML form's body).
     static func isForm(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         return contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             == "application/x-www-form-urlencoded"
     }
 
+    /// `application/json` or any `…+json` type, with or without parameters.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

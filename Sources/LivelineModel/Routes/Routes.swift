@@ -9,6 +9,8 @@ public enum Routes {
 
     // MARK: App API (bearer token of a user)
     public static let me = Route(.get, "/api/me")
+    /// Ends the caller's session: its bearer token is refused from then on.
+    public static let signOut = Route(.post, "/api/me/sign-out")
     public static let user = Route(.get, "/api/users/{userId}")
     public static let registerToken = Route(.post, "/api/apns/register")
     public static let unregisterToken = Route(.delete, "/api/apns/register")
@@ -69,7 +71,7 @@ public enum Routes {
     /// All routes, in documentation order.
     public static let all: [Route] = [
         healthz, openAPI, metrics,
-        me, user,
+        me, signOut, user,
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,

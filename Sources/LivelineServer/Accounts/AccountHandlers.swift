@@ -4,7 +4,8 @@ import LivelineHTTP
 import LivelineModel
 import LivelineStore
 
-/// `GET /api/me` and `GET /api/users/{userId}`: who the caller is and who shares their household.
+/// `GET /api/me` and `GET /api/users/{userId}`: who the caller is and who shares their household;
+/// `POST /api/me/sign-out`: the caller's session ends.
 /// A user of another household is answered 404, exactly like one that does not exist.
 struct AccountHandlers: Sendable {
     let auth: Authenticator
@@ -19,6 +20,10 @@ struct AccountHandlers: Sendable {
                     user: caller.user.profile, householdName: caller.user.householdName,
                     members: members.map(\.profile)
                 ))
+        }
+        router.add(Routes.signOut) { request in
+            try auth.endSession(of: request)
+            return .jsonBytes(Array(#"{"signedOut":true}"#.utf8))
         }
         router.add(Routes.user) { request in
             let caller = try auth.caller(of: request)

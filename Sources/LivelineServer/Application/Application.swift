@@ -197,7 +197,9 @@ private func assembleApplication(
     // answer is never lost and the push sent twice.
     let webPushClient = try WebPushClient(
         timeout: max(1, min(20, configuration.outboxLease * 0.8 - 1)), allowInsecure: configuration.webPushAllowInsecure)
-    let auth = Authenticator(accounts: store.accounts, adminKey: adminKey)
+    let auth = Authenticator(
+        accounts: store.accounts, adminKey: adminKey,
+        limiter: AuthFailureLimiter(perMinute: configuration.authFailuresPerMinute, clock: wallClock))
     // One stream of JSON lines: the engine's events and the access log share a sink (standard
     // output, or standard error when the access log goes there); `off` stops only request lines.
     let logSink = LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
@@ -251,7 +253,7 @@ private func assembleApplication(
         engine: engine,
         configuration: DashboardConfiguration(
             adminKey: adminKey, secureCookies: configuration.publicURL?.scheme?.lowercased() == "https", panels: setup.dashboardPanels,
-            standIn: transport.standIn, apnsDescription: transport.description),
+            standIn: transport.standIn, apnsDescription: transport.description, signInLimiter: auth.limiter),
         clock: clock, wallClock: wallClock, logger: logger)
     dashboard.addRoutes(to: &router)
 

@@ -69,6 +69,9 @@ public struct ServerConfiguration: Sendable {
     public var webPushKeyPath: String?
     public var webPushSubject: String?
     public var webPushAllowInsecure = false
+    /// Failed authentications per client address and minute before that address is answered 429
+    /// (`LIVELINE_AUTH_FAILURES_PER_MINUTE`; 0: no limit).
+    public var authFailuresPerMinute = 30
     /// The address people reach this server at (`LIVELINE_PUBLIC_URL`, e.g.
     /// `https://liveline.example.com`): what `serve` prints for the dashboard; with https the
     /// dashboard's session cookies are `Secure`. Nil: the listening address.
@@ -89,6 +92,10 @@ public struct ServerConfiguration: Sendable {
         ),
         ("LIVELINE_DATABASE_POOL", "PostgreSQL connections per instance (default 10)"),
         ("LIVELINE_ADMIN_KEY", "admin key for the /v1 API (default: generated once, kept in the data folder)"),
+        (
+            "LIVELINE_AUTH_FAILURES_PER_MINUTE",
+            "failed authentications (bearer token, admin key, dashboard sign-in) per client address and minute before it gets 429 (default 30; 0: none)"
+        ),
         ("LIVELINE_PUBLIC_URL", "http(s)://host[:port] people reach the server at (the dashboard's address; https makes its cookies Secure)"),
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
         ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
@@ -125,6 +132,9 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("LIVELINE_ADMIN_KEY must be at least 16 characters long")
             }
             config.adminKey = key
+        }
+        if let text = environment["LIVELINE_AUTH_FAILURES_PER_MINUTE"] {
+            config.authFailuresPerMinute = try integer(text, name: "LIVELINE_AUTH_FAILURES_PER_MINUTE", in: 0...100_000)
         }
         if let text = environment["LIVELINE_PUBLIC_URL"], !text.isEmpty {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,

@@ -18,6 +18,9 @@ enum APIDocumentation {
             auth: .admin, response: "PrometheusText", responseType: "text/plain"
         ),
         .init(Routes.me, "The caller's user and the members of their household", auth: .bearer, response: "Me"),
+        .init(
+            Routes.signOut, "End the caller's session: its bearer token is refused from now on, on every instance", auth: .bearer,
+            response: "SignedOut"),
         .init(Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404]),
         .init(
             Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
@@ -98,6 +101,7 @@ enum APIDocumentation {
     static let schemas: [String: JSONValue] = [
         "Error": object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])]),
         "Health": object(["status": string, "version": string]),
+        "SignedOut": object(["signedOut": boolean]),
         "OpenAPIDocument": ["type": "object"],
         "UserProfile": object([
             "userId": integer, "householdId": integer, "name": string, "avatarTint": string, "emoji": string,

@@ -58,7 +58,7 @@ enum OpenAPIDocument {
         var responses: [String: JSONValue] = ["200": ["description": "OK", "content": content]]
         if doc.mayCreate { responses["201"] = ["description": "Created", "content": content] }
         var errors = doc.errors
-        if doc.auth != .none { errors.append(401) }
+        if doc.auth != .none { errors += [401, 429] }
         if doc.requestBody != nil { errors += [413, 415] }
         for status in Set(errors).sorted() {
             responses[String(status)] = [
@@ -80,6 +80,7 @@ enum OpenAPIDocument {
         case 413: "body too large"
         case 415: "body is not JSON"
         case 422: "contract violation; `field` names the key that failed"
+        case 429: "too many failed authentications from this address lately (or another limit): retry after `Retry-After` seconds"
         default: "error"
         }
     }

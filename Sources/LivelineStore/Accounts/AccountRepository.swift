@@ -135,6 +135,27 @@ public struct AccountRepository: Sendable {
         }
     }
 
+    /// Ends the session with id `id` (its bearer token is refused from now on); false when there
+    /// was none.
+    @discardableResult
+    public func deleteSession(id: Int) throws -> Bool {
+        try database.write { transaction in try transaction.execute("DELETE FROM sessions WHERE id = $1", [SQLValue(id)]) == 1 }
+    }
+
+    /// Ends the session whose bearer token hashes to `tokenHash`; false when there was none.
+    @discardableResult
+    public func deleteSession(tokenHash: String) throws -> Bool {
+        try database.write { transaction in
+            try transaction.execute("DELETE FROM sessions WHERE token_hash = $1", [.text(tokenHash)]) == 1
+        }
+    }
+
+    /// Ends every session of `userID`; returns how many there were.
+    @discardableResult
+    public func deleteSessions(userID: UserID) throws -> Int {
+        try database.write { transaction in try transaction.execute("DELETE FROM sessions WHERE user_id = $1", [SQLValue(userID)]) }
+    }
+
     @discardableResult
     private static func insertSession(_ transaction: any SQLTransaction, userID: UserID, tokenHash: String, now: Date) throws -> Int {
         guard

@@ -30,6 +30,11 @@ public protocol Database: Sendable {
     /// backend cannot tell (then nothing may be cached across requests).
     func changeVersion() throws -> UInt64?
 
+    /// Like ``changeVersion()``, but it also moves with the commits of processes that are no
+    /// server (`liveline users revoke` writes beside a running SQLite server): what a cache of
+    /// sessions needs. Nil when the backend cannot tell.
+    func changeVersionOfEveryWriter() throws -> UInt64?
+
     /// Takes what a server needs to use this database alone where the backend allows only one
     /// (SQLite: a lock file next to the database; refused, naming the holder, when another server
     /// has it). Nothing where several servers share the database.
@@ -65,6 +70,7 @@ public protocol Database: Sendable {
 extension Database {
     public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) {}
     public func changeVersion() throws -> UInt64? { nil }
+    public func changeVersionOfEveryWriter() throws -> UInt64? { try changeVersion() }
     public func claimServer() throws {}
     public func releaseServer() {}
     public func now() -> Date { Date() }

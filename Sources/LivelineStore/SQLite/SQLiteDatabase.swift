@@ -66,6 +66,12 @@ public final class SQLiteDatabase: Database {
     /// data_version` on a connection of its own, which also sees other processes' commits.
     public func changeVersion() throws -> UInt64? {
         if serverLock.load(ordering: .acquiring) >= 0 { return commits.value }
+        return try changeVersionOfEveryWriter()
+    }
+
+    /// `PRAGMA data_version` on a connection of its own: it moves with every other connection's
+    /// commit, of this process (its writer) or another (`liveline users revoke`).
+    public func changeVersionOfEveryWriter() throws -> UInt64? {
         var result: Result<UInt64?, any Error>?
         watcher.withLock { watcher in
             result = Result {

@@ -27,6 +27,44 @@ import Testing
         #expect(!file.contains(token))
     }
 
+    @Test func revokeEndsAUsersSessionsOrOneTokensAndSaysWhenThereWasNone() throws {
+        let data = Self.folder()
+        defer { try? FileManager.default.removeItem(at: data) }
+        func add(_ name: String) throws -> (userID: Int, token: String) {
+            let output = CapturedOutput()
+            #expect(output.run(["users", "add", "--household", "Fisch", "--name", name, "--data", data.path]) == 0)
+            let printed = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            return (try #require(printed["userId"] as? Int), try #require(printed["token"] as? String))
+        }
+        let dennis = try add("Dennis")
+        let jaqueline = try add("Jaqueline")
+        let store = try Store.openSQLite(folder: data)
+        defer { store.database.close() }
+        // One token.
+        let one = CapturedOutput()
+        #expect(one.run(["users", "revoke", "--token", dennis.token, "--data", data.path]) == 0, "\(one.standardError)")
+        #expect(one.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"revoked":1}"#)
+        #expect(try store.accounts.session(tokenHash: SHA256.hex(dennis.token)) == nil)
+        #expect(try store.accounts.session(tokenHash: SHA256.hex(jaqueline.token)) != nil)
+        // Again: nothing to end, exit 1 and why.
+        let again = CapturedOutput()
+        #expect(again.run(["users", "revoke", "--token", dennis.token, "--data", data.path]) == 1)
+        #expect(again.standardError.contains("no session has that token"))
+        // Every session of a user.
+        let all = CapturedOutput()
+        #expect(all.run(["users", "revoke", "--user", String(jaqueline.userID), "--data", data.path]) == 0)
+        #expect(all.standardOutput.contains(#"{"revoked":1}"#))
+        #expect(try store.accounts.session(tokenHash: SHA256.hex(jaqueline.token)) == nil)
+        // Bad input: a clear error, nothing changed.
+        let unknown = CapturedOutput()
+        #expect(unknown.run(["users", "revoke", "--user", "99", "--data", data.path]) == 1)
+        #expect(unknown.standardError.contains("there is no user 99"))
+        for arguments in [["--user", "x"], ["--user", "1", "--token", "t"], []] {
+            let bad = CapturedOutput()
+            #expect(bad.run(["users", "revoke"] + arguments + ["--data", data.path]) == 2, "\(arguments)")
+        }
+    }
+
     @Test func aSecondMemberJoinsTheHouseholdAndSpeaksItsLanguage() throws {
         let data = Self.folder()
         defer { try? FileManager.default.removeItem(at: data) }

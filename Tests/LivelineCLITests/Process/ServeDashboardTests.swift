@@ -20,6 +20,12 @@ import Testing
         let adminKey = try String(contentsOf: data.appendingPathComponent("admin-key"), encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)
         #expect(server.startText.contains(adminKey), "the first start shows the generated key once, to the person")
+        // What the first start made is its owner's only: the folder 0700, the secrets and the database 0600.
+        func mode(_ path: String) throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) }
+        #expect(try mode(data.path) == 0o700)
+        for file in ["admin-key", "liveline.sqlite", "webpush-vapid-key.pem", "apns-sandbox/key.pem"] {
+            #expect(try mode(data.appendingPathComponent(file).path) == 0o600, "\(file)")
+        }
 
         func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) throws -> TestHTTPConnection.Response {
             try TestHTTPConnection(port: server.port).request(method, path, headers: headers, body: body.map { Array($0.utf8) })

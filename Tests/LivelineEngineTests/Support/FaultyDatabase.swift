@@ -45,6 +45,7 @@ struct FaultyDatabase: Database {
     var location: String { inner.location }
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
     func changeVersion() throws -> UInt64? { try inner.changeVersion() }
+    func changeVersionOfEveryWriter() throws -> UInt64? { try inner.changeVersionOfEveryWriter() }
     func now() -> Date { inner.now() }
     var isShared: Bool { inner.isShared }
     @discardableResult func close() -> Bool { inner.close() }
