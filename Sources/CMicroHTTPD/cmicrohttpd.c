@@ -6,7 +6,7 @@
 struct MHD_Daemon *cmhd_start(const cmhd_options *o,
                               MHD_AccessHandlerCallback handler, void *handler_cls,
                               MHD_RequestCompletedCallback completed, void *completed_cls) {
-    struct MHD_OptionItem ops[8];
+    struct MHD_OptionItem ops[10];
     int n = 0;
     struct sockaddr_in local;
     ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls };
@@ -18,6 +18,8 @@ struct MHD_Daemon *cmhd_start(const cmhd_options *o,
         ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout_seconds, NULL };
     if (o->connection_memory_limit > 0)
         ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) o->connection_memory_limit, NULL };
+    if (o->uri_log != NULL)
+        ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) o->uri_log, o->uri_log_cls };
     if (o->bind_address != NULL) {
         memset(&local, 0, sizeof(local));
         local.sin_family = AF_INET;
@@ -29,6 +31,16 @@ struct MHD_Daemon *cmhd_start(const cmhd_options *o,
     ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(o->flags, o->port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+}
+
+size_t cmhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+unsigned int cmhd_response_status(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info == NULL ? 0 : info->http_status;
 }
 
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {

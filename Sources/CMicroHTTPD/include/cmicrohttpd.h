@@ -19,12 +19,24 @@ typedef struct {
     unsigned int connection_limit;
     unsigned int connection_timeout_seconds;
     size_t connection_memory_limit;
+    /// Called with each request's raw target once its request line is read, before the headers
+    /// (`MHD_OPTION_URI_LOG_CALLBACK`); what it returns is the request's `*con_cls`. NULL: none.
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
+    void *uri_log_cls;
 } cmhd_options;
 
 /// Starts a daemon with the access handler and a request-completed callback.
 struct MHD_Daemon *cmhd_start(const cmhd_options *options,
                               MHD_AccessHandlerCallback handler, void *handler_cls,
                               MHD_RequestCompletedCallback completed, void *completed_cls);
+
+/// Bytes of the request line and header fields (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`);
+/// 0 before the headers are read.
+size_t cmhd_request_header_size(struct MHD_Connection *connection);
+
+/// The status of the response queued on the connection (`MHD_CONNECTION_INFO_HTTP_STATUS`),
+/// whether the application or libmicrohttpd itself queued it; 0 when none is.
+unsigned int cmhd_response_status(struct MHD_Connection *connection);
 
 /// The port the daemon is bound to (useful after binding port 0); 0 on failure.
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);

@@ -7,15 +7,20 @@ import LivelineModel
 extension HTTPServer {
     /// One call of libmicrohttpd's access handler (see `accessHandler`).
     func access(
-        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
         upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let raw = slot.pointee else {
-            // First call: headers only. Answering now would cost keep-alive, so only a body that
-            // announces itself as too large is refused here (the connection then closes).
-            let state = RequestState(method: String(cString: method), path: String(cString: url))
-            slot.pointee = Unmanaged.passRetained(state).toOpaque()
+        // `requestLineHandler` made the state when the request line was read.
+        guard let raw = slot.pointee else { return .NO }
+        let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+        if !state.headersSeen {
+            // First call: headers only. Answering now would cost keep-alive, so only a request
+            // the protocol rules out, or a body that announces itself as too large, is refused
+            // here (the connection then closes).
+            state.headersSeen = true
+            state.method = String(cString: method)
+            state.path = String(cString: url)
             // In flight from its headers on, so a shutdown waits for a body still arriving; one
             // that arrives during the drain is answered 503 and not waited for (see `shutdown`).
             inFlight.add(1, ordering: .sequentiallyConsistent)
@@ -25,6 +30,9 @@ extension HTTPServer {
             } else {
                 state.inFlight = true
             }
+            if let error = protocolError(of: state, version: version.map { String(cString: $0) } ?? "", on: connection) {
+                return send(error.response, on: connection, state: state)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes
             {
@@ -33,7 +41,6 @@ extension HTTPServer {
             }
             return .YES
         }
-        let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             if state.tooLarge {
@@ -145,14 +152,20 @@ extension HTTPServer {
         return result
     }
 
-    /// The request is over: write its access-log line.
-    func completed(_ state: RequestState, cleanly: Bool) {
+    /// The request is over: write its access-log line. A request libmicrohttpd answered itself
+    /// (see `HTTPServer+ProtocolErrors.swift`) is logged with the status it queued and
+    /// `"answeredBy":"libmicrohttpd"`.
+    func completed(_ state: RequestState, connection: OpaquePointer?, cleanly: Bool) {
         if state.inFlight { inFlight.subtract(1, ordering: .relaxed) }
         var line = JSONLine()
         line.add("ts", Date().timeIntervalSince1970)
-        line.add("method", state.method)
-        line.add("path", state.path)
-        line.add("status", state.status)
+        if !state.method.isEmpty { line.add("method", state.method) }
+        // The target may be up to libmicrohttpd's memory per connection long.
+        line.add("path", state.path.utf8.count > 2048 ? String(decoding: state.path.utf8.prefix(2048), as: UTF8.self) + "…" : state.path)
+        // Nothing of ours was queued, yet a response was: libmicrohttpd's own.
+        let libraryStatus = state.status == 0 ? connection.map { Int(cmhd_response_status($0)) } ?? 0 : 0
+        line.add("status", libraryStatus != 0 ? libraryStatus : state.status)
+        if libraryStatus != 0 { line.add("answeredBy", "libmicrohttpd") }
         line.add("bytes", state.bytes)
         line.add("ms", Double((DispatchTime.now().uptimeNanoseconds - state.started) / 1000) / 1000)
         if !cleanly { line.add("aborted", true) }

@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// Handlers run synchronously on the worker threads. Every failure is answered in the error
 /// shape of `docs/engine.md`; bodies over the limit get 413, non-JSON bodies 415 (unless
-/// `requiresJSONBodies` is off), unknown paths 404, wrong methods 405. One JSON access-log line is
+/// `requiresJSONBodies` is off), unknown paths 404, wrong methods 405, and requests the protocol
+/// rules out 400, 414, 417, 431 or 501 (see `HTTPServer+ProtocolErrors.swift`, which also lists
+/// what libmicrohttpd still answers itself). One JSON access-log line is
 /// written per request, without query strings, headers or bodies (they may hold tokens).
 /// `shutdown()` drains: requests in progress finish, any request that arrives meanwhile (a new
 /// connection or a kept-alive one) is answered 503 with `Connection: close`, then the daemon stops.
@@ -72,7 +74,9 @@ public final class HTTPServer: Sendable {
                     thread_pool_size: UInt32(max(1, configuration.threads)),
                     connection_limit: UInt32(max(1, configuration.connectionLimit)),
                     connection_timeout_seconds: UInt32(max(0, configuration.connectionTimeoutSeconds)),
-                    connection_memory_limit: 16 * 1024
+                    connection_memory_limit: connectionMemoryBytes,
+                    uri_log: requestLineHandler,
+                    uri_log_cls: nil
                 )
                 let this = Unmanaged.passUnretained(self).toOpaque()
                 return cmhd_start(&options, accessHandler, this, completedHandler, this)
@@ -89,6 +93,16 @@ public final class HTTPServer: Sendable {
             startKeepAlive()
         }
     }
+
+    /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): it holds the
+    /// request line and headers while they are read (a `Cookie` header twice: the library copies
+    /// it to parse it), so it is eight times `maxHeaderBytes` (at least libmicrohttpd's default
+    /// 32 KiB) for headers well over the limit to reach our 431 check. Measured with the defaults
+    /// (128 KiB): one header field up to about 127 KiB, a `Cookie` up to about 63 KiB, or about
+    /// 1,700 small fields get the JSON 431; more gets the library's own. The library clears the
+    /// whole of it after every request on a kept-alive connection, so an idle kept-alive
+    /// connection costs this much.
+    var connectionMemoryBytes: Int { max(32 << 10, 8 * configuration.maxHeaderBytes) }
 
     /// Sends a comment on every open event stream now and then, so a client that went away is
     /// noticed (a suspended connection is not polled) and proxies keep the stream open.

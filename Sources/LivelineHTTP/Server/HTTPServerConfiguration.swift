@@ -8,6 +8,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var threads: Int
     /// Largest request body accepted; a larger one is answered 413.
     public var maxBodyBytes: Int
+    /// Largest request line plus header fields accepted (as libmicrohttpd counts them, the blank
+    /// line included); a larger one is answered 431 `headersTooLarge`. libmicrohttpd is given
+    /// eight times this per connection, so that headers up to about that size reach the check
+    /// and get the JSON error (beyond it the library answers 431 itself, in HTML: see
+    /// `HTTPServer+ProtocolErrors.swift`).
+    public var maxHeaderBytes: Int
+    /// Longest request target (path and query, as sent) accepted; a longer one is answered 414
+    /// `uriTooLong`.
+    public var maxTargetBytes: Int
     /// A connection idle this long (no request bytes) is closed; also bounds slow requests.
     public var connectionTimeoutSeconds: Int
     /// Most connections open at once.
@@ -24,6 +33,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 2, maxBodyBytes: Int = 1 << 20,
+        maxHeaderBytes: Int = 16 << 10, maxTargetBytes: Int = 8 << 10,
         connectionTimeoutSeconds: Int = 30, connectionLimit: Int = 4096, eventStreamKeepAliveSeconds: Double = 15,
         requiresJSONBodies: Bool = true, formPathPrefixes: [String] = []
     ) {
@@ -32,6 +42,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxTargetBytes = maxTargetBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.eventStreamKeepAliveSeconds = eventStreamKeepAliveSeconds

@@ -6,22 +6,31 @@ import CMicroHTTPD
 
 /// Called for a request's headers, then for each chunk of its body, then once more when it is
 /// complete; `conCls` carries the `RequestState` across the calls.
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, conCls in
     guard let cls, let connection, let url, let method, let uploadDataSize, let conCls else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     return server.access(
-        connection: connection, url: url, method: method,
+        connection: connection, url: url, method: method, version: version,
         upload: uploadData, uploadSize: uploadDataSize, slot: conCls
     )
 }
 
+/// Called once a request line is read, before its headers (`MHD_OPTION_URI_LOG_CALLBACK`): the
+/// `RequestState` it returns is the request's `*con_cls` in the calls that follow, and
+/// libmicrohttpd now calls `completedHandler` for the request even if it answers it itself.
+let requestLineHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    _, uri, _ in
+    guard let uri else { return nil }
+    return Unmanaged.passRetained(RequestState(target: uri)).toOpaque()
+}
+
 /// Called when a request is finished (answered, failed or the client went away).
-let completedHandler: MHD_RequestCompletedCallback = { cls, _, conCls, termination in
+let completedHandler: MHD_RequestCompletedCallback = { cls, connection, conCls, termination in
     guard let cls, let conCls, let raw = conCls.pointee else { return }
     conCls.pointee = nil
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
-    server.completed(state, cleanly: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    server.completed(state, connection: connection, cleanly: termination == .REQUEST_TERMINATED_COMPLETED_OK)
 }
 
 /// Collects header fields or query arguments into a `KeyValueCollector`.
