@@ -4,9 +4,18 @@ import LivelineStore
 
 /// The one mapping from what a handler throws to the answer the client gets (the error body of
 /// docs/architecture.md, "Errors"). A refusal of the engine says what was wrong and where; a
-/// database that stays busy is a 503 the client may retry after a second; anything else is a
-/// 500, logged with its description by the HTTP server (messages never hold secrets).
+/// database that stays busy is a 503 the client may retry after a second; a full disk is a 503
+/// `storageFull` that changed nothing (docs/reliability.md, "Disk full"; the server logs the disk
+/// filling once, not per request); anything else is a 500, logged with its description by the
+/// HTTP server (messages never hold secrets).
 public enum APIErrors {
+    /// The answer to a write refused because the disk holding the database is full: the
+    /// transaction was rolled back, so the request may be sent again as it is.
+    public static let storageFull = HTTPError(
+        status: 503, code: "storageFull",
+        message: "the server's disk is full: nothing of this request was changed; send it again once the operator has freed space",
+        headers: [("Retry-After", "30")])
+
     /// The HTTP answer for `error`; nil for an unexpected failure (a 500).
     @Sendable public static func map(_ error: any Error) -> HTTPError? {
         switch error {
@@ -25,6 +34,7 @@ public enum APIErrors {
                 var busy = HTTPError.unavailable("the database is busy; retry in a moment")
                 busy.headers.append(("Retry-After", "1"))
                 return busy
+            case .storageFull: return storageFull
             case .notFound: return .notFound(error.message)
             case .invalidArgument: return .badRequest(error.message)
             default: return nil

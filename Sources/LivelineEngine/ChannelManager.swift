@@ -181,7 +181,7 @@ final class ChannelManager: Sendable {
         } catch {
             logger.record(
                 EngineEvent(
-                    .warning, .channelReconcileFailed,
+                    EngineEvent.level(.warning, for: error), .channelReconcileFailed,
                     message: "reconciling the channels in \(environment.rawValue) failed: \(error); tried again later"))
             return false
         }

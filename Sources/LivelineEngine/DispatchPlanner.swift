@@ -202,11 +202,12 @@ struct DispatchPlanner: Sendable {
             break
         case .postponed(let until, let why):
             plan.row = .postpone(until: until, reason: why)
-        case .databaseUnavailable(let error):
+        case .databaseUnavailable(let error, let storageFull):
             let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: row.attempts + 1, using: &random)))
             plan.row = .retry(at: at, error: error)
             plan.rowEvent = EngineEvent(
-                .warning, .databaseBusy, contextKey: row.contextKey, outboxID: row.id, message: "\(error); the row is tried again at \(Self.time(at))"
+                storageFull ? .debug : .warning, .databaseBusy, contextKey: row.contextKey, outboxID: row.id,
+                message: "\(error); the row is tried again at \(Self.time(at))"
             )
         case .unsendable(let why):
             plan.row = .deadLetter(reason: why)

@@ -71,7 +71,7 @@ extension Dispatcher {
         do {
             outcome = try renderer.render(row, now: now)
         } catch  where Self.isTransient(error) {
-            return .unsent(.databaseUnavailable("rendering: \(error)"))
+            return .unsent(.databaseUnavailable("rendering: \(error)", storageFull: Self.isStorageFull(error)))
         } catch {
             return .unsent(.unsendable("rendering failed: \(error)"))
         }

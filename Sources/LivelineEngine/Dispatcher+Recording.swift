@@ -156,10 +156,13 @@ extension Dispatcher {
         } catch  where Self.isTransient(error) {
             let backoff = 0.1
             let notBefore = configuration.clock().addingTimeInterval(backoff)
-            pending.withLock { pending in pending.append(contentsOf: ordered.map { PendingPlan(plan: $0, failures: 1, notBefore: notBefore) }) }
+            pending.withLock { pending in
+                pending.append(
+                    contentsOf: ordered.map { PendingPlan(plan: $0, failures: 1, notBefore: notBefore, waitsForSpace: Self.isStorageFull(error)) })
+            }
             logger.record(
                 EngineEvent(
-                    .warning, .recordingFailed,
+                    EngineEvent.level(.warning, for: error), .recordingFailed,
                     message: "recording a batch of \(ordered.count) rows failed: \(error); nothing of it was written, it is recorded again "
                         + "in \(backoff) s and nothing new is claimed before"
                 ))
@@ -194,9 +197,11 @@ extension Dispatcher {
         var applied = 0
         while true {
             let now = configuration.clock()
+            // A write committed since the disk was full: space was freed, no need to wait out the backoff.
+            let spaceFreed = !store.database.isStorageFull
             let next = pending.withLock { pending -> PendingPlan?? in
                 guard let first = pending.first else { return .some(nil) }
-                guard now >= first.notBefore else { return nil }
+                guard now >= first.notBefore || (first.waitsForSpace && spaceFreed) else { return nil }
                 return pending.removeFirst()
             }
             guard let next else { return nil }  // the first is still backing off
@@ -240,11 +245,13 @@ extension Dispatcher {
         guard Self.isTransient(error) else { return abandon(plan, error: error) }
         let backoff = min(30, 0.1 * pow(2, Double(failures - 1)))
         // Oldest first: a plan tried again goes back to the front, a newly failed one behind the others.
-        let waiting = PendingPlan(plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff))
+        let waiting = PendingPlan(
+            plan: plan, failures: failures, notBefore: now.addingTimeInterval(backoff), waitsForSpace: Self.isStorageFull(error))
         pending.withLock { failures > 1 ? $0.insert(waiting, at: 0) : $0.append(waiting) }
         logger.record(
             EngineEvent(
-                .warning, .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID, apnsID: plan.deliveries.first?.apnsID,
+                EngineEvent.level(.warning, for: error), .recordingFailed, contextKey: plan.contextKey, outboxID: plan.rowID,
+                apnsID: plan.deliveries.first?.apnsID,
                 status: plan.deliveries.first?.status,
                 message: "recording \(plan.deliveries.count) answer(s) failed (\(failures) time(s)): \(error); nothing of it was written, "
                     + "it is recorded again in \(backoff) s and nothing new is claimed before"

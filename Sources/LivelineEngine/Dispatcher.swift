@@ -54,8 +54,11 @@ public final class Dispatcher: Sendable {
     struct PendingPlan: Sendable {
         var plan: DispatchPlan
         var failures: Int
-        /// Not tried again before this (backoff, by the engine's clock).
+        /// Not tried again before this (backoff, by the engine's clock)…
         var notBefore: Date
+        /// …unless it failed for a full disk and another write has committed since: then at once
+        /// (`docs/reliability.md`, "Disk full").
+        var waitsForSpace = false
     }
     /// Plans not yet applied, oldest first.
     let pending = Mutex<[PendingPlan]>([])
@@ -86,6 +89,11 @@ public final class Dispatcher: Sendable {
         self.logger = logger
         self.planner = DispatchPlanner(retryPolicy: configuration.retryPolicy)
         self.periodic = periodic
+        // The disk's episode ended: the thread looks at once (`docs/reliability.md`, "Disk full").
+        store.database.onStorageEvent { [weak self] event in
+            guard case .freed = event, let dispatcher = self else { return }
+            dispatcher.store.outbox.enqueued.bump()
+        }
     }
 
     /// Starts sending on a thread of its own: woken by every enqueue, else every `idlePoll`.
@@ -359,14 +367,17 @@ public final class Dispatcher: Sendable {
         let busy = Self.isTransient(error)
         logger.record(
             EngineEvent(
-                busy ? .warning : .error, .claimFailed,
+                EngineEvent.level(busy ? .warning : .error, for: error), .claimFailed,
                 message: "could not claim due outbox rows (\(streak) in a row): \(error); tried again on the next round"
             ))
     }
 
-    /// A busy or failing database, which a later attempt may find working again.
+    /// A write refused because the disk holding the database is full.
+    static func isStorageFull(_ error: any Error) -> Bool { (error as? StoreError)?.code == .storageFull }
+
+    /// A busy or failing database, or a full disk, which a later attempt may find working again.
     static func isTransient(_ error: any Error) -> Bool {
         guard let error = error as? StoreError else { return false }
-        return error.code == .busy || error.code == .io
+        return error.code == .busy || error.code == .io || error.code == .storageFull
     }
 }

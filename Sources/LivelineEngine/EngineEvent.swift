@@ -120,4 +120,12 @@ struct EngineEvent: Sendable, Hashable {
         fields.append(("message", .string(message)))
         return fields
     }
+
+    /// `level` for an event about `error`, but debug when the error is a full disk: the server
+    /// says that once when the disk fills and once when it has room again (`storageFull`,
+    /// `storageFreed`; `docs/reliability.md`, "Disk full"), not at every attempt the engine makes
+    /// meanwhile.
+    static func level(_ level: LogLevel, for error: any Error) -> LogLevel {
+        (error as? StoreError)?.code == .storageFull ? .debug : level
+    }
 }

@@ -111,7 +111,9 @@ final class LifecycleSweeper: Sendable {
         do {
             contexts = try store.contexts.contextsPastDeadline(now: now.addingTimeInterval(configuration.deadlineMargin))
         } catch {
-            logger.record(EngineEvent(.warning, .sweepFailed, message: "looking for contexts near their deadline failed: \(error)"))
+            logger.record(
+                EngineEvent(
+                    EngineEvent.level(.warning, for: error), .sweepFailed, message: "looking for contexts near their deadline failed: \(error)"))
             return
         }
         let formatter = ISO8601DateFormatter()
@@ -126,7 +128,8 @@ final class LifecycleSweeper: Sendable {
             } catch {
                 logger.record(
                     EngineEvent(
-                        .warning, .sweepFailed, contextKey: context.key, message: "ending the context before its deadline failed: \(error)"
+                        EngineEvent.level(.warning, for: error), .sweepFailed, contextKey: context.key,
+                        message: "ending the context before its deadline failed: \(error)"
                     ))
             }
         }
@@ -140,7 +143,8 @@ final class LifecycleSweeper: Sendable {
         do {
             starts = try store.starts.unanswered(sentBefore: now.addingTimeInterval(-configuration.startAnswerTimeout))
         } catch {
-            logger.record(EngineEvent(.warning, .sweepFailed, message: "looking for unanswered starts failed: \(error)"))
+            logger.record(
+                EngineEvent(EngineEvent.level(.warning, for: error), .sweepFailed, message: "looking for unanswered starts failed: \(error)"))
             return
         }
         for start in starts {
@@ -164,7 +168,8 @@ final class LifecycleSweeper: Sendable {
             } catch {
                 logger.record(
                     EngineEvent(
-                        .warning, .sweepFailed, contextKey: start.contextKey, tokenID: start.tokenID, startID: start.id,
+                        EngineEvent.level(.warning, for: error), .sweepFailed, contextKey: start.contextKey, tokenID: start.tokenID,
+                        startID: start.id,
                         message: "marking an unanswered start suspect failed: \(error)"
                     ))
             }

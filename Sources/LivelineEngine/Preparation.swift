@@ -14,8 +14,9 @@ enum Preparation: Sendable {
         /// A quiet change waits for its debounce until `until`.
         case postponed(until: Date, reason: String)
         /// The database was busy or failing while the row was prepared: it is tried again later,
-        /// like an unanswered push.
-        case databaseUnavailable(String)
+        /// like an unanswered push. `storageFull`: its disk was full (the line is then at debug
+        /// level: the server's `storageFull` said it once, `docs/reliability.md`, "Disk full").
+        case databaseUnavailable(String, storageFull: Bool = false)
         /// It can never be sent as it is: rendering failed, the payload check refused it, its
         /// headers are unreadable.
         case unsendable(String)

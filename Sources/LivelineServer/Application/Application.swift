@@ -127,6 +127,39 @@ public final class Application: Sendable {
             ])
     }
 
+    /// The line for a change of the database's disk: `storageFull` (error) when writes start being
+    /// refused for lack of space, `storageFreed` (info) when they commit again (``StorageWatch``).
+    static func log(_ event: StorageEvent, to logger: Logger, database: String) {
+        switch event {
+        case .full(let message):
+            logger.error(
+                "storageFull",
+                [
+                    ("database", .string(database)),
+                    (
+                        "message",
+                        .string(
+                            "the disk holding the database is full (\(message)): writes are refused with 503 storageFull and change "
+                                + "nothing, reads keep working; free space (nothing to restart): writes work again by themselves"
+                        )
+                    ),
+                ])
+        case .freed(let refused, let duration):
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            logger.info(
+                "storageFreed",
+                [
+                    ("database", .string(database)), ("storage.refusedWrites", .int(refused)), ("storage.fullSeconds", .double(seconds)),
+                    (
+                        "message",
+                        .string(
+                            "the disk has room again: writes commit and none was refused for lack of space in the last "
+                                + "\(Int(StorageWatch.defaultSettle.components.seconds)) s (\(refused) were refused since it filled)")
+                    ),
+                ])
+        }
+    }
+
     /// Drains the HTTP server (requests in progress finish, new ones are answered 503), lets the
     /// dispatcher record the answers of the pushes in flight, then stops. Nothing committed is
     /// lost either way: what was not sent stays in the outbox for the next start. Returns false
@@ -202,8 +235,12 @@ private func assembleApplication(
         limiter: AuthFailureLimiter(perMinute: configuration.authFailuresPerMinute, clock: wallClock))
     // One stream of JSON lines: the engine's events and the access log share a sink (standard
     // output, or standard error when the access log goes there); `off` stops only request lines.
-    let logSink = LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
+    let logSink = configuration.logSink ?? LogSink(descriptor: configuration.accessLog == "stderr" ? 2 : 1)
     let logger = Logger(sink: logSink, level: configuration.logLevel)
+    // A full disk is said once when writes start being refused and once when they work again,
+    // not per refused request (those answer 503 storageFull; docs/reliability.md, "Disk full").
+    // (The location only: a handler holding the database would keep it open for good.)
+    store.database.onStorageEvent { [location = store.database.location] event in Application.log(event, to: logger, database: location) }
     let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: EngineDoor(store: store, clock: clock), logger: logger)
     for migration in store.appliedMigrations {
         logger.info("migrationApplied", [("migration.version", .int(migration.version)), ("migration.name", .string(migration.name))])

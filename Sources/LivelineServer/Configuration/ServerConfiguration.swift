@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// standard output, or standard error with `LIVELINE_ACCESS_LOG=stderr`; `off` stops only the
     /// request lines, the events still go to standard output.
     public var logLevel = LogLevel.info
+    /// Where the JSON lines go instead of standard output or error (a test's in-memory sink);
+    /// nil: as ``accessLog`` says.
+    public var logSink: LogSink?
     /// APNs environment assumed for tokens registered without one (`LIVELINE_APNS_ENVIRONMENT`).
     public var defaultPushEnvironment = PushEnvironment.sandbox
     /// Whether this instance sends what the outbox holds (`LIVELINE_DISPATCHER`, `on`/`off`). With

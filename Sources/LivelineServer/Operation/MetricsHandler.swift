@@ -7,8 +7,8 @@ import LivelineStore
 
 /// `GET /metrics` in the Prometheus text format (`docs/engine.md`, "Configuration and operation"),
 /// behind the admin key: APNs answers by status and reason, outbox depth and the age of the
-/// oldest due row, the dispatch latency histogram, dead letters, budget pressure, starts and
-/// suspect push-to-start tokens.
+/// oldest due row, whether the database's disk is full, the dispatch latency histogram, dead
+/// letters, budget pressure, starts and suspect push-to-start tokens.
 ///
 /// Counters count since this process started; the outbox gauges read the database, so they are
 /// the same on every instance that shares it.
@@ -60,6 +60,11 @@ struct MetricsHandler: Sendable {
         out.family(
             "liveline_outbox_oldest_due_age_seconds", type: "gauge", help: "How long the oldest due outbox row has waited (0 when none waits).")
         out.sample("liveline_outbox_oldest_due_age_seconds", [:], depth.oldestDueAge ?? 0)
+
+        out.family(
+            "liveline_storage_full", type: "gauge",
+            help: "1 while the disk holding the database is full: writes answer 503 storageFull and change nothing (docs/reliability.md).")
+        out.sample("liveline_storage_full", [:], engine.store.database.isStorageFull ? 1 : 0)
 
         out.family("liveline_dead_letters_total", type: "counter", help: "Outbox rows and fan-out targets given up on by this process.")
         out.sample("liveline_dead_letters_total", [:], metrics.deadLetters)

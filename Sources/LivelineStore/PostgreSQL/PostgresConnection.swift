@@ -328,6 +328,7 @@ final class PostgresConnection: @unchecked Sendable {
         guard let state = sqlState else { return .database }
         switch state {
         case "40001", "40P01", "55P03", "57014": return .busy  // serialization, deadlock, lock not available, timeout
+        case "53100": return .storageFull  // disk_full: the server's disk, `docs/reliability.md`, "Disk full"
         case "42P01", "42703", "42601", "42883", "42804", "08P01": return .misuse
         default: break
         }

@@ -24,6 +24,9 @@ public final class PostgresDatabase: Database {
     private let slots: DispatchSemaphore
     /// This instance's commits that changed rows.
     private let commits = ChangeCounter()
+    /// Whether the database server's disk is full, as this instance's writes find it
+    /// (SQLSTATE 53100; `docs/reliability.md`, "Disk full").
+    private let storage = StorageWatch()
     /// Other instances' commits, as their notifications arrive (started on first use).
     private let feed: PostgresChangeFeed
     /// The server's clock as last measured: its time then, and when that was on this machine's
@@ -116,16 +119,27 @@ public final class PostgresDatabase: Database {
 
     @discardableResult
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        let (result, changed) = try withConnection { connection in
-            let result = try connection.transaction(begin: "BEGIN", body)
-            return (result, connection.lastTransactionChanged)
+        let (result, changed): (T, Bool)
+        do {
+            (result, changed) = try withConnection { connection in
+                let result = try connection.transaction(begin: "BEGIN", body)
+                return (result, connection.lastTransactionChanged)
+            }
+        } catch {
+            storage.writeFailed(error)
+            throw error
         }
         if changed {
             commits.bump()
             feed.localCommit()
+            storage.writeCommitted()
         }
         return result
     }
+
+    public func onStorageEvent(_ handler: @escaping @Sendable (StorageEvent) -> Void) { storage.observe(handler) }
+
+    public var isStorageFull: Bool { storage.isFull }
 
     /// This instance's commits and the other instances' notifications, counted together: it
     /// changes within about ``PostgresChangeFeed/spacing`` of another instance's commit.

@@ -48,6 +48,15 @@ public protocol Database: Sendable {
     /// one server per database never call it.
     func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void)
 
+    /// Runs `handler` when a write is refused because the disk holding the database is full (the
+    /// first of a streak) and when one commits again afterwards — once each, not per write
+    /// (``StorageWatch``; `docs/reliability.md`, "Disk full"). The handler may log; it must not
+    /// write to the database.
+    func onStorageEvent(_ handler: @escaping @Sendable (StorageEvent) -> Void)
+
+    /// Whether the last write was refused for lack of space and none committed since.
+    var isStorageFull: Bool { get }
+
     /// The time to use for everything stored that other servers compare with their own time
     /// (due times, leases, budgets). Where several servers share the database, the database
     /// server's clock (PostgreSQL: its time as last read plus the time passed since on this
@@ -69,6 +78,8 @@ public protocol Database: Sendable {
 
 extension Database {
     public func onChangesElsewhere(_ handler: @escaping @Sendable () -> Void) {}
+    public func onStorageEvent(_ handler: @escaping @Sendable (StorageEvent) -> Void) {}
+    public var isStorageFull: Bool { false }
     public func changeVersion() throws -> UInt64? { nil }
     public func changeVersionOfEveryWriter() throws -> UInt64? { try changeVersion() }
     public func claimServer() throws {}

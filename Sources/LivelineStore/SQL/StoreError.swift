@@ -16,8 +16,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let busy = Code(rawValue: "busy")
         /// The database was written by a newer Liveline than this build.
         public static let schemaTooNew = Code(rawValue: "schemaTooNew")
-        /// The file could not be opened, read or written (permissions, disk full, read-only).
+        /// The file could not be opened, read or written (permissions, read-only, a failing disk).
         public static let io = Code(rawValue: "io")
+        /// The disk holding the database is full: the write was rolled back, nothing of it
+        /// changed, and writes succeed again once space is freed; reads keep working
+        /// (`docs/reliability.md`, "Disk full").
+        public static let storageFull = Code(rawValue: "storageFull")
         /// A row that had to exist does not.
         public static let notFound = Code(rawValue: "notFound")
         /// The file is not a database or is damaged.

@@ -217,9 +217,12 @@ final class SQLiteConnection: @unchecked Sendable {
         guard code == SQLITE_OK else { throw failure(code, context()) }
     }
 
-    /// `code` with SQLite's message for this connection. Bound values never appear in it.
+    /// `code` with SQLite's message for this connection. Bound values never appear in it. An I/O
+    /// error carries the system's error of the call that failed (`sqlite3_system_errno`): a full
+    /// disk can show as one (growing the `-shm` file).
     private func failure(_ code: Int32, _ context: String) -> StoreError {
-        StoreError(sqliteCode: code, "\(context): \(String(cString: sqlite3_errmsg(handle)))")
+        let systemError = code & 0xFF == SQLITE_IOERR ? sqlite3_system_errno(handle) : 0
+        return StoreError(sqliteCode: code, systemError: systemError, "\(context): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
     /// `sql` on one line and at most 200 characters, for messages.

@@ -31,6 +31,8 @@ public final class SQLiteDatabase: Database {
     private let watcher: Mutex<SQLiteConnection?> = Mutex(nil)
     /// Commits by this object's writer that changed rows (bumped after each).
     private let commits = ChangeCounter()
+    /// Whether the disk is full, as the writer's last write found it (`docs/reliability.md`, "Disk full").
+    private let storage = StorageWatch()
     /// The file descriptor holding the server lock (``claimServer()``), or -1.
     private let serverLock = Atomic<Int32>(-1)
 
@@ -57,9 +59,24 @@ public final class SQLiteDatabase: Database {
             changed = connection.totalChanges != before
         }
         // Only a commit that changed rows counts (the dispatcher's idle claims change nothing).
-        if changed, case .success = result { commits.bump() }
+        switch result! {
+        case .success:
+            // A commit that changed nothing wrote nothing: it says nothing about the disk either.
+            if changed {
+                commits.bump()
+                storage.writeCommitted()
+            }
+        case .failure(let error):
+            // A full disk: SQLite rolled the transaction back (or `transaction` did); nothing of
+            // it is in the file, the writer stays usable, and the next commit ends the streak.
+            storage.writeFailed(error)
+        }
         return try result!.get()
     }
+
+    public func onStorageEvent(_ handler: @escaping @Sendable (StorageEvent) -> Void) { storage.observe(handler) }
+
+    public var isStorageFull: Bool { storage.isFull }
 
     /// While this process holds the server lock, its own writer is the only one (``claimServer()``),
     /// so the count of its commits is the version — no database call. Otherwise `PRAGMA
