@@ -262,7 +262,7 @@ public final class Dashboard: Sendable {
         } catch {}
         guard sessions.isAdminKey(key) else {
             // Never the key itself: only that one was wrong.
-            configuration.signInLimiter.failed(request)
+            configuration.signInLimiter.failed(request, credential: key)
             logger.warning("dashboardSignInRefused", [("reason", "not the admin key")])
             return signInForm(message: "That is not the admin key.", status: 401)
         }

@@ -29,7 +29,7 @@ public struct Authenticator: Sendable {
         let version = try accounts.database.changeVersionOfEveryWriter()
         if let version, let caller = sessions.caller(forTokenHash: hash, version: version) { return caller }
         guard let session = try accounts.session(tokenHash: hash) else {
-            limiter.failed(request)
+            limiter.failed(request, credential: hash)
             throw HTTPError.unauthorized("the bearer token is not valid; create one with `liveline users add`")
         }
         let caller = Caller(user: session.user, sessionID: session.id)
@@ -50,7 +50,7 @@ public struct Authenticator: Sendable {
     /// presented credentials (a request without any is not a guess).
     private func failing<T>(_ request: HTTPRequest, _ body: () throws -> T) throws -> T {
         do { return try body() } catch {
-            if request.headers["authorization"] != nil { limiter.failed(request) }
+            if let header = request.headers["authorization"] { limiter.failed(request, credential: header) }
             throw error
         }
     }
@@ -60,7 +60,7 @@ public struct Authenticator: Sendable {
         try limiter.check(request)
         let token = try failing(request) { try Self.bearerToken(of: request) }
         guard Self.constantTimeEqual(SHA256.digest(Array(token.utf8)), adminKeyDigest) else {
-            limiter.failed(request)
+            limiter.failed(request, credential: token)
             throw HTTPError.unauthorized("this route needs the admin key (LIVELINE_ADMIN_KEY) as bearer token")
         }
     }

@@ -69,6 +69,11 @@ final class PostgresChangeFeed: Sendable {
     /// within `timeout`.
     @discardableResult
     func stop(timeout: TimeInterval = 0) -> Bool {
+        // A commit not told yet is told now: a short-lived process (`liveline users revoke`)
+        // closes right after its commit, before the notifying thread's next round.
+        if dirty.exchange(false, ordering: .acquiringAndReleasing), let notifier = try? PostgresConnection(settings) {
+            try? notifier.executeScript("NOTIFY \(try channel(on: notifier))")
+        }
         lifecycle.withLock { $0.stopped = true }
         stopped.store(true, ordering: .releasing)
         wake.signal()
