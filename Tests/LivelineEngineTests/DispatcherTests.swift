@@ -150,8 +150,8 @@ import Testing
         // Waits for the retries' backoff to pass (the dispatcher runs on real time here). Under the
         // full suite's load a request has twice gone unanswered: the batch then waits out its
         // answer timeout (0.8 × the 30 s lease) and retries it as "no answer", as designed — the
-        // deadline leaves room for that. (Why the answer went missing is still open.)
-        let deadline = Date().addingTimeInterval(45)
+        // deadline leaves room for that, three times over. (Why the answer went missing is still open.)
+        let deadline = Date().addingTimeInterval(90)
         while harness.sandbox.accepted(token: token).isEmpty && Date() < deadline {
             harness.engine.dispatcher.drain()
             try await Task.sleep(for: .milliseconds(20))
