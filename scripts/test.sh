@@ -26,3 +26,5 @@ timeout --foreground --kill-after=30 1800 swift test --skip-build --skip Several
 LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
   --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests|LivelineDashboardTests'
 timeout --foreground --kill-after=30 1800 swift test --skip-build --filter SeveralInstancesTests
+# Every fuzz target for 30 s (scripts/fuzz.sh; about 6 minutes with the builds): a finding fails CI.
+scripts/fuzz.sh all 30

@@ -73,6 +73,19 @@ import Testing
         }
     }
 
+    /// Found by `scripts/fuzz.sh gtfs-csv`: Foundation's file readers leaked a 4 KiB buffer for
+    /// every empty file; the archive reads a folder's files through a file handle.
+    @Test func anEmptyFileInAFolderReadsAsNoBytes() throws {
+        let feed = try Feed()
+        feed.files["calendar_dates.txt"] = ""
+        try feed.write()
+        let archive = try GTFSArchive(path: feed.folder)
+        #expect(try archive.file("calendar_dates.txt") == [])
+        #expect(try archive.file("stops.txt") == Array((feed.files["stops.txt"] ?? "").utf8))
+        let (read, _) = try feed.read()
+        #expect(read.stops.count == 3)
+    }
+
     @Test func csvWithAByteOrderMarkQuotesCRLFAndColumnsInAnyOrder() throws {
         let feed = try Feed()
         feed.files["stops.txt"] =
@@ -83,6 +96,22 @@ import Testing
         #expect(read.stops["a"]?.name == "Paradeplatz, Mannheim")
         #expect(read.stops["b"]?.name == "Wasser\"turm")
         #expect(read.stops["c"]?.name == "Haupt\nbahnhof", "a quoted line break stays in the field")
+    }
+
+    /// Found by `scripts/fuzz.sh gtfs-csv`: a stop time with a run of digits longer than an Int
+    /// holds trapped on arithmetic overflow; it is no time, a notice like any other bad time.
+    @Test func aTimeWithTooManyDigitsIsNoTime() throws {
+        let long = String(repeating: "5", count: 46)
+        for bad in ["05:\(long):00", "\(long):00:00", "05:00:\(long)", "1000:00:00", "05:000:00"] {
+            #expect(GTFSTime.seconds(bad) == nil, "\(bad)")
+        }
+        #expect(GTFSTime.seconds("100:00:00") == 100 * 3600)
+        let feed = try Feed()
+        feed.files["stop_times.txt"] =
+            "trip_id,arrival_time,departure_time,stop_id,stop_sequence\nt1,08:00:00,08:00:30,a,1\nt1,08:02:00,08:\(long):00,b,2\nt1,08:05:00,08:05:00,c,3\n"
+        try feed.write()
+        let (_, report) = try feed.read()
+        #expect(report.hasErrors, "\(report)")
     }
 
     @Test func timesPastMidnightCountOnFromTheServiceDay() throws {

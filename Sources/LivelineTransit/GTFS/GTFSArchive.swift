@@ -63,10 +63,15 @@ struct GTFSArchive: Sendable {
         guard names.contains(name) else { return nil }
         switch source {
         case .folder(let folder):
-            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+            // Through a file handle: Foundation's `contents(atPath:)` and `Data(contentsOf:)` leak
+            // a 4 KiB buffer for every empty file (found by `scripts/fuzz.sh gtfs-csv`).
+            guard let handle = try? FileHandle(forReadingFrom: folder.appendingPathComponent(name)) else {
                 throw GTFSError("\(name) in \(folder.path) cannot be read")
             }
-            return Array(data)
+            defer { try? handle.close() }
+            let data: Data?
+            do { data = try handle.readToEnd() } catch { throw GTFSError("\(name) in \(folder.path) cannot be read") }
+            return data.map { [UInt8]($0) } ?? []
         case .zip(let path):
             return try Self.withArchive(path) { archive in
                 // The file wherever it is inside the archive (feeds are often zipped with their folder).

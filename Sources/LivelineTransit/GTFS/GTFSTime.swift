@@ -21,6 +21,8 @@ enum GTFSTime {
                 value = 0
                 digits = 0
             } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                // No part has more than 3 digits: a longer run is no time (and would overflow).
+                guard digits < 3 else { return nil }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 digits += 1
             } else {
