@@ -59,7 +59,7 @@ public struct Authenticator: Sendable {
     public func requireAdmin(_ request: HTTPRequest) throws {
         try limiter.check(request)
         let token = try failing(request) { try Self.bearerToken(of: request) }
-        guard Self.constantTimeEqual(SHA256.digest(Array(token.utf8)), adminKeyDigest) else {
+        guard HMACSHA256.constantTimeEqual(SHA256.digest(Array(token.utf8)), adminKeyDigest) else {
             limiter.failed(request, credential: token)
             throw HTTPError.unauthorized("this route needs the admin key (LIVELINE_ADMIN_KEY) as bearer token")
         }
@@ -82,12 +82,5 @@ public struct Authenticator: Sendable {
             throw HTTPError.unauthorized("the Authorization header must be `Bearer <token>`")
         }
         return String(decoding: rest, as: UTF8.self)
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }
