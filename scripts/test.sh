@@ -22,9 +22,16 @@ swift build --build-tests
 if [ $# -gt 0 ]; then
   exec timeout --foreground --kill-after=30 1800 swift test --skip-build "$@"
 fi
+# Every server the suites start logs everything into this folder (LivelineTestSupport's TestLogs):
+# at the end one test reads every line for secrets (bearer tokens, admin keys, push tokens, VAPID
+# keys, database passwords).
+export LIVELINE_TEST_LOG_DIR="$PWD/.build/test-logs"
+rm -rf "$LIVELINE_TEST_LOG_DIR"
+mkdir -p "$LIVELINE_TEST_LOG_DIR"
 timeout --foreground --kill-after=30 1800 swift test --skip-build --skip SeveralInstancesTests
 LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
   --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests|LivelineDashboardTests'
 timeout --foreground --kill-after=30 1800 swift test --skip-build --filter SeveralInstancesTests
+LIVELINE_LOG_SCAN=1 swift test --skip-build --filter SuiteLogScanTests
 # Every fuzz target for 30 s (scripts/fuzz.sh; about 6 minutes with the builds): a finding fails CI.
 scripts/fuzz.sh all 30

@@ -32,6 +32,7 @@ import FoundationNetworking
         configuration.logLevel = .error
         configuration.databaseURL = try TestBackend.databaseURL()
         // Built, but not listening yet: the phone's app starts first.
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let server = try Assembly.server(configuration)
         defer { server.app.shutdown() }
         let bearer = SecureRandom.token(prefix: "ll_")
@@ -53,6 +54,7 @@ import FoundationNetworking
         #expect(failedFirst, "\(device.log.map(\.message))")
         dead.close()
         try server.app.start()
+        TestLogs.recordServerSecrets(adminKey: server.app.adminKey, dataDirectory: configuration.dataDirectory)
         #expect(
             await eventually(timeout: 60) { device.log.contains { $0.message.hasPrefix("app registered its alert token") } },
             "\(device.log.map(\.message))")

@@ -64,10 +64,12 @@ final class DeviceHarness: @unchecked Sendable {
             configuration.apns.caFile = development.certificateFile.path
         }
         configure(&configuration)
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let server = try serverOnClock ? Assembly.server(configuration, clock: clock.function) : Assembly.server(configuration)
         app = server.app
         sandbox = try #require(server.sandbox ?? both?.development)
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         fleet =
             both.map { DeviceFleet(development: $0.development, production: $0.production, faults: faults) }
             ?? DeviceFleet(sandbox: sandbox, faults: faults)

@@ -30,10 +30,17 @@ final class ServeProcess {
     /// `standardOutput`.
     init(data: URL, environment: [String: String] = [:], port requested: Int = 0, standardOutput: ChildProcess.Stream = .null) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
+        var environment = Self.baseEnvironment.merging(environment) { $1 }
+        var standardOutput = standardOutput
+        if case .null = standardOutput, TestLogs.directory != nil {
+            // Nobody reads its log: it logs everything to the run's log folder for the scan.
+            standardOutput = TestLogs.childOutput("serve")
+            environment["LIVELINE_ACCESS_LOG"] = "stdout"
+            environment["LIVELINE_LOG_LEVEL"] = "debug"
+        }
         process = try ChildProcess(
             Self.executable.path, ["serve", "--port", String(requested), "--host", "127.0.0.1", "--data", data.path],
-            environment: Self.baseEnvironment.merging(environment) { $1 },
-            standardOutput: standardOutput, standardError: .pipe
+            environment: environment, standardOutput: standardOutput, standardError: .pipe
         )
         output = OutputCollector(process.standardError!)
         let deadline = Date().addingTimeInterval(20)
@@ -48,6 +55,8 @@ final class ServeProcess {
         if startText.isEmpty { startText = output.text }
         let match = try #require(startText.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "no port in: \(startText)")
         port = try #require(Int(match.1))
+        let adminKey = environment["LIVELINE_ADMIN_KEY"] ?? (try? String(contentsOf: data.appendingPathComponent("admin-key"), encoding: .utf8))
+        if let adminKey { TestLogs.recordServerSecrets(adminKey: adminKey.trimmingCharacters(in: .whitespacesAndNewlines), dataDirectory: data) }
     }
 
     /// Sends `signal` and waits for the process to end: at most `timeout` seconds, then it is

@@ -34,10 +34,12 @@ final class ClientTestServer: @unchecked Sendable {
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.adminKey = Self.adminKey
         configuration.minimumPushInterval = 0
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app
         sandbox = server.sandbox!
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         (bearer, userID, householdID) = try Self.addUser(app, household: "Fisch", name: "Dennis")
     }
 

@@ -33,6 +33,7 @@ final class DashboardServer {
         configuration.adminKey = Self.adminKey
         configuration.databaseURL = try Self.databaseURL(of: folder)
         configure(&configuration)
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let server: Assembly.Server
         if let clock {
             let serverClock = clock.function
@@ -45,6 +46,7 @@ final class DashboardServer {
         app = server.app
         sandbox = server.sandbox
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
     }
 
     var port: Int { app.port }

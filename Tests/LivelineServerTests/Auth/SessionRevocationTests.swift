@@ -62,8 +62,10 @@ import Testing
         configuration.logLevel = .error
         configuration.authFailuresPerMinute = 5
         configuration.databaseURL = try TestServer.databaseURL(of: folder)
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let app = try Assembly.server(configuration, wallClock: wall.function).app
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         defer { app.shutdown() }
         let token = SecureRandom.token(prefix: "ll_")
         _ = try app.store.accounts.createUser(

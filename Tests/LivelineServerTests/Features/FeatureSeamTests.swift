@@ -89,9 +89,11 @@ struct NotesFeature: Feature {
         configuration.dataDirectory = folder
         configuration.accessLog = "off"
         configuration.minimumPushInterval = 0
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let (transport, sandbox) = try Assembly.transport(configuration)
         let app = try buildApplication(configuration, transport: transport, features: [NotesFeature(staleAfter: staleAfter)])
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         defer { app.shutdown() }
         let sandboxServer = try #require(sandbox)
 

@@ -27,11 +27,13 @@ final class TestServer {
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.databaseURL = try Self.databaseURL(of: self.folder)
         configure(&configuration)
+        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
         app = server.app
         sandbox = server.sandbox
         otherSandbox = server.otherSandbox
         try app.start()
+        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
     }
 
     var port: Int { app.port }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Looks through log lines for secrets: what must never be logged (README, "Logs": tokens and keys
+/// appear by prefix at most). A finding names the file, the line and the kind of secret, and shows
+/// only the first characters of what it found.
+public struct LogScan {
+    /// A secret in a log line.
+    public struct Finding: Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        public var line: Int
+        public var kind: String
+        /// The first characters of what was found, never the whole secret.
+        public var excerpt: String
+
+        public var description: String { "\(file):\(line): \(kind) (\(excerpt)…)" }
+    }
+
+    /// What was read and found.
+    public struct Report: Sendable {
+        public var files = 0
+        public var lines = 0
+        public var bytes = 0
+        public var findings: [Finding] = []
+    }
+
+    /// Secrets shorter than this are not looked for by their text (they would match by chance).
+    public static let shortestSecret = 12
+
+    /// What any Liveline secret looks like, whoever made it.
+    let patterns: [(kind: String, pattern: Regex<Substring>)] = [
+        // A user's bearer token (`ll_…`) or a generated admin key (`lla_…`): 32 random bytes, base64url.
+        ("bearer token or admin key", /lla?_[A-Za-z0-9_\-]{20,}/),
+        // An APNs device, push-to-start or channel-less token: at least 32 bytes as hex. Nothing
+        // else the server logs is that long a run of hex (ids are UUIDs, hashes are not logged).
+        ("push token", /[0-9A-Fa-f]{64,}/),
+        ("Authorization header", /[Bb]earer [A-Za-z0-9_\-.~+\/]{8,}/),
+        ("PEM key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/),
+        // A password in a database URL (`postgresql://user:password@host`).
+        ("password in a URL", /:\/\/[^\/\s:@"]+:[^@\s\/"]+@/),
+    ]
+
+    /// The secrets to look for by their exact text (admin keys, the lines of a VAPID key's PEM).
+    public var secrets: Set<String>
+
+    public init(secrets: some Sequence<String> = []) {
+        var kept = Set<String>()
+        for secret in secrets {
+            // A PEM is looked for by each of its base64 lines; anything else whole.
+            if secret.contains("-----BEGIN") {
+                for line in secret.split(whereSeparator: \.isNewline) where !line.hasPrefix("-----") && line.count >= Self.shortestSecret {
+                    kept.insert(String(line))
+                }
+            } else if secret.count >= Self.shortestSecret {
+                kept.insert(secret)
+            }
+        }
+        self.secrets = kept
+    }
+
+    /// The findings of one line.
+    public func findings(in line: Substring, file: String, number: Int) -> [Finding] {
+        var found: [Finding] = []
+        for (kind, pattern) in patterns {
+            if let match = line.firstMatch(of: pattern) {
+                found.append(Finding(file: file, line: number, kind: kind, excerpt: String(match.output.prefix(6))))
+            }
+        }
+        for secret in secrets where line.contains(secret) {
+            found.append(Finding(file: file, line: number, kind: "a secret a test gave a server", excerpt: String(secret.prefix(4))))
+        }
+        return found
+    }
+
+    /// Every line of every `*.jsonl` file in `folder`, with the secrets of its `secrets-*.txt` files
+    /// added to ``secrets``.
+    public static func scan(folder: URL) throws -> Report {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        var secrets: [String] = []
+        for name in names where name.hasPrefix("secrets-") && name.hasSuffix(".txt") {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            secrets += text.split(separator: "\n").compactMap(Base64Line.decode)
+        }
+        let scan = LogScan(secrets: secrets)
+        var report = Report()
+        for name in names where name.hasSuffix(".jsonl") {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            report.files += 1
+            report.bytes += data.count
+            let text = String(decoding: data, as: UTF8.self)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+                report.lines += 1
+                report.findings += scan.findings(in: line, file: name, number: index + 1)
+            }
+        }
+        return report
+    }
+}
