@@ -25,7 +25,7 @@ import FoundationNetworking
     static let adminKey = "crash-loop-admin-key-0123456789"
     static let week = "2026-01-05"
     static let kills = 10
-    static let trips = 8
+    static let trips = 40
     static let devices = ["dennis-phone", "dennis-ipad", "jaqueline-phone", "jaqueline-ipad"]
 
     /// The child's settings: APNs = the test's sandbox; a short lease (rows in flight at a kill
@@ -186,7 +186,9 @@ import FoundationNetworking
                         while !made && ledger.isRunning {
                             ledger.willWrite(key: key, delay: 0)
                             if let response = Self.acknowledged(
-                                Self.call(server, "PUT", "/v1/contexts/\(key)", bearer: Self.adminKey, json: DeviceHarness.trip("cl-\(created)", delay: 0), ledger: ledger)),
+                                Self.call(
+                                    server, "PUT", "/v1/contexts/\(key)", bearer: Self.adminKey, json: DeviceHarness.trip("cl-\(created)", delay: 0),
+                                    ledger: ledger)),
                                 let rev = response.json?["rev"] as? Int
                             {
                                 ledger.wrote(CrashLoopLedger.ContextWrite(key: key, rev: rev, delay: 0))
@@ -237,7 +239,8 @@ import FoundationNetworking
                         let label = "Artikel \(count)"
                         if let response = Self.acknowledged(
                             Self.call(
-                                server, "POST", "/api/shopping/\(Self.week)/items", bearer: herBearer, json: #"{"label":"\#(label)"}"#, ledger: ledger)),
+                                server, "POST", "/api/shopping/\(Self.week)/items", bearer: herBearer, json: #"{"label":"\#(label)"}"#, ledger: ledger
+                            )),
                             let id = response.json?["id"] as? Int
                         {
                             ledger.added(item: id, label: label)
@@ -316,7 +319,9 @@ import FoundationNetworking
         #expect(sent.refused.isEmpty, "every answer was 2xx: \(sent.refused) \(sent.refusals)")
 
         // Every acknowledged change is in the database.
-        let admin = { (path: String) in try TestHTTPConnection(port: server.port).request("GET", path, headers: ["Authorization": "Bearer \(Self.adminKey)"]) }
+        let admin = { (path: String) in
+            try TestHTTPConnection(port: server.port).request("GET", path, headers: ["Authorization": "Bearer \(Self.adminKey)"])
+        }
         for key in Set(sent.writes.map(\.key)).sorted() {
             let writes = sent.writes.filter { $0.key == key }
             let revisions = Set(try store.contexts.revisions(key: key, limit: 100_000).map(\.rev))
@@ -350,7 +355,9 @@ import FoundationNetworking
 
         // Starts: every acknowledged one reached its device once; no device ever had a second card.
         var queued: [String: Int] = [:]
-        for answer in sent.starts { for (device, outcome) in answer.outcomes where outcome == "queued" { queued["\(answer.key) \(device)", default: 0] += 1 } }
+        for answer in sent.starts {
+            for (device, outcome) in answer.outcomes where outcome == "queued" { queued["\(answer.key) \(device)", default: 0] += 1 }
+        }
         #expect(queued.values.allSatisfy { $0 == 1 }, "a start queued twice for one device: \(queued.filter { $0.value > 1 })")
         var cards = 0
         for phone in phones {
