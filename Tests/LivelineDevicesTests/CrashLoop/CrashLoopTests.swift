@@ -179,8 +179,12 @@ import FoundationNetworking
             run("starter") {
                 var random = SplitMix64(seed: seed &+ 1)
                 var created = 0
+                var round = 0
                 while ledger.isRunning {
-                    if created < Self.trips {
+                    round += 1
+                    if round % 3 == 0 || created == Self.trips, let key = ledger.createdTrips.randomElement(using: &random) {
+                        try Self.start(key, users: [dennis.id.rawValue, jaqueline.id.rawValue], server: server, ledger: ledger)
+                    } else if created < Self.trips {
                         let key = "trip:cl-\(created)"
                         var made = false
                         while !made && ledger.isRunning {
@@ -199,10 +203,8 @@ import FoundationNetworking
                         created += 1
                         ledger.created(trip: key)
                         try Self.start(key, users: [dennis.id.rawValue, jaqueline.id.rawValue], server: server, ledger: ledger)
-                    } else if let key = ledger.createdTrips.randomElement(using: &random) {
-                        try Self.start(key, users: [dennis.id.rawValue, jaqueline.id.rawValue], server: server, ledger: ledger)
                     }
-                    usleep(UInt32.random(in: 800_000...1_600_000, using: &random))
+                    usleep(UInt32.random(in: 500_000...1_100_000, using: &random))
                 }
             }
             // Two writers change the trips, each its own half, one change after the other.
@@ -434,7 +436,7 @@ import FoundationNetworking
             (\(sent.acknowledged) answered 2xx, \(sent.unanswered) unanswered), \(server.lives - 1) kills, \
             restarts \(String(format: "%.2f", server.startSeconds.dropFirst().reduce(0, +) / Double(max(1, server.startSeconds.count - 1)))) s on average; \
             \(sent.writes.count) context writes, \(sent.items.count) items, \(sent.checked.count) check-offs, \(sent.notifications.count) notifies, \
-            \(sent.starts.count) start answers (\(queued.count) queued); \(pushes.count) pushes accepted, \(unrecorded.count) never recorded, \
+            \(sent.starts.count) start answers (\(queued.count) device starts queued, \(sent.starts.flatMap(\.outcomes.values).filter { $0 == "alreadyStarted" }.count) already started); \(pushes.count) pushes accepted, \(unrecorded.count) never recorded, \
             rows in flight at the kills \(flight.rows) (\(flight.starts) starts; ≤ \(flight.sendBound) pushes), duplicates caused by the kills \(duplicates) \
             (starts \(killDuplicates["start", default: 0]), alerts \(killDuplicates["alert", default: 0]), updates \(killDuplicates["update", default: 0])), \
             repeats of any kind \(repeats); drained in \(String(format: "%.1f", drainSeconds)) s; \(cards) cards, \(pushedRight) equal to the truth before the pull; \
