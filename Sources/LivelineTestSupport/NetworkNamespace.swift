@@ -124,9 +124,7 @@ public final class NetworkNamespace: Sendable {
         let descriptor = open("/run/netns/\(name)", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure("open /run/netns/\(name): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        /// Written by the thread before it signals, read after the wait.
-        final class Outcome: @unchecked Sendable { var result: Result<T, any Error>? }
-        let outcome = Outcome()
+        let outcome = ThreadOutcome<T>()
         let done = DispatchSemaphore(value: 0)
         let name = self.name
         let thread = Thread {
@@ -180,4 +178,10 @@ public final class NetworkNamespace: Sendable {
         public let description: String
         init(_ description: String) { self.description = description }
     }
+}
+
+/// What a thread of ``NetworkNamespace/inside(_:)`` produced: written before it signals, read
+/// after the wait.
+final class ThreadOutcome<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }
