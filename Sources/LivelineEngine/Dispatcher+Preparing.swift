@@ -154,6 +154,9 @@ extension Dispatcher {
                 target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note, environment: environment)
             return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
         case .start(let tokenID, let startID, let rev, let push, let note):
+            // Taken back from a dispatcher whose lease ran out: it may have sent it (its answer
+            // never recorded). A second start would open a second card.
+            if row.lastError?.hasPrefix(OutboxRepository.leaseExpiredNote) == true { return .unsent(.startOutcomeUnknown(startID: startID)) }
             if let key = row.contextKey {
                 // Ended (or gone) before its start went out: a start now would open a card nothing ends.
                 do {

@@ -6,17 +6,19 @@ import Synchronization
 import Glibc
 #endif
 
-/// A network namespace of one test, joined to the test process's own by a veth pair, with
-/// faults put on the pair by `tc netem` (Debian's iproute2): loss, delay, or a partition (every
-/// packet dropped, both ways, without a reset: a black hole). Traffic goes only between the test
-/// process and what it runs in the namespace (`docs/reliability.md`, "Network faults").
+/// A network namespace of one test, joined to the test process's own by a veth pair (Debian's
+/// iproute2), with faults put on the pair: loss, delay, or a partition (every packet dropped,
+/// both ways, without a reset: a black hole). The faults are verdicts of a ``PacketDelayer`` on
+/// every packet of the pair (netfilter's queue), since this project's CI kernels have no `tc
+/// netem`. Traffic goes only between the test process and what it runs in the namespace
+/// (`docs/reliability.md`, "Network faults").
 ///
 /// Names hold the test process's id (`llnf-<pid>-<n>`, devices `lln<pid>h<n>` and `…i<n>`), so
 /// parallel runs never share one; ``init()`` first removes what a run that is gone left behind.
 /// ``remove()`` deletes the namespace (the pair goes with it); call it in a `defer`.
 ///
-/// Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) and `ip`/`tc`: ``unavailableReason`` says
-/// why not, for the tests to skip with.
+/// Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN), `ip`, `iptables-legacy` and `python3`:
+/// ``unavailableReason`` says why not, for the tests to skip with.
 public final class NetworkNamespace: Sendable {
     /// What every name starts with.
     public static let prefix = "llnf"
@@ -29,6 +31,7 @@ public final class NetworkNamespace: Sendable {
     public let hostAddress: String
     public let innerAddress: String
     private let removed = Atomic<Bool>(false)
+    private let delayer: PacketDelayer
 
     private static let counter = Atomic<Int>(0)
 
@@ -36,8 +39,8 @@ public final class NetworkNamespace: Sendable {
     /// deleted).
     public static let unavailableReason: String? = {
         guard geteuid() == 0 else { return "not root: making network namespaces (ip netns) needs root or CAP_SYS_ADMIN" }
-        for tool in ["/usr/sbin/ip", "/usr/sbin/tc"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (install iproute2; scripts/install-deps.sh does)"
+        for tool in ["/usr/sbin/ip", PacketDelayer.iptables, "/usr/bin/python3"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (install iproute2, iptables and python3; scripts/install-deps.sh does)"
         }
         let probe = "\(prefix)-\(getpid())-probe"
         do {
@@ -74,7 +77,14 @@ public final class NetworkNamespace: Sendable {
             try Self.ip(["-n", name, "link", "set", innerDevice, "up"])
             try Self.ip(["-n", name, "link", "set", "lo", "up"])
         } catch {
-            remove()
+            _ = try? Self.ip(["link", "del", hostDevice])
+            _ = try? Self.ip(["netns", "del", name])
+            throw error
+        }
+        do {
+            delayer = try PacketDelayer(namespace: name, device: innerDevice)
+        } catch {
+            _ = try? Self.ip(["netns", "del", name])
             throw error
         }
     }
@@ -84,31 +94,32 @@ public final class NetworkNamespace: Sendable {
     /// Deletes the namespace and the pair (once; later calls do nothing).
     public func remove() {
         guard !removed.exchange(true, ordering: .relaxed) else { return }
+        delayer.stop()
         _ = try? Self.ip(["link", "del", hostDevice])
         _ = try? Self.ip(["netns", "del", name])
     }
 
     // MARK: Faults
 
-    /// Every packet each way is dropped with `lossPercent` and held `delayMilliseconds`.
+    /// Every packet into the namespace is dropped with `lossPercent` and the others held
+    /// `delayMilliseconds` (one way, as `tc netem` on the pair's host end).
     public func impair(lossPercent: Int, delayMilliseconds: Int) throws {
-        try netem(["delay", "\(delayMilliseconds)ms", "loss", "\(lossPercent)%"])
+        try delayer.send("lossy \(lossPercent) \(delayMilliseconds)")
     }
 
     /// Every packet each way is dropped: a partition (no reset, no ICMP; connections hang).
     public func partition() throws {
-        try netem(["loss", "100%"])
+        try delayer.send("partition")
     }
 
     /// No faults any more.
     public func heal() throws {
-        _ = try? Self.run("/usr/sbin/tc", ["qdisc", "del", "dev", hostDevice, "root"])
-        _ = try? Self.run("/usr/sbin/tc", ["-n", name, "qdisc", "del", "dev", innerDevice, "root"])
+        try delayer.send("clean")
     }
 
-    private func netem(_ parameters: [String]) throws {
-        try Self.run("/usr/sbin/tc", ["qdisc", "replace", "dev", hostDevice, "root", "netem"] + parameters)
-        try Self.run("/usr/sbin/tc", ["-n", name, "qdisc", "replace", "dev", innerDevice, "root", "netem"] + parameters)
+    /// The packets so far: passed at once, delayed, lost (the loss share), cut (partition).
+    public func packetCounts() throws -> String {
+        try delayer.send("stats")
     }
 
     // MARK: Running inside

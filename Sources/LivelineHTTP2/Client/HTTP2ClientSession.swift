@@ -75,8 +75,9 @@ final class HTTP2ClientSession: HTTP2Session {
     /// that long. So while something is outstanding (a stream, a PING) and nothing was heard for
     /// `livenessTimeout`, a PING goes out; a server that is alive answers it at once (RFC 9113
     /// §6.7) even when its responses are slow. Nothing heard for as long again closes the
-    /// connection: its requests fail as lost (`.connectionLost`) and the caller sends them again on
-    /// a new one.
+    /// connection, discarding what the kernel still had to send (so it cannot reach the server
+    /// after the path heals): its requests fail as lost (`.connectionLost`) and the caller sends
+    /// them again on a new one, or reports them unanswered.
     private func scheduleLivenessCheck() {
         guard let timeout = livenessTimeout, timeout > 0 else { return }
         loop.schedule(after: timeout / 4) { [weak self] in self?.checkLiveness() }
@@ -90,7 +91,7 @@ final class HTTP2ClientSession: HTTP2Session {
         guard !exchanges.isEmpty || !pingWaiters.isEmpty || probeSentAt != nil else { return }
         if let sentAt = probeSentAt {
             if now - sentAt >= limit {
-                close(reason: "nothing heard from \(authority) for \(Int(Double(now - lastHeard) / 1e9)) s, not even a PING's answer")
+                abort(reason: "nothing heard from \(authority) for \(Int(Double(now - lastHeard) / 1e9)) s, not even a PING's answer")
             }
             return
         }

@@ -218,6 +218,9 @@ public struct OutboxRepository: Sendable {
         RETURNING \(OutboxRow.columns)
         """
 
+    /// How the last error of a row taken back after its lease ran out begins.
+    public static let leaseExpiredNote = "lease of "
+
     /// Takes back rows whose lease ran out, one statement per row, newest first: the supersede
     /// check must see the rows already made due (two expired sync rows of one context and target
     /// would otherwise both become due, which the unique index forbids).
