@@ -224,7 +224,7 @@ struct DispatchPlanner: Sendable {
             plan.events.append(EngineEvent(.info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, startID: startID, message: why))
         case .startOutcomeUnknown(let startID):
             let why = "not sent again: the dispatcher that held it lost its lease, so it may have gone out; a device gets one start at most"
-            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: true)
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
             plan.events.append(
                 EngineEvent(
                     .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID, message: why
