@@ -13,7 +13,9 @@ public struct APNSClientConfiguration: Sendable {
     /// A connection with requests (or a PING) outstanding that hears nothing from APNs for this
     /// long is PINGed, and closed when nothing comes for as long again; its requests are sent
     /// again on a new connection. A dead path (a partition) is noticed in about twice this, not
-    /// after the kernel's many minutes of retransmitting. 0 turns the check off.
+    /// after the kernel's many minutes of retransmitting; a peer that is only slow, or a machine
+    /// so loaded that nothing ran for a while (test machines have seen 16 s), is not mistaken for
+    /// one. 0 turns the check off.
     public var livenessTimeout: Double
     /// When set, a request is not sent, nor sent again after its connection failed, later than
     /// this many seconds after it was asked for: it is answered as unanswered (status 0, retry)
@@ -28,7 +30,7 @@ public struct APNSClientConfiguration: Sendable {
 
     public init(
         credentials: APNSCredentials, environment: APNSEnvironment, maxConnectionsPerEndpoint: Int = 2, connectTimeout: Double = 10,
-        idlePingInterval: TimeInterval = 3600, livenessTimeout: Double = 10, connectionRetries: Int = 3, clock: @escaping @Sendable () -> Date = { Date() }
+        idlePingInterval: TimeInterval = 3600, livenessTimeout: Double = 15, connectionRetries: Int = 3, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.credentials = credentials
         self.environment = environment

@@ -67,8 +67,9 @@ import Glibc
             #expect(error.message.contains("not even a PING's answer"), "\(error.message)")
         }
         let took = ContinuousClock.now - started
-        // A PING after 0.4 s of silence, the connection given up 0.4 s later (checked every 0.1 s).
-        #expect(took >= .milliseconds(700) && took < .seconds(10), "\(took)")
+        // A PING after 0.4 s of silence, the connection given up 0.4 s later (checked every 0.1 s;
+        // a loaded machine may run the checks late, never early).
+        #expect(took >= .milliseconds(700) && took < .seconds(60), "\(took)")
         #expect(!client.isUsable)
     }
 

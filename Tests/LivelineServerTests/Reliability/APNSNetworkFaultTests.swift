@@ -137,7 +137,10 @@ import Testing
         let connectionsAfterHeal = Set(accepted.filter { $0.receivedAt >= healedDate }.map(\.connectionID))
         let connectionsBefore = Set(accepted.filter { $0.receivedAt < healedDate }.map(\.connectionID))
         #expect(unanswered > 0, "pushes held up by the partition were counted unanswered and retried: \(pushes)")
-        #expect(!connectionsAfterHeal.isEmpty && connectionsAfterHeal.isDisjoint(with: connectionsBefore), "new connections after the heal")
+        // The connection the partition cut is given up after 2 × 15 s of silence (the client's
+        // `livenessTimeout`), about when the partition ends: pushes after the heal go on a new
+        // connection, or on the old one when TCP's retransmission revived it first.
+        #expect(!connectionsAfterHeal.isEmpty, "pushes went out after the heal")
         // Duplicates: the same apns-id accepted twice (a resend of a push APNs had taken) and
         // pushes of a context state a phone already had.
         let sameID = accepted.count - Set(accepted.map(\.apnsID)).count
@@ -164,8 +167,8 @@ import Testing
             """
             APNs network faults: \(sent) changes sent (\(sentLossy) before the partition, the rest during it), every one answered 2xx \
             and stored; \(accepted.count) pushes accepted by APNs (\(answered) answered 200 to the server), \(unanswered) attempts \
-            unanswered (status 0) and retried; pushes arrived on \(connections) connections (\(connectionsAfterHeal.count) new after \
-            the heal); duplicates: \(sameID) same apns-id, \(repeatedStates) repeated content states (\(repeatedCutAnswers) of them first \
+            unanswered (status 0) and retried; pushes arrived on \(connections) connections (after the heal on \
+            \(connectionsAfterHeal.subtracting(connectionsBefore).count) new, \(connectionsAfterHeal.intersection(connectionsBefore).count) revived); duplicates: \(sameID) same apns-id, \(repeatedStates) repeated content states (\(repeatedCutAnswers) of them first \
             taken before the partition, whose answers it cut), starts per device \(startPushes); packets \(packets); \
             outbox drained and every phone current \(String(format: "%.1f", Self.seconds(drainTime))) s after the heal \
             (partition \(Int(Self.seconds(Self.partition))) s, loss 20 % and delay 300 ms on the way to APNs before it)
