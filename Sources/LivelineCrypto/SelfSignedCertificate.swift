@@ -20,7 +20,9 @@ public struct SelfSignedCertificate: Sendable {
 
     /// Generates a new key and certificate; `addresses` are IPv4 addresses its SAN names besides
     /// 127.0.0.1.
-    public static func generate(commonName: String = "Liveline sandbox", days: Int = 825, addresses: [String] = []) throws
+    public static func generate(
+        commonName: String = "Liveline sandbox", days: Int = 825, addresses: [String] = []
+    ) throws
         -> SelfSignedCertificate
     {
         guard !commonName.isEmpty, commonName.utf8.count <= 64 else {

@@ -51,7 +51,9 @@ final class PacketDelayer: Sendable {
         var line = Data()
         while true {
             let byte = try child.standardOutput!.read(upToCount: 1) ?? Data()
-            guard let first = byte.first else { throw NetworkNamespace.Failure("the packet delayer ended (\(child.termination.map { "\($0)" } ?? "?"))") }
+            guard let first = byte.first else {
+                throw NetworkNamespace.Failure("the packet delayer ended (\(child.termination.map { "\($0)" } ?? "?"))")
+            }
             if first == UInt8(ascii: "\n") { break }
             line.append(first)
         }

@@ -64,7 +64,8 @@ public enum TestPostgres {
     /// password logins from the test process's end of the pair; its log (connections logged) is
     /// `log`. The closure stops it and deletes its folder.
     public static func startCluster(in namespace: NetworkNamespace) throws -> (url: String, log: URL, stop: @Sendable () -> Void) {
-        let cluster = try Cluster.start(listenAddress: namespace.innerAddress, allowing: namespace.hostAddress, prefix: ["/usr/sbin/ip", "netns", "exec", namespace.name])
+        let cluster = try Cluster.start(
+            listenAddress: namespace.innerAddress, allowing: namespace.hostAddress, prefix: ["/usr/sbin/ip", "netns", "exec", namespace.name])
         return (cluster.url, cluster.folder.appendingPathComponent("data/log.txt"), { cluster.stop() })
     }
 

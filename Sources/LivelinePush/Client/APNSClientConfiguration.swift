@@ -30,7 +30,8 @@ public struct APNSClientConfiguration: Sendable {
 
     public init(
         credentials: APNSCredentials, environment: APNSEnvironment, maxConnectionsPerEndpoint: Int = 2, connectTimeout: Double = 10,
-        idlePingInterval: TimeInterval = 3600, livenessTimeout: Double = 15, connectionRetries: Int = 3, clock: @escaping @Sendable () -> Date = { Date() }
+        idlePingInterval: TimeInterval = 3600, livenessTimeout: Double = 15, connectionRetries: Int = 3,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.credentials = credentials
         self.environment = environment

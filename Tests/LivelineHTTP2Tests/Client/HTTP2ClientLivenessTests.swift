@@ -30,7 +30,7 @@ import Glibc
                     bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
                 }
             }
-            guard bound else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "could not listen on 127.0.0.1"]) }
+            guard bound else { throw ListenFailed() }
             port = Int(UInt16(bigEndian: address.sin_port))
             Thread.detachNewThread { [listener] in
                 let connection = accept(listener, nil, nil)
@@ -51,6 +51,8 @@ import Glibc
             close(listener)
         }
     }
+
+    struct ListenFailed: Error {}
 
     static let loop = try! EventLoop(name: "h2-liveness-client")
 

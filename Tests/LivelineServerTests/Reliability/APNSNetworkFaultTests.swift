@@ -50,7 +50,8 @@ import Testing
         for context in 0..<Self.contexts {
             for phone in 0..<Self.phonesPerContext {
                 let key = "trip:netfault-\(context)"
-                tokens[key, default: []].append(try setup.device(context * Self.phonesPerContext + phone, contextKey: key, type: "TripLiveActivityAttributes"))
+                tokens[key, default: []].append(
+                    try setup.device(context * Self.phonesPerContext + phone, contextKey: key, type: "TripLiveActivityAttributes"))
             }
         }
         let starters = try (0..<Self.starters).map { try setup.startDevice(100 + $0, type: "TripLiveActivityAttributes") }
@@ -119,7 +120,9 @@ import Testing
         // Every change answered 2xx is stored: the pull gives the last one.
         for (key, delay) in final {
             let pulled = try setup.admin("GET", "/v1/contexts/\(key)")
-            #expect(pulled.status == 200 && (pulled.json?["contentState"] as? [String: Any])?["delay"] as? Int == delay, "\(key): \(pulled.text.prefix(200))")
+            #expect(
+                pulled.status == 200 && (pulled.json?["contentState"] as? [String: Any])?["delay"] as? Int == delay,
+                "\(key): \(pulled.text.prefix(200))")
         }
         // Each device started once: one start push APNs accepted per device, whatever was resent.
         let startPushes = starters.map { token in setup.aps(token).filter { $0["event"] as? String == "start" }.count }

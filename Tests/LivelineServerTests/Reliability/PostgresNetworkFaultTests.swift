@@ -103,7 +103,9 @@ import Testing
         }
 
         // Clean path: the first states, and the start.
-        for key in tokens.keys.sorted() { #expect(try Self.call(a, "PUT", "/v1/contexts/\(key)", json: ContextAPITests.trip(delay: 0)).status == 201) }
+        for key in tokens.keys.sorted() {
+            #expect(try Self.call(a, "PUT", "/v1/contexts/\(key)", json: ContextAPITests.trip(delay: 0)).status == 201)
+        }
         #expect(try Self.call(a, "PUT", "/v1/contexts/\(startKey)", json: ContextAPITests.trip(delay: 0)).status == 201)
         #expect(await eventually(timeout: 30) { tokens.values.joined().allSatisfy { lastDelay($0) == 0 } })
 
@@ -155,7 +157,9 @@ import Testing
             let mine = all.filter { $0.key == key }
             let lastTaken = mine.filter { $0.status == 200 || $0.status == 201 }.map(\.delay).max() ?? 0
             let value = truth[key] ?? -1
-            #expect(value == lastTaken || mine.contains { $0.delay == value && $0.delay > lastTaken && $0.status == 503 }, "\(key): stored \(value), last taken \(lastTaken)")
+            #expect(
+                value == lastTaken || mine.contains { $0.delay == value && $0.delay > lastTaken && $0.status == 503 },
+                "\(key): stored \(value), last taken \(lastTaken)")
         }
         // Answers: 2xx, or 503 saying what happened; never a 500; bounded in time.
         let unexpected = all.filter { ![200, 201, 503].contains($0.status) }
@@ -166,7 +170,9 @@ import Testing
         let slowest = all.map(\.seconds).max() ?? 0
         #expect(slowest < 75, "no request hung: the slowest took \(slowest) s")
         let startAgainStatus = await startAgain.value
-        #expect(startAgainStatus == 200 || startAgainStatus == 503, "the start asked during the partition: \(startAgainStatus.map(String.init) ?? "no answer")")
+        #expect(
+            startAgainStatus == 200 || startAgainStatus == 503,
+            "the start asked during the partition: \(startAgainStatus.map(String.init) ?? "no answer")")
 
         // No device started twice; nothing sent twice beyond what the partition left unrecorded.
         let startPushes = starters.map { token in a.aps(token).filter { $0["event"] as? String == "start" }.count }
@@ -175,7 +181,9 @@ import Testing
         // failed, saying so (and the device got it, or did not: never twice).
         let startRows = try a.server.app.store.starts.starts(contextKey: startKey)
         let unknown = startRows.filter { $0.reason?.contains("lost its lease") == true }.count
-        #expect(startRows.count == 4 && startRows.allSatisfy { $0.status == .sent || $0.reason?.contains("lost its lease") == true }, "\(startRows.map { "\($0.status) \($0.reason ?? "")" })")
+        #expect(
+            startRows.count == 4 && startRows.allSatisfy { $0.status == .sent || $0.reason?.contains("lost its lease") == true },
+            "\(startRows.map { "\($0.status) \($0.reason ?? "")" })")
         #expect(startPushes.filter { $0 == 0 }.count <= unknown, "a device without its start has it failed, saying why")
         let database = try PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1)
         defer { database.close() }
