@@ -153,14 +153,20 @@ public final class NetworkNamespace: Sendable {
 
     // MARK: Helpers
 
-    /// Deletes namespaces (and their pairs) of this prefix whose process is gone.
+    /// Deletes namespaces (and their pairs) of this prefix whose process is gone, and stops what
+    /// still runs in them.
     public static func removeStale() {
         let listed = (try? ip(["netns", "list"])) ?? ""
         for line in listed.split(separator: "\n") {
             let namespace = String(line.split(separator: " ").first ?? "")
             let parts = namespace.split(separator: "-")
             guard parts.count == 3, parts[0] == prefix, let pid = Int32(parts[1]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { _ = try? ip(["netns", "del", namespace]) }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            // What that run left running inside (its PostgreSQL, its packet delayer) goes too.
+            for process in ((try? ip(["netns", "pids", namespace])) ?? "").split(separator: "\n").compactMap({ Int32($0) }) {
+                kill(process, SIGKILL)
+            }
+            _ = try? ip(["netns", "del", namespace])
         }
         let links = (try? ip(["-o", "link", "show"])) ?? ""
         for line in links.split(separator: "\n") {

@@ -80,14 +80,26 @@ final class HTTP2ClientSession: HTTP2Session {
     /// them again on a new one, or reports them unanswered.
     private func scheduleLivenessCheck() {
         guard let timeout = livenessTimeout, timeout > 0 else { return }
+        nextCheck = DispatchTime.now().uptimeNanoseconds + UInt64(timeout / 4 * 1e9)
         loop.schedule(after: timeout / 4) { [weak self] in self?.checkLiveness() }
     }
 
+    /// When the next check is due.
+    private var nextCheck: UInt64 = 0
+
     private func checkLiveness() {
         guard state == .open, let timeout = livenessTimeout, let session else { return }
-        defer { scheduleLivenessCheck() }
         let now = DispatchTime.now().uptimeNanoseconds
         let limit = UInt64(timeout * 1e9)
+        // This process did not run for a while (a loaded or paused machine): the server may have
+        // answered meanwhile unread. The silence so far is not held against it.
+        let late = now > nextCheck + limit / 2
+        defer { scheduleLivenessCheck() }
+        if late {
+            lastHeard = now
+            if probeSentAt != nil { probeSentAt = now }
+            return
+        }
         guard !exchanges.isEmpty || !pingWaiters.isEmpty || probeSentAt != nil else { return }
         if let sentAt = probeSentAt {
             if now - sentAt >= limit {
