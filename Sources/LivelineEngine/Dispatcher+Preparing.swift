@@ -154,9 +154,6 @@ extension Dispatcher {
                 target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note, environment: environment)
             return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
         case .start(let tokenID, let startID, let rev, let push, let note):
-            // Taken back from a dispatcher whose lease ran out: it may have sent it (its answer
-            // never recorded). A second start would open a second card.
-            if row.lastError?.hasPrefix(OutboxRepository.leaseExpiredNote) == true { return .unsent(.startOutcomeUnknown(startID: startID)) }
             if let key = row.contextKey {
                 // Ended (or gone) before its start went out: a start now would open a card nothing ends.
                 do {
@@ -166,6 +163,26 @@ extension Dispatcher {
                 } catch {
                     return .unsent(.unsendable("reading the context of a start failed: \(error)"))
                 }
+            }
+            // Never a second card: a start its device answered is not sent (again). One taken
+            // back after its dispatcher died (killed between APNs' accepting it and the record of
+            // the answer) may be on the device already, whose app registers its update token once
+            // the server is back: it waits one lease for that answer, then goes out again
+            // (`docs/reliability.md`, "Crash loop").
+            do {
+                if try store.starts.start(id: startID)?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
+            } catch  where Self.isTransient(error) {
+                return .unsent(.databaseUnavailable("reading the start: \(error)"))
+            } catch {
+                return .unsent(.unsendable("reading the start failed: \(error)"))
+            }
+            if row.wasTakenBack {
+                return .unsent(
+                    .postponed(
+                        until: now.addingTimeInterval(configuration.lease),
+                        reason:
+                            "taken back after its dispatcher's lease ran out, the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
+                    ))
             }
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
         case .alert(let tokenID, let push, let note):

@@ -23,10 +23,10 @@ enum Preparation: Sendable {
         /// A push-to-start whose context ended (or vanished) before it went out: a start now
         /// would open a card nothing ends.
         case startAfterTheEnd(startID: Int)
-        /// A push-to-start taken back after its dispatcher's lease ran out (that dispatcher lost
-        /// the database — a partition — or died): it may have gone out already, so it is not
-        /// sent again; a device gets one start at most (`docs/reliability.md`, "Network faults").
-        case startOutcomeUnknown(startID: Int)
+        /// A push-to-start its device answered already (its app registered the activity's update
+        /// token or reported rendering it): the card is on the lock screen, and a start sent
+        /// (again) would open a second one.
+        case startAnswered(startID: Int)
         /// A channel deletion for a channel a context uses: an orphan seen while its row was being
         /// written (``EngineConfiguration/orphanChannelGrace``). Nothing is deleted.
         case channelInUse(channelID: String, contextKey: String)

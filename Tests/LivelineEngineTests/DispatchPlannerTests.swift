@@ -264,16 +264,6 @@ import Testing
         #expect(plan.events.map(\.name) == [.startCancelled])
     }
 
-    /// A start taken back after its dispatcher's lease ran out may have gone out: it is not sent
-    /// again but ends failed, saying why (`docs/reliability.md`, "Network faults").
-    @Test func aStartTakenBackAfterALostLeaseFailsInsteadOfGoingOutTwice() {
-        let plan = plan(Self.row(kind: .message, target: .token(2)), unsent: .startOutcomeUnknown(startID: 5))
-        #expect(plan.start?.startID == 5 && plan.start?.accepted == false && plan.start?.counted == false)
-        #expect(plan.start?.reason?.contains("lost its lease") == true)
-        #expect(plan.row == .complete)
-        #expect(plan.events.map(\.name) == [.startFailed])
-    }
-
     @Test func aMessageToATokenNoLongerActiveIsADeadLetterAndItsStartFails() {
         let start = plan(Self.row(kind: .message, target: .token(2)), unsent: .tokenInactive(startID: 5, note: "start rev 3 on device phone-1"))
         #expect(start.start?.accepted == false && start.start?.counted == false)
