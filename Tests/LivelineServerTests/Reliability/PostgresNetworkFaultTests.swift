@@ -113,6 +113,26 @@ import Testing
         try namespace.impair(lossPercent: 20, delayMilliseconds: 300)
         let asked = try Self.call(b, "POST", "/v1/contexts/\(startKey)/start", json: startBody)
         #expect(asked.status == 200, "\(asked.text)")
+        // The phones answer their start as the app does: once the start push arrived, they register
+        // the card's update token, again until an instance takes it (docs/engine.md, "Lifecycle").
+        let phones = StartAnswers()
+        let bearer = a.bearer
+        let sandboxShared = sandbox
+        let answering = Task.detached {
+            while !phones.stop.load(ordering: .relaxed) {
+                for (index, starter) in starters.enumerated() where !phones.answered.withLock({ $0.contains(index) }) {
+                    guard sandboxShared.accepted(token: starter).contains(where: { $0.payloadText.contains("\"start\"") }) else { continue }
+                    let token = String(format: "%064x", 0xa115_0000 + index)
+                    sandboxShared.registerDevice(token: token)
+                    let body =
+                        #"{"kind":"la-update","token":"\#(token)","device_id":"phone-\#(100 + index)","context_key":"\#(startKey)","attributes_type":"TripLiveActivityAttributes"}"#
+                    let response = try? TestHTTPConnection(port: shared[index % 2].server.port, timeout: 90).request(
+                        "POST", "/api/apns/register", headers: ["Authorization": "Bearer \(bearer)"], json: body)
+                    if response?.status == 200 { phones.answered.withLock { _ = $0.insert(index) } }
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
         try await offThePool { send(until: .now + .seconds(12)) }
         let lossy = answers.withLock { $0 }
 
@@ -147,6 +167,8 @@ import Testing
             return try current && a.outboxIsEmpty()
         }
         let drainTime = ContinuousClock.now - healedAt
+        phones.stop.store(true, ordering: .relaxed)
+        await answering.value
         let packets = try namespace.packetCounts()
         #expect(drained, "every phone has the stored state and the outbox is empty after the heal")
         let all = answers.withLock { $0 }
@@ -200,6 +222,12 @@ import Testing
             to PostgreSQL after the partition began; \(accepted) pushes accepted, \(recorded) recorded, duplicates \(accepted - recorded); \
             starts per device \(startPushes); packets \(packets); outbox drained and every phone current \(String(format: "%.1f", Self.seconds(drainTime))) s after the heal
             """)
+    }
+
+    /// The simulated phones' answers to their starts.
+    final class StartAnswers: Sendable {
+        let stop = Atomic<Bool>(false)
+        let answered = Mutex<Set<Int>>([])
     }
 
     /// An admin request to `instance` that waits up to 90 s for its answer (a write during the
