@@ -20,6 +20,8 @@ packages=(
                       # toolchain's FoundationNetworking (LivelineClient on Linux) runs on
   nghttp2-client      # tests only: h2load against the APNs sandbox
   fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
+  iproute2            # tests only: ip netns and veth pairs for the network fault tests (docs/reliability.md)
+  iptables            # tests only: iptables-legacy sends those pairs' packets to the tests' loss/delay queue (NFQUEUE)
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests
