@@ -25,6 +25,9 @@ final class ChannelManager: Sendable {
     /// the engine stopped (later answers are no longer recorded).
     private let recordings = DispatchGroup()
     private let stopped = Mutex(false)
+    /// A creation outlasted the wait and APNs has not answered one since: the management API is
+    /// slow or hangs, and starts go on without waiting for it at all (one wait per episode).
+    private let managementSlow = Mutex(false)
     /// The environments reconciled since the engine started.
     private let reconciled = Mutex<Set<PushEnvironment>>([])
 
@@ -45,9 +48,10 @@ final class ChannelManager: Sendable {
     /// keeps going by its tokens there (`docs/engine.md`: fall back to token fan-out).
     ///
     /// The caller (an HTTP worker) waits at most `channelCreationWait` for APNs: when the
-    /// management API is slower, the reason comes back at once and the creation goes on in the
+    /// management API is slower, the reason comes back and the creation goes on in the
     /// background; once APNs answers, the channel is linked to the context and later syncs
-    /// broadcast to it (the devices started meanwhile follow their update tokens).
+    /// broadcast to it (the devices started meanwhile follow their update tokens). After a wait
+    /// ran out, callers do not wait at all until APNs answers a creation again.
     func ensureChannel(contextKey: String, environment: PushEnvironment, now: Date) throws -> (channelID: String?, fallback: String?) {
         guard let sender = senders.first(where: { $0.environment == environment })?.sender else {
             return (nil, "no APNs connection for the \(environment.rawValue) environment")
@@ -71,10 +75,13 @@ final class ChannelManager: Sendable {
                 create(creation, name: name, contextKey: contextKey, environment: environment, sender: sender, now: now)
             }
         }
-        if let outcome = creation.wait(timeout: configuration.channelCreationWait) { return (outcome.channelID, outcome.fallback) }
+        let slow = managementSlow.withLock { $0 }
+        if let outcome = creation.wait(timeout: slow ? 0 : configuration.channelCreationWait) { return (outcome.channelID, outcome.fallback) }
+        managementSlow.withLock { $0 = true }
         let fallback =
-            "no channel in \(environment.rawValue) yet (APNs has not answered its creation within \(Self.seconds(configuration.channelCreationWait)) s; "
-            + "it goes on in the background); this start's devices get update tokens"
+            "no channel in \(environment.rawValue) yet (APNs has not answered its creation "
+            + (slow ? "and is slow to answer creations" : "within \(Self.seconds(configuration.channelCreationWait)) s")
+            + "; it goes on in the background); this start's devices get update tokens"
         logger.record(EngineEvent(.warning, .channelFallback, contextKey: contextKey, message: fallback))
         return (nil, fallback)
     }
@@ -94,6 +101,7 @@ final class ChannelManager: Sendable {
             finish(creation, name: name, ChannelCreation.Outcome(fallback: fallback))
         }
         sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy) { [self] result in
+            managementSlow.withLock { $0 = false }
             let go = stopped.withLock { stopped -> Bool in
                 // Entered under the lock `stop` takes: a stop either waits for this recording or keeps it from starting.
                 if !stopped { recordings.enter() }
@@ -115,7 +123,8 @@ final class ChannelManager: Sendable {
                 do {
                     outcome = try record(result, contextKey: contextKey, environment: environment, now: now)
                 } catch {
-                    let fallback = "no channel in \(environment.rawValue) (recording APNs's answer failed: \(error)); updates go to each device's token"
+                    let fallback =
+                        "no channel in \(environment.rawValue) (recording APNs's answer failed: \(error)); updates go to each device's token"
                     logger.record(
                         EngineEvent(
                             EngineEvent.level(.warning, for: error), .channelFallback, contextKey: contextKey, channelID: result.channelID,
@@ -180,7 +189,8 @@ final class ChannelManager: Sendable {
                         ? "created for the context, which ended meanwhile: its deletion is queued"
                         : "created for the context, which another instance gave one meanwhile: this one's deletion is queued"
             ))
-        return linked.map { ChannelCreation.Outcome(channelID: $0) } ?? ChannelCreation.Outcome(fallback: "the context ended while its channel was created")
+        return linked.map { ChannelCreation.Outcome(channelID: $0) }
+            ?? ChannelCreation.Outcome(fallback: "the context ended while its channel was created")
     }
 
     /// Keeps APNs's later answers to creations from being recorded and waits up to `timeout` for

@@ -12,7 +12,8 @@ import Testing
 /// on the way and the rest arrive out of order; every card equals the server's truth after its
 /// next pull. Prints the time from each change to its push accepted by APNs and to each card
 /// showing it (p50/p99). 31 phones by default; `LIVELINE_BROADCAST_DEVICES` sets another number
-/// (`scripts/bench-broadcast.sh` runs 1,000).
+/// (`scripts/bench-broadcast.sh` runs 1,000), `LIVELINE_BROADCAST_PACE_MS` the time between
+/// changes (default: the number of phones in ms, at least 150).
 @Suite struct BroadcastToManyDevicesTests {
     static let week = "2026-01-05"
     static let type = ShoppingActivityAttributes.typeName
@@ -144,7 +145,7 @@ import Testing
         let watcher = Task.detached {
             while ledger.watching.withLock({ $0 }) {
                 ledger.observe(phones.map { $0.activity(contextKey: key)?.rev })
-                try? await Task.sleep(for: .milliseconds(5))
+                try? await Task.sleep(for: .milliseconds(count > 100 ? 20 : 5))
             }
         }
 
@@ -152,7 +153,8 @@ import Testing
         // apps keep up (each pulls and reports a receipt after each push it gets). From now on a
         // fifth of the pushes is lost and the rest arrive shuffled in threes.
         harness.fleet.setFaults(DeviceFaults(seed: 2026, dropShare: 0.2, reorderWindow: 3))
-        let pace = Duration.milliseconds(max(150, count))
+        let pace = Duration.milliseconds(
+            ProcessInfo.processInfo.environment["LIVELINE_BROADCAST_PACE_MS"].flatMap(Int.init) ?? max(150, count))
         let tripStarted = ContinuousClock.now
         var open = items
         for step in 0..<24 {
@@ -203,8 +205,8 @@ import Testing
         #expect(converged.count == count * 24, "every card showed every change")
         let broadcasts = ledger.state.withLock { $0.accepted.count }
         print(
-            "broadcast to \(count) devices (\(TestBackend.isPostgres ? "PostgreSQL" : "SQLite")): launched in \(launchTime); 24 changes in "
-                + "\(tripTime), \(broadcasts) broadcasts accepted; \(lost) deliveries lost, \(reordered) groups delivered out of order, "
+            "broadcast to \(count) devices (\(TestBackend.isPostgres ? "PostgreSQL" : "SQLite")): launched in \(launchTime); 24 changes "
+                + "\(Self.milliseconds(pace)) apart in \(tripTime), \(broadcasts) broadcasts accepted; \(lost) deliveries lost, \(reordered) groups delivered out of order, "
                 + "\(behind) cards behind the truth before their pull; change → push accepted p50 \(Self.milliseconds(Self.percentile(toAPNs, 0.5))) "
                 + "p99 \(Self.milliseconds(Self.percentile(toAPNs, 0.99))); change → card converged p50 "
                 + "\(Self.milliseconds(Self.percentile(converged, 0.5))) p99 \(Self.milliseconds(Self.percentile(converged, 0.99))) "
