@@ -106,7 +106,7 @@ pids+=($!)
   for n in 1 2 3; do
     curl -s -m 60 -o "$work/start-$n.json" -w '%{http_code} %{time_total}\n' -X POST "$base/v1/contexts/trip:over-$n/start" \
       -H "Authorization: Bearer $admin_key" -H 'Content-Type: application/json' \
-      -d '{"userIds":[],"alert":{"title":"Trip"},"useChannel":true}'
+      -d "{\"deviceIds\":[\"over-$n\"],\"alert\":{\"title\":\"Trip\"},\"useChannel\":true}"
     sleep 2
   done
 ) >"$work/starts" &
@@ -165,12 +165,14 @@ echo "Overload: liveline serve ($BUILD build, SQLite, $(nproc) cores shared with
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s PUT /v1/contexts over $CONTEXTS contexts (one la-update token each): $requests requests, $rate/s, latency $latency"
 echo "non-2xx: $non2xx, of them 5xx: $errors5xx; $socket"
 echo "outbox (due + leased): peak $peak rows, $outbox_at_end when wrk stopped; drained ${drained:-NOT within $DRAIN_TIMEOUT} s after wrk; dead letters: $deadrows"
+echo "outbox rows every 5 s (load, then drain):" $(awk '$3 ~ /^[0-9]+$/ && int($1) % 5 == 0 && !seen[int($1)]++ {print $3}' "$work/samples")
 echo "memory: VmHWM $(kb_mb "$hwm_before") before, $(kb_mb "$hwm_after") after (+$(kb_mb $((hwm_after - hwm_before)))); VmRSS peak $(kb_mb "$rss_peak")"
 echo "contexts whose last state the sandbox accepted: $arrived of $CONTEXTS"
 echo "starts wanting a channel while the management API hangs (status, seconds):" $(cat "$work/starts")
 for n in 1 2 3; do
   grep -q '"channelFallback"' "$work/start-$n.json" || { echo "start $n has no channelFallback: $(cat "$work/start-$n.json")" >&2; exit 1; }
 done
+echo "the first one's channelFallback: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["channelFallback"])' "$work/start-1.json")"
 cp "$work/samples" "${SAMPLES:-/dev/null}" 2>/dev/null || true
 
 fail=0
