@@ -7,6 +7,7 @@
 #
 #   scripts/bench-broadcast.sh                # 1,000 devices, debug build of the tests
 #   DEVICES=300 scripts/bench-broadcast.sh
+#   PACE_MS=2000 PULLS_ON_WAKE=0 scripts/bench-broadcast.sh   # 2 s between changes; apps pull only at the end
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEVICES=${DEVICES:-1000}
@@ -14,7 +15,8 @@ DEVICES=${DEVICES:-1000}
 swift build --build-tests >&2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-LIVELINE_BROADCAST_DEVICES=$DEVICES swift test --skip-build --filter BroadcastToManyDevicesTests 2>&1 | tee "$out" >&2 || {
+LIVELINE_BROADCAST_DEVICES=$DEVICES LIVELINE_BROADCAST_PACE_MS=${PACE_MS:-} LIVELINE_BROADCAST_PULLS_ON_WAKE=${PULLS_ON_WAKE:-1} \
+  swift test --skip-build --filter BroadcastToManyDevicesTests 2>&1 | tee "$out" >&2 || {
   echo "BroadcastToManyDevicesTests failed with $DEVICES devices" >&2
   exit 1
 }

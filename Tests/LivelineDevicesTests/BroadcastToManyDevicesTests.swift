@@ -13,7 +13,9 @@ import Testing
 /// next pull. Prints the time from each change to its push accepted by APNs and to each card
 /// showing it (p50/p99). 31 phones by default; `LIVELINE_BROADCAST_DEVICES` sets another number
 /// (`scripts/bench-broadcast.sh` runs 1,000), `LIVELINE_BROADCAST_PACE_MS` the time between
-/// changes (default: the number of phones in ms, at least 150).
+/// changes (default: the number of phones in ms, at least 150); with
+/// `LIVELINE_BROADCAST_PULLS_ON_WAKE=0` the apps do not pull when a push wakes them (only when
+/// they come to the foreground at the end), to see the broadcast path alone.
 @Suite struct BroadcastToManyDevicesTests {
     static let week = "2026-01-05"
     static let type = ShoppingActivityAttributes.typeName
@@ -153,6 +155,8 @@ import Testing
         // apps keep up (each pulls and reports a receipt after each push it gets). From now on a
         // fifth of the pushes is lost and the rest arrive shuffled in threes.
         harness.fleet.setFaults(DeviceFaults(seed: 2026, dropShare: 0.2, reorderWindow: 3))
+        let pullsOnWake = ProcessInfo.processInfo.environment["LIVELINE_BROADCAST_PULLS_ON_WAKE"] != "0"
+        harness.fleet.setPullsOnWake(pullsOnWake)
         let pace = Duration.milliseconds(
             ProcessInfo.processInfo.environment["LIVELINE_BROADCAST_PACE_MS"].flatMap(Int.init) ?? max(150, count))
         let tripStarted = ContinuousClock.now
@@ -206,7 +210,7 @@ import Testing
         let broadcasts = ledger.state.withLock { $0.accepted.count }
         print(
             "broadcast to \(count) devices (\(TestBackend.isPostgres ? "PostgreSQL" : "SQLite")): launched in \(launchTime); 24 changes "
-                + "\(Self.milliseconds(pace)) apart in \(tripTime), \(broadcasts) broadcasts accepted; \(lost) deliveries lost, \(reordered) groups delivered out of order, "
+                + "\(Self.milliseconds(pace)) apart in \(tripTime)\(pullsOnWake ? "" : " (apps not pulling when woken)"), \(broadcasts) broadcasts accepted; \(lost) deliveries lost, \(reordered) groups delivered out of order, "
                 + "\(behind) cards behind the truth before their pull; change → push accepted p50 \(Self.milliseconds(Self.percentile(toAPNs, 0.5))) "
                 + "p99 \(Self.milliseconds(Self.percentile(toAPNs, 0.99))); change → card converged p50 "
                 + "\(Self.milliseconds(Self.percentile(converged, 0.5))) p99 \(Self.milliseconds(Self.percentile(converged, 0.99))) "
