@@ -27,8 +27,9 @@ import Testing
     /// When each change was made and when it reached APNs and each card.
     final class Ledger: Sendable {
         struct State {
-            /// Each change: its revision (once answered) and when it was asked for.
-            var changes: [(rev: Int?, at: ContinuousClock.Instant)] = []
+            /// Each change: its revision (once answered), when it was asked for, and how long the
+            /// server took to answer it.
+            var changes: [(rev: Int?, at: ContinuousClock.Instant, took: Duration?)] = []
             /// Broadcasts APNs accepted on the channel: the revision they carry, and when.
             var accepted: [(rev: Int, at: ContinuousClock.Instant)] = []
             /// Per device: the first change it has not shown yet.
@@ -43,11 +44,16 @@ import Testing
 
         func changing() -> Int {
             state.withLock { state in
-                state.changes.append((nil, .now))
+                state.changes.append((nil, .now, nil))
                 return state.changes.count - 1
             }
         }
-        func changed(_ index: Int, rev: Int) { state.withLock { $0.changes[index].rev = rev } }
+        func changed(_ index: Int, rev: Int) {
+            state.withLock { state in
+                state.changes[index].rev = rev
+                state.changes[index].took = .now - state.changes[index].at
+            }
+        }
         func accepted(rev: Int) { state.withLock { $0.accepted.append((rev, .now)) } }
 
         /// Notes, for each device, the changes its card shows now (`revs[i]`: device i's card).
@@ -208,10 +214,12 @@ import Testing
         let converged = ledger.state.withLock { $0.converged }
         #expect(converged.count == count * 24, "every card showed every change")
         let broadcasts = ledger.state.withLock { $0.accepted.count }
+        let answered = ledger.state.withLock { $0.changes.compactMap(\.took) }
         print(
             "broadcast to \(count) devices (\(TestBackend.isPostgres ? "PostgreSQL" : "SQLite")): launched in \(launchTime); 24 changes "
                 + "\(Self.milliseconds(pace)) apart in \(tripTime)\(pullsOnWake ? "" : " (apps not pulling when woken)"), \(broadcasts) broadcasts accepted; \(lost) deliveries lost, \(reordered) groups delivered out of order, "
-                + "\(behind) cards behind the truth before their pull; change → push accepted p50 \(Self.milliseconds(Self.percentile(toAPNs, 0.5))) "
+                + "\(behind) cards behind the truth before their pull; change answered by the server p50 "
+                + "\(Self.milliseconds(Self.percentile(answered, 0.5))) p99 \(Self.milliseconds(Self.percentile(answered, 0.99))); change → push accepted p50 \(Self.milliseconds(Self.percentile(toAPNs, 0.5))) "
                 + "p99 \(Self.milliseconds(Self.percentile(toAPNs, 0.99))); change → card converged p50 "
                 + "\(Self.milliseconds(Self.percentile(converged, 0.5))) p99 \(Self.milliseconds(Self.percentile(converged, 0.99))) "
                 + "(\(converged.count) device-changes)")

@@ -152,6 +152,30 @@ import Testing
         }
     }
 
+    @Test func managementLatencyHoldsTheManagementPortOnly() async throws {
+        let harness = try SandboxHarness()
+        defer { harness.sandbox.stop() }
+        let devices = try harness.client()
+        defer { devices.close() }
+        let management = try harness.client(management: true)
+        defer { management.close() }
+        harness.sandbox.setFaults(SandboxFaults(managementLatency: .milliseconds(1500)))
+        let start = Date()
+        async let created = management.send(
+            HTTP2ClientRequest(
+                method: "POST", path: "/1/apps/\(harness.sandbox.bundleID)/channels",
+                headers: [("authorization", "bearer " + (try harness.jwt()))],
+                body: Array(#"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#.utf8)))
+        // A push meanwhile is answered at once.
+        #expect(try await harness.push(devices).status == 200)
+        let pushed = Date()
+        let channel = try await created
+        let answered = Date()
+        #expect(channel.status == 201)
+        #expect(pushed.timeIntervalSince(start) < 1.5, "the push did not wait for the management port")
+        #expect(answered.timeIntervalSince(start) >= 1.5, "the creation was answered after the latency")
+    }
+
     @Test func drawsAreReproducible() {
         let first = (0..<1000).map { FaultDice.draw(seed: 7, index: UInt64($0)) }
         let second = (0..<1000).map { FaultDice.draw(seed: 7, index: UInt64($0)) }
