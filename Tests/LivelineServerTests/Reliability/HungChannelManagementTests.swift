@@ -108,11 +108,11 @@ import Testing
             #expect(start.status == 200, "\(key)")
             #expect(start.channelID == nil, "\(key): no channel yet")
             #expect(start.fallback?.contains("has not answered its creation") == true, "\(key): \(start.fallback ?? "no fallback")")
-            #expect(start.took < .seconds(4), "\(key) answered after \(start.took), while APNs hangs for \(Self.hang)")
+            #expect(start.took < .seconds(6), "\(key) answered after \(start.took), while APNs hangs for \(Self.hang)")
         }
         #expect(started.values.allSatisfy { $0.outcomes == ["queued"] }, "the device is started, with an update token")
         #expect(reads.allSatisfy { $0.status == 200 }, "every read answered 200")
-        #expect(slowestRead < .seconds(4), "no read waited for the hung management call: the slowest took \(slowestRead)")
+        #expect(slowestRead < .seconds(6), "no read waited for the hung management call: the slowest took \(slowestRead)")
         #expect(answered < Self.hang, "everything answered before APNs did")
         // The starts went out with `input-push-token`, not waiting for the channel.
         #expect(await eventually { setup.aps(startToken).count == keys.count })
