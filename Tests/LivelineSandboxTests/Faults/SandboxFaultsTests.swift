@@ -177,7 +177,7 @@ import Testing
             _ = try? await management.send(create)
             answered.set()
         }
-        #expect(await eventually { harness.sandbox.channels().count == 1 }, "the sandbox has handled the creation")
+        #expect(await eventually(timeout: 60) { harness.sandbox.channels().count == 1 }, "the sandbox has handled the creation")
         #expect(try await harness.push(devices).status == 200)
         #expect(!answered.isSet, "the push was answered while the creation waited")
         pending.cancel()
