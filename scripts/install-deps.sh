@@ -27,12 +27,15 @@ packages=(
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
-has_chromium() { apt-cache policy chromium 2>/dev/null | grep -q "Candidate: [0-9]"; }
-if ! dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" && ! has_chromium; then
+# No `grep -q` after a pipe here: with pipefail, grep -q leaving at the first match can end the
+# writer with SIGPIPE and make the whole test fail at random (a CI run went without chromium so).
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null; }
+has_chromium() { apt-cache policy chromium 2>/dev/null | grep "Candidate: [0-9]" >/dev/null; }
+if ! installed chromium-driver && ! has_chromium; then
   $sudo apt-get update -qq   # a fresh machine's package lists may be empty yet
   updated=1
 fi
-if dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" || has_chromium; then
+if installed chromium-driver || has_chromium; then
   packages+=(chromium chromium-driver)
 else
   echo "note: no chromium .deb here (Ubuntu ships it as a snap): the dashboard's browser tests need Debian's chromium and chromium-driver" >&2
@@ -43,7 +46,7 @@ fi
 
 missing=()
 for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  installed "$package" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
