@@ -68,8 +68,9 @@ public final class Engine: Sendable {
     /// Stops the dispatcher after the batch in flight and waits for a channel reconcile in
     /// progress and for APNs's answers to channel creations being recorded; false when that took
     /// longer than `timeout` (call it again to wait again, e.g. after shutting the APNs client
-    /// down, which fails what still waits for an answer). No thread of the engine runs once it
-    /// returned true.
+    /// down, which fails what still waits for an answer). Once it returned true no thread of the
+    /// engine runs but the timer that gives up on a channel creation APNs never answered
+    /// (`channelCreationTimeout`), which then only logs and drops its waiters.
     @discardableResult
     public func stop(timeout: Duration = .seconds(10)) -> Bool {
         let started = ContinuousClock.now

@@ -45,14 +45,16 @@ public struct PostgresSettings: Sendable {
         func value(_ key: String) -> String? { values.first { $0.0 == key }?.1 }
         if value("connect_timeout") == nil { values.append(("connect_timeout", "10")) }
         if value("application_name") == nil { values.append(("application_name", "liveline")) }
-        // A connection whose peer vanished (a half-open TCP connection) is noticed within a minute
-        // when idle; one whose statement or commit is unanswered (a partition while it waits)
+        // A connection whose statement or commit is unanswered (a partition while it waits) ends
         // within 15 s (`tcp_user_timeout`, Linux's TCP_USER_TIMEOUT: data unacknowledged that long
-        // ends the connection), not after the kernel's many minutes of retransmitting. With a
-        // connection made again (`connect_timeout`, 10 s) a request learns it within about 26 s,
-        // before the HTTP server's 30 s connection timeout would drop it without an answer.
+        // ends the connection), not after the kernel's many minutes of retransmitting. One whose
+        // statement was acknowledged but whose answer never comes (a partition while the server
+        // works or waits for a lock) has nothing unacknowledged: keepalives probe it after 5 s of
+        // silence, and TCP_USER_TIMEOUT ends it when they go unanswered for 15 s, so about 20 s.
+        // With a connection made again (`connect_timeout`, 10 s) a request learns it well before
+        // the HTTP server's 30 s connection timeout would drop it without an answer.
         for (key, fallback) in [
-            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
             ("tcp_user_timeout", "15000"),
         ]
         where value(key) == nil {

@@ -7,7 +7,8 @@ import Testing
 
 /// Network faults between the server and APNs (`docs/reliability.md`, "Network faults"): the APNs
 /// sandbox listens inside a network namespace of the test's own, the server (in the test process's
-/// namespace) reaches it over a veth pair that `tc netem` first makes lossy and slow (20 % loss
+/// namespace) reaches it over a veth pair whose packets the test's `PacketDelayer` (netfilter's
+/// queue; this kernel has no `tc netem`) first makes lossy and slow (20 % loss
 /// and 300 ms delay on the way in), then cuts for 30 s (every packet dropped), then heals. Changes keep
 /// coming all along. Every change answered 2xx is stored, every phone ends with the last state,
 /// no device is started twice, the pushes the partition held up are retried on new connections,

@@ -9,8 +9,9 @@ import Testing
 
 /// Network faults between the instances and PostgreSQL (`docs/reliability.md`, "Network
 /// faults"): PostgreSQL runs inside a network namespace of the test's own; two server instances
-/// (in the test process's namespace) share it over a veth pair that `tc netem` first makes lossy
-/// and slow (20 % loss and 300 ms delay on the way in), then cuts for 30 s, then heals. Changes go to both
+/// (in the test process's namespace) share it over a veth pair whose packets the test's
+/// `PacketDelayer` (netfilter's queue; this kernel has no `tc netem`) first makes lossy and slow
+/// (20 % loss and 300 ms delay on the way in), then cuts for 30 s, then heals. Changes go to both
 /// instances all along. During the partition a write is answered 503 within a bounded time (never
 /// a 500, never a hang); every change answered 2xx is stored; the instances reconnect after the
 /// heal; every phone ends with the stored state; no device is started twice; the outbox drains.

@@ -76,7 +76,7 @@ struct StorageWatchTests {
         let dead = try DeadPort()
         defer { withExtendedLifetime(dead) {} }
         let settings = try PostgresSettings(url: "postgresql://u:p@127.0.0.1:\(dead.port)/d")
-        #expect(settings.conninfo.contains("tcp_user_timeout='15000'") && settings.conninfo.contains("keepalives_idle='30'"))
+        #expect(settings.conninfo.contains("tcp_user_timeout='15000'") && settings.conninfo.contains("keepalives_idle='5'"))
         #expect(try PostgresSettings(url: "postgresql://u:p@127.0.0.1:1/d?tcp_user_timeout=5000").conninfo.contains("tcp_user_timeout='5000'"))
         do {
             _ = try PostgresConnection(settings)
