@@ -95,6 +95,11 @@ public final class NetworkNamespace: Sendable {
     public func remove() {
         guard !removed.exchange(true, ordering: .relaxed) else { return }
         delayer.stop()
+        // What the test started inside and did not stop (its PostgreSQL when the test failed
+        // halfway) goes with it; never this process, whose threads may have joined it.
+        for process in ((try? Self.ip(["netns", "pids", name])) ?? "").split(separator: "\n").compactMap({ Int32($0) }) where process != getpid() {
+            kill(process, SIGKILL)
+        }
         _ = try? Self.ip(["link", "del", hostDevice])
         _ = try? Self.ip(["netns", "del", name])
     }
