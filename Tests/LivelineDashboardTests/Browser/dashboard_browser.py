@@ -116,6 +116,15 @@ class Dashboard:
         except TimeoutException:
             raise Failure(f"{what}: not within {timeout} s; the page ({self.driver.current_url}) shows:\n{self.text()[:3000]}")
 
+    def click(self, xpath, what):
+        """Finds the element and clicks it, again if a live update replaced it in between."""
+
+        def found_and_clicked(driver):
+            driver.find_element(By.XPATH, xpath).click()
+            return True
+
+        self.wait(found_and_clicked, what)
+
     def text(self, selector="body"):
         try:
             return self.driver.find_element(By.CSS_SELECTOR, selector).text
@@ -280,7 +289,7 @@ def not_reloaded(page):
 
 def activity_checks(page, key):
     page.open("/dashboard")
-    page.driver.find_element(By.XPATH, f"//section[@aria-labelledby='h-list']//a[normalize-space()='{key}']").click()
+    page.click(f"//section[@aria-labelledby='h-list']//a[normalize-space()='{key}']", f"the overview's link to {key}")
     page.wait(lambda d: page.heading() == key, f"the overview's link opens the page of {key}")
     before = page.context(key)
     state, attributes, rev = before["contentState"], before["attributes"], before["rev"]
@@ -357,7 +366,7 @@ def other_pages(page):
     page.screenshot("feeds")
     page.axe("the feeds page", reload_without_stream=True)
 
-    page.driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+    page.click("//button[normalize-space()='Sign out']", "the sign-out button")
     page.wait(lambda d: d.current_url.endswith("/dashboard/sign-in"), "signing out leads to the sign-in page")
     check(page.cookie(SESSION_COOKIE) is None, "the session cookie is still there after signing out")
     ok("signed out: the session cookie is gone")
