@@ -7,9 +7,7 @@ import LivelineModel
 enum OpenAPIDocument {
     /// `now`: when the document is made (the contracts' dates must be within ten years of it).
     static func build(version: String, features: [APIDocumentationPart] = [], now: Date = Date()) -> JSONValue {
-        var core = APIDocumentation.schemas
-        core["PutContext"] = ContractDocumentation.putContext(registry: .known, now: now)
-        let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: core)] + features
+        let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas)] + features
         // Request bodies (and what they refer to) take null for a left-out optional field.
         var schemas = parts.reduce(into: [String: JSONValue]()) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }
         var requestNames = Set(parts.flatMap(\.routes).compactMap(\.requestBody))
@@ -18,6 +16,8 @@ enum OpenAPIDocument {
             for referenced in references(in: schemas[name] ?? .null) where requestNames.insert(referenced).inserted { pending.append(referenced) }
         }
         for name in requestNames { schemas[name] = schemas[name].map(Schema.nullableOptionals) }
+        // Says itself where null is taken (a contract's `rev` may be left out, not null).
+        schemas["PutContext"] = ContractDocumentation.putContext(registry: .known, now: now)
         var paths: [String: [String: JSONValue]] = [:]
         for doc in parts.flatMap(\.routes) {
             paths[doc.route.template, default: [:]][doc.route.method.rawValue.lowercased()] = Self.operation(doc)

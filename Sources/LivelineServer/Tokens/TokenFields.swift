@@ -38,14 +38,14 @@ enum TokenFields {
         "description": "the browser's PushSubscription (toJSON())",
         "properties": [
             "endpoint": [
-                "type": "string", "format": "push-service-url", "pattern": "^https://",
+                "type": "string", "format": "push-service-url",
                 "description": "an https URL of a push service on the internet (not a private or local address)",
             ],
             "keys": [
                 "type": "object",
                 "properties": [
                     "p256dh": [
-                        "type": "string", "format": "p256-public-key", "pattern": "^[A-Za-z0-9_-]{86,88}={0,2}$",
+                        "type": "string", "format": "p256-public-key",
                         "description": "an uncompressed P-256 public key (65 bytes), base64url",
                     ],
                     "auth": webPushAuth.schema,
