@@ -27,11 +27,13 @@ public struct RouteDocumentation: Sendable {
     public let responseType: String
     /// True when the route answers 201 (created) as well as 200.
     public let mayCreate: Bool
+    /// Links from its 2xx answer to routes that act on what it answered (``RouteLink``).
+    public let links: [RouteLink]
 
     public init(
         _ route: Route, _ summary: String, auth: Auth, request: String? = nil, response: String,
         errors: [Int] = [], path: [FieldRule] = [], query: [FieldRule] = [], bodyRequired: Bool = true,
-        responseType: String = "application/json", mayCreate: Bool = false
+        responseType: String = "application/json", mayCreate: Bool = false, links: [RouteLink] = []
     ) {
         precondition(
             path.map(\.name) == route.parameterNames, "\(route): the rules of its path parameters must be given, in order")
@@ -46,5 +48,6 @@ public struct RouteDocumentation: Sendable {
         self.bodyRequired = bodyRequired
         self.responseType = responseType
         self.mayCreate = mayCreate
+        self.links = links
     }
 }

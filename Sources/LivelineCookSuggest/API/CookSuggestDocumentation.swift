@@ -22,7 +22,13 @@ enum CookSuggestDocumentation {
             Routes.createCookSuggestSession,
             "Start planning a meal (date: the day, default today; with_user_id: the partner, who is invited by push-to-start, alert push and web push; by: who starts it). The same create again while that session is open answers it with 200 and created: false",
             auth: .bearer, request: "CreateCookSuggestSession", response: "CookSuggestSession", errors: [400, 403, 409], bodyRequired: false,
-            mayCreate: true
+            mayCreate: true,
+            links: RouteLink.each(
+                [
+                    Routes.cookSuggestSession, Routes.joinCookSuggest, Routes.cookSuggestAnswers, Routes.cookSuggestReady, Routes.cookSuggestPick,
+                    Routes.cookSuggestConfirm, Routes.leaveCookSuggest, Routes.cancelCookSuggest,
+                ], parameters: ["id": "$response.body#/id"])
+                + [RouteLink("getApiContextsKey", to: Routes.pullContext, parameters: ["key": "$response.body#/contextKey"])]
         ),
         .init(
             Routes.cookSuggestSession,

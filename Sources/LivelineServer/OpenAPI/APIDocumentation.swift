@@ -50,7 +50,8 @@ enum APIDocumentation {
             Routes.activityReceipt, "The device rendered this revision (the timeline shows sent against acknowledged)",
             auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404, 409]
         ),
-        .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications"),
+        .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
+            links: RouteLink.each([Routes.readNotification], parameters: ["id": "$response.body#/notifications/0/id"])),
         .init(
             Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404],
             path: [NotificationFields.id]),
@@ -60,7 +61,9 @@ enum APIDocumentation {
         .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
             auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], path: [CommonFields.contextKey],
-            mayCreate: true
+            mayCreate: true,
+            links: RouteLink.each(
+                [Routes.getContext, Routes.contextTimeline, Routes.startContext, Routes.endContext], parameters: ["key": "$response.body#/key"])
         ),
         .init(
             Routes.getContext, "A context's truth; with since_rev equal to the current revision only {key, type, state, rev, unchanged: true}",
@@ -81,7 +84,14 @@ enum APIDocumentation {
         .init(
             Routes.notify,
             "An inbox record, an alert push to each of the user's devices and a web push to each of their browser subscriptions, once per dedupeKey (201 when new)",
-            auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
+            auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true,
+            links: RouteLink.each(
+                [Routes.notificationTimeline], parameters: ["userId": "$request.body#/userId", "dedupeKey": "$request.body#/dedupeKey"])
+                + [
+                    RouteLink(
+                        "postV1NotifyResolve", to: Routes.resolveNotification, parameters: [:],
+                        requestBody: ["userId": "$request.body#/userId", "dedupeKey": "$request.body#/dedupeKey"])
+                ]
         ),
         .init(
             Routes.notificationTimeline, "A notification's pushes (alert and web push) with their answers, and its dead letters, newest first",

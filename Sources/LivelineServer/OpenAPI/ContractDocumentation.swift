@@ -25,7 +25,13 @@ enum ContractDocumentation {
                     "relevanceScore": nullable(ContextFields.relevanceScore.schema),
                 ], required: contract.schema.attributes.contains { !$0.isOptional } ? ["type", "attributes", "contentState"] : ["type", "contentState"])
         }
-        return ["description": "one variant per contract type (its name in `type`)", "oneOf": .array(variants)]
+        return [
+            "description": """
+                one variant per contract type (its name in `type`). The push it makes (content state and alert, in the envelope) \
+                must fit APNs's 4096 bytes, which no schema keyword can bound: a larger one is answered 422 with field `body`
+                """,
+            "oneOf": .array(variants),
+        ]
     }
 
     static func ref(_ name: String) -> JSONValue { Schema.ref(name) }

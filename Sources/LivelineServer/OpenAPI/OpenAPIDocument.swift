@@ -53,10 +53,7 @@ enum OpenAPIDocument {
 
     static func operation(_ doc: RouteDocumentation) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "operationId": .string(
-                doc.route.method.rawValue.lowercased()
-                    + doc.route.template
-                    .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()),
+            "operationId": .string(RouteLink.operationID(doc.route)),
             "summary": .string(doc.summary),
         ]
         switch doc.auth {
@@ -73,8 +70,25 @@ enum OpenAPIDocument {
             ]
         }
         let content: JSONValue = .object([doc.responseType: ["schema": APIDocumentation.ref(doc.response)]])
-        var responses: [String: JSONValue] = ["200": ["description": "OK", "content": content]]
-        if doc.mayCreate { responses["201"] = ["description": "Created", "content": content] }
+        var ok: [String: JSONValue] = ["description": "OK", "content": content]
+        if !doc.links.isEmpty {
+            ok["links"] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: doc.links.map { link in
+                        var fields: [String: JSONValue] = [
+                            "operationId": .string(RouteLink.operationID(link.target)),
+                            "parameters": .object(link.parameters.mapValues(JSONValue.string)),
+                        ]
+                        if let body = link.requestBody { fields["requestBody"] = body }
+                        return (link.name, JSONValue.object(fields))
+                    }))
+        }
+        var responses: [String: JSONValue] = ["200": .object(ok)]
+        if doc.mayCreate {
+            var created = ok
+            created["description"] = "Created"
+            responses["201"] = .object(created)
+        }
         var errors = doc.errors
         if doc.auth != .none { errors += [401, 429] }
         if doc.requestBody != nil { errors += [413, 415] }

@@ -20,7 +20,9 @@ enum ShoppingDocumentation {
         ),
         .init(
             Routes.addShoppingItem, "Add an item (label 1–200 characters, price in euros ≥ 0); by: the acting member (default: the caller)",
-            auth: .bearer, request: "AddShoppingItem", response: "ShoppingItem", errors: [400, 403], path: [ShoppingFields.week], mayCreate: true
+            auth: .bearer, request: "AddShoppingItem", response: "ShoppingItem", errors: [400, 403], path: [ShoppingFields.week], mayCreate: true,
+            links: RouteLink.each([Routes.updateShoppingItem, Routes.removeShoppingItem], parameters: ["id": "$response.body#/id"])
+                + RouteLink.each([Routes.shoppingWeek], parameters: ["week": "$request.path.week"])
         ),
         .init(
             Routes.updateShoppingItem, "Check an item off (done: true), put it back, or edit label, price (null removes it) or position",
@@ -34,7 +36,9 @@ enum ShoppingDocumentation {
         .init(
             Routes.startShopping, "by starts shopping: an active shopper; the other members' devices get the card by push-to-start",
             auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionResult", errors: [400, 403], path: [ShoppingFields.week],
-            bodyRequired: false
+            bodyRequired: false,
+            links: RouteLink.each([Routes.shoppingHeartbeat, Routes.endShopping], parameters: ["week": "$request.path.week"])
+                + [RouteLink("getApiContextsKey", to: Routes.pullContext, parameters: ["key": "$response.body#/contextKey"])]
         ),
         .init(
             Routes.shoppingHeartbeat, "Keep the shopper's session alive (active: false when it lapsed; none is created)",

@@ -31,7 +31,8 @@ enum TransitDocumentation {
         .init(
             Routes.startTrip,
             "Start following a ride: the stops must be on the trip in that order and it must arrive within 8 hours (else 422); start: local (the app starts the card) or push (push-to-start on the caller's devices)",
-            auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true
+            auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true,
+            links: RouteLink.each([Routes.trip, Routes.endTrip], parameters: ["id": "$response.body#/id"])
         ),
         .init(
             Routes.trip, "The ride's truth: its card's attributes and state; since_rev equal to the current rev: {id, rev, unchanged: true}",
