@@ -32,7 +32,8 @@ public enum CommonFields {
             .text(
                 length: length,
                 format: TextFormat(
-                    name: nil, pattern: "^[^\\u0000-\\u0020\\u007F]*$", about: "\(length.lowerBound) to \(length.upperBound) characters without spaces or control characters",
+                    name: nil, pattern: "^[^\\u0000-\\u0020\\u007F]*$",
+                    about: "\(length.lowerBound) to \(length.upperBound) characters without spaces or control characters",
                     isValid: { $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7f } })), about: about)
     }
 }

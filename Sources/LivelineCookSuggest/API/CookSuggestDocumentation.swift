@@ -13,7 +13,7 @@ enum CookSuggestDocumentation {
         ["type": "array", "items": ["type": "string", "enum": .array(values.map(JSONValue.string))]]
     }
 
-    static let id = CommonFields.publicID(prefix: CookSuggestDomain.idPrefix, about: "a session's id")
+    static let id = CommonFields.publicID(prefix: CookSuggestDomain.idPrefix, about: "a session id")
 
     static let part = APIDocumentationPart(routes: routes, schemas: schemas)
 

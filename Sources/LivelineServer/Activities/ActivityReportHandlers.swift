@@ -60,7 +60,9 @@ struct ActivityReportHandlers: Sendable {
             let context = try visibleContext(body.contextKey, to: caller)
             guard (0...context.rev).contains(body.rev) else {
                 // The context has no such revision yet: a conflict with its state, not a bad field.
-                throw HTTPError.conflict("rev must be a revision of \(context.key): 0 to \(context.rev), not \(body.rev)")
+                throw HTTPError(
+                    status: 409, code: "conflict", message: "rev must be a revision of \(context.key): 0 to \(context.rev), not \(body.rev)",
+                    field: "rev")
             }
             let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
             let recorded = try engine.recordReceipt(

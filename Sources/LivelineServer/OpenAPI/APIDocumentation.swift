@@ -21,7 +21,8 @@ enum APIDocumentation {
         .init(
             Routes.signOut, "End the caller's session: its bearer token is refused from now on, on every instance", auth: .bearer,
             response: "SignedOut"),
-        .init(Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404],
+        .init(
+            Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404],
             path: [CommonFields.userID]),
         .init(
             Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
@@ -50,7 +51,8 @@ enum APIDocumentation {
             Routes.activityReceipt, "The device rendered this revision (the timeline shows sent against acknowledged)",
             auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404, 409]
         ),
-        .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
+        .init(
+            Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
             links: RouteLink.each([Routes.readNotification], parameters: ["id": "$response.body#/notifications/0/id"])),
         .init(
             Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404],
@@ -184,12 +186,12 @@ enum APIDocumentation {
             ], required: ["userId", "dedupeKey", "entries"]),
         "StartContext": Schema.anyOf(
             object(
-            [
-                "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
-                "deviceIds": ["type": "array", "items": string, "maxItems": .int(ContextFields.startTargets.upperBound)],
-                "alert": ref("Alert"),
-                "includeDismissed": boolean, "useChannel": boolean,
-            ], required: ["alert"]),
+                [
+                    "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
+                    "deviceIds": ["type": "array", "items": string, "maxItems": .int(ContextFields.startTargets.upperBound)],
+                    "alert": ref("Alert"),
+                    "includeDismissed": boolean, "useChannel": boolean,
+                ], required: ["alert"]),
             [
                 ["required": ["userIds"], "properties": ["userIds": ["type": "array", "minItems": 1]]],
                 ["required": ["deviceIds"], "properties": ["deviceIds": ["type": "array", "minItems": 1]]],
@@ -207,7 +209,10 @@ enum APIDocumentation {
         "OptIns": object(["preferences": ["type": "object", "additionalProperties": boolean]]),
         "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
         "ReceiptReport": object(
-            ["context_key": ActivityReportFields.contextKey.schema, "rev": ActivityReportFields.rev.schema, "device_id": TokenFields.deviceID.schema],
+            [
+                "context_key": ActivityReportFields.contextKey.schema, "rev": ActivityReportFields.rev.schema,
+                "device_id": TokenFields.deviceID.schema,
+            ],
             required: ["context_key", "rev"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
         "Notify": object(
@@ -239,13 +244,14 @@ enum APIDocumentation {
                     "deviceId": string,
                     "tokens": [
                         "type": "array",
-                        "items": object([
-                            "kind": string, "environment": string,
-                            "environmentSource": ["type": "string", "enum": ["app", "default", "learned"]], "tokenPrefix": string,
-                            "attributesType": nullableString,
-                            "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
-                            "registeredAt": ["type": "string", "format": "date-time"],
-                        ], required: ["kind", "environment", "environmentSource", "tokenPrefix", "frequentPushesEnabled", "registeredAt"]),
+                        "items": object(
+                            [
+                                "kind": string, "environment": string,
+                                "environmentSource": ["type": "string", "enum": ["app", "default", "learned"]], "tokenPrefix": string,
+                                "attributesType": nullableString,
+                                "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
+                                "registeredAt": ["type": "string", "format": "date-time"],
+                            ], required: ["kind", "environment", "environmentSource", "tokenPrefix", "frequentPushesEnabled", "registeredAt"]),
                     ],
                 ]),
             ]

@@ -18,18 +18,20 @@ enum ContractDocumentation {
             Schema.object(
                 [
                     "type": ["type": "string", "const": .string(contract.typeName)],
-                    "attributes": nullable(object(contract.schema.attributes, date: date), unless: contract.schema.attributes.contains { !$0.isOptional }),
+                    "attributes": nullable(
+                        object(contract.schema.attributes, date: date), unless: contract.schema.attributes.contains { !$0.isOptional }),
                     "contentState": object(contract.schema.contentState, date: date, filledIn: ["rev"]),
                     "alert": nullable(ref("Alert")),
                     "priority": nullable(["type": "integer", "enum": [5, 10]]),
                     "relevanceScore": nullable(ContextFields.relevanceScore.schema),
-                ], required: contract.schema.attributes.contains { !$0.isOptional } ? ["type", "attributes", "contentState"] : ["type", "contentState"])
+                ],
+                required: contract.schema.attributes.contains { !$0.isOptional } ? ["type", "attributes", "contentState"] : ["type", "contentState"])
         }
         return [
             "description": """
-                one variant per contract type (its name in `type`). The push it makes (content state and alert, in the envelope) \
-                must fit APNs's 4096 bytes, which no schema keyword can bound: a larger one is answered 422 with field `body`
-                """,
+            one variant per contract type (its name in `type`). The push it makes (content state and alert, in the envelope) \
+            must fit APNs's 4096 bytes, which no schema keyword can bound: a larger one is answered 422 with field `body`
+            """,
             "oneOf": .array(variants),
         ]
     }

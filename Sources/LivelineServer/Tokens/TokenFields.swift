@@ -22,7 +22,10 @@ enum TokenFields {
     /// `keys.auth` of a web-push subscription: a 16-byte secret, base64url.
     static let webPushAuth = FieldRule(
         "token.keys.auth",
-        .text(length: 22...24, format: TextFormat(name: nil, pattern: "^[A-Za-z0-9_-]{22}(==)?$", about: "a 16-byte secret, base64url", isValid: { Base64URL.decode($0)?.count == 16 })),
+        .text(
+            length: 22...24,
+            format: TextFormat(
+                name: nil, pattern: "^[A-Za-z0-9_-]{22}(==)?$", about: "a 16-byte secret, base64url", isValid: { Base64URL.decode($0)?.count == 16 })),
         about: "the subscription's secret")
 
     static func isHex(_ byte: UInt8) -> Bool {
@@ -71,7 +74,9 @@ enum TokenFields {
         "UnregisterToken": [
             "description": "the token to remove: an APNs token, or a web-push subscription",
             "oneOf": [
-                ["type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart]), "token": apnsToken.schema], "required": ["token"]],
+                [
+                    "type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart]), "token": apnsToken.schema], "required": ["token"],
+                ],
                 ["type": "object", "properties": ["kind": kind(PushTokenKind.allCases), "token": subscription], "required": ["token"]],
             ],
         ],

@@ -75,7 +75,8 @@ import Testing
                     "bearer", server: server, token: member, seed: seed, examples: examples,
                     filter: ["--include-path-regex", "^/api/", "--exclude-path", "/api/me/sign-out"]))
             runs.append(
-                try Self.schemathesis("admin", server: server, token: adminKey, seed: seed, examples: examples, filter: ["--exclude-path-regex", "^/api/"]))
+                try Self.schemathesis(
+                    "admin", server: server, token: adminKey, seed: seed, examples: examples, filter: ["--exclude-path-regex", "^/api/"]))
             // Signing out ends the session it is called with: a token of its own (the calls after
             // the first are answered 401, as documented).
             let (_, leaving) = try server.addUser(household: "Fisch", name: "Leaving \(index)")
