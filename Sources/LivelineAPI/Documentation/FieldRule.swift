@@ -11,8 +11,9 @@ public struct FieldRule: Sendable {
         case integer(ClosedRange<Int>)
         /// A finite number in the range.
         case number(ClosedRange<Double>)
-        /// Text of `length` Unicode scalars; of `characters` only, when given; with at least one
-        /// scalar that is not white space, when `nonBlank`; valid for `format`, when given.
+        /// Text of `length` Unicode scalars, never U+0000 (PostgreSQL stores no NUL in text); of
+        /// `characters` only, when given; with at least one scalar that is not white space, when
+        /// `nonBlank`; valid for `format`, when given.
         case text(length: ClosedRange<Int>, characters: ASCIISet? = nil, nonBlank: Bool = false, format: TextFormat? = nil)
         /// One of these strings.
         case oneOf([String])
@@ -100,6 +101,7 @@ public struct FieldRule: Sendable {
             let scalars = value.unicodeScalars
             guard length.contains(scalars.count) else { return false }
             if let characters, !value.utf8.allSatisfy(characters.contains) { return false }
+            if value.utf8.contains(0) { return false }
             if nonBlank, scalars.allSatisfy(FieldRule.isWhiteSpace) { return false }
             if let format, !format.isValid(value) { return false }
             return true
@@ -123,7 +125,7 @@ public struct FieldRule: Sendable {
                     format.about
                 } else {
                     "\(length.lowerBound) to \(length.upperBound) "
-                        + (characters.map { "of the characters \($0.description)" } ?? "characters")
+                        + (characters.map { "of the characters \($0.description)" } ?? "characters but U+0000")
                         + (nonBlank ? ", not only white space" : "")
                 }
             }
@@ -147,7 +149,9 @@ public struct FieldRule: Sendable {
             if let characters {
                 schema["pattern"] = .string("^[\(characters.regexClass)]*$")
             } else if nonBlank {
-                schema["pattern"] = .string("[^\(Self.whiteSpaceClass)]")
+                schema["pattern"] = .string("^[^\\u0000]*[^\\u0000\(Self.whiteSpaceClass)][^\\u0000]*$")
+            } else {
+                schema["pattern"] = .string("^[^\\u0000]*$")
             }
             if let format {
                 // A custom format stands alone: generators that know it make valid values, and
