@@ -19,7 +19,10 @@ import Testing
         ),
         (
             FieldRule("label", .text(length: 1...5, nonBlank: true)),
-            ["x", " x ", " ", "x\u{0}", "\u{0}", " \u{0}", "\u{3000}", "\u{85}", "\u{FEFF}", "\u{200B}", "\t\n", "abcde", "abcdef", "", "e\u{301}e\u{301}e"]
+            [
+                "x", " x ", " ", "x\u{0}", "\u{0}", " \u{0}", "\u{3000}", "\u{85}", "\u{FEFF}", "\u{200B}", "\t\n", "abcde", "abcdef", "",
+                "e\u{301}e\u{301}e",
+            ]
         ),
         (
             CommonFields.publicID(prefix: "tr_", about: "a ride's id"),
@@ -36,7 +39,8 @@ import Testing
 
     @Test func theCheckAndThePrintedSchemaAgreeOnEverySample() throws {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
-        try #require(FileManager.default.isExecutableFile(atPath: python.path), "run scripts/test-venv.sh (creates .venv with schemathesis and jsonschema-rs)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python.path), "run scripts/test-venv.sh (creates .venv with schemathesis and jsonschema-rs)")
         var cases: [JSONValue] = []
         var verdicts: [Bool] = []
         for (rule, samples) in Self.rules {
