@@ -89,11 +89,6 @@ enum APIDocumentation {
             auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true,
             links: RouteLink.each(
                 [Routes.notificationTimeline], parameters: ["userId": "$request.body#/userId", "dedupeKey": "$request.body#/dedupeKey"])
-                + [
-                    RouteLink(
-                        "postV1NotifyResolve", to: Routes.resolveNotification, parameters: [:],
-                        requestBody: ["userId": "$request.body#/userId", "dedupeKey": "$request.body#/dedupeKey"])
-                ]
         ),
         .init(
             Routes.notificationTimeline, "A notification's pushes (alert and web push) with their answers, and its dead letters, newest first",

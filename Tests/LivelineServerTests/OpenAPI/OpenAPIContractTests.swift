@@ -63,9 +63,12 @@ import Testing
         let answer = try server.request("GET", "/openapi.json")
         #expect(answer.status == 200)
         try Data(answer.body).write(to: document)
-        let random = UInt32.random(in: 1...UInt32.max)
-        print("schemathesis seeds: fixed \(Self.fixedSeed), random \(random) (again: OpenAPIContractTests with LIVELINE_SCHEMATHESIS_SEED=\(random))")
-        let seeds = [Self.fixedSeed, ProcessInfo.processInfo.environment["LIVELINE_SCHEMATHESIS_SEED"].flatMap { UInt32($0) } ?? random]
+        let given = ProcessInfo.processInfo.environment["LIVELINE_SCHEMATHESIS_SEED"].flatMap { UInt32($0) }
+        let second = given ?? UInt32.random(in: 1...UInt32.max)
+        print(
+            "schemathesis seeds: fixed \(Self.fixedSeed), \(given == nil ? "random" : "given") \(second) "
+                + "(again: LIVELINE_SCHEMATHESIS_SEED=\(second) swift test --filter OpenAPIContractTests)")
+        let seeds = [Self.fixedSeed, second]
 
         var runs: [Run] = []
         for (index, seed) in seeds.enumerated() {
