@@ -43,8 +43,18 @@ public struct FieldRule: Sendable {
     /// A path or query parameter's text, checked; a whole number for `.integer`.
     public func integer(text: String) throws -> Int {
         guard case .integer(let range) = kind else { preconditionFailure("\(name) is not a whole number") }
-        guard let value = Int(text), range.contains(value) else { throw refusal(text) }
+        guard let value = Self.wholeNumber(text), range.contains(value) else { throw refusal(text) }
         return value
+    }
+
+    /// A whole number written as text: digits, or a JSON number whose value is whole (`1.0`,
+    /// `1e+16`: JSON Schema's `integer` takes those, and an API client may print one so).
+    public static func wholeNumber(_ text: String) -> Int? {
+        if let value = Int(text) { return value }
+        guard text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil, let double = Double(text),
+            double == double.rounded(), abs(double) < 9_007_199_254_740_992
+        else { return nil }
+        return Int(double)
     }
 
     /// A whole number of a body, checked.
@@ -92,7 +102,7 @@ public struct FieldRule: Sendable {
     public func accepts(_ value: String) -> Bool {
         switch kind {
         case .integer(let range):
-            return Int(value).map(range.contains) ?? false
+            return Self.wholeNumber(value).map(range.contains) ?? false
         case .number(let range):
             return Double(value).map { $0.isFinite && range.contains($0) } ?? false
         case .oneOf(let values):

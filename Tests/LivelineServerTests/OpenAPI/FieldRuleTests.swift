@@ -70,6 +70,11 @@ import Testing
         #expect(verdicts.contains(true) && verdicts.contains(false))
     }
 
+    @Test func aWholeNumberMayBeWrittenAsAJSONNumber() {
+        #expect(FieldRule.wholeNumber("1.0") == 1 && FieldRule.wholeNumber("1e+3") == 1000 && FieldRule.wholeNumber("-2.00") == -2)
+        for text in ["1.5", "0x10", "1.", ".5", "inf", "nan", "1e400", "", " 1", "١"] { #expect(FieldRule.wholeNumber(text) == nil, "\(text)") }
+    }
+
     @Test func aRefusalIsA400NamingTheFieldAndWhatItMustBe() throws {
         do {
             _ = try CommonFields.sinceRev.integer(text: "x")
