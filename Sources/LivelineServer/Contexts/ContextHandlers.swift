@@ -58,7 +58,7 @@ struct ContextHandlers: Sendable {
             let key = try request.contextKey()
             let body = try request.decode(StartContextRequest.self)
             let userIDs = try (body.userIds ?? []).map { UserID(try CommonFields.userID.integer($0)) }
-            let deviceIDs = body.deviceIds ?? []
+            let deviceIDs = try (body.deviceIds ?? []).map { try TokenFields.deviceID.named("deviceIds").text($0) }
             guard !userIDs.isEmpty || !deviceIDs.isEmpty else {
                 throw HTTPError.badRequest("name whom to start it for: userIds and/or deviceIds", field: "userIds")
             }

@@ -183,7 +183,7 @@ enum APIDocumentation {
             object(
                 [
                     "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
-                    "deviceIds": ["type": "array", "items": string, "maxItems": .int(ContextFields.startTargets.upperBound)],
+                    "deviceIds": ["type": "array", "items": TokenFields.deviceID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "alert": ref("Alert"),
                     "includeDismissed": boolean, "useChannel": boolean,
                 ], required: ["alert"]),
