@@ -73,7 +73,8 @@ enum CookSuggestDocumentation {
         "CreateCookSuggestSession": object(
             ["date": ["type": "string", "format": "date"], "with_user_id": CommonFields.userID.schema, "by": CommonFields.by.schema], required: []),
         "CookSuggestStep": object(["by": CommonFields.by.schema], required: []),
-        "CookSuggestProposalChoice": object(["proposal_id": string, "by": CommonFields.by.schema], required: ["proposal_id"]),
+        "CookSuggestProposalChoice": object(
+            ["proposal_id": CookSuggestInput.proposalID.schema, "by": CommonFields.by.schema], required: ["proposal_id"]),
         "CookSuggestAnswers": object(
             [
                 "maxMinutes": CookSuggestInput.maxMinutes.schema, "diet": strings(Recipe.dietTags),

@@ -90,7 +90,7 @@ struct CookSuggestHandlers: Sendable {
             by = body.by
         case .pick, .confirm:
             let body = try request.decode(CookSuggestProposalRequest.self)
-            proposalID = body.proposalId
+            proposalID = try CookSuggestInput.proposalID.text(body.proposalId)
             by = body.by
         default:
             by = request.body.isEmpty ? nil : try request.decode(CookSuggestStepRequest.self).by

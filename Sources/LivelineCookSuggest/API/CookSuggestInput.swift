@@ -11,6 +11,7 @@ enum CookSuggestInput {
     static let servings = FieldRule("servings", .integer(1...20), about: "how many eat")
     static let useUp = FieldRule("useUp", .text(length: 1...60, nonBlank: true), about: "an ingredient's name")
     static let useUpCount = 20
+    static let proposalID = FieldRule("proposal_id", .text(length: 1...200), about: "a proposal's id")
 
     /// `answers` as stored (names trimmed), or a 400 naming the first field that is wrong.
     static func checked(_ answers: CookSuggestAnswers) throws -> CookSuggestAnswers {
