@@ -5,6 +5,8 @@
 # copy of Fuzz/corpus/<target> (new inputs stay in .build/fuzz/corpus/<target>), and exits 1 on a
 # finding (a trap, an AddressSanitizer report, a hang, a leak), whose input is kept in
 # .build/fuzz/findings/<target>/. Reproduce one: .build/fuzz/<target> FILE.
+# FUZZ_TIMEOUT (seconds, default 10) is how long one input may run before it counts as a hang:
+# raise it for long runs on a machine that other work keeps busy.
 # The harnesses are no SwiftPM target: `swift build` and the product never see them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +73,7 @@ quiet swiftc "${flags[@]}" "${build[@]}" "Fuzz/Targets/${harness}Fuzz.swift" -o 
 cp -n Fuzz/corpus/"$target"/* "$out/corpus/$target/" 2>/dev/null || true
 echo "== fuzz $target: running ${seconds}s (corpus $(ls "$out/corpus/$target" | wc -l) inputs)"
 set +e
-SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp,print_suppressions=0" "$out/$target" -max_total_time="$seconds" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp,print_suppressions=0" "$out/$target" -max_total_time="$seconds" -max_len="$maxlen" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$out/findings/$target/" "$out/corpus/$target" 2>"$out/$target.log"
 status=$?
 set -e

@@ -20,6 +20,8 @@ packages=(
                       # toolchain's FoundationNetworking (LivelineClient on Linux) runs on
   nghttp2-client      # tests only: h2load against the APNs sandbox
   fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
+  iproute2            # tests only: ip netns and veth pairs for the network fault tests (docs/reliability.md)
+  iptables            # tests only: iptables-legacy sends those pairs' packets to the tests' loss/delay queue (NFQUEUE)
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests
@@ -27,12 +29,15 @@ packages=(
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
-has_chromium() { apt-cache policy chromium 2>/dev/null | grep -q "Candidate: [0-9]"; }
-if ! dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" && ! has_chromium; then
+# No `grep -q` after a pipe here: with pipefail, grep -q leaving at the first match can end the
+# writer with SIGPIPE and make the whole test fail at random (a CI run went without chromium so).
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null; }
+has_chromium() { apt-cache policy chromium 2>/dev/null | grep "Candidate: [0-9]" >/dev/null; }
+if ! installed chromium-driver && ! has_chromium; then
   $sudo apt-get update -qq   # a fresh machine's package lists may be empty yet
   updated=1
 fi
-if dpkg-query -W -f='${Status}' chromium-driver 2>/dev/null | grep -q "install ok installed" || has_chromium; then
+if installed chromium-driver || has_chromium; then
   packages+=(chromium chromium-driver)
 else
   echo "note: no chromium .deb here (Ubuntu ships it as a snap): the dashboard's browser tests need Debian's chromium and chromium-driver" >&2
@@ -43,7 +48,7 @@ fi
 
 missing=()
 for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  installed "$package" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2

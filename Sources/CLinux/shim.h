@@ -14,3 +14,7 @@ extern int pipe2(int fds[2], int flags);
 
 /* glibc 2.34+: the child closes every descriptor from `from` on (declared only under _GNU_SOURCE). */
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/* setns moves the calling thread into another namespace (tests: a network namespace of their
+   own); declared only under _GNU_SOURCE. */
+extern int setns(int fd, int nstype);

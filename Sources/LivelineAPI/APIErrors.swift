@@ -16,6 +16,14 @@ public enum APIErrors {
         message: "the server's disk is full: nothing of this request was changed; send it again once the operator has freed space",
         headers: [("Retry-After", "30")])
 
+    /// The answer to a request that met the database unreachable (a network partition, a server
+    /// down; `docs/reliability.md`, "Network faults"): a write whose commit was under way may or
+    /// may not have been stored, so the request is to be sent again as it is.
+    public static let databaseUnavailable = HTTPError(
+        status: 503, code: "databaseUnavailable",
+        message: "the database could not be reached: this request may or may not have been stored; send it again in a moment",
+        headers: [("Retry-After", "5")])
+
     /// The HTTP answer for `error`; nil for an unexpected failure (a 500).
     @Sendable public static func map(_ error: any Error) -> HTTPError? {
         switch error {
@@ -35,6 +43,7 @@ public enum APIErrors {
                 busy.headers.append(("Retry-After", "1"))
                 return busy
             case .storageFull: return storageFull
+            case .unavailable: return databaseUnavailable
             case .notFound: return .notFound(error.message)
             case .invalidArgument: return .badRequest(error.message)
             default: return nil

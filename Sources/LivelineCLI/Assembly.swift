@@ -38,15 +38,22 @@ public enum Assembly {
         let apns = configuration.apns
         if apns.hasKey {
             let credentials = try apns.credentials()
-            let client = try APNSClient(configuration: APNSClientConfiguration(credentials: credentials, environment: apns.apnsEnvironment))
+            // Nothing the dispatcher stopped waiting for (after 80 % of the lease) goes out later
+            // beside its retry: the client's own resends end well before (docs/reliability.md,
+            // "Network faults").
+            let deadline = max(0.5, min(60, configuration.outboxLease * 0.8) * 0.75)
+            var clientConfiguration = APNSClientConfiguration(credentials: credentials, environment: apns.apnsEnvironment)
+            clientConfiguration.requestDeadline = deadline
+            let client = try APNSClient(configuration: clientConfiguration)
             var description =
                 "APNs \(apns.apnsEnvironment.device) (\(apns.environment.rawValue), key \(apns.keyID ?? "?"), team \(apns.teamID ?? "?"), bundle \(apns.bundleID))"
             var others: [PushEnvironment: APNSClient] = [:]
             if apns.servesOtherEnvironment {
                 // The one key works for both environments.
                 do {
-                    others[apns.otherEnvironment] = try APNSClient(
-                        configuration: APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment))
+                    var otherConfiguration = APNSClientConfiguration(credentials: credentials, environment: apns.otherAPNSEnvironment)
+                    otherConfiguration.requestDeadline = deadline
+                    others[apns.otherEnvironment] = try APNSClient(configuration: otherConfiguration)
                 } catch {
                     client.shutdown()
                     throw error

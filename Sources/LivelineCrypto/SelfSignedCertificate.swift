@@ -3,7 +3,8 @@ internal import COpenSSL
 
 /// A self-signed TLS certificate for local servers such as the APNs sandbox.
 ///
-/// P-256 key; subject and issuer `CN=<commonName>`; SAN `IP:127.0.0.1, DNS:localhost`; valid from
+/// P-256 key; subject and issuer `CN=<commonName>`; SAN `IP:127.0.0.1, DNS:localhost` (and any other
+/// IPv4 addresses asked for: a server listening on another address); valid from
 /// an hour ago (clock skew) for `days`; a random 128-bit positive serial; signed with ECDSA SHA-256.
 /// It is its own CA (`basicConstraints: critical, CA:TRUE`, `keyUsage: critical, digitalSignature,
 /// keyCertSign`, subject and authority key identifiers), so a client can trust it by using the
@@ -17,10 +18,19 @@ public struct SelfSignedCertificate: Sendable {
     /// Its private key as unencrypted PKCS#8, `-----BEGIN PRIVATE KEY-----`.
     public let privateKeyPEM: String
 
-    /// Generates a new key and certificate.
-    public static func generate(commonName: String = "Liveline sandbox", days: Int = 825) throws -> SelfSignedCertificate {
+    /// Generates a new key and certificate; `addresses` are IPv4 addresses its SAN names besides
+    /// 127.0.0.1.
+    public static func generate(
+        commonName: String = "Liveline sandbox", days: Int = 825, addresses: [String] = []
+    ) throws
+        -> SelfSignedCertificate
+    {
         guard !commonName.isEmpty, commonName.utf8.count <= 64 else {
             throw CryptoError(.invalidArgument, "the common name must be 1 to 64 bytes (RFC 5280 ub-common-name)")
+        }
+        let others = addresses.filter { $0 != "127.0.0.1" }
+        guard others.allSatisfy({ address in address.split(separator: ".").count == 4 && inet_addr(address) != INADDR_NONE }) else {
+            throw CryptoError(.invalidArgument, "the certificate's addresses must be IPv4 addresses: \(addresses)")
         }
         guard (1...36_500).contains(days) else {
             throw CryptoError(.invalidArgument, "the validity must be 1 to 36500 days, not \(days)")
@@ -49,7 +59,7 @@ public struct SelfSignedCertificate: Sendable {
             (NID_basic_constraints, "critical,CA:TRUE"),
             (NID_key_usage, "critical,digitalSignature,keyCertSign"),
             (NID_ext_key_usage, "serverAuth"),
-            (NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"),
+            (NID_subject_alt_name, (["IP:127.0.0.1"] + others.map { "IP:\($0)" } + ["DNS:localhost"]).joined(separator: ",")),
             (NID_subject_key_identifier, "hash"),
             (NID_authority_key_identifier, "keyid:always"),
         ]
@@ -65,17 +75,19 @@ public struct SelfSignedCertificate: Sendable {
         return SelfSignedCertificate(certificatePEM: pem, privateKeyPEM: key.pkcs8PEM)
     }
 
-    /// Returns `cert.pem` and `key.pem` in `folder`: reused when both exist, parse, belong together
-    /// and the certificate is valid now and for at least another day; otherwise a new pair is
-    /// generated and written (`created` is true, and clients must trust the new certificate).
+    /// Returns `cert.pem` and `key.pem` in `folder`: reused when both exist, parse, belong together,
+    /// the certificate is valid now and for at least another day and names `address` (an IPv4
+    /// address a server listens on, other than 127.0.0.1, that clients verify); otherwise a new
+    /// pair is generated and written (`created` is true, and clients must trust the new certificate).
     ///
     /// The folder is created if needed. The key file is written with mode 0600 (via a temporary file
     /// created 0600 and renamed, so it is never readable by others), and a reused key file whose mode
     /// lets group or others read it is tightened to 0600.
-    public static func loadOrCreate(in folder: URL) throws -> (certificate: URL, privateKey: URL, created: Bool) {
+    public static func loadOrCreate(in folder: URL, address: String? = nil) throws -> (certificate: URL, privateKey: URL, created: Bool) {
         let certificateURL = folder.appendingPathComponent("cert.pem")
         let keyURL = folder.appendingPathComponent("key.pem")
-        if isUsablePair(certificate: certificateURL, key: keyURL) {
+        let addresses = address.map { [$0] } ?? []
+        if isUsablePair(certificate: certificateURL, key: keyURL, addresses: addresses) {
             try restrictToOwner(keyURL)
             return (certificateURL, keyURL, false)
         }
@@ -84,7 +96,7 @@ public struct SelfSignedCertificate: Sendable {
         } catch {
             throw CryptoError.file(.unwritableFile, "create the folder", folder, error)
         }
-        let generated = try generate()
+        let generated = try generate(addresses: addresses)
         try write(generated.privateKeyPEM, to: keyURL, mode: 0o600)
         try write(generated.certificatePEM, to: certificateURL, mode: 0o644)
         return (certificateURL, keyURL, true)
@@ -102,7 +114,7 @@ public struct SelfSignedCertificate: Sendable {
     }
 
     /// Whether both files exist and hold a matching key and certificate valid now and tomorrow.
-    private static func isUsablePair(certificate certificateURL: URL, key keyURL: URL) -> Bool {
+    private static func isUsablePair(certificate certificateURL: URL, key keyURL: URL, addresses: [String]) -> Bool {
         guard let certificateText = try? String(contentsOf: certificateURL, encoding: .utf8),
             let keyText = try? String(contentsOf: keyURL, encoding: .utf8),
             let key = try? ES256PrivateKey(pem: keyText)
@@ -118,6 +130,7 @@ public struct SelfSignedCertificate: Sendable {
                 return X509_cmp_time(X509_get0_notBefore(certificate), nil) < 0  // started
                     && X509_cmp_time(X509_get0_notAfter(certificate), &tomorrow) > 0  // valid another day
                     && X509_check_private_key(certificate, key.pkey) == 1
+                    && addresses.allSatisfy { X509_check_ip_asc(certificate, $0, 0) == 1 }
             }) ?? false
         LibCrypto.clearErrors()
         return usable

@@ -34,9 +34,16 @@ struct Decision {
         if push.pushType == "alert" {
             func text(_ value: JSONValue?) -> String? { if case .string(let text)? = value { text } else { nil } }
             let title = text(aps["alert"]?.objectValue?["title"]) ?? "?"
+            let shown = ShownNotification(
+                title: title, body: text(aps["alert"]?.objectValue?["body"]), link: text(root["link"]), shownAt: now, collapseID: push.collapseID)
+            // Notifications with one `apns-collapse-id` are shown as one: the newer replaces the older.
+            if let collapseID = push.collapseID, let index = state.notifications.firstIndex(where: { $0.collapseID == collapseID }) {
+                note(.applied, nil, "alert shown in place of the one with collapse id \(collapseID): \(title)")
+                state.notifications[index] = shown
+                return []
+            }
             note(.applied, nil, "alert shown: \(title)" + (root["link"].map { " (link \($0))" } ?? ""))
-            state.notifications.append(
-                ShownNotification(title: title, body: text(aps["alert"]?.objectValue?["body"]), link: text(root["link"]), shownAt: now))
+            state.notifications.append(shown)
             return []
         }
         guard case .string(let event)? = aps["event"] else { return drop(nil, "no aps.event") }

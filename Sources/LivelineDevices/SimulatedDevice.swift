@@ -314,4 +314,6 @@ public struct ShownNotification: Sendable, Hashable {
     /// The top-level `link` of the payload: where a tap opens the app (`/cook-suggest/cs_…`).
     public var link: String?
     public var shownAt: Date
+    /// Its `apns-collapse-id`: a later alert with the same one takes its place.
+    public var collapseID: String? = nil
 }

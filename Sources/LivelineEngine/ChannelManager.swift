@@ -18,9 +18,16 @@ final class ChannelManager: Sendable {
     let senders: [(environment: PushEnvironment, sender: any PushSender)]
     let configuration: EngineConfiguration
     let logger: Logger
-    /// Creation is serialised per context and environment in this process, so concurrent starts
-    /// create one channel.
-    private let creating = Mutex<[String: NSLock]>([:])
+    /// The creations in flight in this process, by environment and context: concurrent starts
+    /// of a context share one (and so create one channel).
+    private let creations = Mutex<[String: ChannelCreation]>([:])
+    /// Recordings of APNs's answers in progress (``stop(timeout:)`` waits for them), and whether
+    /// the engine stopped (later answers are no longer recorded).
+    private let recordings = DispatchGroup()
+    private let stopped = Mutex(false)
+    /// A creation outlasted the wait and APNs has not answered one since: the management API is
+    /// slow or hangs, and starts go on without waiting for it at all (one wait per episode).
+    private let managementSlow = Mutex(false)
     /// The environments reconciled since the engine started.
     private let reconciled = Mutex<Set<PushEnvironment>>([])
 
@@ -39,35 +46,116 @@ final class ChannelManager: Sendable {
     /// The context's channel in `environment`, created now when it has none. Without one (APNs
     /// refused, e.g. the app's channel quota is reached) the reason comes back and the context
     /// keeps going by its tokens there (`docs/engine.md`: fall back to token fan-out).
+    ///
+    /// The caller (an HTTP worker) waits at most `channelCreationWait` for APNs: when the
+    /// management API is slower, the reason comes back and the creation goes on in the
+    /// background; once APNs answers, the channel is linked to the context and later syncs
+    /// broadcast to it (the devices started meanwhile follow their update tokens). After a wait
+    /// ran out, callers do not wait at all until APNs answers a creation again.
     func ensureChannel(contextKey: String, environment: PushEnvironment, now: Date) throws -> (channelID: String?, fallback: String?) {
         guard let sender = senders.first(where: { $0.environment == environment })?.sender else {
             return (nil, "no APNs connection for the \(environment.rawValue) environment")
         }
-        let lock = creating.withLock { locks in
-            let name = "\(environment.rawValue):\(contextKey)"
-            if let lock = locks[name] { return lock }
-            let lock = NSLock()
-            locks[name] = lock
-            return lock
-        }
-        lock.lock()
-        defer { lock.unlock() }
         guard try store.contexts.context(key: contextKey) != nil else {
             throw StoreError(.notFound, "there is no context \(contextKey)")
         }
         if let channelID = try store.channels.contextChannel(key: contextKey, environment: environment) { return (channelID, nil) }
-        let result = Self.wait { done in
-            sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy, completion: done)
+        let name = "\(environment.rawValue):\(contextKey)"
+        let (creation, isNew) = creations.withLock { creations -> (ChannelCreation, Bool) in
+            if let creation = creations[name] { return (creation, false) }
+            let creation = ChannelCreation()
+            creations[name] = creation
+            return (creation, true)
         }
-        guard let result, result.status == 201, let channelID = result.channelID else {
-            let why = result.map { "APNs answered \($0.summary)" } ?? "APNs did not answer in time"
-            let fallback = "no channel in \(environment.rawValue) (\(why)); updates go to each device's token"
+        if isNew {
+            // Another creation may have linked one between the read above and taking its place.
+            if let channelID = try? store.channels.contextChannel(key: contextKey, environment: environment) {
+                finish(creation, name: name, ChannelCreation.Outcome(channelID: channelID))
+            } else {
+                create(creation, name: name, contextKey: contextKey, environment: environment, sender: sender, now: now)
+            }
+        }
+        let slow = managementSlow.withLock { $0 }
+        if let outcome = creation.wait(timeout: slow ? 0 : configuration.channelCreationWait) { return (outcome.channelID, outcome.fallback) }
+        managementSlow.withLock { $0 = true }
+        let fallback =
+            "no channel in \(environment.rawValue) yet (APNs has not answered its creation "
+            + (slow ? "and is slow to answer creations" : "within \(Self.seconds(configuration.channelCreationWait)) s")
+            + "; it goes on in the background); this start's devices get update tokens"
+        logger.record(EngineEvent(.warning, .channelFallback, contextKey: contextKey, message: fallback))
+        return (nil, fallback)
+    }
+
+    /// Asks APNs for a channel without waiting for the answer: the answer is recorded on another
+    /// thread (``record(_:contextKey:environment:now:)``), or the creation counts as failed after
+    /// `channelCreationTimeout`.
+    private func create(
+        _ creation: ChannelCreation, name: String, contextKey: String, environment: PushEnvironment, sender: any PushSender, now: Date
+    ) {
+        let timeout = configuration.channelCreationTimeout
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+            guard !creation.isSettled else { return }
+            let fallback =
+                "no channel in \(environment.rawValue) (APNs did not answer in time: \(Self.seconds(timeout)) s); updates go to each device's token"
+            logger.record(EngineEvent(.warning, .channelFallback, contextKey: contextKey, message: fallback))
+            finish(creation, name: name, ChannelCreation.Outcome(fallback: fallback))
+        }
+        sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy) { [self] result in
+            managementSlow.withLock { $0 = false }
+            let go = stopped.withLock { stopped -> Bool in
+                // Entered under the lock `stop` takes: a stop either waits for this recording or keeps it from starting.
+                if !stopped { recordings.enter() }
+                return !stopped
+            }
+            guard go else {
+                logger.record(
+                    EngineEvent(
+                        .info, .channelFallback, contextKey: contextKey, channelID: result.channelID, status: result.status,
+                        message: "APNs answered a channel creation after the engine stopped: not recorded (the next reconcile deletes an orphan)"
+                    ))
+                finish(creation, name: name, ChannelCreation.Outcome(fallback: "the engine stopped"))
+                return
+            }
+            // Not on the APNs client's I/O thread: recording writes to the database.
+            DispatchQueue.global().async { [self] in
+                defer { recordings.leave() }
+                let outcome: ChannelCreation.Outcome
+                do {
+                    outcome = try record(result, contextKey: contextKey, environment: environment, now: now)
+                } catch {
+                    let fallback =
+                        "no channel in \(environment.rawValue) (recording APNs's answer failed: \(error)); updates go to each device's token"
+                    logger.record(
+                        EngineEvent(
+                            EngineEvent.level(.warning, for: error), .channelFallback, contextKey: contextKey, channelID: result.channelID,
+                            status: result.status, message: fallback))
+                    outcome = ChannelCreation.Outcome(fallback: fallback)
+                }
+                finish(creation, name: name, outcome)
+            }
+        }
+    }
+
+    /// The creation is no longer in flight; its waiters get `outcome` (unless it timed out before).
+    private func finish(_ creation: ChannelCreation, name: String, _ outcome: ChannelCreation.Outcome) {
+        creations.withLock { creations in
+            if creations[name] === creation { creations[name] = nil }
+        }
+        creation.settle(outcome)
+    }
+
+    /// Records APNs's answer to a creation: the channel's row, linked to the context — unless the
+    /// context ended meanwhile or another instance linked one of its own (this one's deletion is
+    /// queued then).
+    private func record(_ result: APNSResult, contextKey: String, environment: PushEnvironment, now: Date) throws -> ChannelCreation.Outcome {
+        guard result.status == 201, let channelID = result.channelID else {
+            let fallback = "no channel in \(environment.rawValue) (APNs answered \(result.summary)); updates go to each device's token"
             logger.record(
                 EngineEvent(
-                    .warning, .channelFallback, contextKey: contextKey, apnsID: result?.requestID, status: result?.status,
-                    reason: result?.reason?.rawValue, message: fallback
+                    .warning, .channelFallback, contextKey: contextKey, apnsID: result.requestID, status: result.status,
+                    reason: result.reason?.rawValue, message: fallback
                 ))
-            return (nil, fallback)
+            return ChannelCreation.Outcome(fallback: fallback)
         }
         let linked = try store.write { transaction -> String? in
             try store.channels.insert(
@@ -101,7 +189,23 @@ final class ChannelManager: Sendable {
                         ? "created for the context, which ended meanwhile: its deletion is queued"
                         : "created for the context, which another instance gave one meanwhile: this one's deletion is queued"
             ))
-        return linked.map { ($0, nil) } ?? (nil, "the context ended while its channel was created")
+        return linked.map { ChannelCreation.Outcome(channelID: $0) }
+            ?? ChannelCreation.Outcome(fallback: "the context ended while its channel was created")
+    }
+
+    /// Keeps APNs's later answers to creations from being recorded and waits up to `timeout` for
+    /// the recordings in progress; false when one still runs. The engine's stop calls it.
+    func stop(timeout: Duration) -> Bool {
+        stopped.withLock { $0 = true }
+        return recordings.wait(timeout: DispatchTime.after(timeout)) == .success
+    }
+
+    /// Lets answers be recorded again after a ``stop(timeout:)``.
+    func start() { stopped.withLock { $0 = false } }
+
+    /// `1`, `0.5`: a duration in seconds for a message.
+    static func seconds(_ interval: TimeInterval) -> String {
+        interval == interval.rounded() ? String(Int(interval)) : String(format: "%.1f", interval)
     }
 
     /// Compares each environment's channels of the app with the rows: marks vanished rows

@@ -222,6 +222,13 @@ struct DispatchPlanner: Sendable {
             let why = "the context ended before the start went out"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
             plan.events.append(EngineEvent(.info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, startID: startID, message: why))
+        case .startAnswered(let startID):
+            let why = "the device answered the start already (its card is on the lock screen): not sent again"
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: false)
+            plan.events.append(
+                EngineEvent(
+                    .info, .startAnswered, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID, message: why)
+            )
         case .tokenInactive(let startID, let note):
             let why = "the token is no longer active: \(note)"
             if let startID {

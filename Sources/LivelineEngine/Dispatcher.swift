@@ -378,6 +378,6 @@ public final class Dispatcher: Sendable {
     /// A busy or failing database, or a full disk, which a later attempt may find working again.
     static func isTransient(_ error: any Error) -> Bool {
         guard let error = error as? StoreError else { return false }
-        return error.code == .busy || error.code == .io || error.code == .storageFull
+        return error.code == .busy || error.code == .io || error.code == .storageFull || error.code == .unavailable
     }
 }

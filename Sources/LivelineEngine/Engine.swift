@@ -60,19 +60,22 @@ public final class Engine: Sendable {
 
     /// Starts the dispatcher's thread (it also runs the lifecycle's periodic work).
     public func start() {
+        channels.start()
         lifecycle.start()
         dispatcher.start()
     }
 
     /// Stops the dispatcher after the batch in flight and waits for a channel reconcile in
-    /// progress; false when that took longer than `timeout` (call it again to wait again, e.g.
-    /// after shutting the APNs client down, which fails what still waits for an answer). No
-    /// thread of the engine runs once it returned true.
+    /// progress and for APNs's answers to channel creations being recorded; false when that took
+    /// longer than `timeout` (call it again to wait again, e.g. after shutting the APNs client
+    /// down, which fails what still waits for an answer). No thread of the engine runs once it
+    /// returned true.
     @discardableResult
     public func stop(timeout: Duration = .seconds(10)) -> Bool {
         let started = ContinuousClock.now
         let stopped = dispatcher.stop(timeout: timeout)
-        return lifecycle.stop(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && stopped
+        let reconciled = lifecycle.stop(timeout: max(.zero, timeout - (ContinuousClock.now - started)))
+        return channels.stop(timeout: max(.zero, timeout - (ContinuousClock.now - started))) && reconciled && stopped
     }
 
     /// Pull-reconcile (`docs/engine.md`, "Contexts, revisions, snapshots"): in one read transaction,

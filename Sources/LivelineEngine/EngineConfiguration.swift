@@ -74,6 +74,13 @@ public struct EngineConfiguration: Sendable {
     /// is written, so one being created at that moment (here or by another instance) is listed
     /// before its row can be read.
     public var orphanChannelGrace: TimeInterval
+    /// How long a start waits for a context's channel being created at APNs before it goes on
+    /// without it (the devices get update tokens; the creation goes on in the background): a
+    /// management call that hangs must not hold an HTTP worker.
+    public var channelCreationWait: TimeInterval = 1
+    /// A channel creation APNs has not answered within this counts as failed (a later answer
+    /// still links the channel, or queues its deletion).
+    public var channelCreationTimeout: TimeInterval = 15
     /// How long the dispatcher sleeps when nothing wakes it.
     public var idlePoll: Duration
     public var clock: @Sendable () -> Date

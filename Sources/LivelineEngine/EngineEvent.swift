@@ -27,6 +27,8 @@ struct EngineEvent: Sendable, Hashable {
         case startFailed
         /// A push-to-start not sent because its context ended first (info).
         case startCancelled
+        /// A push-to-start not sent (again) because its device answered it already (info).
+        case startAnswered
         /// A start APNs accepted was never answered by an update token: marked suspect (warning).
         case startSuspect
         /// The database was busy or failing: the row is tried again later (warning).

@@ -70,8 +70,10 @@ struct AlertPushChannel: NotificationChannel {
             try store.tokens.activeTokens(userID: notification.userID, kind: .alert, environment: environment, in: transaction)
         }
         for token in tokens {
+            // The record's id as `apns-collapse-id`: a push sent again (after a crash, at least
+            // once) shows as the one notification it is, not twice.
             let message = OutboxMessage.alert(
-                tokenID: token.id, push: OutboxMessage.Push(pushType: .alert, priority: .immediate),
+                tokenID: token.id, push: OutboxMessage.Push(pushType: .alert, priority: .immediate, collapseID: "notify:\(notification.id)"),
                 note: "notification \(notification.id) (\(notification.dedupeKey)) to device \(token.deviceID)"
             )
             if try store.outbox.enqueueMessage(

@@ -23,6 +23,10 @@ enum Preparation: Sendable {
         /// A push-to-start whose context ended (or vanished) before it went out: a start now
         /// would open a card nothing ends.
         case startAfterTheEnd(startID: Int)
+        /// A push-to-start its device answered already (its app registered the activity's update
+        /// token or reported rendering it): the card is on the lock screen, and a start sent
+        /// (again) would open a second one.
+        case startAnswered(startID: Int)
         /// A channel deletion for a channel a context uses: an orphan seen while its row was being
         /// written (``EngineConfiguration/orphanChannelGrace``). Nothing is deleted.
         case channelInUse(channelID: String, contextKey: String)

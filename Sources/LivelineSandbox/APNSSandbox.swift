@@ -75,7 +75,10 @@ public final class APNSSandbox: Sendable {
         } catch {
             throw SandboxError("could not create the sandbox folder \(folder.path): \(error.localizedDescription)")
         }
-        let certificate = try SelfSignedCertificate.loadOrCreate(in: folder)
+        // Listening on another address than 127.0.0.1 (`--host`), the certificate names it too, so
+        // clients that connect there can verify it.
+        let listens = ["127.0.0.1", "0.0.0.0", "localhost"].contains(configuration.host) ? nil : configuration.host
+        let certificate = try SelfSignedCertificate.loadOrCreate(in: folder, address: listens)
         let (keyFile, signingKey) = try loadOrCreateKey(in: folder, keyID: configuration.keyID)
         let tls = try TLSContext.server(certificateFile: certificate.certificate.path, privateKeyFile: certificate.privateKey.path)
 

@@ -18,6 +18,9 @@ public struct SandboxFaults: Sendable, Hashable {
     public var tooManyRequestsShare: Double
     /// Every answer on the push ports is sent this much later, from another thread.
     public var latency: Duration?
+    /// Answers on the channel management port are sent this much later instead (a management
+    /// call that hangs: set it longer than the client waits); nil: `latency` there too.
+    public var managementLatency: Duration?
     /// The N-th stream of each connection is answered 503 `Shutdown` and followed by GOAWAY with
     /// `{"reason":"Shutdown"}`, naming that stream as the last processed (later streams are
     /// refused, safe to retry).
@@ -27,13 +30,14 @@ public struct SandboxFaults: Sendable, Hashable {
 
     public init(
         seed: UInt64 = 1, internalErrorShare: Double = 0, unavailableShare: Double = 0, tooManyRequestsShare: Double = 0,
-        latency: Duration? = nil, goAwayAfterStreams: Int? = nil, dropConnectionAfterStreams: Int? = nil
+        latency: Duration? = nil, managementLatency: Duration? = nil, goAwayAfterStreams: Int? = nil, dropConnectionAfterStreams: Int? = nil
     ) {
         self.seed = seed
         self.internalErrorShare = internalErrorShare
         self.unavailableShare = unavailableShare
         self.tooManyRequestsShare = tooManyRequestsShare
         self.latency = latency
+        self.managementLatency = managementLatency
         self.goAwayAfterStreams = goAwayAfterStreams
         self.dropConnectionAfterStreams = dropConnectionAfterStreams
     }

@@ -35,6 +35,9 @@ public struct LogScan {
         ("push token", /[0-9A-Fa-f]{64,}/),
         ("Authorization header", /[Bb]earer [A-Za-z0-9_\-.~+\/]{8,}/),
         ("PEM key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/),
+        // The dashboard's session cookie (`v1.<expires>.<nonce>.<MAC>`) and its one-time sign-in link.
+        ("dashboard session", /v1\.[0-9]{9,}\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{20,}/),
+        ("dashboard sign-in link", /once=[A-Za-z0-9_\-]{20,}/),
         // A password in a database URL (`postgresql://user:password@host`).
         ("password in a URL", /:\/\/[^\/\s:@"]+:[^@\s\/"]+@/),
     ]

@@ -59,6 +59,16 @@ public enum TestPostgres {
         return (url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema, drop)
     }
 
+    /// A cluster of its own, started inside `namespace` and listening on its inner address (the
+    /// network fault tests: the path to it runs over the namespace's veth pair), taking
+    /// password logins from the test process's end of the pair; its log (connections logged) is
+    /// `log`. The closure stops it and deletes its folder.
+    public static func startCluster(in namespace: NetworkNamespace) throws -> (url: String, log: URL, stop: @Sendable () -> Void) {
+        let cluster = try Cluster.start(
+            listenAddress: namespace.innerAddress, allowing: namespace.hostAddress, prefix: ["/usr/sbin/ip", "netns", "exec", namespace.name])
+        return (cluster.url, cluster.folder.appendingPathComponent("data/log.txt"), { cluster.stop() })
+    }
+
     private static let started = Mutex<Cluster?>(nil)
 
     private static func stopAtExit() {
@@ -74,17 +84,25 @@ public enum TestPostgres {
         let binaries: String
         let port: Int
         let asPostgresUser: Bool
+        var listenAddress = "127.0.0.1"
+        /// Another client address allowed in (`pg_hba.conf`), besides the loopback ones.
+        var allowing: String?
+        /// What the server is started through (`ip netns exec NAME`).
+        var prefix: [String] = []
 
-        var url: String { "postgresql://\(TestPostgres.user):\(TestPostgres.password)@127.0.0.1:\(port)/postgres" }
+        var url: String { "postgresql://\(TestPostgres.user):\(TestPostgres.password)@\(listenAddress):\(port)/postgres" }
         private var data: String { folder.appendingPathComponent("data").path }
         private var socketFolder: String { folder.appendingPathComponent("socket").path }
 
-        static func start() throws -> Cluster {
+        static func start(listenAddress: String = "127.0.0.1", allowing: String? = nil, prefix: [String] = []) throws -> Cluster {
             guard let binaries = binDirectory() else {
                 throw Failure("PostgreSQL's initdb was not found (install postgresql; scripts/install-deps.sh does)")
             }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-pg-\(UUID().uuidString)")
-            let cluster = Cluster(folder: folder, binaries: binaries, port: try freePort(), asPostgresUser: getuid() == 0)
+            var cluster = Cluster(folder: folder, binaries: binaries, port: try freePort(), asPostgresUser: getuid() == 0)
+            cluster.listenAddress = listenAddress
+            cluster.allowing = allowing
+            cluster.prefix = prefix
             do {
                 try cluster.create()
             } catch {
@@ -111,6 +129,11 @@ public enum TestPostgres {
                     "-D", data, "-U", TestPostgres.user, "--pwfile=\(passwordFile)", "--auth-local=trust", "--auth-host=scram-sha-256",
                     "--no-sync", "-E", "UTF8", "--locale=C.UTF-8",
                 ])
+            if let allowing {
+                let hba = URL(fileURLWithPath: "\(data)/pg_hba.conf")
+                let rules = try String(contentsOf: hba, encoding: .utf8) + "host all all \(allowing)/32 scram-sha-256\n"
+                try Data(rules.utf8).write(to: hba)
+            }
             try runAsOwner(
                 "\(binaries)/pg_ctl",
                 [
@@ -118,10 +141,11 @@ public enum TestPostgres {
                     // Every server and simulated-iPhone test runs its own server (a pool of 10 and its
                     // listener) and Swift Testing runs them all at once: 400 ran out once the
                     // meal-planning suites joined the PostgreSQL pass.
-                    "-p \(port) -k \(socketFolder) -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off "
-                        + "-c synchronous_commit=off -c full_page_writes=off",
+                    "-p \(port) -k \(socketFolder) -c listen_addresses=\(listenAddress) -c max_connections=1000 -c fsync=off "
+                        + "-c synchronous_commit=off -c full_page_writes=off" + (prefix.isEmpty ? "" : " -c log_connections=on"),
                     "start",
-                ])
+                ],
+                through: prefix)
         }
 
         func stop() {
@@ -129,12 +153,10 @@ public enum TestPostgres {
             try? FileManager.default.removeItem(at: folder)
         }
 
-        private func runAsOwner(_ program: String, _ arguments: [String]) throws {
-            if asPostgresUser {
-                try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
-            } else {
-                try run(program, arguments)
-            }
+        private func runAsOwner(_ program: String, _ arguments: [String], through prefix: [String] = []) throws {
+            let command = asPostgresUser ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
+            let full = prefix + command
+            try run(full[0], Array(full.dropFirst()))
         }
 
         private func run(_ program: String, _ arguments: [String]) throws {

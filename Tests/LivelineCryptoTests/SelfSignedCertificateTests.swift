@@ -147,6 +147,32 @@ struct SelfSignedCertificateTests {
         #expect(try String(contentsOf: third.privateKey, encoding: .utf8) == keyPEM)
     }
 
+    /// A server listening on another address than 127.0.0.1 (the sandbox's `--host`) gets a
+    /// certificate naming it, and one that does not is replaced.
+    @Test func anotherListeningAddressIsNamedAndACertificateWithoutItReplaced() throws {
+        let generated = try SelfSignedCertificate.generate(addresses: ["10.213.0.2"])
+        try withCertificate(generated.certificatePEM) { certificate in
+            #expect(X509_check_ip_asc(certificate, "10.213.0.2", 0) == 1)
+            #expect(X509_check_ip_asc(certificate, "127.0.0.1", 0) == 1)
+            #expect(X509_check_ip_asc(certificate, "10.213.0.3", 0) != 1)
+            #expect(X509_check_host(certificate, "localhost", 9, 0, nil) == 1)
+        }
+        #expect(throws: CryptoError.self) { try SelfSignedCertificate.generate(addresses: ["not an address"]) }
+
+        let folder = try TemporaryFolder()
+        let first = try SelfSignedCertificate.loadOrCreate(in: folder.url)
+        #expect(try !SelfSignedCertificate.loadOrCreate(in: folder.url).created)
+        let moved = try SelfSignedCertificate.loadOrCreate(in: folder.url, address: "10.213.0.6")
+        #expect(moved.created, "a certificate without the address is replaced")
+        try withCertificate(try String(contentsOf: moved.certificate, encoding: .utf8)) { certificate in
+            #expect(X509_check_ip_asc(certificate, "10.213.0.6", 0) == 1)
+        }
+        #expect(try !SelfSignedCertificate.loadOrCreate(in: folder.url, address: "10.213.0.6").created)
+        #expect(try !SelfSignedCertificate.loadOrCreate(in: folder.url).created, "127.0.0.1 is always named")
+        #expect(first.certificate == moved.certificate)
+        ERR_clear_error()
+    }
+
     @Test(arguments: ["expiring", "mismatched", "corrupt", "keyMissing"])
     func loadOrCreateReplacesUnusableFiles(problem: String) throws {
         let folder = try TemporaryFolder()

@@ -29,11 +29,13 @@ import Testing
             try publish()
         }
 
-        /// The snapshot in effect at the clock's time (the latest not after it), into the file.
+        /// The snapshot in effect at the clock's time (the latest not after it), into the file:
+        /// replaced whole (written beside it, then renamed), as a feed server serves it, so the
+        /// dispatcher's sweep reading it meanwhile never gets half a snapshot.
         func publish() throws {
             let now = Int(harness.clock.now.timeIntervalSince1970)
             guard let snapshot = snapshots.last(where: { ($0.header.timestamp ?? 0) <= now }) else { return }
-            try Data(snapshot.encoded()).write(to: realtime)
+            try Data(snapshot.encoded()).write(to: realtime, options: .atomic)
         }
 
         /// Moves the clock by `seconds`, feeding `publish` when `live`, and lets the server and phones

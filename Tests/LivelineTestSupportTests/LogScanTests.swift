@@ -16,6 +16,8 @@ import Testing
             (#"{"path":"/v1","authorization":"Bearer abcdefgh1234"}"#, "Authorization header"),
             (#"{"message":"-----BEGIN EC PRIVATE KEY-----"}"#, "PEM key"),
             (#"{"url":"postgresql://liveline:hunter2@127.0.0.1/db"}"#, "password in a URL"),
+            (#"{"cookie":"v1.1796212345.bm9uY2Vub25jZW5vbmNl.bWFjbWFjbWFjbWFjbWFjbWFjbWFj"}"#, "dashboard session"),
+            (#"{"link":"/dashboard/sign-in?once=bm9uY2Vub25jZW5vbmNlbm9uY2U"}"#, "dashboard sign-in link"),
             (#"{"message":"key an-admin-key-of-a-test-0123 refused"}"#, "a secret a test gave a server"),
         ]
         for (number, (line, kind)) in lines.enumerated() {

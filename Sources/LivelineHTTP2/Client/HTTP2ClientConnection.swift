@@ -11,9 +11,13 @@ public final class HTTP2ClientConnection: Sendable {
     private let session: SessionBox
 
     /// Starts connecting to `host:port` on `loop`. Requests sent before the handshake completes
-    /// wait for it. With `tls`, the certificate is checked for `host`.
+    /// wait for it. With `tls`, the certificate is checked for `host`. With `livenessTimeout`, an
+    /// open connection with requests in flight that hears nothing from the server for that long is
+    /// PINGed, and closed when nothing comes for as long again (its requests fail as
+    /// `.connectionLost`): a dead path is noticed in seconds, not after the kernel's minutes of
+    /// retransmitting.
     public init(
-        host: String, port: Int, tls: TLSContext?, loop: EventLoop, connectTimeout: Double = 10,
+        host: String, port: Int, tls: TLSContext?, loop: EventLoop, connectTimeout: Double = 10, livenessTimeout: Double? = nil,
         onClose: (@Sendable (String) -> Void)? = nil
     ) throws {
         self.host = host
@@ -29,6 +33,7 @@ public final class HTTP2ClientConnection: Sendable {
         let authority = port == 443 ? host : "\(host):\(port)"
         let session = HTTP2ClientSession(loop: loop, transport: transport, authority: authority, secure: tls != nil, status: status)
         session.onClose = onClose
+        session.livenessTimeout = livenessTimeout
         self.session = SessionBox(session)
         loop.execute { [box = self.session] in
             box.session.start()

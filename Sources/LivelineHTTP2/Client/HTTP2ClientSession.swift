@@ -29,6 +29,13 @@ final class HTTP2ClientSession: HTTP2Session {
     private var pingWaiters: [@Sendable (Bool) -> Void] = []
     let status: ConnectionStatus
     var onClose: (@Sendable (String) -> Void)?
+    /// Seconds a connection with requests or a PING outstanding may hear nothing from the server
+    /// before it is PINGed, and as long again for any frame before it is closed; nil: no check.
+    var livenessTimeout: Double?
+    /// When the server was last heard from (a frame), in uptime nanoseconds.
+    private var lastHeard = DispatchTime.now().uptimeNanoseconds
+    /// When the liveness check sent its PING, while it waits for any frame.
+    private var probeSentAt: UInt64?
 
     init(loop: EventLoop, transport: any Transport, authority: String, secure: Bool, status: ConnectionStatus) {
         self.authority = authority
@@ -57,6 +64,53 @@ final class HTTP2ClientSession: HTTP2Session {
 
     override func sessionOpened() {
         opened = true
+        lastHeard = DispatchTime.now().uptimeNanoseconds
+        scheduleLivenessCheck()
+    }
+
+    // MARK: Liveness
+
+    /// A TCP connection whose path went dead (a partition, a peer gone without a FIN or RST)
+    /// stays established for many minutes while the kernel retransmits: requests on it would wait
+    /// that long. So while something is outstanding (a stream, a PING) and nothing was heard for
+    /// `livenessTimeout`, a PING goes out; a server that is alive answers it at once (RFC 9113
+    /// §6.7) even when its responses are slow. Nothing heard for as long again closes the
+    /// connection, discarding what the kernel still had to send (so it cannot reach the server
+    /// after the path heals): its requests fail as lost (`.connectionLost`) and the caller sends
+    /// them again on a new one, or reports them unanswered.
+    private func scheduleLivenessCheck() {
+        guard let timeout = livenessTimeout, timeout > 0 else { return }
+        nextCheck = DispatchTime.now().uptimeNanoseconds + UInt64(timeout / 4 * 1e9)
+        loop.schedule(after: timeout / 4) { [weak self] in self?.checkLiveness() }
+    }
+
+    /// When the next check is due.
+    private var nextCheck: UInt64 = 0
+
+    private func checkLiveness() {
+        guard state == .open, let timeout = livenessTimeout, let session else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let limit = UInt64(timeout * 1e9)
+        // This process did not run for a while (a loaded or paused machine): the server may have
+        // answered meanwhile unread. The silence so far is not held against it.
+        let late = now > nextCheck + limit / 2
+        defer { scheduleLivenessCheck() }
+        if late {
+            lastHeard = now
+            if probeSentAt != nil { probeSentAt = now }
+            return
+        }
+        guard !exchanges.isEmpty || !pingWaiters.isEmpty || probeSentAt != nil else { return }
+        if let sentAt = probeSentAt {
+            if now - sentAt >= limit {
+                abort(reason: "nothing heard from \(authority) for \(Int(Double(now - lastHeard) / 1e9)) s, not even a PING's answer")
+            }
+            return
+        }
+        guard now - lastHeard >= limit else { return }
+        probeSentAt = now
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        flush()
     }
 
     /// Requests wait for the server's first SETTINGS, so the first burst already respects its
@@ -91,6 +145,10 @@ final class HTTP2ClientSession: HTTP2Session {
             return
         case .open:
             break
+        }
+        if let notAfter = request.notAfter, ContinuousClock.now > notAfter {
+            completion(.failure(HTTP2ClientFailure(kind: .notProcessed, message: "not sent: it waited for the connection past its deadline")))
+            return
         }
         if goAwayDebugData != nil || status.snapshot.goingAway {
             completion(.failure(HTTP2ClientFailure(kind: .notProcessed, message: "the server sent GOAWAY", goAwayDebugData: goAwayDebugData)))
@@ -142,12 +200,15 @@ final class HTTP2ClientSession: HTTP2Session {
     }
 
     override func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
+        lastHeard = DispatchTime.now().uptimeNanoseconds
         guard let exchange = exchanges[streamID] else { return }
         exchange.hadData = true
         exchange.body.append(contentsOf: bytes)
     }
 
     override func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+        lastHeard = DispatchTime.now().uptimeNanoseconds
+        probeSentAt = nil
         switch UInt32(frame.pointee.hd.type) {
         case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
             if let session {
@@ -162,6 +223,7 @@ final class HTTP2ClientSession: HTTP2Session {
                 ? Array(UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len)) : []
             status.update { $0.goingAway = true }
         case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+            // The liveness probe's ACK may come first: any ACK shows the connection alive.
             if !pingWaiters.isEmpty { pingWaiters.removeFirst()(true) }
         default:
             break

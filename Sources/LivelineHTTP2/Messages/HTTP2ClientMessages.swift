@@ -7,14 +7,20 @@ public struct HTTP2ClientRequest: Sendable {
     /// Regular header fields (lower-case names).
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// When set, the request is not put on the wire after this instant (it waited for a
+    /// connection too long): it fails as `.notProcessed` instead, never sent.
+    public var notAfter: ContinuousClock.Instant?
 
-    public init(method: String = "POST", path: String, authority: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil)
-    {
+    public init(
+        method: String = "POST", path: String, authority: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        notAfter: ContinuousClock.Instant? = nil
+    ) {
         self.method = method
         self.path = path
         self.authority = authority
         self.headers = headers
         self.body = body
+        self.notAfter = notAfter
     }
 }
 

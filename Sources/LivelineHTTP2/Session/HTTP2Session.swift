@@ -232,6 +232,16 @@ class HTTP2Session: EventLoop.Handler {
         sessionClosed(reason: reason)
     }
 
+    /// Closes the connection and throws away what the kernel still holds to send (SO_LINGER 0:
+    /// a reset instead of a FIN): for a connection given up as dead, whose requests go out again
+    /// elsewhere, so that its unsent bytes do not reach the server once the path is back.
+    func abort(reason: String) {
+        guard state != .closed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(transport.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(reason: reason)
+    }
+
     /// Submits a GOAWAY and closes once it is written. `lastStreamID` is the last stream the
     /// peer may consider processed (default: the last one handed to us); streams above it are
     /// "not processed", so a client may safely send them again elsewhere (RFC 9113 §6.8).

@@ -14,7 +14,8 @@ import Synchronization
 /// What it takes care of: the provider token (signed once, renewed every 50 minutes, rotated once
 /// on `ExpiredProviderToken`), the first request of a connection going alone, the server's stream
 /// limit, connections replaced after GOAWAY, `Shutdown` or a drop — a request lost with its
-/// connection is sent again with the same `apns-id` — and idle PINGs. What it leaves to the
+/// connection is sent again with the same `apns-id` — idle PINGs, and a connection that goes
+/// silent with requests in flight (a dead path) PINGed and replaced (`livenessTimeout`). What it leaves to the
 /// caller: retrying what APNs asked to retry later (5xx, 429; see `APNSOutcome` and
 /// `send(_:retrying:)`).
 public final class APNSClient: Sendable {
@@ -36,7 +37,7 @@ public final class APNSClient: Sendable {
         let pool = { (endpoint: APNSEndpoint) in
             APNSConnectionPool(
                 endpoint: endpoint, loop: loop, maxConnections: configuration.maxConnectionsPerEndpoint,
-                connectTimeout: configuration.connectTimeout
+                connectTimeout: configuration.connectTimeout, livenessTimeout: configuration.livenessTimeout
             )
         }
         devicePool = pool(environment.device)
@@ -180,6 +181,14 @@ public final class APNSClient: Sendable {
         completion: @escaping @Sendable (APNSResult) -> Void
     ) {
         let now = configuration.clock()
+        let notAfter = configuration.requestDeadline.map { started + .milliseconds(Int($0 * 1000)) }
+        if attempt > 1, let notAfter, ContinuousClock.now > notAfter {
+            completion(
+                APNSResult(
+                    status: 0, transportError: "lost with its connection, and not sent again past its deadline", attempts: attempt - 1,
+                    latency: .now - started, outcome: .retry(newConnection: true)))
+            return
+        }
         let token: ProviderToken
         let connection: APNSConnection
         do {
@@ -191,7 +200,7 @@ public final class APNSClient: Sendable {
         }
         let signed = HTTP2ClientRequest(
             method: request.method, path: request.path, authority: request.authority,
-            headers: request.headers + [("authorization", "bearer \(token.compact)")], body: request.body
+            headers: request.headers + [("authorization", "bearer \(token.compact)")], body: request.body, notAfter: notAfter
         )
         let retries = configuration.connectionRetries
         connection.whenReady(token: token, now: now) { [self] isFirst in

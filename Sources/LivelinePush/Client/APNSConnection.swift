@@ -29,10 +29,12 @@ final class APNSConnection: Sendable {
     let endpoint: APNSEndpoint
     private let state: Mutex<State>
 
-    init(endpoint: APNSEndpoint, loop: EventLoop, connectTimeout: Double, now: Date) throws {
+    init(endpoint: APNSEndpoint, loop: EventLoop, connectTimeout: Double, livenessTimeout: Double, now: Date) throws {
         let tls = try TLSContext.client(caFile: endpoint.caFile)
         self.endpoint = endpoint
-        self.http = try HTTP2ClientConnection(host: endpoint.host, port: endpoint.port, tls: tls, loop: loop, connectTimeout: connectTimeout)
+        self.http = try HTTP2ClientConnection(
+            host: endpoint.host, port: endpoint.port, tls: tls, loop: loop, connectTimeout: connectTimeout,
+            livenessTimeout: livenessTimeout > 0 ? livenessTimeout : nil)
         self.state = Mutex(State(lastUsed: now))
     }
 

@@ -11,16 +11,18 @@ final class APNSConnectionPool: Sendable {
     private let loop: EventLoop
     private let maxConnections: Int
     private let connectTimeout: Double
+    private let livenessTimeout: Double
     private let connections = Mutex<[APNSConnection]>([])
     /// Connections taken out of use with requests still in flight: closed once those are
     /// answered (on the next pick) or by ``closeAll()``.
     private let draining = Mutex<[APNSConnection]>([])
 
-    init(endpoint: APNSEndpoint, loop: EventLoop, maxConnections: Int, connectTimeout: Double) {
+    init(endpoint: APNSEndpoint, loop: EventLoop, maxConnections: Int, connectTimeout: Double, livenessTimeout: Double = 0) {
         self.endpoint = endpoint
         self.loop = loop
         self.maxConnections = max(1, maxConnections)
         self.connectTimeout = connectTimeout
+        self.livenessTimeout = livenessTimeout
     }
 
     /// A connection for a request signed with `token`.
@@ -44,7 +46,8 @@ final class APNSConnectionPool: Sendable {
             if let best = candidates.min(by: { $0.load < $1.load }), !best.isFull || candidates.count >= maxConnections {
                 return best
             }
-            let connection = try APNSConnection(endpoint: endpoint, loop: loop, connectTimeout: connectTimeout, now: now)
+            let connection = try APNSConnection(
+                endpoint: endpoint, loop: loop, connectTimeout: connectTimeout, livenessTimeout: livenessTimeout, now: now)
             connections.append(connection)
             return connection
         }

@@ -104,9 +104,9 @@ enum SandboxControlAPI {
             }
             for (name, count) in [
                 ("goAwayAfterStreams", body.goAwayAfterStreams), ("dropConnectionAfterStreams", body.dropConnectionAfterStreams),
-                ("latencyMs", body.latencyMs),
+                ("latencyMs", body.latencyMs), ("managementLatencyMs", body.managementLatencyMs),
             ] {
-                if let count, count < (name == "latencyMs" ? 0 : 1) { throw HTTPError.badRequest("\(name) is out of range", field: name) }
+                if let count, count < (name.hasSuffix("atencyMs") ? 0 : 1) { throw HTTPError.badRequest("\(name) is out of range", field: name) }
             }
             let faults = body.faults
             core.state.withLock {

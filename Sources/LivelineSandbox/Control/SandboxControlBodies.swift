@@ -26,6 +26,7 @@ enum SandboxControlBodies {
         var unavailableShare: Double?
         var tooManyRequestsShare: Double?
         var latencyMs: Int?
+        var managementLatencyMs: Int?
         var goAwayAfterStreams: Int?
         var dropConnectionAfterStreams: Int?
 
@@ -34,7 +35,8 @@ enum SandboxControlBodies {
             internalErrorShare = faults.internalErrorShare
             unavailableShare = faults.unavailableShare
             tooManyRequestsShare = faults.tooManyRequestsShare
-            latencyMs = faults.latency.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            latencyMs = faults.latency.map(Self.milliseconds)
+            managementLatencyMs = faults.managementLatency.map(Self.milliseconds)
             goAwayAfterStreams = faults.goAwayAfterStreams
             dropConnectionAfterStreams = faults.dropConnectionAfterStreams
         }
@@ -43,8 +45,13 @@ enum SandboxControlBodies {
             SandboxFaults(
                 seed: seed ?? 1, internalErrorShare: internalErrorShare ?? 0, unavailableShare: unavailableShare ?? 0,
                 tooManyRequestsShare: tooManyRequestsShare ?? 0, latency: latencyMs.map { .milliseconds($0) },
-                goAwayAfterStreams: goAwayAfterStreams, dropConnectionAfterStreams: dropConnectionAfterStreams
+                managementLatency: managementLatencyMs.map { .milliseconds($0) }, goAwayAfterStreams: goAwayAfterStreams,
+                dropConnectionAfterStreams: dropConnectionAfterStreams
             )
+        }
+
+        static func milliseconds(_ duration: Duration) -> Int {
+            Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
         }
     }
 

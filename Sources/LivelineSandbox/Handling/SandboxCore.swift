@@ -58,7 +58,7 @@ final class SandboxCore: Sendable {
         let connection = ConnectionKey(port: port, id: request.connectionID)
         let (fate, delay) = state.withLock { state -> (StreamFate, Duration?) in
             let latency = state.faults.latency
-            guard port == .device else { return (.proceed, latency) }
+            guard port == .device else { return (.proceed, state.faults.managementLatency ?? latency) }
             var binding = state.connections[connection, default: ConnectionBinding()]
             defer { state.connections[connection] = binding }
             if binding.ended { return (.ended, latency) }

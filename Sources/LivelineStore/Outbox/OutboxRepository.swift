@@ -233,8 +233,8 @@ public struct OutboxRepository: Sendable {
                 UPDATE outbox SET
                     status = CASE WHEN \(Self.dueSyncExists) THEN 'done' ELSE 'due' END,
                     last_error = CASE WHEN \(Self.dueSyncExists)
-                        THEN 'lease of ' || COALESCE(lease_owner, '?') || ' expired; superseded by a newer due row'
-                        ELSE 'lease of ' || COALESCE(lease_owner, '?') || ' expired' END,
+                        THEN '\(OutboxRow.takenBackNote)' || COALESCE(lease_owner, '?') || ' expired; superseded by a newer due row'
+                        ELSE '\(OutboxRow.takenBackNote)' || COALESCE(lease_owner, '?') || ' expired' END,
                     attempts = attempts + 1, lease_until = NULL, updated_at = $2
                 WHERE id = $1 AND status = 'leased' AND lease_until < $2
                 """,

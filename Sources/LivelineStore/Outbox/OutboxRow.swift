@@ -28,6 +28,14 @@ public struct OutboxRow: Sendable, Hashable {
     /// The last failure, or the dead-letter reason.
     public var lastError: String?
 
+    /// Taken back after its dispatcher's lease ran out (``OutboxRepository/claim(owner:now:lease:limit:reclaiming:)``):
+    /// that dispatcher may have died after its pushes reached APNs and before it recorded their
+    /// answers, so they may have arrived already.
+    public var wasTakenBack: Bool { lastError?.hasPrefix(Self.takenBackNote) == true }
+
+    /// How the last error of a row taken back after an expired lease begins.
+    static let takenBackNote = "lease of "
+
     public init(
         id: Int, kind: OutboxKind, contextKey: String?, target: OutboxTarget?, idempotencyKey: String?,
         payload: [UInt8]?, headers: String?, status: OutboxStatus, attempts: Int, dueAt: Date, leaseOwner: String?,

@@ -21,17 +21,17 @@ final class PostgresConnection: @unchecked Sendable {
     private var statements: [String: String] = [:]
     private var nextStatement = 0
 
-    /// Connects with `settings`; throws a `.io` (unreachable, refused, authentication) or
-    /// `.misuse` error naming the server, never the password.
+    /// Connects with `settings`; throws an `.unavailable` (unreachable, refused, timed out,
+    /// authentication) or `.misuse` error naming the server, never the password.
     init(_ settings: PostgresSettings) throws {
         redaction = settings
         guard let connection = PQconnectdb(settings.conninfo) else {
-            throw StoreError(.io, "could not connect to PostgreSQL at \(settings.location): out of memory")
+            throw StoreError(.unavailable, "could not connect to PostgreSQL at \(settings.location): out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = settings.redact(String(cString: PQerrorMessage(connection)))
             PQfinish(connection)
-            throw StoreError(.io, "could not connect to PostgreSQL at \(settings.location): \(Self.oneLine(message))")
+            throw StoreError(.unavailable, "could not connect to PostgreSQL at \(settings.location): \(Self.oneLine(message))")
         }
         handle = connection
         // Server-side timeouts: a statement that runs away, and a session left in a transaction;
@@ -316,7 +316,7 @@ final class PostgresConnection: @unchecked Sendable {
         let message = redaction.redact(Self.oneLine(primary ?? String(cString: PQerrorMessage(handle))))
         let code: StoreError.Code
         if PQstatus(handle) != CONNECTION_OK {
-            code = .io
+            code = .unavailable  // the connection broke under the statement
         } else {
             code = Self.code(sqlState: state)
         }

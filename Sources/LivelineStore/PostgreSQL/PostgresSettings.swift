@@ -8,7 +8,8 @@ import Foundation
 /// Related PostgreSQL documentation: "libpq — Connection Strings", `PQconninfoParse`.
 public struct PostgresSettings: Sendable {
     /// What libpq connects with: every parsed keyword, plus Liveline's defaults where the URL
-    /// sets none (`connect_timeout=10`, `application_name=liveline`).
+    /// sets none (`connect_timeout=10`, `application_name=liveline`, keepalives,
+    /// `tcp_user_timeout=15000`).
     let conninfo: String
     /// `host:port/dbname` (never the password), for messages.
     public let location: String
@@ -44,8 +45,16 @@ public struct PostgresSettings: Sendable {
         func value(_ key: String) -> String? { values.first { $0.0 == key }?.1 }
         if value("connect_timeout") == nil { values.append(("connect_timeout", "10")) }
         if value("application_name") == nil { values.append(("application_name", "liveline")) }
-        // A connection whose peer vanished (a half-open TCP connection) is noticed within a minute.
-        for (key, fallback) in [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3")]
+        // A connection whose peer vanished (a half-open TCP connection) is noticed within a minute
+        // when idle; one whose statement or commit is unanswered (a partition while it waits)
+        // within 15 s (`tcp_user_timeout`, Linux's TCP_USER_TIMEOUT: data unacknowledged that long
+        // ends the connection), not after the kernel's many minutes of retransmitting. With a
+        // connection made again (`connect_timeout`, 10 s) a request learns it within about 26 s,
+        // before the HTTP server's 30 s connection timeout would drop it without an answer.
+        for (key, fallback) in [
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "15000"),
+        ]
         where value(key) == nil {
             values.append((key, fallback))
         }

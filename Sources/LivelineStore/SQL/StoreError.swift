@@ -22,6 +22,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// changed, and writes succeed again once space is freed; reads keep working
         /// (`docs/reliability.md`, "Disk full").
         public static let storageFull = Code(rawValue: "storageFull")
+        /// The database server could not be reached, or the connection to it broke (a network
+        /// partition, a server down): a write whose commit was under way may or may not have been
+        /// stored. Tried again once the server answers (`docs/reliability.md`, "Network faults").
+        public static let unavailable = Code(rawValue: "unavailable")
         /// A row that had to exist does not.
         public static let notFound = Code(rawValue: "notFound")
         /// The file is not a database or is damaged.

@@ -183,6 +183,13 @@ public struct StartRepository: Sendable {
         ) == 1
     }
 
+    /// The start `id`; nil when there is none.
+    public func start(id: Int) throws -> StartRecord? {
+        try database.read { transaction in
+            try transaction.queryOne("SELECT \(StartRecord.columns) FROM la_starts WHERE id = $1", [SQLValue(id)]).map(StartRecord.init(row:))
+        }
+    }
+
     /// The context's starts, by device.
     public func starts(contextKey: String) throws -> [StartRecord] {
         try database.read { transaction in try starts(contextKey: contextKey, in: transaction) }

@@ -71,6 +71,8 @@ public final class TripTracker: Sendable {
     let realtime: RealtimeSource
     let logger: Logger
     private let schedule = Mutex(Schedule())
+    /// Held for a whole tick (``evaluateDue(now:)``).
+    private let ticking = Mutex(())
     /// An activity lives at most 8 hours, and the engine ends a card its deadline margin (10
     /// minutes) before that: a ride arriving later than 7 h 45 min from now is refused.
     static let longestRide: TimeInterval = 7 * 3600 + 45 * 60
@@ -165,8 +167,17 @@ public final class TripTracker: Sendable {
 
     // MARK: Evaluating
 
-    /// Evaluates every ride that is due at `now` (the engine's sweep calls it every second).
+    /// Evaluates every ride that is due at `now` (the engine's sweep calls it every second). One
+    /// tick at a time: a ride is out of the schedule while its tick evaluates it, so a second tick
+    /// running meanwhile (the dispatcher's sweep beside `Engine.sweepLifecycle()`) would find it
+    /// not due and skip it, and with a clock that moved on since the first tick's `now`, the
+    /// ride's next evaluation would come one cadence (or more) late. A tick waits for the one in
+    /// progress instead, then takes every ride due at its `now`.
     public func evaluateDue(now: Date) {
+        ticking.withLock { _ in tick(now: now) }
+    }
+
+    private func tick(now: Date) {
         loadSchedule(now: now)
         let due = schedule.withLock { $0.popDue(now) }
         guard !due.isEmpty else { return }

@@ -8,6 +8,7 @@ import Synchronization
 /// - `/echo`: 200 with the request body echoed
 /// - `/error`: 400 `{"reason":"BadDeviceToken"}`
 /// - `/slow`: 200 after 20 ms, answered from another thread (records the peak of concurrent requests)
+/// - `/late`: 200 after 2.5 s, answered from another thread (the connection stays responsive)
 /// - `/goaway`: 503 then GOAWAY `{"reason":"Shutdown"}`
 /// - `/drop`: the connection is dropped without an answer
 final class RecordingHandler: HTTP2RequestHandler, Sendable {
@@ -34,6 +35,8 @@ final class RecordingHandler: HTTP2RequestHandler, Sendable {
                 self.concurrent.withLock { $0.now -= 1 }
                 respond(HTTP2Response(status: 200))
             }
+        case "/late":
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2.5) { respond(HTTP2Response(status: 200)) }
         case "/goaway":
             respond(
                 HTTP2Response(

@@ -53,6 +53,10 @@ import Testing
         #expect(set.status == 200 && harness.sandbox.faults.internalErrorShare == 1 && harness.sandbox.faults.seed == 9)
         #expect(try await harness.push(client, jwt: jwt).status == 500)
         #expect(try call(port, "PUT", "/faults", #"{"unavailableShare":2}"#).status == 400)
+        let hang = try call(port, "PUT", "/faults", #"{"latencyMs":20,"managementLatencyMs":60000}"#)
+        #expect(hang.status == 200 && harness.sandbox.faults.managementLatency == .seconds(60) && harness.sandbox.faults.latency == .milliseconds(20))
+        #expect(hang.json?["managementLatencyMs"] as? Int == 60000)
+        #expect(try call(port, "PUT", "/faults", #"{"managementLatencyMs":-1}"#).status == 400)
         #expect(try call(port, "DELETE", "/faults").status == 200)
         #expect(try await harness.push(client, jwt: jwt).status == 200)
 

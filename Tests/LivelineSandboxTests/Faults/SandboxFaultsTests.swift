@@ -1,11 +1,18 @@
 import Foundation
 import LivelineHTTP2
 import LivelineTestSupport
+import Synchronization
 import Testing
 @testable import LivelineSandbox
 
 /// Injected faults: reproducible from their seed, never recorded as accepted.
 @Suite struct SandboxFaultsTests {
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
+
     /// Sends `count` pushes one after another and returns each status (or -1 for no answer).
     func statuses(_ harness: SandboxHarness, count: Int) async throws -> [Int] {
         let client = try harness.client()
@@ -150,6 +157,37 @@ import Testing
         if let last = received.max(), let firstIn = received.min() {
             #expect(last.timeIntervalSince(firstIn) < 0.5, "the second arrived while the first was still held")
         }
+    }
+
+    @Test func managementLatencyHoldsTheManagementPortOnly() async throws {
+        let harness = try SandboxHarness()
+        defer { harness.sandbox.stop() }
+        let devices = try harness.client()
+        defer { devices.close() }
+        let management = try harness.client(management: true)
+        defer { management.close() }
+        let create = HTTP2ClientRequest(
+            method: "POST", path: "/1/apps/\(harness.sandbox.bundleID)/channels", headers: [("authorization", "bearer " + (try harness.jwt()))],
+            body: Array(#"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#.utf8))
+        // A creation held for 30 s: a push meanwhile is answered while it is still unanswered
+        // (an order, not a time: a loaded machine may be slow to run the test's tasks).
+        harness.sandbox.setFaults(SandboxFaults(managementLatency: .seconds(30)))
+        let answered = Flag()
+        let pending = Task {
+            _ = try? await management.send(create)
+            answered.set()
+        }
+        #expect(await eventually(timeout: 60) { harness.sandbox.channels().count == 1 }, "the sandbox has handled the creation")
+        #expect(try await harness.push(devices).status == 200)
+        #expect(!answered.isSet, "the push was answered while the creation waited")
+        pending.cancel()
+        // A shorter hold is answered, no earlier than it says.
+        harness.sandbox.setFaults(SandboxFaults(managementLatency: .milliseconds(500)))
+        let other = try harness.client(management: true)
+        defer { other.close() }
+        let sent = ContinuousClock.now
+        #expect(try await other.send(create).status == 201)
+        #expect(ContinuousClock.now - sent >= .milliseconds(500))
     }
 
     @Test func drawsAreReproducible() {

@@ -32,6 +32,8 @@ import Testing
         let pushes = setup.sandbox.accepted(token: token)
         #expect(pushes.count == 1)
         #expect(pushes.first?.topic == "dev.liveline.demo" && pushes.first?.pushType == "alert")
+        // The record's id as collapse id: sent again after a crash, it shows as one notification.
+        #expect(pushes.first?.collapseID == "notify:\(first.json?["id"] as? Int ?? -1)")
         let payload = try #require(try JSONSerialization.jsonObject(with: Data(pushes[0].payload)) as? [String: Any])
         #expect(payload["link"] as? String == "liveline://cook/7")
         #expect(((payload["aps"] as? [String: Any])?["alert"] as? [String: Any])?["title"] as? String == "Kochen heute?")

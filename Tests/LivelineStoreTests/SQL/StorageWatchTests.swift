@@ -1,5 +1,6 @@
 import Foundation
 @testable import LivelineStore
+import LivelineTestSupport
 import Synchronization
 import Testing
 
@@ -66,5 +67,22 @@ struct StorageWatchTests {
     @Test func postgresSaysAFullDiskWithSQLState53100() {
         #expect(PostgresConnection.code(sqlState: "53100") == .storageFull)
         #expect(PostgresConnection.code(sqlState: "53200") == .io)
+    }
+
+    /// An unreachable PostgreSQL is `.unavailable` (the server answers 503 `databaseUnavailable`),
+    /// and connections give up on an unanswered statement (`tcp_user_timeout`) and a dead peer
+    /// (keepalives) by default (`docs/reliability.md`, "Network faults").
+    @Test func anUnreachablePostgresIsUnavailableAndDeadPathsAreNoticed() throws {
+        let dead = try DeadPort()
+        defer { withExtendedLifetime(dead) {} }
+        let settings = try PostgresSettings(url: "postgresql://u:p@127.0.0.1:\(dead.port)/d")
+        #expect(settings.conninfo.contains("tcp_user_timeout='15000'") && settings.conninfo.contains("keepalives_idle='30'"))
+        #expect(try PostgresSettings(url: "postgresql://u:p@127.0.0.1:1/d?tcp_user_timeout=5000").conninfo.contains("tcp_user_timeout='5000'"))
+        do {
+            _ = try PostgresConnection(settings)
+            Issue.record("connected to a closed port")
+        } catch let error as StoreError {
+            #expect(error.code == .unavailable, "\(error)")
+        }
     }
 }
