@@ -5,7 +5,8 @@
 # parser reads /metrics), http_ece (RFC 8188/8291 Web Push encryption, cross-checks
 # WebPushPayload), selenium (drives Debian's chromium through chromium-driver in the dashboard's
 # browser tests) and axe-playwright-python, for the axe-core it ships (axe.min.js, the browser
-# tests' accessibility check; installed without its dependencies: playwright is not needed).
+# tests' accessibility check; installed without its dependencies: playwright is not needed), and
+# schemathesis, which checks the server against its own /openapi.json (OpenAPIContractTests).
 # Idempotent: does nothing when the venv already has all of them.
 # Also the GTFS feeds someone else wrote that the transit tests read: gtfs-kit's sample feeds and
 # gtfs-rt-kit's GTFS-Realtime fixtures (with their static feed), from their source distributions
@@ -42,12 +43,14 @@ fetch_gtfs_rt_kit_fixtures() {
 
 # aioapns 4.0 (Dec 2024) installs on Python 3.11 with h2 4.x and pyOpenSSL; pinned so the peer
 # test does not change under us; so is http_ece 1.2.1 (Aug 2024, the Web Push peer), and
-# axe-playwright-python 0.1.8 (axe-core 4.12.1: the accessibility rules the browser tests apply).
-packages=(pyjwt cryptography "aioapns==4.0" "prometheus-client>=0.17" "http-ece==1.2.1" "selenium>=4.11")
+# axe-playwright-python 0.1.8 (axe-core 4.12.1: the accessibility rules the browser tests apply),
+# and schemathesis 4.32.5 (its checks and data generation are what the contract test asserts on).
+packages=(pyjwt cryptography "aioapns==4.0" "prometheus-client>=0.17" "http-ece==1.2.1" "selenium>=4.11" "schemathesis==4.32.5")
 without_dependencies=("axe-playwright-python==0.1.8")
 python=.venv/bin/python
 complete='import importlib.util, os, sys
-import jwt, cryptography, aioapns, prometheus_client, http_ece, selenium
+import jwt, cryptography, aioapns, prometheus_client, http_ece, selenium, schemathesis
+if schemathesis.__version__ != "4.32.5": sys.exit(1)
 axe = importlib.util.find_spec("axe_playwright_python")
 sys.exit(0 if axe and os.path.isfile(os.path.join(list(axe.submodule_search_locations)[0], "axe.min.js")) else 1)'
 if [ -x "$python" ] && "$python" -c "$complete" >/dev/null 2>&1; then
@@ -62,6 +65,6 @@ fi
 echo "installing ${packages[*]} ${without_dependencies[*]} into .venv" >&2
 .venv/bin/pip install --quiet --disable-pip-version-check "${packages[@]}"
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "${without_dependencies[@]}"
-"$python" -c "$complete" || { echo ".venv is missing pyjwt, cryptography, aioapns, prometheus-client, http-ece, selenium or axe-playwright-python's axe.min.js" >&2; exit 1; }
+"$python" -c "$complete" || { echo ".venv is missing pyjwt, cryptography, aioapns, prometheus-client, http-ece, selenium, schemathesis 4.32.5 or axe-playwright-python's axe.min.js" >&2; exit 1; }
 fetch_gtfs_kit_feeds
 fetch_gtfs_rt_kit_fixtures

@@ -24,6 +24,64 @@ public enum Schema {
         ]
     }
 
+    /// `schema`, valid only when also valid for one or more of `alternatives`.
+    public static func anyOf(_ schema: JSONValue, _ alternatives: [JSONValue]) -> JSONValue {
+        guard case .object(var fields) = schema else { return schema }
+        fields["anyOf"] = .array(alternatives)
+        return .object(fields)
+    }
+
+    /// `schema`, with at least one of `names` given and not null (a change that names nothing is
+    /// refused), except those of `nullCounts`, for which null is a change too.
+    public static func anyOfRequired(_ schema: JSONValue, _ names: [String], nullCounts: Set<String> = []) -> JSONValue {
+        guard case .object(var fields) = schema else { return schema }
+        fields["anyOf"] = .array(
+            names.map { name in
+                nullCounts.contains(name)
+                    ? ["required": [.string(name)]]
+                    : ["required": [.string(name)], "properties": .object([name: ["not": ["type": "null"]]])]
+            })
+        return .object(fields)
+    }
+
+    /// `schema` with every optional property of every object in it allowing `null` as well: a
+    /// request body's optional field decodes null as left out (Swift's `decodeIfPresent`).
+    public static func nullableOptionals(_ schema: JSONValue) -> JSONValue {
+        guard case .object(var fields) = schema else {
+            if case .array(let items) = schema { return .array(items.map(nullableOptionals)) }
+            return schema
+        }
+        for key in ["oneOf", "anyOf", "allOf", "items"] {
+            if let value = fields[key] { fields[key] = nullableOptionals(value) }
+        }
+        if case .object(let properties)? = fields["properties"] {
+            var required: Set<String> = []
+            if case .array(let names)? = fields["required"] {
+                for case .string(let name) in names { required.insert(name) }
+            }
+            fields["properties"] = .object(
+                properties.reduce(into: [:]) { out, property in
+                    let inner = nullableOptionals(property.value)
+                    out[property.key] = required.contains(property.key) || allowsNull(inner) ? inner : ["anyOf": [inner, ["type": "null"]]]
+                })
+        }
+        return .object(fields)
+    }
+
+    /// Whether `schema` says outright that null is valid.
+    static func allowsNull(_ schema: JSONValue) -> Bool {
+        guard case .object(let fields) = schema else { return false }
+        switch fields["type"] {
+        case .string("null"): return true
+        case .array(let types): return types.contains(.string("null"))
+        default: break
+        }
+        for key in ["anyOf", "oneOf"] {
+            if case .array(let options)? = fields[key], options.contains(where: allowsNull) { return true }
+        }
+        return false
+    }
+
     /// The `starts` of a start's answer: one outcome per device (or per user without a start
     /// token), as ``StartOutcome`` reports them.
     public static let startOutcomes: JSONValue = [

@@ -50,7 +50,10 @@ public final class StandInRecord: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(description: String, capacity: Int = 200) {
+    /// Pushes kept unless told otherwise; `GET /v1/sandbox/accepted?limit=` takes up to this many.
+    public static let defaultCapacity = 200
+
+    public init(description: String, capacity: Int = defaultCapacity) {
         precondition(capacity > 0)
         self.description = description
         self.capacity = capacity

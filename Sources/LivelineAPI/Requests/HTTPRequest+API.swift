@@ -4,15 +4,10 @@ extension HTTPRequest {
     /// Longest context key accepted, in bytes.
     public static let maxContextKeyLength = 200
 
-    /// The `{key}` parameter: 1 to 200 bytes of letters, digits and `.` `_` `-` `:` `@`.
+    /// The `{key}` parameter, checked by ``CommonFields/contextKey``: 1 to 200 bytes of letters,
+    /// digits and `.` `_` `-` `:` `@`.
     public func contextKey() throws -> String {
-        let key = try parameter("key")
-        guard Self.isContextKey(key) else {
-            throw HTTPError.badRequest(
-                "the context key must be 1 to \(Self.maxContextKeyLength) letters, digits or . _ - : @ (e.g. trip:42)", field: "key"
-            )
-        }
-        return key
+        try CommonFields.contextKey.text(parameter("key"))
     }
 
     /// Whether `key` is 1 to 200 bytes of letters, digits and `.` `_` `-` `:` `@`.

@@ -32,12 +32,12 @@ struct CookSuggestHandlers: Sendable {
             let body = request.body.isEmpty ? CreateCookSuggestSessionRequest() : try request.decode(CreateCookSuggestSessionRequest.self)
             let initiator = try actor(body.by, caller: caller)
             var partner: UserRecord?
-            if let id = body.withUserId {
+            if let id = try body.withUserId.map({ try CommonFields.userID.named("with_user_id").integer($0) }) {
                 guard let user = try engine.user(id: UserID(id)), user.householdID == caller.householdID else {
-                    throw HTTPError.badRequest("with_user_id must be a member of your household; user \(id) is not", field: "with_user_id")
+                    throw HTTPError.forbidden("with_user_id must be a member of your household; user \(id) is not")
                 }
                 guard user.id != initiator.id else {
-                    throw HTTPError.badRequest("with_user_id must be someone else than the one who starts the session", field: "with_user_id")
+                    throw HTTPError.conflict("with_user_id must be someone else than the one who starts the session")
                 }
                 partner = user
             }
@@ -52,8 +52,8 @@ struct CookSuggestHandlers: Sendable {
         }
         router.add(Routes.cookSuggestSession) { request in
             let caller = try auth.caller(of: request)
-            let id = try request.publicID(prefix: CookSuggestDomain.idPrefix, what: "a session id")
-            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            let id = try CookSuggestDocumentation.id.text(request.parameter("id"))
+            let sinceRev = try CommonFields.sinceRev.integerQuery(of: request)
             if let sinceRev, try domain.revision(sessionID: id, householdID: caller.householdID, participant: caller.userID) == sinceRev {
                 return try .json(CookSuggestSessionResponse(id: id, rev: sinceRev, unchanged: true))
             }
@@ -78,7 +78,7 @@ struct CookSuggestHandlers: Sendable {
     /// A step of the session's state machine, for the caller or `by`.
     func step(_ action: CookSuggestAction, _ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try auth.caller(of: request)
-        let id = try request.publicID(prefix: CookSuggestDomain.idPrefix, what: "a session id")
+        let id = try CookSuggestDocumentation.id.text(request.parameter("id"))
         var answers: CookSuggestAnswers?
         var proposalID: String?
         let by: Int?
@@ -90,7 +90,7 @@ struct CookSuggestHandlers: Sendable {
             by = body.by
         case .pick, .confirm:
             let body = try request.decode(CookSuggestProposalRequest.self)
-            proposalID = body.proposalId
+            proposalID = try CookSuggestInput.proposalID.text(body.proposalId)
             by = body.by
         default:
             by = request.body.isEmpty ? nil : try request.decode(CookSuggestStepRequest.self).by
@@ -153,7 +153,9 @@ struct CookSuggestHandlers: Sendable {
     }
 
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
-    func actor(_ by: Int?, caller: Caller) throws -> UserRecord { try caller.actor(by, engine: engine) }
+    func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
+        try caller.actor(by.map { try CommonFields.by.integer($0) }, engine: engine)
+    }
 
     /// Runs a domain call, answering its refusals with their status.
     static func refusals<T>(_ body: () throws -> T) throws -> T {

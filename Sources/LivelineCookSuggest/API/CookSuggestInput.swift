@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPI
 import LivelineHTTP
 import LivelineModel
 import LivelineShopping
@@ -6,20 +7,17 @@ import LivelineShopping
 /// The checks of a participant's answers: each refusal names the field (`diet[1]`, `maxMinutes`)
 /// and says what is expected.
 enum CookSuggestInput {
-    static let minutes = 5...600
-    static let servings = 1...20
-    static let useUpLength = 1...60
+    static let maxMinutes = FieldRule("maxMinutes", .integer(5...600), about: "minutes the meal may take")
+    static let servings = FieldRule("servings", .integer(1...20), about: "how many eat")
+    static let useUp = FieldRule("useUp", .text(length: 1...60, nonBlank: true), about: "an ingredient's name")
     static let useUpCount = 20
+    static let proposalID = FieldRule("proposal_id", .text(length: 1...200), about: "a proposal's id")
 
     /// `answers` as stored (names trimmed), or a 400 naming the first field that is wrong.
     static func checked(_ answers: CookSuggestAnswers) throws -> CookSuggestAnswers {
         var checked = answers
-        if let value = answers.maxMinutes, !minutes.contains(value) {
-            throw HTTPError.badRequest("maxMinutes must be a whole number of minutes from 5 to 600, not \(value)", field: "maxMinutes")
-        }
-        if let value = answers.servings, !servings.contains(value) {
-            throw HTTPError.badRequest("servings must be a whole number from 1 to 20, not \(value)", field: "servings")
-        }
+        if let value = answers.maxMinutes { try maxMinutes.integer(value) }
+        if let value = answers.servings { try servings.integer(value) }
         for (index, tag) in (answers.diet ?? []).enumerated() where !Recipe.dietTags.contains(tag) {
             throw HTTPError.badRequest(
                 "diet[\(index)] must be one of \(Recipe.dietTags.joined(separator: ", ")), not '\(tag.prefix(40))'", field: "diet[\(index)]")
@@ -34,7 +32,7 @@ enum CookSuggestInput {
             }
             checked.useUp = try names.enumerated().map { index, name in
                 let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard useUpLength.contains(trimmed.count) else {
+                guard useUp.accepts(name) else {
                     throw HTTPError.badRequest("useUp[\(index)] must be an ingredient's name of 1 to 60 characters", field: "useUp[\(index)]")
                 }
                 return trimmed

@@ -37,8 +37,11 @@ public struct Router: Sendable {
     public var routes: [Route] { entries.map(\.route) }
 
     public func resolve(method: String, path: String) -> Resolution {
-        if let handler = literal[path]?[method] {
-            return .matched(handler, parameters: [:])
+        if let methods = literal[path] {
+            if let handler = methods[method] { return .matched(handler, parameters: [:]) }
+            // A path some route names literally is that route's resource: a route with a parameter
+            // there (`/api/trips/{id}` for `/api/trips/end-all`) does not claim it.
+            return .methodNotAllowed(allowed: entries.map(\.route).filter { $0.parameterNames.isEmpty && $0.path() == path }.map(\.method.rawValue))
         }
         let segments = Route.split(path: path)
         var allowed: [String] = []

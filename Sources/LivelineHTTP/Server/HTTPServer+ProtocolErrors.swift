@@ -11,6 +11,9 @@ import Foundation
 /// - 431 `headersTooLarge`: request line plus header fields are over `maxHeaderBytes`, as
 ///   libmicrohttpd counts them (`MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`; RFC 6585 §5,
 ///   https://www.rfc-editor.org/rfc/rfc6585#section-5).
+/// - 400 `nulInTarget`: the target holds `%00`, which libmicrohttpd decodes into its C strings
+///   of the path and query values, so that they end there: what the handler saw would not be
+///   what was sent.
 /// - 400 `missingHost`: HTTP/1.1 without `Host` (RFC 9112 §3.2, "MUST respond with a 400",
 ///   https://www.rfc-editor.org/rfc/rfc9112#section-3.2). libmicrohttpd checks this only when
 ///   strict (`MHD_OPTION_STRICT_FOR_CLIENT` 1), and then answers in HTML, so it is left at 0.
@@ -45,6 +48,9 @@ extension HTTPServer {
                 414, "uriTooLong",
                 "the request target (path and query) is \(state.targetBytes) bytes; at most \(limits.maxTargetBytes) are accepted"
             )
+        }
+        if state.targetHasNUL {
+            return refusal(400, "nulInTarget", "the request target holds %00 (a NUL character), which no path or query value may hold")
         }
         let headerBytes = cmhd_request_header_size(connection)
         if headerBytes > limits.maxHeaderBytes {

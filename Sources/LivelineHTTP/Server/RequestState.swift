@@ -16,6 +16,9 @@ final class RequestState {
     var path: String
     /// Bytes of the request target as sent (path and query).
     let targetBytes: Int
+    /// The target as sent holds `%00`: libmicrohttpd decodes it to a NUL and hands its values on
+    /// as C strings, cut there, so the server would see less than was sent.
+    let targetHasNUL: Bool
     /// The access handler has seen the headers (its first call is over).
     var headersSeen = false
     var body: [UInt8] = []
@@ -33,6 +36,9 @@ final class RequestState {
     init(target: UnsafePointer<CChar>) {
         let raw = UnsafeBufferPointer(start: UnsafeRawPointer(target).assumingMemoryBound(to: UInt8.self), count: strlen(target))
         targetBytes = raw.count
+        targetHasNUL = raw.indices.dropLast(2).contains { index in
+            raw[index] == UInt8(ascii: "%") && raw[index + 1] == UInt8(ascii: "0") && raw[index + 2] == UInt8(ascii: "0")
+        }
         path = String(decoding: raw.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// - A `Date` inside `content-state` or `attributes` is Swift's default: a number of seconds since
 ///   2001-01-01 00:00:00 UTC. UNIX seconds there decode fine but land about 31 years late; ISO
 ///   text fails to decode (`docs/devices.md`, "Decoding").
-enum DateRules {
+public enum DateRules {
     /// Seconds from 1970-01-01 to 2001-01-01 (`Date.timeIntervalBetween1970AndReferenceDate`).
     static let referenceOffset: TimeInterval = 978_307_200
     /// A content-state date further than this from now is implausible: about ten years.
@@ -19,9 +19,17 @@ enum DateRules {
     static let futureTimestampLimit: TimeInterval = 8 * 3600
 
     /// A problem with a content-state `Date` given as the JSON number `seconds`, or nil.
+    /// The content-state dates (seconds since 2001) taken as plausible on `now`'s UTC day: about
+    /// ten years either side of the day's start. By the day, not the second, so that what
+    /// `/openapi.json` says on a day (`ContractDocumentation`) is exactly what the check accepts.
+    public static func plausibleContentDates(now: Date) -> ClosedRange<Double> {
+        let day = (now.timeIntervalSinceReferenceDate / 86_400).rounded(.down) * 86_400
+        return (day - plausibleWindow)...(day + plausibleWindow)
+    }
+
     static func contentDateProblem(_ seconds: Double, at path: String, now: Date) -> PayloadProblem? {
         let date = Date(timeIntervalSinceReferenceDate: seconds)
-        guard abs(date.timeIntervalSince(now)) > plausibleWindow else { return nil }
+        guard !plausibleContentDates(now: now).contains(seconds) else { return nil }
         let distance = describeDistance(from: now, to: date)
         let decodes = "\(number(seconds)) decodes to \(iso(date)), \(distance)"
         let asUnix = Date(timeIntervalSince1970: seconds)

@@ -27,11 +27,7 @@ struct AccountHandlers: Sendable {
         }
         router.add(Routes.user) { request in
             let caller = try auth.caller(of: request)
-            let text = try request.parameter("userId")
-            guard let number = Int(text), number > 0 else {
-                throw HTTPError.badRequest("userId must be a positive whole number, not '\(text)'", field: "userId")
-            }
-            let id = UserID(number)
+            let id = UserID(try CommonFields.userID.integer(text: request.parameter("userId")))
             guard let user = try engine.user(id: id), user.householdID == caller.householdID else {
                 throw HTTPError.notFound("no user \(id) in your household")
             }

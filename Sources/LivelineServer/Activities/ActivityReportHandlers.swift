@@ -20,7 +20,7 @@ struct ActivityReportHandlers: Sendable {
         router.add(Routes.pullContext) { request in
             let caller = try auth.caller(of: request)
             let context = try visibleContext(try request.contextKey(), to: caller)
-            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            let sinceRev = try CommonFields.sinceRev.integerQuery(of: request)
             // Up to date (the usual push-woken pull): the row just read answers it.
             if sinceRev == context.rev {
                 return try .json(
@@ -56,9 +56,13 @@ struct ActivityReportHandlers: Sendable {
         router.add(Routes.activityReceipt) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(ReceiptReport.self)
+            try ActivityReportFields.rev.integer(body.rev)
             let context = try visibleContext(body.contextKey, to: caller)
             guard (0...context.rev).contains(body.rev) else {
-                throw HTTPError.badRequest("rev must be a revision of \(context.key): 0 to \(context.rev), not \(body.rev)", field: "rev")
+                // The context has no such revision yet: a conflict with its state, not a bad field.
+                throw HTTPError(
+                    status: 409, code: "conflict", message: "rev must be a revision of \(context.key): 0 to \(context.rev), not \(body.rev)",
+                    field: "rev")
             }
             let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
             let recorded = try engine.recordReceipt(
@@ -70,9 +74,7 @@ struct ActivityReportHandlers: Sendable {
 
     /// The context if the caller may see it: one of their household's, or a `/v1` context.
     func visibleContext(_ key: String, to caller: Caller) throws -> ContextRecord {
-        guard !key.isEmpty, key.utf8.count <= HTTPRequest.maxContextKeyLength else {
-            throw HTTPError.badRequest("context_key must be a context key of 1 to \(HTTPRequest.maxContextKeyLength) bytes", field: "context_key")
-        }
+        try ActivityReportFields.contextKey.text(key)
         guard let context = try engine.context(key: key) else {
             throw HTTPError.notFound("there is no context \(key)")
         }

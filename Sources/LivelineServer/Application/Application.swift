@@ -271,7 +271,8 @@ private func assembleApplication(
 
     var router = Router()
     router.mapError = APIErrors.map
-    try OperationHandlers(version: Application.version, features: setup.documentationParts).addRoutes(to: &router)
+    try OperationHandlers(version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock)
+        .addRoutes(to: &router)
     AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
     PushTokenHandlers(
         auth: auth, engine: engine,

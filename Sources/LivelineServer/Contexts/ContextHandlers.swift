@@ -22,16 +22,14 @@ struct ContextHandlers: Sendable {
             if let priority = body.priority, priority != 5 && priority != 10 {
                 throw HTTPError.badRequest("priority must be 10 (at once) or 5 (when the phone sees fit), not \(priority)", field: "priority")
             }
-            if let score = body.relevanceScore, !score.isFinite || score < 0 {
-                throw HTTPError.badRequest("relevanceScore must be a number of 0 or more", field: "relevanceScore")
-            }
+            try body.relevanceScore.map { try ContextFields.relevanceScore.number($0) }
             let result = try engine.putContext(key: key, body)
             return try .json(PutContextResponse(key: key, rev: result.rev, created: result.created), status: result.created ? 201 : 200)
         }
         router.add(Routes.getContext) { request in
             try auth.requireAdmin(request)
             let key = try request.contextKey()
-            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            let sinceRev = try CommonFields.sinceRev.integerQuery(of: request)
             guard let read = try engine.snapshot(key: key, sinceRev: sinceRev) else {
                 throw HTTPError.notFound("there is no context \(key)")
             }
@@ -46,7 +44,7 @@ struct ContextHandlers: Sendable {
         router.add(Routes.contextTimeline) { request in
             try auth.requireAdmin(request)
             let key = try request.contextKey()
-            let limit = try request.integerQuery("limit", in: 1...1000) ?? 200
+            let limit = try ContextFields.timelineLimit.integerQuery(of: request) ?? 200
             guard let timeline = try engine.timeline(key: key, limit: limit) else {
                 throw HTTPError.notFound("there is no context \(key)")
             }
@@ -59,13 +57,13 @@ struct ContextHandlers: Sendable {
             try auth.requireAdmin(request)
             let key = try request.contextKey()
             let body = try request.decode(StartContextRequest.self)
-            let userIDs = (body.userIds ?? []).map { UserID($0) }
-            let deviceIDs = body.deviceIds ?? []
+            let userIDs = try (body.userIds ?? []).map { UserID(try CommonFields.userID.integer($0)) }
+            let deviceIDs = try (body.deviceIds ?? []).map { try TokenFields.deviceID.named("deviceIds").text($0) }
             guard !userIDs.isEmpty || !deviceIDs.isEmpty else {
                 throw HTTPError.badRequest("name whom to start it for: userIds and/or deviceIds", field: "userIds")
             }
-            guard userIDs.count + deviceIDs.count <= 1000 else {
-                throw HTTPError.badRequest("at most 1000 users and devices per call", field: "userIds")
+            for (name, count) in [("userIds", userIDs.count), ("deviceIds", deviceIDs.count)] where count > ContextFields.startTargets.upperBound {
+                throw HTTPError.badRequest("at most \(ContextFields.startTargets.upperBound) \(name) per call, not \(count)", field: name)
             }
             let result = try engine.startActivities(
                 contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,

@@ -34,7 +34,8 @@ struct NotificationHandlers: Sendable {
         router.add(Routes.resolveNotification) { request in
             try auth.requireAdmin(request)
             let body = try request.decode(ResolveRequest.self)
-            guard !body.dedupeKey.isEmpty else { throw HTTPError.badRequest("dedupeKey must not be empty", field: "dedupeKey") }
+            try CommonFields.userID.integer(body.userId)
+            try NotificationFields.dedupeKey.text(body.dedupeKey)
             let userID = UserID(body.userId)
             guard try engine.resolve(userID: userID, dedupeKey: body.dedupeKey) else {
                 throw HTTPError.notFound("user \(userID) has no notification with that dedupeKey")
@@ -43,13 +44,10 @@ struct NotificationHandlers: Sendable {
         }
         router.add(Routes.notificationTimeline) { request in
             try auth.requireAdmin(request)
-            guard let text = request.query["userId"], let user = Int(text), user > 0 else {
-                throw HTTPError.badRequest("userId must be a user id (a whole number)", field: "userId")
-            }
-            guard let dedupeKey = request.query["dedupeKey"], !dedupeKey.isEmpty else {
-                throw HTTPError.badRequest("dedupeKey is required", field: "dedupeKey")
-            }
-            let limit = try request.integerQuery("limit", in: 1...1000) ?? 200
+            guard let user = try CommonFields.userID.named("userId", required: true).integerQuery(of: request),
+                let dedupeKey = try NotificationFields.dedupeKey.named("dedupeKey", required: true).textQuery(of: request)
+            else { throw HTTPError.badRequest("userId and dedupeKey are required", field: "userId") }
+            let limit = try ContextFields.timelineLimit.integerQuery(of: request) ?? 200
             guard let entries = try engine.notificationTimeline(userID: UserID(user), dedupeKey: dedupeKey, limit: limit) else {
                 throw HTTPError.notFound("user \(user) has no notification with that dedupeKey")
             }
@@ -71,9 +69,7 @@ struct NotificationHandlers: Sendable {
         }
         router.add(Routes.readNotification) { request in
             let caller = try auth.caller(of: request)
-            guard let id = Int(try request.parameter("id")), id > 0 else {
-                throw HTTPError.badRequest("id must be a notification id (a whole number)", field: "id")
-            }
+            let id = try NotificationFields.id.integer(text: request.parameter("id"))
             guard try engine.markRead(notification: id, userID: caller.userID) else {
                 throw HTTPError.notFound("there is no notification \(id)")
             }
@@ -81,25 +77,16 @@ struct NotificationHandlers: Sendable {
         }
     }
 
+    /// Checks every field of a notify with its rule (``NotificationFields``).
     static func check(_ body: NotifyRequest) throws {
-        let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty, title.count <= 200 else { throw HTTPError.badRequest("title must be 1 to 200 characters", field: "title") }
-        if let text = body.body, text.count > 1000 { throw HTTPError.badRequest("body must be at most 1000 characters", field: "body") }
-        guard !body.dedupeKey.isEmpty, body.dedupeKey.utf8.count <= 200 else {
-            throw HTTPError.badRequest("dedupeKey must be 1 to 200 bytes", field: "dedupeKey")
-        }
-        if let link = body.link, link.isEmpty || link.utf8.count > 2000 || URL(string: link)?.scheme == nil {
-            throw HTTPError.badRequest("link must be a URL with a scheme, e.g. liveline://shopping/2026-01-05", field: "link")
-        }
-        if let icon = body.icon, icon.isEmpty || icon.count > 64 { throw HTTPError.badRequest("icon must be 1 to 64 characters", field: "icon") }
-        if let ttl = body.ttl, !(0...2_419_200).contains(ttl) {
-            throw HTTPError.badRequest("ttl must be 0 to 2419200 seconds (28 days)", field: "ttl")
-        }
-        if let urgency = body.urgency, !WebPushMessage.urgencies.contains(urgency) {
-            throw HTTPError.badRequest("urgency must be very-low, low, normal or high", field: "urgency")
-        }
-        if let topic = body.topic, !WebPushMessage.isValidTopic(topic) {
-            throw HTTPError.badRequest("topic must be 1 to 32 characters of A-Z, a-z, 0-9, - and _ (RFC 8030)", field: "topic")
-        }
+        try CommonFields.userID.integer(body.userId)
+        try NotificationFields.title.text(body.title)
+        try body.body.map { try NotificationFields.body.text($0) }
+        try NotificationFields.dedupeKey.text(body.dedupeKey)
+        try body.link.map { try NotificationFields.link.text($0) }
+        try body.icon.map { try NotificationFields.icon.text($0) }
+        try body.ttl.map { try NotificationFields.ttl.integer($0) }
+        try body.urgency.map { try NotificationFields.urgency.text($0) }
+        try body.topic.map { try NotificationFields.topic.text($0) }
     }
 }

@@ -21,19 +21,21 @@ enum APIDocumentation {
         .init(
             Routes.signOut, "End the caller's session: its bearer token is refused from now on, on every instance", auth: .bearer,
             response: "SignedOut"),
-        .init(Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404]),
+        .init(
+            Routes.user, "A member of the caller's household (404 for anyone else)", auth: .bearer, response: "UserProfile", errors: [400, 404],
+            path: [CommonFields.userID]),
         .init(
             Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
             auth: .bearer, request: "RegisterToken", response: "RegisterTokenResult", errors: [400]
         ),
         .init(
-            Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "RegisterToken",
+            Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "UnregisterToken",
             response: "UnregisterTokenResult", errors: [400]),
         .init(Routes.listTokens, "The caller's devices and their active tokens (redacted)", auth: .bearer, response: "DeviceTokens"),
         .init(
             Routes.pullContext,
             "Pull a context's truth (the household's, or a /v1 context one of its devices follows); since_rev equal to the current rev: {key, type, state, rev, unchanged: true}",
-            auth: .bearer, response: "ContextSnapshot", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
+            auth: .bearer, response: "ContextSnapshot", errors: [400, 404], path: [CommonFields.contextKey], query: [CommonFields.sinceRev]
         ),
         .init(Routes.optIns, "The caller's Live Activity opt-in per activity type (types not listed are on)", auth: .bearer, response: "OptIns"),
         .init(
@@ -47,58 +49,68 @@ enum APIDocumentation {
         ),
         .init(
             Routes.activityReceipt, "The device rendered this revision (the timeline shows sent against acknowledged)",
-            auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404]
+            auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404, 409]
         ),
-        .init(Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications"),
         .init(
-            Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404]),
+            Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
+            links: RouteLink.each([Routes.readNotification], parameters: ["id": "$response.body#/notifications/0/id"])),
+        .init(
+            Routes.readNotification, "Mark one of the caller's notifications read", auth: .bearer, response: "NotificationRead", errors: [400, 404],
+            path: [NotificationFields.id]),
         .init(
             Routes.webPushPublicKey, "The server's VAPID public key, for the web app's pushManager.subscribe (applicationServerKey)",
             auth: .bearer, response: "WebPushPublicKey"),
         .init(
             Routes.putContext, "Store a context's whole state (checked against its contract), bump its revision and push it",
-            auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], mayCreate: true
+            auth: .admin, request: "PutContext", response: "PutContextResult", errors: [400, 409, 422], path: [CommonFields.contextKey],
+            mayCreate: true,
+            links: RouteLink.each(
+                [Routes.getContext, Routes.contextTimeline, Routes.startContext, Routes.endContext], parameters: ["key": "$response.body#/key"])
         ),
         .init(
             Routes.getContext, "A context's truth; with since_rev equal to the current revision only {key, type, state, rev, unchanged: true}",
-            auth: .admin, response: "ContextSnapshot", errors: [400, 404],
-            query: [("since_rev", "the revision the caller has (a whole number)")]
+            auth: .admin, response: "ContextSnapshot", errors: [400, 404], path: [CommonFields.contextKey], query: [CommonFields.sinceRev]
         ),
         .init(
             Routes.endContext, "End a context: its activities get the final state and are dismissed", auth: .admin, response: "EndContextResult",
-            errors: [400, 404]),
+            errors: [400, 404], path: [CommonFields.contextKey]),
         .init(
             Routes.contextTimeline, "A context's revisions, delivery attempts and dead letters, newest first",
-            auth: .admin, response: "ContextTimeline", errors: [400, 404], query: [("limit", "at most this many entries (1–1000, default 200)")]
+            auth: .admin, response: "ContextTimeline", errors: [400, 404], path: [CommonFields.contextKey],
+            query: [ContextFields.timelineLimit]
         ),
         .init(
             Routes.startContext, "Start the context's Live Activity by push-to-start: one start per device, within its start budget",
-            auth: .admin, request: "StartContext", response: "StartContextResult", errors: [400, 404, 409, 422]
+            auth: .admin, request: "StartContext", response: "StartContextResult", errors: [400, 404, 409, 422], path: [CommonFields.contextKey]
         ),
         .init(
             Routes.notify,
             "An inbox record, an alert push to each of the user's devices and a web push to each of their browser subscriptions, once per dedupeKey (201 when new)",
-            auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true
+            auth: .admin, request: "Notify", response: "NotifyResult", errors: [400, 404, 422], mayCreate: true,
+            links: RouteLink.each(
+                [Routes.notificationTimeline], parameters: ["userId": "$request.body#/userId", "dedupeKey": "$request.body#/dedupeKey"])
         ),
         .init(
             Routes.notificationTimeline, "A notification's pushes (alert and web push) with their answers, and its dead letters, newest first",
             auth: .admin, response: "NotificationTimeline", errors: [400, 404],
             query: [
-                ("userId", "the user's id"), ("dedupeKey", "the notification's dedupeKey"),
-                ("limit", "at most this many entries (1–1000, default 200)"),
+                CommonFields.userID.named("userId", required: true), NotificationFields.dedupeKey.named("dedupeKey", required: true),
+                ContextFields.timelineLimit,
             ]
         ),
         .init(
             Routes.sandboxAccepted,
             "What the in-process APNs sandbox (the stand-in for APNs when no APNs key is configured) accepted, newest first; 404 when pushes go to APNs",
-            auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [("limit", "at most this many pushes (1–200, default 100)")]
+            auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [CommonFields.limit(1...StandInRecord.defaultCapacity)]
         ),
         .init(
             Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",
             response: "ResolveResult", errors: [400, 404]),
     ]
 
-    static let schemas: [String: JSONValue] = [
+    static let schemas: [String: JSONValue] = coreSchemas.merging(TokenFields.schemas) { first, _ in first }
+
+    static let coreSchemas: [String: JSONValue] = [
         "Error": object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])]),
         "Health": object(["status": string, "version": string]),
         "SignedOut": object(["signedOut": boolean]),
@@ -108,17 +120,6 @@ enum APIDocumentation {
             "locale": ["type": "string", "enum": ["de", "en"]],
         ]),
         "Me": object(["user": ref("UserProfile"), "householdName": string, "members": ["type": "array", "items": ref("UserProfile")]]),
-        "RegisterToken": object(
-            [
-                "kind": ["type": "string", "enum": .array(PushTokenKind.allCases.map { .string($0.rawValue) })],
-                "token": [
-                    "description": "hex APNs token, or for web-push the subscription {endpoint, keys: {p256dh, auth}} as object or JSON string",
-                    "oneOf": [string, ["type": "object"]],
-                ],
-                "context_key": string, "attributes_type": string,
-                "environment": ["type": "string", "enum": ["sandbox", "production"]],
-                "device_id": string, "frequent_pushes_enabled": ["type": "boolean"],
-            ], required: ["kind", "token"]),
         "RegisterTokenResult": object([
             "outcome": ["type": "string", "enum": ["created", "unchanged", "replaced"]],
             "kind": string, "environment": string, "deviceId": string, "tokenPrefix": string,
@@ -136,18 +137,11 @@ enum APIDocumentation {
                     ], required: ["apnsId", "pushType", "priority", "bytes", "acceptedAt"]),
             ],
         ]),
-        "PutContext": object(
-            [
-                "type": [
-                    "type": "string", "description": "the contract name, e.g. TripLiveActivityAttributes",
-                    "enum": .array(ContractRegistry.known.names.map { .string($0) }),
-                ],
-                "attributes": ["type": "object", "description": "static attributes (default {})"],
-                "contentState": ["type": "object", "description": "the full content state; must decode into the contract"],
-                "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
-                "priority": ["type": "integer", "enum": [5, 10]],
-                "relevanceScore": ["type": "number", "minimum": 0],
-            ], required: ["type", "contentState"]),
+        "Alert": object(["title": ref("AlertText"), "body": ref("AlertText"), "sound": string], required: ["title"]),
+        "AlertText": [
+            "description": "plain text, or a localized string of the app (loc-key, loc-args)",
+            "oneOf": [string, object(["loc-key": string, "loc-args": ["type": "array", "items": string]], required: ["loc-key"])],
+        ],
         "PutContextResult": object(["key": string, "rev": integer, "created": boolean]),
         "EndContextResult": object(["key": string, "rev": integer, "alreadyEnded": boolean]),
         "ContextSnapshot": object(
@@ -185,35 +179,46 @@ enum APIDocumentation {
                         ], required: ["kind", "at"]),
                 ],
             ], required: ["userId", "dedupeKey", "entries"]),
-        "StartContext": object(
+        "StartContext": Schema.anyOf(
+            object(
+                [
+                    "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
+                    "deviceIds": ["type": "array", "items": TokenFields.deviceID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
+                    "alert": ref("Alert"),
+                    "includeDismissed": boolean, "useChannel": boolean,
+                ], required: ["alert"]),
             [
-                "userIds": ["type": "array", "items": integer], "deviceIds": ["type": "array", "items": string],
-                "alert": object(["title": string, "body": string, "sound": string], required: ["title"]),
-                "includeDismissed": boolean, "useChannel": boolean,
-            ], required: ["alert"]),
+                ["required": ["userIds"], "properties": ["userIds": ["type": "array", "minItems": 1]]],
+                ["required": ["deviceIds"], "properties": ["deviceIds": ["type": "array", "minItems": 1]]],
+            ]),
         "StartContextResult": object(
             [
                 "key": string, "channelId": string, "channelIds": ["type": "object", "additionalProperties": string],
                 "channelFallback": string,
                 "starts": Schema.startOutcomes,
             ], required: ["key", "starts"]),
-        "DismissedReport": object(["context_key": string]),
+        "DismissedReport": object(["context_key": ActivityReportFields.contextKey.schema]),
         "OptIn": object([
             "attributes_type": ["type": "string", "enum": .array(ContractRegistry.known.names.map { .string($0) })], "enabled": boolean,
         ]),
         "OptIns": object(["preferences": ["type": "object", "additionalProperties": boolean]]),
         "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
-        "ReceiptReport": object(["context_key": string, "rev": integer, "device_id": string], required: ["context_key", "rev"]),
+        "ReceiptReport": object(
+            [
+                "context_key": ActivityReportFields.contextKey.schema, "rev": ActivityReportFields.rev.schema,
+                "device_id": TokenFields.deviceID.schema,
+            ],
+            required: ["context_key", "rev"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
         "Notify": object(
             [
-                "userId": integer, "title": string, "body": string, "link": string, "icon": string, "dedupeKey": string,
-                "ttl": integer, "urgency": ["type": "string", "enum": ["very-low", "low", "normal", "high"]],
-                "topic": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"],
+                "userId": CommonFields.userID.schema, "title": NotificationFields.title.schema, "body": NotificationFields.body.schema,
+                "link": NotificationFields.link.schema, "icon": NotificationFields.icon.schema, "dedupeKey": NotificationFields.dedupeKey.schema,
+                "ttl": NotificationFields.ttl.schema, "urgency": NotificationFields.urgency.schema, "topic": NotificationFields.topic.schema,
             ], required: ["userId", "title", "dedupeKey"]),
         "NotifyResult": object(
             ["created": boolean, "id": integer, "queued": ["type": "object", "additionalProperties": integer]], required: ["created", "queued"]),
-        "Resolve": object(["userId": integer, "dedupeKey": string]),
+        "Resolve": object(["userId": CommonFields.userID.schema, "dedupeKey": NotificationFields.dedupeKey.schema]),
         "ResolveResult": object(["resolved": boolean]),
         "Notifications": object([
             "notifications": [
@@ -234,13 +239,14 @@ enum APIDocumentation {
                     "deviceId": string,
                     "tokens": [
                         "type": "array",
-                        "items": object([
-                            "kind": string, "environment": string,
-                            "environmentSource": ["type": "string", "enum": ["app", "default", "learned"]], "tokenPrefix": string,
-                            "attributesType": nullableString,
-                            "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
-                            "registeredAt": ["type": "string", "format": "date-time"],
-                        ]),
+                        "items": object(
+                            [
+                                "kind": string, "environment": string,
+                                "environmentSource": ["type": "string", "enum": ["app", "default", "learned"]], "tokenPrefix": string,
+                                "attributesType": nullableString,
+                                "contextKey": nullableString, "frequentPushesEnabled": ["type": "boolean"],
+                                "registeredAt": ["type": "string", "format": "date-time"],
+                            ], required: ["kind", "environment", "environmentSource", "tokenPrefix", "frequentPushesEnabled", "registeredAt"]),
                     ],
                 ]),
             ]

@@ -1,11 +1,23 @@
+import Foundation
 import LivelineAPI
 import LivelineModel
 
 /// Builds the OpenAPI 3.1 document served at `/openapi.json` from the core's documentation
 /// (`APIDocumentation`) and the features'.
 enum OpenAPIDocument {
-    static func build(version: String, features: [APIDocumentationPart] = []) -> JSONValue {
+    /// `now`: when the document is made (the contracts' dates must be within ten years of it).
+    static func build(version: String, features: [APIDocumentationPart] = [], now: Date = Date()) -> JSONValue {
         let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas)] + features
+        // Request bodies (and what they refer to) take null for a left-out optional field.
+        var schemas = parts.reduce(into: [String: JSONValue]()) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }
+        var requestNames = Set(parts.flatMap(\.routes).compactMap(\.requestBody))
+        var pending = Array(requestNames)
+        while let name = pending.popLast() {
+            for referenced in references(in: schemas[name] ?? .null) where requestNames.insert(referenced).inserted { pending.append(referenced) }
+        }
+        for name in requestNames { schemas[name] = schemas[name].map(Schema.nullableOptionals) }
+        // Says itself where null is taken (a contract's `rev` may be left out, not null).
+        schemas["PutContext"] = ContractDocumentation.putContext(registry: .known, now: now)
         var paths: [String: [String: JSONValue]] = [:]
         for doc in parts.flatMap(\.routes) {
             paths[doc.route.template, default: [:]][doc.route.method.rawValue.lowercased()] = Self.operation(doc)
@@ -22,18 +34,26 @@ enum OpenAPIDocument {
                     "bearer": ["type": "http", "scheme": "bearer", "description": "a user's device-session token (`liveline users add`)"],
                     "admin": ["type": "http", "scheme": "bearer", "description": "the admin key (LIVELINE_ADMIN_KEY)"],
                 ],
-                "schemas": .object(parts.reduce(into: [:]) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }),
+                "schemas": .object(schemas),
             ],
             "paths": .object(paths.mapValues { .object($0) }),
         ]
     }
 
+    /// The names of the component schemas `schema` refers to.
+    static func references(in schema: JSONValue) -> [String] {
+        switch schema {
+        case .object(let fields):
+            if case .string(let target)? = fields["$ref"] { return [String(target.split(separator: "/").last ?? "")] }
+            return fields.values.flatMap(references)
+        case .array(let items): return items.flatMap(references)
+        default: return []
+        }
+    }
+
     static func operation(_ doc: RouteDocumentation) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "operationId": .string(
-                doc.route.method.rawValue.lowercased()
-                    + doc.route.template
-                    .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()),
+            "operationId": .string(RouteLink.operationID(doc.route)),
             "summary": .string(doc.summary),
         ]
         switch doc.auth {
@@ -41,22 +61,34 @@ enum OpenAPIDocument {
         case .bearer: fields["security"] = [["bearer": []]]
         case .admin: fields["security"] = [["admin": []]]
         }
-        var parameters: [JSONValue] = doc.route.parameterNames.map { name in
-            ["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]]
-        }
-        parameters += doc.query.map { name, description in
-            ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": ["type": "string"]]
-        }
+        let parameters = doc.path.map { $0.parameter(in: "path") } + doc.query.map { $0.parameter(in: "query") }
         if !parameters.isEmpty { fields["parameters"] = .array(parameters) }
         if let body = doc.requestBody {
             fields["requestBody"] = [
-                "required": true,
+                "required": .bool(doc.bodyRequired),
                 "content": ["application/json": ["schema": APIDocumentation.ref(body)]],
             ]
         }
         let content: JSONValue = .object([doc.responseType: ["schema": APIDocumentation.ref(doc.response)]])
-        var responses: [String: JSONValue] = ["200": ["description": "OK", "content": content]]
-        if doc.mayCreate { responses["201"] = ["description": "Created", "content": content] }
+        var ok: [String: JSONValue] = ["description": "OK", "content": content]
+        if !doc.links.isEmpty {
+            ok["links"] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: doc.links.map { link in
+                        var fields: [String: JSONValue] = [
+                            "operationId": .string(RouteLink.operationID(link.target)),
+                            "parameters": .object(link.parameters.mapValues(JSONValue.string)),
+                        ]
+                        if let body = link.requestBody { fields["requestBody"] = body }
+                        return (link.name, JSONValue.object(fields))
+                    }))
+        }
+        var responses: [String: JSONValue] = ["200": .object(ok)]
+        if doc.mayCreate {
+            var created = ok
+            created["description"] = "Created"
+            responses["201"] = .object(created)
+        }
         var errors = doc.errors
         if doc.auth != .none { errors += [401, 429] }
         if doc.requestBody != nil { errors += [413, 415] }

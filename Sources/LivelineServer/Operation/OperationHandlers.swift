@@ -3,20 +3,20 @@ import LivelineAPI
 import LivelineHTTP
 import LivelineModel
 
-/// `GET /healthz` and `GET /openapi.json`: no auth, answered from bytes prepared at start.
+/// `GET /healthz` and `GET /openapi.json`: no auth, answered from prepared bytes (the document's
+/// made again each UTC day, see ``OpenAPIDocumentCache``).
 struct OperationHandlers: Sendable {
     let health: [UInt8]
-    let openAPI: [UInt8]
+    let openAPI: OpenAPIDocumentCache
 
-    init(version: String, features: [APIDocumentationPart] = []) throws {
+    init(version: String, features: [APIDocumentationPart] = [], clock: @escaping @Sendable () -> Date = { Date() }) throws {
         health = Array(#"{"status":"ok","version":"\#(version)"}"#.utf8)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        openAPI = try Array(encoder.encode(OpenAPIDocument.build(version: version, features: features)))
+        openAPI = OpenAPIDocumentCache(version: version, features: features, clock: clock)
+        _ = try openAPI.bytes()
     }
 
     func addRoutes(to router: inout Router) {
         router.add(Routes.healthz) { [health] _ in .jsonBytes(health) }
-        router.add(Routes.openAPI) { [openAPI] _ in .jsonBytes(openAPI) }
+        router.add(Routes.openAPI) { [openAPI] _ in .jsonBytes(try openAPI.bytes()) }
     }
 }

@@ -23,13 +23,7 @@ struct StandInHandler: Sendable {
             guard let record else {
                 throw HTTPError.notFound("pushes go to APNs (an APNs key is configured): there is no in-process sandbox whose pushes to show")
             }
-            var limit = 100
-            if let text = request.query["limit"] {
-                guard let value = Int(text), (1...record.capacity).contains(value) else {
-                    throw HTTPError.badRequest("limit must be a whole number from 1 to \(record.capacity), not '\(text)'", field: "limit")
-                }
-                limit = value
-            }
+            let limit = try CommonFields.limit(1...record.capacity).integerQuery(of: request) ?? 100
             return try .json(Answer(description: record.description, total: record.total, kept: record.kept, pushes: record.newest(limit)))
         }
     }

@@ -57,13 +57,7 @@ struct TokenRegistrationRules: Sendable {
     /// An APNs device token: hex digits, an even count. Apple says to assume no length, so any
     /// length from 8 to 1024 bytes is accepted. Stored lower-cased.
     static func apnsToken(_ raw: String) throws -> String {
-        let token = raw.trimmingCharacters(in: .whitespaces).lowercased()
-        guard token.count % 2 == 0, (16...2048).contains(token.count),
-            token.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) })
-        else {
-            throw HTTPError.badRequest("token must be the APNs token as hex digits (an even number, 16 to 2048 of them)", field: "token")
-        }
-        return token
+        try TokenFields.apnsToken.text(raw).lowercased()
     }
 
     /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291): an
@@ -150,18 +144,12 @@ struct TokenRegistrationRules: Sendable {
         guard let value, !value.isEmpty else {
             throw HTTPError.badRequest("context_key is required for la-update (the context the activity shows)", field: "context_key")
         }
-        guard value.count <= 200, value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f }) else {
-            throw HTTPError.badRequest("context_key must be 1 to 200 characters without spaces or control characters", field: "context_key")
-        }
-        return value
+        return try TokenFields.contextKey.text(value)
     }
 
     static func deviceID(_ value: String?) throws -> String? {
         guard let value else { return nil }
-        guard (1...128).contains(value.count), value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f }) else {
-            throw HTTPError.badRequest("device_id must be 1 to 128 characters without spaces or control characters", field: "device_id")
-        }
-        return value
+        return try TokenFields.deviceID.text(value)
     }
 
     static func isSwiftTypeName(_ value: String) -> Bool {

@@ -16,32 +16,39 @@ enum ShoppingDocumentation {
         .init(
             Routes.shoppingWeek,
             "The household's list of a week (week = ISO date of its Monday) and its card; since_rev equal to the current rev: {week, rev, unchanged: true}",
-            auth: .bearer, response: "ShoppingWeek", errors: [400], query: [("since_rev", "the revision the app has (a whole number)")]
+            auth: .bearer, response: "ShoppingWeek", errors: [400], path: [ShoppingFields.week], query: [CommonFields.sinceRev]
         ),
         .init(
             Routes.addShoppingItem, "Add an item (label 1–200 characters, price in euros ≥ 0); by: the acting member (default: the caller)",
-            auth: .bearer, request: "AddShoppingItem", response: "ShoppingItem", errors: [400, 403], mayCreate: true
+            auth: .bearer, request: "AddShoppingItem", response: "ShoppingItem", errors: [400, 403], path: [ShoppingFields.week], mayCreate: true,
+            links: RouteLink.each([Routes.updateShoppingItem, Routes.removeShoppingItem], parameters: ["id": "$response.body#/id"])
+                + RouteLink.each([Routes.shoppingWeek], parameters: ["week": "$request.path.week"])
         ),
         .init(
             Routes.updateShoppingItem, "Check an item off (done: true), put it back, or edit label, price (null removes it) or position",
-            auth: .bearer, request: "UpdateShoppingItem", response: "ShoppingItem", errors: [400, 403, 404]
+            auth: .bearer, request: "UpdateShoppingItem", response: "ShoppingItem", errors: [400, 403, 404], path: [ShoppingFields.itemID]
         ),
         .init(
             Routes.removeShoppingItem, "Remove an item (?by= the acting member)", auth: .bearer, response: "RemovedShoppingItem",
             errors: [400, 403, 404],
-            query: [("by", "user id of the acting member of the household (default: the caller)")]
+            path: [ShoppingFields.itemID], query: [CommonFields.by]
         ),
         .init(
             Routes.startShopping, "by starts shopping: an active shopper; the other members' devices get the card by push-to-start",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionResult", errors: [400, 403]
+            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionResult", errors: [400, 403], path: [ShoppingFields.week],
+            bodyRequired: false,
+            links: RouteLink.each([Routes.shoppingHeartbeat, Routes.endShopping], parameters: ["week": "$request.path.week"])
+                + [RouteLink("getApiContextsKey", to: Routes.pullContext, parameters: ["key": "$response.body#/contextKey"])]
         ),
         .init(
             Routes.shoppingHeartbeat, "Keep the shopper's session alive (active: false when it lapsed; none is created)",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingHeartbeat", errors: [400, 403]
+            auth: .bearer, request: "ShoppingSession", response: "ShoppingHeartbeat", errors: [400, 403], path: [ShoppingFields.week],
+            bodyRequired: false
         ),
         .init(
             Routes.endShopping, "Leave the shop; when the last shopper leaves the trip is finished and the card ends",
-            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionEnd", errors: [400, 403]
+            auth: .bearer, request: "ShoppingSession", response: "ShoppingSessionEnd", errors: [400, 403], path: [ShoppingFields.week],
+            bodyRequired: false
         ),
     ]
 
@@ -61,13 +68,17 @@ enum ShoppingDocumentation {
                 "items": ["type": "array", "items": ref("ShoppingListItem")],
                 "state": ["type": "object", "description": "the card's content state (ShoppingActivityAttributes.ContentState)"],
             ], required: ["week", "rev", "unchanged"]),
-        "AddShoppingItem": object(["label": string, "price": ["type": "number", "minimum": 0], "by": integer], required: ["label"]),
-        "UpdateShoppingItem": object(
-            [
-                "done": boolean, "label": string, "price": nullableNumber, "position": ["type": "integer", "minimum": 0], "by": integer,
-            ], required: []),
+        "AddShoppingItem": object(
+            ["label": ShoppingFields.label.schema, "price": ShoppingFields.price.schema, "by": CommonFields.by.schema], required: ["label"]),
+        "UpdateShoppingItem": Schema.anyOfRequired(
+            object(
+                [
+                    "done": boolean, "label": ShoppingFields.label.schema, "price": ["anyOf": [ShoppingFields.price.schema, ["type": "null"]]],
+                    "position": ShoppingFields.position.schema, "by": CommonFields.by.schema,
+                ], required: []),
+            ["done", "label", "price", "position"], nullCounts: ["price"]),
         "RemovedShoppingItem": object(["id": integer, "removed": boolean, "rev": integer]),
-        "ShoppingSession": object(["by": integer], required: []),
+        "ShoppingSession": object(["by": CommonFields.by.schema], required: []),
         "ShoppingSessionResult": object(
             [
                 "week": string, "rev": integer, "contextKey": string,

@@ -25,7 +25,7 @@ struct ShoppingHandlers: Sendable {
         router.add(Routes.shoppingWeek) { request in
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)
-            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            let sinceRev = try CommonFields.sinceRev.integerQuery(of: request)
             switch try domain.read(
                 week: week, householdID: caller.householdID, sinceRev: sinceRev, snapshot: ShoppingSnapshotSource(domain: domain, clock: clock))
             {
@@ -41,6 +41,7 @@ struct ShoppingHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)
             let body = try request.decode(AddShoppingItemRequest.self)
+            try ShoppingFields.label.text(body.label)
             let label = try Self.checked { () throws(ShoppingInputError) in try ShoppingInput.label(body.label) }
             let price = try Self.checked { () throws(ShoppingInputError) in
                 try body.price.map { v throws(ShoppingInputError) in try ShoppingInput.price(v) }
@@ -54,6 +55,7 @@ struct ShoppingHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let id = try Self.itemID(of: request)
             let body = try request.decode(UpdateShoppingItemRequest.self)
+            _ = try body.label.map { try ShoppingFields.label.text($0) }
             let label = try Self.checked { () throws(ShoppingInputError) in
                 try body.label.map { v throws(ShoppingInputError) in try ShoppingInput.label(v) }
             }
@@ -82,10 +84,7 @@ struct ShoppingHandlers: Sendable {
         router.add(Routes.removeShoppingItem) { request in
             let caller = try auth.caller(of: request)
             let id = try Self.itemID(of: request)
-            let by = try request.query["by"].map { text in
-                guard let value = Int(text) else { throw HTTPError.badRequest("by must be a user id (a whole number), not '\(text)'", field: "by") }
-                return value
-            }
+            let by = try CommonFields.by.integerQuery(of: request)
             let actor = try actor(by, caller: caller)
             guard let rev = try domain.removeItem(id: id, householdID: caller.householdID, actor: actor.id, now: clock()) else {
                 throw HTTPError.notFound("there is no item \(id) in your household's lists")
@@ -152,7 +151,9 @@ struct ShoppingHandlers: Sendable {
     }
 
     /// Who acts: `by` when given (a member of the caller's household, else 403), else the caller.
-    func actor(_ by: Int?, caller: Caller) throws -> UserRecord { try caller.actor(by, engine: engine) }
+    func actor(_ by: Int?, caller: Caller) throws -> UserRecord {
+        try caller.actor(by.map { try CommonFields.by.integer($0) }, engine: engine)
+    }
 
     /// `{"rev":N,"unchanged":true,"week":"YYYY-MM-DD"}`.
     static func unchangedBody(week: ShoppingWeek, rev: Int) -> [UInt8] {
@@ -163,20 +164,15 @@ struct ShoppingHandlers: Sendable {
 
     /// The `{week}` parameter: the ISO date of a Monday (`2026-01-05`), else a 400.
     static func week(of request: HTTPRequest) throws -> ShoppingWeek {
-        let text = try request.parameter("week")
-        guard let week = ShoppingWeek(text) else {
-            throw HTTPError.badRequest("week must be the ISO date of a Monday, e.g. 2026-01-05, not '\(text.prefix(40))'", field: "week")
+        guard let week = ShoppingWeek(try ShoppingFields.week.text(request.parameter("week"))) else {
+            throw ShoppingFields.week.refusal(try request.parameter("week"))
         }
         return week
     }
 
     /// The `{id}` parameter of an item: a whole number.
     static func itemID(of request: HTTPRequest) throws -> Int {
-        let text = try request.parameter("id")
-        guard let id = Int(text), id > 0 else {
-            throw HTTPError.badRequest("id must be an item id (a whole number above 0), not '\(text.prefix(40))'", field: "id")
-        }
-        return id
+        try ShoppingFields.itemID.integer(text: request.parameter("id"))
     }
 
     /// The body of a session route; an empty one is `{}`.

@@ -10,28 +10,35 @@ enum TransitDocumentation {
         Schema.object(properties, required: required)
     }
 
+    static let id = CommonFields.publicID(prefix: TripTracker.idPrefix, about: "a ride's id")
+    static let query = FieldRule("query", .text(length: 1...100, nonBlank: true), about: "part of a stop's name", required: true)
+    static let stopID = FieldRule("stop_id", .text(length: 1...200), about: "the stop's id (GET /api/transit/stops)", required: true)
+    static let timetableID = FieldRule("trip_id", .text(length: 1...200), about: "an id of the timetable")
+    static let start = FieldRule("start", .oneOf(["local", "push"]), about: "who starts the card")
+
     static let part = APIDocumentationPart(routes: routes, schemas: schemas)
 
     static let routes: [RouteDocumentation] = [
         .init(
             Routes.transitStops, "Stops whose name contains query (case and accents aside), those starting with it first; at most 20",
-            auth: .bearer, response: "TransitStops", errors: [400, 503], query: [("query", "1 to 100 characters of a stop's name")]
+            auth: .bearer, response: "TransitStops", errors: [400, 503], query: [query]
         ),
         .init(
             Routes.transitDepartures, "The next trips leaving a stop (at most 10 in the 3 hours from after), with their real-time departure",
             auth: .bearer, response: "TransitDepartures", errors: [400, 404, 503],
-            query: [("stop_id", "the stop's id"), ("after", "ISO 8601 time or POSIX seconds (default: now)")]
+            query: [stopID, TransitHandlers.after]
         ),
         .init(
             Routes.startTrip,
             "Start following a ride: the stops must be on the trip in that order and it must arrive within 8 hours (else 422); start: local (the app starts the card) or push (push-to-start on the caller's devices)",
-            auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true
+            auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true,
+            links: RouteLink.each([Routes.trip, Routes.endTrip], parameters: ["id": "$response.body#/id"])
         ),
         .init(
             Routes.trip, "The ride's truth: its card's attributes and state; since_rev equal to the current rev: {id, rev, unchanged: true}",
-            auth: .bearer, response: "Trip", errors: [400, 404], query: [("since_rev", "the revision the app has (a whole number)")]
+            auth: .bearer, response: "Trip", errors: [400, 404], path: [id], query: [CommonFields.sinceRev]
         ),
-        .init(Routes.endTrip, "The rider ends the card (\"Beenden\")", auth: .bearer, response: "Trip", errors: [400, 403, 404]),
+        .init(Routes.endTrip, "The rider ends the card (\"Beenden\")", auth: .bearer, response: "Trip", errors: [400, 403, 404], path: [id]),
         .init(Routes.endAllTrips, "End all of the caller's rides", auth: .bearer, response: "EndedTrips"),
     ]
 
@@ -53,8 +60,9 @@ enum TransitDocumentation {
             ], required: ["stop", "departures"]),
         "StartTrip": object(
             [
-                "trip_id": string, "from_stop_id": string, "to_stop_id": string, "service_date": ["type": "string", "format": "date"],
-                "start": ["type": "string", "enum": ["local", "push"]],
+                "trip_id": timetableID.schema, "from_stop_id": timetableID.named("from_stop_id").schema,
+                "to_stop_id": timetableID.named("to_stop_id").schema, "service_date": ["type": "string", "format": "date"],
+                "start": start.schema,
             ], required: ["trip_id", "from_stop_id", "to_stop_id"]),
         "Trip": object(
             [

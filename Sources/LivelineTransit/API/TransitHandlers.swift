@@ -24,18 +24,13 @@ struct TransitHandlers: Sendable {
     func addRoutes(to router: inout Router) {
         router.add(Routes.transitStops) { request in
             _ = try auth.caller(of: request)
-            let query = (request.query["query"] ?? "").trimmingCharacters(in: .whitespaces)
-            guard (1...100).contains(query.count) else {
-                throw HTTPError.badRequest("query must be 1 to 100 characters of a stop's name", field: "query")
-            }
+            let query = (try TransitDocumentation.query.textQuery(of: request) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             let feed = try currentFeed()
             return try .json(TransitStopsResponse(stops: feed.feed.stops(matching: query).map(Self.stop)))
         }
         router.add(Routes.transitDepartures) { request in
             _ = try auth.caller(of: request)
-            guard let stopID = request.query["stop_id"], !stopID.isEmpty else {
-                throw HTTPError.badRequest("stop_id is needed: the stop's id (GET /api/transit/stops)", field: "stop_id")
-            }
+            let stopID = try TransitDocumentation.stopID.textQuery(of: request) ?? ""
             let after = try Self.after(request) ?? clock()
             let (_, feed) = try currentFeed()
             guard let stop = feed.stops[stopID] else { throw HTTPError.notFound("there is no stop \(stopID) in the timetable") }
@@ -61,15 +56,10 @@ struct TransitHandlers: Sendable {
         router.add(Routes.startTrip) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(StartTripRequest.self)
-            for (field, value) in [("trip_id", body.tripId), ("from_stop_id", body.fromStopId), ("to_stop_id", body.toStopId)]
-            where value.isEmpty || value.count > 200 {
-                throw HTTPError.badRequest("\(field) must be an id of the timetable (1 to 200 characters)", field: field)
+            for (field, value) in [("trip_id", body.tripId), ("from_stop_id", body.fromStopId), ("to_stop_id", body.toStopId)] {
+                try TransitDocumentation.timetableID.named(field).text(value)
             }
-            let start = body.start ?? "local"
-            guard start == "local" || start == "push" else {
-                throw HTTPError.badRequest(
-                    "start must be local (the app starts the card) or push (push-to-start), not '\(start.prefix(20))'", field: "start")
-            }
+            let start = try TransitDocumentation.start.text(body.start ?? "local")
             var day: ServiceDay?
             if let text = body.serviceDate {
                 guard let parsed = ServiceDay(text), text.count == 10 else {
@@ -94,8 +84,8 @@ struct TransitHandlers: Sendable {
         }
         router.add(Routes.trip) { request in
             let caller = try auth.caller(of: request)
-            let id = try request.publicID(prefix: TripTracker.idPrefix, what: "a ride's id")
-            let sinceRev = try request.integerQuery("since_rev", in: 0...Int(Int32.max))
+            let id = try TransitDocumentation.id.text(request.parameter("id"))
+            let sinceRev = try CommonFields.sinceRev.integerQuery(of: request)
             guard let (trip, rev) = try tracker.read(id, householdID: caller.householdID) else {
                 throw HTTPError.notFound("there is no ride \(id) in your household")
             }
@@ -104,7 +94,7 @@ struct TransitHandlers: Sendable {
         }
         router.add(Routes.endTrip) { request in
             let caller = try auth.caller(of: request)
-            let id = try request.publicID(prefix: TripTracker.idPrefix, what: "a ride's id")
+            let id = try TransitDocumentation.id.text(request.parameter("id"))
             guard let (trip, _) = try tracker.read(id, householdID: caller.householdID) else {
                 throw HTTPError.notFound("there is no ride \(id) in your household")
             }
@@ -138,12 +128,29 @@ struct TransitHandlers: Sendable {
             starts: starts)
     }
 
-    /// `after`: an ISO 8601 time or POSIX seconds; nil when not given.
+    /// `after`: an RFC 3339 time (fractional seconds allowed) or POSIX seconds (years 1970 to 9999).
+    static let after = FieldRule(
+        "after",
+        .text(
+            length: 1...64,
+            format: TextFormat(
+                name: "date-time-or-seconds", pattern: "^([0-9]{1,12}|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt].+)$",
+                about: "a time: RFC 3339 (2026-06-18T08:00:00Z) or POSIX seconds", isValid: { time($0) != nil })),
+        about: "the earliest departure (default: now)")
+
+    /// `after` of `request`; nil when not given.
     static func after(_ request: HTTPRequest) throws -> Date? {
-        guard let text = request.query["after"] else { return nil }
-        if let seconds = Int(text) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
-        throw HTTPError.badRequest("after must be a time: ISO 8601 (2026-06-18T08:00:00Z) or POSIX seconds, not '\(text.prefix(40))'", field: "after")
+        try after.textQuery(of: request).flatMap(time)
+    }
+
+    /// An RFC 3339 time, with or without fractional seconds, or POSIX seconds up to year 9999.
+    static func time(_ text: String) -> Date? {
+        if let seconds = Int(text) { return (0...253_402_300_799).contains(seconds) ? Date(timeIntervalSince1970: TimeInterval(seconds)) : nil }
+        let plain = ISO8601DateFormatter()
+        if let date = plain.date(from: text.uppercased()) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text.uppercased())
     }
 
     static func refusals<T>(_ body: () throws -> T) throws -> T {

@@ -91,6 +91,18 @@ import Testing
         try Self.expectStillServing(server)
     }
 
+    @Test func aNULInThePathOrQueryIs400InsteadOfACutValue() throws {
+        let server = try HTTPServerTests.startServer()
+        defer { server.shutdown() }
+        let (inQuery, _) = try Self.send("GET /identity?q=ab%00cd HTTP/1.1\r\nHost: x\r\n\r\n", to: server)
+        Self.expectError(inQuery, status: 400, code: "nulInTarget")
+        let (inPath, _) = try Self.send("GET /items/a%00b HTTP/1.1\r\nHost: x\r\n\r\n", to: server)
+        Self.expectError(inPath, status: 400, code: "nulInTarget")
+        let (escaped, _) = try Self.send("GET /identity?q=100%25 HTTP/1.1\r\nHost: x\r\n\r\n", to: server)
+        #expect(escaped.status != 400, "%25 is no NUL")
+        try Self.expectStillServing(server)
+    }
+
     @Test func http11WithoutHostIs400AndHTTP10WithoutHostIsServed() throws {
         let server = try HTTPServerTests.startServer()
         defer { server.shutdown() }

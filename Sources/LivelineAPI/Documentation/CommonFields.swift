@@ -1,0 +1,39 @@
+import LivelineHTTP
+
+/// The input fields several routes share, declared once (see ``FieldRule``).
+public enum CommonFields {
+    /// `since_rev`: the revision the caller has.
+    public static let sinceRev = FieldRule("since_rev", .integer(0...Int(Int32.max)), about: "the revision the caller has")
+    /// A context key: 1 to 200 letters, digits and `.` `_` `-` `:` `@`.
+    public static let contextKey = FieldRule(
+        "key", .text(length: 1...HTTPRequest.maxContextKeyLength, characters: .alphanumerics(and: "._-:@")), about: "a context key, e.g. trip:42")
+    /// A user's id.
+    public static let userID = FieldRule("userId", .integer(1...Int(Int64.max)), about: "a user's id")
+    /// `by`: the acting member of the caller's household (default: the caller).
+    public static let by = FieldRule("by", .integer(1...Int(Int64.max)), about: "the acting member's user id")
+    /// A row id (an item, a notification).
+    public static func rowID(_ name: String = "id", about: String) -> FieldRule { FieldRule(name, .integer(1...Int(Int64.max)), about: about) }
+    /// `limit`: at most this many entries.
+    public static func limit(_ range: ClosedRange<Int>) -> FieldRule { FieldRule("limit", .integer(range), about: "at most this many entries") }
+    /// An id a feature hands out (``PublicID``) with `prefix`.
+    public static func publicID(prefix: String, about: String) -> FieldRule {
+        FieldRule(
+            "id",
+            .text(
+                length: prefix.unicodeScalars.count...64,
+                format: TextFormat(
+                    name: nil, pattern: "^\(prefix)[A-Za-z0-9]*$", about: "\(prefix) and letters or digits",
+                    isValid: { PublicID.isValid($0, prefix: prefix) })), about: about)
+    }
+    /// A JSON value with no white space or control characters (device ids, context keys of tokens).
+    public static func visible(_ name: String, _ length: ClosedRange<Int>, about: String) -> FieldRule {
+        FieldRule(
+            name,
+            .text(
+                length: length,
+                format: TextFormat(
+                    name: nil, pattern: "^[^\\u0000-\\u0020\\u007F]*$",
+                    about: "\(length.lowerBound) to \(length.upperBound) characters without spaces or control characters",
+                    isValid: { $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7f } })), about: about)
+    }
+}
