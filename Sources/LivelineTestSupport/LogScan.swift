@@ -29,7 +29,7 @@ public struct LogScan {
     /// What any Liveline secret looks like, whoever made it.
     let patterns: [(kind: String, pattern: Regex<Substring>)] = [
         // A user's bearer token (`ll_…`) or a generated admin key (`lla_…`): 32 random bytes, base64url.
-        ("bearer token or admin key", /(?<![A-Za-z0-9])lla?_[A-Za-z0-9_\-]{20,}/),
+        ("bearer token or admin key", /\blla?_[A-Za-z0-9_\-]{20,}/),
         // An APNs device, push-to-start or channel-less token: at least 32 bytes as hex. Nothing
         // else the server logs is that long a run of hex (ids are UUIDs, hashes are not logged).
         ("push token", /[0-9A-Fa-f]{64,}/),
