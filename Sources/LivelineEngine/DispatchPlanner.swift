@@ -185,10 +185,15 @@ struct DispatchPlanner: Sendable {
         // Not before the server asked (a push service's `Retry-After`).
         let backoff = seconds(retryPolicy.delay(beforeRetry: sends, using: &random))
         let at = now.addingTimeInterval(max(backoff, last?.result.retryAfter ?? 0))
-        plan.row = .retry(at: at, error: answer)
+        // A start sent without an answer (the wait ran out, the connection was lost) may have
+        // reached APNs: marked, it waits one lease for its device's answer before it goes out again
+        // (``Dispatcher``'s preparation of a start).
+        let unanswered = prepared.message?.startID != nil && last?.result.status == 0
+        plan.row = .retry(at: at, error: unanswered ? OutboxRow.mayHaveBeenSentNote + answer : answer)
         plan.rowEvent = Self.event(
             .debug, .pushRetried, last, row: row, rev: prepared.rev,
             message: "\(last?.send.service ?? "APNs") answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
+                + (unanswered ? ", after one more lease for its device's answer" : "")
         )
     }
 
@@ -204,7 +209,7 @@ struct DispatchPlanner: Sendable {
             plan.row = .postpone(until: until, reason: why)
         case .databaseUnavailable(let error, let storageFull):
             let at = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: row.attempts + 1, using: &random)))
-            plan.row = .retry(at: at, error: error)
+            plan.row = .retry(at: at, error: row.lastError(keepingMark: error))
             plan.rowEvent = EngineEvent(
                 storageFull ? .debug : .warning, .databaseBusy, contextKey: row.contextKey, outboxID: row.id,
                 message: "\(error); the row is tried again at \(Self.time(at))"
@@ -229,6 +234,15 @@ struct DispatchPlanner: Sendable {
                 EngineEvent(
                     .info, .startAnswered, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID, message: why)
             )
+        case .startSettled(let startID, let status):
+            let why =
+                status == .sent
+                ? "APNs accepted the start already (an answer recorded late): not sent again"
+                : "the start was settled already (\(status.rawValue)): not sent"
+            plan.events.append(
+                EngineEvent(
+                    .info, status == .sent ? .startAnswered : .startCancelled, contextKey: row.contextKey, outboxID: row.id,
+                    tokenID: row.target?.tokenID, startID: startID, message: why))
         case .tokenInactive(let startID, let note):
             let why = "the token is no longer active: \(note)"
             if let startID {

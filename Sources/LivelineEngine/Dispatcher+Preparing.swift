@@ -164,24 +164,30 @@ extension Dispatcher {
                     return .unsent(.unsendable("reading the context of a start failed: \(error)"))
                 }
             }
-            // Never a second card: a start its device answered is not sent (again). One taken
-            // back after its dispatcher died (killed between APNs' accepting it and the record of
-            // the answer) may be on the device already, whose app registers its update token once
-            // the server is back: it waits one lease for that answer, then goes out again
-            // (`docs/reliability.md`, "Crash loop").
+            // Never a second card: a start its device answered, or APNs accepted, is not sent
+            // (again); nor one retired meanwhile. One whose push may have reached APNs without
+            // the answer being recorded (taken back after its dispatcher died between APNs'
+            // accepting it and the record of the answer; or sent without an answer) may be on the
+            // device already, whose app registers its update token once it can: it waits one
+            // lease for that answer, then goes out again (`docs/reliability.md`, "Crash loop").
             do {
-                if try store.starts.start(id: startID)?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
+                let start = try store.starts.start(id: startID)
+                if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
+                if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
             } catch  where Self.isTransient(error) {
                 return .unsent(.databaseUnavailable("reading the start: \(error)"))
             } catch {
                 return .unsent(.unsendable("reading the start failed: \(error)"))
             }
-            if row.wasTakenBack {
+            if row.mayHaveBeenSent {
+                let why =
+                    row.wasTakenBack
+                    ? "taken back after its dispatcher's lease ran out" : "its last try may have reached APNs without an answer"
                 return .unsent(
                     .postponed(
                         until: now.addingTimeInterval(configuration.lease),
                         reason:
-                            "taken back after its dispatcher's lease ran out, the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
+                            "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
                     ))
             }
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)

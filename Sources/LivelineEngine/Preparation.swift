@@ -1,4 +1,5 @@
 import Foundation
+import LivelineStore
 
 /// What preparing a claimed row came to: requests to make now, or a row that sends nothing now
 /// and why (the planner decides what becomes of it).
@@ -27,6 +28,9 @@ enum Preparation: Sendable {
         /// token or reported rendering it): the card is on the lock screen, and a start sent
         /// (again) would open a second one.
         case startAnswered(startID: Int)
+        /// A push-to-start no longer `queued`: APNs accepted it (an answer recorded after its
+        /// row was taken back), or it was retired (failed, skipped). Not sent (again).
+        case startSettled(startID: Int, status: StartRecord.Status)
         /// A channel deletion for a channel a context uses: an orphan seen while its row was being
         /// written (``EngineConfiguration/orphanChannelGrace``). Nothing is deleted.
         case channelInUse(channelID: String, contextKey: String)

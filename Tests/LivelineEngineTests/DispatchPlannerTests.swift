@@ -141,10 +141,11 @@ import Testing
         #expect(plan.rowEvent?.name == .pushRetried)
     }
 
-    @Test func noAnswerIsRetriedLikeA5xx() {
+    @Test func noAnswerIsRetriedLikeA5xxAndMarksAStartAsMaybeSent() {
         let noAnswer = APNSResult(status: 0, transportError: "no answer within 24 s", outcome: .retry(newConnection: true))
         let plan = plan(Self.row(kind: .message, target: .token(2)), sends: [Self.tokenSend(2)], answers: [noAnswer], message: Self.start())
-        #expect(plan.row == .retry(at: Self.now.addingTimeInterval(1), error: "no answer: no answer within 24 s"))
+        // Marked: APNs may have taken it, so it waits one lease for its device's answer when claimed again.
+        #expect(plan.row == .retry(at: Self.now.addingTimeInterval(1), error: "may have been sent: no answer: no answer within 24 s"))
         #expect(plan.start == nil, "a start APNs did not answer is still undecided")
         #expect(plan.deliveries.map(\.reason) == ["no answer within 24 s"])
     }
@@ -253,6 +254,19 @@ import Testing
         let refused = plan(Self.row(), unsent: .unsendable("payload check refused rev 3"))
         #expect(refused.row == .deadLetter(reason: "payload check refused rev 3"))
         #expect(refused.rowEvent?.name == .deadLetter)
+    }
+
+    @Test func aRetryForADatabaseErrorKeepsTheMarkOfARowThatMayHaveBeenSent() {
+        var takenBack = Self.row(kind: .message, target: .token(2), attempts: 1)
+        takenBack.lastError = "lease of d expired"
+        #expect(takenBack.mayHaveBeenSent)
+        let busy = plan(takenBack, unsent: .databaseUnavailable("reading the start: database is locked"))
+        #expect(busy.row == .retry(at: Self.now.addingTimeInterval(2), error: "may have been sent: reading the start: database is locked"))
+        var retried = takenBack
+        retried.lastError = "may have been sent: reading the start: database is locked"
+        #expect(retried.mayHaveBeenSent && !retried.wasTakenBack)
+        let again = plan(retried, unsent: .databaseUnavailable("reading the start: database is locked"))
+        #expect(again.row == .retry(at: Self.now.addingTimeInterval(2), error: "may have been sent: reading the start: database is locked"))
     }
 
     @Test func aStartWhoseContextEndedIsCancelledNotCountedAndTheRowCompleted() {

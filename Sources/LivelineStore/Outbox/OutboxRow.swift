@@ -28,13 +28,31 @@ public struct OutboxRow: Sendable, Hashable {
     /// The last failure, or the dead-letter reason.
     public var lastError: String?
 
-    /// Taken back after its dispatcher's lease ran out (``OutboxRepository/claim(owner:now:lease:limit:reclaiming:)``):
-    /// that dispatcher may have died after its pushes reached APNs and before it recorded their
-    /// answers, so they may have arrived already.
+    /// Its push may have reached APNs without the answer being recorded, so it may have arrived
+    /// already: taken back after its dispatcher's lease ran out
+    /// (``OutboxRepository/claim(owner:now:lease:limit:reclaiming:)``: that dispatcher may have died
+    /// after its pushes reached APNs and before it recorded their answers), or retried after a
+    /// send that ended without an answer (``mayHaveBeenSentNote``). A retry for a database error
+    /// keeps the mark (``lastError(keepingMark:)``).
+    public var mayHaveBeenSent: Bool {
+        lastError.map { $0.hasPrefix(Self.takenBackNote) || $0.hasPrefix(Self.mayHaveBeenSentNote) } ?? false
+    }
+
+    /// Taken back after an expired lease (not after a send without an answer).
     public var wasTakenBack: Bool { lastError?.hasPrefix(Self.takenBackNote) == true }
 
     /// How the last error of a row taken back after an expired lease begins.
     static let takenBackNote = "lease of "
+
+    /// How the last error begins of a row whose push may have reached APNs otherwise (a send
+    /// without an answer), or kept so through a retry.
+    public static let mayHaveBeenSentNote = "may have been sent: "
+
+    /// `error` as this row's next last error, marked when the row ``mayHaveBeenSent``: a retry
+    /// for something else (a database error while it was prepared) must not lose the mark.
+    public func lastError(keepingMark error: String) -> String {
+        mayHaveBeenSent && !error.hasPrefix(Self.mayHaveBeenSentNote) ? Self.mayHaveBeenSentNote + error : error
+    }
 
     public init(
         id: Int, kind: OutboxKind, contextKey: String?, target: OutboxTarget?, idempotencyKey: String?,

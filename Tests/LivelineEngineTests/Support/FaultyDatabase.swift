@@ -27,6 +27,20 @@ struct FaultyDatabase: Database {
 
         func disarm() { arm.withLock { $0 = nil } }
 
+        private let readArm = Mutex<(sql: String, times: Int)?>(nil)
+
+        /// The next `times` read queries whose SQL contains `sql` throw a transient error.
+        func failReads(of sql: String, times: Int = 1) { readArm.withLock { $0 = (sql, times) } }
+
+        /// Whether a read query of `sql` fails now (and counts it).
+        fileprivate func readFails(_ sql: String) -> Bool {
+            readArm.withLock { arm in
+                guard let current = arm, sql.contains(current.sql) else { return false }
+                arm = current.times > 1 ? (current.sql, current.times - 1) : nil
+                return true
+            }
+        }
+
         /// Statements run by each armed transaction so far (the failing one included), oldest first.
         var statements: [Int] { counted.withLock { $0 } }
 
@@ -43,7 +57,9 @@ struct FaultyDatabase: Database {
 
     var dialect: SQLDialect { inner.dialect }
     var location: String { inner.location }
-    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        try inner.read { transaction in try body(ReadFailing(inner: transaction, faults: faults)) }
+    }
     func changeVersion() throws -> UInt64? { try inner.changeVersion() }
     func changeVersionOfEveryWriter() throws -> UInt64? { try inner.changeVersionOfEveryWriter() }
     func now() -> Date { inner.now() }
@@ -57,6 +73,26 @@ struct FaultyDatabase: Database {
             defer { faults.report(counting.count) }
             return try body(counting)
         }
+    }
+
+    /// A read transaction whose queries fail when ``Faults/failReads(of:times:)`` says so.
+    private final class ReadFailing: SQLTransaction {
+        let inner: any SQLTransaction
+        let faults: Faults
+
+        init(inner: any SQLTransaction, faults: Faults) {
+            self.inner = inner
+            self.faults = faults
+        }
+
+        func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int { try inner.execute(sql, parameters) }
+
+        func query(_ sql: String, _ parameters: [SQLValue]) throws -> [Row] {
+            if faults.readFails(sql) { throw StoreError(.busy, "database is locked (injected)") }
+            return try inner.query(sql, parameters)
+        }
+
+        func executeScript(_ sql: String) throws { try inner.executeScript(sql) }
     }
 
     /// The transaction, statement by statement.
