@@ -65,7 +65,7 @@ import FoundationNetworking
             let client = client(bearer, device: id)
             fleet.add(device, client: client)
             let tokens = 1 + device.startTokens.count
-            let launched = await Self.until(timeout: 30) {
+            let launched = await Self.until(timeout: 60) {
                 await self.fleet.settle(timeout: 1)
                 return device.log.filter { $0.message.hasPrefix("app registered its") }.count >= tokens
             }
