@@ -33,6 +33,8 @@ import Testing
             #"{"ts":1712345678.123,"level":"debug","event":"pushAnswered","tokenPrefix":"c0ffee01","status":200,"apnsID":"8F1B5B5E-1C8D-4C43-9C0B-0E0B4A3A9F11"}"#,
             #"{"ts":1712345678.123,"method":"PUT","path":"/v1/contexts/trip:t-1","status":200,"ms":1.2}"#,
             #"{"url":"postgresql://liveline@127.0.0.1:5432/db"}"#,
+            // A generated path of zeros is no push token.
+            #"{"method":"GET","path":"/v1/contexts/\#(String(repeating: "0", count: 200))","status":400}"#,
             // `ll_` inside a word is no token.
             #"{"event":"migrationApplied","migration.name":"install_all_the_shopping_tables_v2"}"#,
         ]
