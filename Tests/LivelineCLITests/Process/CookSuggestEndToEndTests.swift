@@ -65,7 +65,7 @@ import FoundationNetworking
             let client = client(bearer, device: id)
             fleet.add(device, client: client)
             let tokens = 1 + device.startTokens.count
-            let launched = await Self.until(timeout: 60) {
+            let launched = await eventually(timeout: 60) {
                 await self.fleet.settle(timeout: 1)
                 return device.log.filter { $0.message.hasPrefix("app registered its") }.count >= tokens
             }
@@ -80,20 +80,10 @@ import FoundationNetworking
         )
             async -> Bool
         {
-            await Self.until(timeout: timeout) {
+            await eventually(timeout: timeout) {
                 await self.fleet.settle(timeout: 1)
                 return apps.allSatisfy { app in app.card(id).map(condition) ?? false }
             }
-        }
-
-        /// Polls `condition` (which may wait itself) until it holds or `timeout` passed.
-        static func until(timeout: TimeInterval, _ condition: () async -> Bool) async -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            repeat {
-                if await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            } while Date() < deadline
-            return await condition()
         }
 
         func stop() {

@@ -133,7 +133,7 @@ import FoundationNetworking
             fleet.add(device, client: client(bearers[user.id.rawValue]!, id))
             phones.append(device)
         }
-        let launched = await Self.eventuallyAsync(timeout: 60) {
+        let launched = await eventually(timeout: 60) {
             await fleet.settle(timeout: 1)
             return phones.allSatisfy { phone in
                 phone.log.filter { $0.message.hasPrefix("app registered its") }.count >= 1 + phone.startTokens.count
@@ -304,7 +304,7 @@ import FoundationNetworking
         // Drained: nothing due or leased in the outbox, every delivery and app call done — twice in a row.
         let drainStarted = Date()
         var quiet = 0
-        let drained = await Self.eventuallyAsync(timeout: 120) {
+        let drained = await eventually(timeout: 120) {
             let settled = await fleet.settle(timeout: 5)
             let depth = try? store.outbox.depth(now: Date().addingTimeInterval(3600))
             quiet = settled && depth.map { $0.due == 0 && $0.leased == 0 } == true ? quiet + 1 : 0
@@ -458,15 +458,5 @@ import FoundationNetworking
             ledger.started(CrashLoopLedger.StartAnswer(key: key, outcomes: outcomes))
             return
         }
-    }
-
-    /// Polls `condition` (which may wait itself) until it holds or `timeout` passed.
-    static func eventuallyAsync(timeout: TimeInterval, _ condition: () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while Date() < deadline
-        return await condition()
     }
 }
