@@ -1,4 +1,4 @@
-#if canImport(ActivityKit) && os(iOS)
+#if canImport(ActivityKit) && (os(iOS) || LIVELINE_APPLE_GLUE)
 import ActivityKit
 import Foundation
 import LivelineModel

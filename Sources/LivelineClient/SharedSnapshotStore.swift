@@ -17,7 +17,7 @@ public struct SharedSnapshotStore: Sendable {
         self.onWrite = onWrite
     }
 
-    #if canImport(Darwin)
+    #if canImport(Darwin) || LIVELINE_APPLE_GLUE
     /// The store in the App Group container `group` (shared by the app and its extensions); nil
     /// when the app is not entitled to it.
     public init?(appGroup group: String, onWrite: (@Sendable (String) -> Void)? = nil) {

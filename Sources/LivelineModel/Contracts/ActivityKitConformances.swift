@@ -1,4 +1,4 @@
-#if canImport(ActivityKit) && os(iOS)
+#if canImport(ActivityKit) && (os(iOS) || LIVELINE_APPLE_GLUE)
 import ActivityKit
 
 // The contracts are ActivityKit types on iOS: the app and its widget use them directly, and their

@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Built by CI only (`scripts/test.sh`): the product's iOS glue — the code behind
+// `#if canImport(ActivityKit)` / `canImport(WidgetKit)` in LivelineModel and LivelineClient — and
+// the app example in `examples/ios`, type-checked on Linux against declaration stubs of exactly
+// the Apple API they use (README, "Using Liveline from your iOS app"). `Sources/LivelineModel`,
+// `Sources/LivelineClient` and `Sources/LivelineExamples` are symbolic links to the real folders,
+// not copies. The stub modules are named like Apple's so `canImport` succeeds; their bodies are
+// `fatalError()` and they never reach an app: nothing outside this package depends on them.
+// `LIVELINE_APPLE_GLUE` lets the guarded code in (its guards also ask for `os(iOS)`, false here).
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .define("LIVELINE_APPLE_GLUE"),
+]
+
+let package = Package(
+    name: "LivelineAppleGlue",
+    targets: [
+        // MARK: Stubs of Apple's API (declarations only).
+        .target(name: "ActivityKit", swiftSettings: swiftSettings),
+        .target(name: "WidgetKit", swiftSettings: swiftSettings),
+        // `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, Foundation on Apple
+        // platforms, absent from Linux's: imported into every file of LivelineClient, as the
+        // Darwin Foundation would bring it.
+        .target(name: "AppGroupContainer", swiftSettings: swiftSettings),
+
+        // MARK: The real sources (symbolic links).
+        .target(name: "LivelineModel", dependencies: ["ActivityKit"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineClient", dependencies: ["LivelineModel", "ActivityKit", "WidgetKit", "AppGroupContainer"],
+            swiftSettings: swiftSettings + [.unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "AppGroupContainer"])]
+        ),
+        .target(
+            name: "LivelineExamples", dependencies: ["LivelineModel", "LivelineClient", "ActivityKit", "WidgetKit"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
