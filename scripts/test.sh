@@ -12,6 +12,10 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,th
 # The tree stays formatted: the toolchain's own `swift format` with the repository's .swift-format.
 swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
+# The iOS glue (the code behind `#if canImport(ActivityKit)` / `canImport(WidgetKit)`) and
+# examples/ios, type-checked against stubs of the Apple API they use (README, "Using Liveline from
+# your iOS app"): a package of its own, never part of the product.
+swift build --package-path Tests/AppleGlue --scratch-path .build/apple-glue
 # A hung run (it never should) fails after 30 minutes instead of holding CI to its limit.
 # The store's suite runs on SQLite and PostgreSQL in this run; the engine, server and end-to-end
 # suites on SQLite here, then once more on PostgreSQL (LIVELINE_TEST_BACKEND). The tests start a

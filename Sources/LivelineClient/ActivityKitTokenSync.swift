@@ -7,7 +7,8 @@ import LivelineModel
 /// the push-to-start token, the update token of every activity of `Attributes` — read
 /// synchronously at launch as Apple recommends, then followed — and the user's dismissals.
 /// Registration is idempotent, so doing it on every launch is right; a missing token is never
-/// sent as null.
+/// sent as null. Each activity is followed once (by `Activity.id`): `activityUpdates` may yield
+/// one again (one `activities` listed already, or one that changed).
 ///
 /// ```swift
 /// let sync = LiveActivityTokenSync(client: client, attributes: TripLiveActivityAttributes.self) { "trip:\($0.tripId)" }
@@ -20,6 +21,8 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
     let contextKey: (Attributes) -> String
     let frequentPushesEnabled: Bool
     private var tasks: [Task<Void, Never>] = []
+    /// The ids of the activities followed (`Activity.id`).
+    private var followed: Set<String> = []
 
     /// - Parameter contextKey: the server's context key of an activity (from its attributes).
     public init(client: LivelineClient, attributes: Attributes.Type, contextKey: @escaping (Attributes) -> String) {
@@ -46,6 +49,7 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
     public func stop() {
         tasks.forEach { $0.cancel() }
         tasks = []
+        followed = []
     }
 
     private func register(startToken: Data) {
@@ -56,6 +60,7 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
     }
 
     private func follow(_ activity: Activity<Attributes>) {
+        guard followed.insert(activity.id).inserted else { return }
         let key = contextKey(activity.attributes)
         let client = client
         let frequent = frequentPushesEnabled

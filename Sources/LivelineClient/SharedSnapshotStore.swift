@@ -19,7 +19,9 @@ public struct SharedSnapshotStore: Sendable {
 
     #if canImport(Darwin) || LIVELINE_APPLE_GLUE
     /// The store in the App Group container `group` (shared by the app and its extensions); nil
-    /// when the app is not entitled to it.
+    /// on iOS when the app is not entitled to it (macOS returns a folder even then). Related
+    /// Apple documentation:
+    /// https://developer.apple.com/documentation/foundation/filemanager/containerurl(forsecurityapplicationgroupidentifier:)
     public init?(appGroup group: String, onWrite: (@Sendable (String) -> Void)? = nil) {
         guard let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group) else { return nil }
         self.init(folder: container.appendingPathComponent("LivelineSnapshots", isDirectory: true), onWrite: onWrite)
@@ -27,9 +29,20 @@ public struct SharedSnapshotStore: Sendable {
     #endif
 
     #if canImport(WidgetKit)
-    /// Asks every widget to reload its timeline (on the main actor).
-    public static let reloadWidgets: @Sendable (String) -> Void = { _ in
-        Task { @MainActor in WidgetCenter.shared.reloadAllTimelines() }
+    /// Asks every widget of the app to reload its timeline (on the main actor). `WidgetCenter`
+    /// is iOS 14+, macOS 11+, watchOS 9+, visionOS 26+. Related Apple documentation:
+    /// https://developer.apple.com/documentation/widgetkit/widgetcenter/reloadalltimelines()
+    @available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+    public static var reloadWidgets: @Sendable (String) -> Void {
+        { _ in Task { @MainActor in WidgetCenter.shared.reloadAllTimelines() } }
+    }
+
+    /// Asks the widgets of `kind` (their configuration's `kind`) to reload their timelines.
+    /// Related Apple documentation:
+    /// https://developer.apple.com/documentation/widgetkit/widgetcenter/reloadtimelines(ofkind:)
+    @available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+    public static func reloadWidgets(ofKind kind: String) -> @Sendable (String) -> Void {
+        { _ in Task { @MainActor in WidgetCenter.shared.reloadTimelines(ofKind: kind) } }
     }
     #endif
 
