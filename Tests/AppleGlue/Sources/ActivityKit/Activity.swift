@@ -74,36 +74,51 @@ public final class Activity<Attributes> where Attributes: ActivityAttributes {
 
     /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activityupdates-swift.struct
     public struct ActivityUpdates: AsyncSequence {
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activityupdates-swift.struct/element
         public typealias Element = Activity<Attributes>
+
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activityupdates-swift.struct/makeasynciterator()
         public func makeAsyncIterator() -> Iterator { fatalError("stub: type-checking only") }
 
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activityupdates-swift.struct/iterator
         public struct Iterator: AsyncIteratorProtocol {
+            /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activityupdates-swift.struct/iterator/next()
             public mutating func next() async -> Activity<Attributes>? { fatalError("stub: type-checking only") }
         }
     }
 
     /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/pushtokenupdates-swift.struct
     public struct PushTokenUpdates: AsyncSequence {
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/pushtokenupdates-swift.struct/element
         public typealias Element = Data
+
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/pushtokenupdates-swift.struct/makeasynciterator()
         public func makeAsyncIterator() -> Iterator { fatalError("stub: type-checking only") }
 
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/pushtokenupdates-swift.struct/iterator
         public struct Iterator: AsyncIteratorProtocol {
+            /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/pushtokenupdates-swift.struct/iterator/next()
             public mutating func next() async -> Data? { fatalError("stub: type-checking only") }
         }
     }
 
     /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activitystateupdates-swift.struct
     public struct ActivityStateUpdates: AsyncSequence {
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activitystateupdates-swift.struct/element
         public typealias Element = ActivityState
+
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activitystateupdates-swift.struct/makeasynciterator()
         public func makeAsyncIterator() -> Iterator { fatalError("stub: type-checking only") }
 
         /// Related Apple documentation:
         /// https://developer.apple.com/documentation/activitykit/activity/activitystateupdates-swift.struct/iterator
         public struct Iterator: AsyncIteratorProtocol, Sendable {
+            /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/activitystateupdates-swift.struct/iterator/next()
             public mutating func next() async -> ActivityState? { fatalError("stub: type-checking only") }
         }
     }
 }
 
+/// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activity/id
 @available(iOS 16.1, *)
 extension Activity: Identifiable {}

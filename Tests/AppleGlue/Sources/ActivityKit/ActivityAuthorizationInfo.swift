@@ -5,6 +5,7 @@
 /// https://developer.apple.com/documentation/activitykit/activityauthorizationinfo
 @available(iOS 16.1, *)
 public final class ActivityAuthorizationInfo {
+    /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/init()
     public init() {}
 
     /// Related Apple documentation:
@@ -23,12 +24,16 @@ public final class ActivityAuthorizationInfo {
     /// The person's "Live Activities" setting as it changes. Related Apple documentation:
     /// https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/activityenablementupdates-swift.struct
     public struct ActivityEnablementUpdates: AsyncSequence {
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/activityenablementupdates-swift.struct/element
         public typealias Element = Bool
 
+        /// Related Apple documentation:
         /// https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/activityenablementupdates-swift.struct/makeasynciterator()
         public func makeAsyncIterator() -> Iterator { fatalError("stub: type-checking only") }
 
+        /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/activityenablementupdates-swift.struct/iterator
         public struct Iterator: AsyncIteratorProtocol, Sendable {
+            /// Related Apple documentation: https://developer.apple.com/documentation/activitykit/activityauthorizationinfo/activityenablementupdates-swift.struct/iterator/next()
             public mutating func next() async -> Bool? { fatalError("stub: type-checking only") }
         }
     }
