@@ -9,6 +9,8 @@ import PackageDescription
 // not copies. The stub modules are named like Apple's so `canImport` succeeds; their bodies are
 // `fatalError()` and they never reach an app: nothing outside this package depends on them.
 // `LIVELINE_APPLE_GLUE` lets the guarded code in (its guards also ask for `os(iOS)`, false here).
+// For Linux: on a Mac the stubs would clash with the SDK's own modules; there Xcode checks the real
+// thing. What this catches and what it cannot: docs/sdk.md, "The iOS glue, type-checked on Linux".
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
