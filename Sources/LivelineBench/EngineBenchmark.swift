@@ -139,8 +139,8 @@ public enum EngineBenchmark {
         }
         output(
             String(
-                format: "write path without HTTP: %.0f committed puts/s (one thread, no HTTP, SQLite WAL, %d contexts)",
-                Double(done) / seconds(ContinuousClock.now - started), contexts))
+                format: "write path without HTTP: %.0f committed puts/s (%d puts, one thread, no HTTP, SQLite WAL, %d contexts)",
+                Double(done) / seconds(ContinuousClock.now - started), done, contexts))
     }
 
     static func seconds(_ duration: Duration) -> Double {

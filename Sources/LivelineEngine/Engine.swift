@@ -145,7 +145,8 @@ public final class Engine: Sendable {
             type: type, state: contentState, timestamp: Int(now.timeIntervalSince1970), ended: false, alert: alert,
             relevanceScore: relevanceScore, now: now
         )
-        return PayloadCheck(destination: .device, now: now).check(json: JSONValue.object(["aps": aps]).compactJSON, typeName: type)
+        let payload = JSONValue.object(["aps": aps])
+        return PayloadCheck(destination: .device, now: now).check(json: payload.compactJSON, document: payload, typeName: type)
     }
 
     /// The lifecycle's periodic work now, whatever its interval (tests, tools).

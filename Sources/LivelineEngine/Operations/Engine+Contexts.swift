@@ -27,8 +27,11 @@ extension Engine {
             let problem = registry.checkContentState(json: Data("{}".utf8), typeName: put.type, now: now).first
             throw EngineError(.payloadRefused, problem?.message ?? "'\(put.type)' is not a known contract type", field: "type")
         }
-        let attributesJSON = (put.attributes ?? .object([:])).compactJSON
-        try EngineError.refuse(registry.checkAttributes(json: attributesJSON, typeName: put.type, now: now), in: "attributes")
+        let attributes = put.attributes ?? .object([:])
+        let attributesJSON = attributes.compactJSON
+        let attributesText = String(decoding: attributesJSON, as: UTF8.self)
+        try EngineError.refuse(
+            registry.checkAttributes(json: attributesJSON, document: attributes, typeName: put.type, now: now), in: "attributes")
         // The engine sets the contract's `rev` itself when it renders; the caller need not send one.
         var state = put.contentState
         if contract.schema.contentState.contains(where: { $0.key == "rev" }), case .object(var fields) = state, fields["rev"] == nil {
@@ -39,6 +42,7 @@ extension Engine {
         // The whole push as the dispatcher will render it must pass (the contract, size, dates, alert).
         let report = checkUpdate(type: put.type, contentState: state, alert: alert, relevanceScore: put.relevanceScore)
         try EngineError.refuse(report.errors.map(EngineError.requestField), in: "")
+        let contentStateText = put.contentState.compactText
 
         return try write { change in
             var created = false
@@ -47,8 +51,7 @@ extension Engine {
             if try change.lockContext(key) == nil {
                 do {
                     try change.createContext(
-                        key: key, activityType: put.type, householdID: nil, attributes: String(decoding: attributesJSON, as: UTF8.self),
-                        contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self)
+                        key: key, activityType: put.type, householdID: nil, attributes: attributesText, contentState: contentStateText
                     )
                     created = true
                 } catch let error as StoreError where error.code == .alreadyExists {
@@ -69,8 +72,7 @@ extension Engine {
             }
             let rev = try change.recordChange(key, note: created ? "created" : "updated")
             try store.contexts.setGivenState(
-                key: key, attributes: String(decoding: attributesJSON, as: UTF8.self),
-                contentState: String(decoding: put.contentState.compactJSON, as: UTF8.self), relevanceScore: put.relevanceScore,
+                key: key, attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore,
                 in: change.sql
             )
             if alert != nil || put.priority != nil {

@@ -39,12 +39,13 @@ public struct ContractRegistry: Sendable {
         return contract.checkContentState(json: json, now: now)
     }
 
-    /// Checks a static attributes document against the contract named `typeName`.
-    public func checkAttributes(json: Data, typeName: String, now: Date) -> [PayloadProblem] {
+    /// Checks a static attributes document against the contract named `typeName`; `document` is
+    /// `json` already parsed by the caller, if at hand.
+    public func checkAttributes(json: Data, document: JSONValue? = nil, typeName: String, now: Date) -> [PayloadProblem] {
         guard let contract = contract(named: typeName) else {
             return [unknownTypeProblem(typeName, keyPath: "")]
         }
-        return contract.checkAttributes(json: json, now: now)
+        return contract.checkAttributes(json: json, document: document, now: now)
     }
 
     func unknownTypeProblem(_ name: String, keyPath: String) -> PayloadProblem {

@@ -55,21 +55,29 @@ public enum JSONValue: Sendable, Codable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Parses a JSON document with a default `JSONDecoder`.
+    /// Parses a JSON document (RFC 8259, strictly: ``JSONParser``). A text that is not JSON
+    /// throws `DecodingError.dataCorrupted`, the place and reason in its underlying error.
     public init(json: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: json)
+        self = try JSONParser.parse(json)
     }
 
-    /// The value as compact JSON (no whitespace, slashes unescaped), as a sender would write it.
-    public var compactJSON: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // A JSONValue holds only encodable values; a non-finite Double is the one thing that fails.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    /// Parses a JSON document held in `bytes` (``init(json:)``).
+    public init(json bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBufferPointer { try JSONParser.parse($0) }
     }
+
+    /// The value as compact JSON (no whitespace, slashes unescaped, members in name order), as a
+    /// sender would write it (``JSONWriter``); `null` for a value holding NaN or an infinity.
+    public var compactJSON: Data { Data(compactBytes) }
+
+    /// ``compactJSON`` as bytes.
+    public var compactBytes: [UInt8] { JSONWriter.write(self) ?? Array("null".utf8) }
+
+    /// ``compactJSON`` as text.
+    public var compactText: String { String(decoding: compactBytes, as: UTF8.self) }
 
     /// The number of bytes of `compactJSON`.
-    public var compactSize: Int { compactJSON.count }
+    public var compactSize: Int { compactBytes.count }
 
     /// The members of an object, or nil.
     public var objectValue: [String: JSONValue]? {
@@ -102,7 +110,7 @@ public enum JSONValue: Sendable, Codable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { String(decoding: compactJSON, as: UTF8.self) }
+    public var description: String { compactText }
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {

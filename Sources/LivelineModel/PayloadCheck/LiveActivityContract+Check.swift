@@ -12,8 +12,9 @@ extension LiveActivityContract {
     }
 
     /// Checks a static attributes document the way the phone reads it; returns every problem.
-    public static func checkAttributes(json: Data, now: Date) -> [PayloadProblem] {
-        guard let value = try? JSONValue(json: json) else {
+    /// `document`: `json` already parsed by the caller, if at hand.
+    public static func checkAttributes(json: Data, document: JSONValue? = nil, now: Date) -> [PayloadProblem] {
+        guard let value = try? document ?? JSONValue(json: json) else {
             return [PayloadProblem(.invalidJSON, at: "", "is not valid JSON")]
         }
         return attributesProblems(value, document: json, path: [], now: now)

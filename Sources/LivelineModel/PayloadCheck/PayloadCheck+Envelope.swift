@@ -13,10 +13,12 @@ extension PayloadCheck {
         "target-content-id", "filter-criteria",
     ]
 
-    func checkLiveActivity(_ json: Data, contract explicit: (any LiveActivityContract.Type)?, into report: inout PayloadCheckReport) {
+    func checkLiveActivity(
+        _ json: Data, document parsed: JSONValue? = nil, contract explicit: (any LiveActivityContract.Type)?, into report: inout PayloadCheckReport
+    ) {
         let document: JSONValue
         do {
-            document = try JSONValue(json: json)
+            document = try parsed ?? JSONValue(json: json)
         } catch let error as DecodingError {
             report.problems.append(PayloadProblem(.invalidJSON, at: "", "is not valid JSON\(Self.syntaxDetail(error))"))
             return

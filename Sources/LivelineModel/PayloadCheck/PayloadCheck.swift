@@ -39,16 +39,18 @@ public struct PayloadCheck: Sendable {
     }
 
     /// Checks raw JSON; the contract comes from `contract`, else from `attributes-type`.
-    public func check(json: Data, contract: (any LiveActivityContract.Type)? = nil) -> PayloadCheckReport {
+    /// `document`: `json` already parsed by the caller (who wrote `json` from it), read instead of
+    /// parsing it again.
+    public func check(json: Data, document: JSONValue? = nil, contract: (any LiveActivityContract.Type)? = nil) -> PayloadCheckReport {
         var report = PayloadCheckReport(bodyBytes: json.count, bodyLimit: destination.bodyLimit)
-        checkLiveActivity(json, contract: contract, into: &report)
+        checkLiveActivity(json, document: document, contract: contract, into: &report)
         return report
     }
 
     /// Checks raw JSON; the contract is the registry's `typeName`, else `attributes-type`.
-    /// An unknown `typeName` is itself a problem.
-    public func check(json: Data, typeName: String?) -> PayloadCheckReport {
-        guard let typeName else { return check(json: json, contract: nil) }
+    /// An unknown `typeName` is itself a problem. `document`: as in ``check(json:document:contract:)``.
+    public func check(json: Data, document: JSONValue? = nil, typeName: String?) -> PayloadCheckReport {
+        guard let typeName else { return check(json: json, document: document, contract: nil) }
         guard let contract = registry.contract(named: typeName) else {
             var report = PayloadCheckReport(bodyBytes: json.count, bodyLimit: destination.bodyLimit)
             var problem = registry.unknownTypeProblem(typeName, keyPath: "")
@@ -56,7 +58,7 @@ public struct PayloadCheck: Sendable {
             report.problems.append(problem)
             return report
         }
-        return check(json: json, contract: contract)
+        return check(json: json, document: document, contract: contract)
     }
 
     private func encodeAndCheck<Attributes: LiveActivityContract>(

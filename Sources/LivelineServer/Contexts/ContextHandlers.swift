@@ -18,7 +18,7 @@ struct ContextHandlers: Sendable {
         router.add(Routes.putContext) { request in
             try auth.requireAdmin(request)
             let key = try request.contextKey()
-            let body = try request.decode(PutContextRequest.self)
+            let body = try request.decode(PutContextRequest.self, plain: PutContextRequest.init(plainBody:))
             if let priority = body.priority, priority != 5 && priority != 10 {
                 throw HTTPError.badRequest("priority must be 10 (at once) or 5 (when the phone sees fit), not \(priority)", field: "priority")
             }
