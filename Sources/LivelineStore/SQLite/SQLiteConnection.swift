@@ -22,6 +22,10 @@ final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Prepared statements by their SQL text as the caller wrote it (with `$n`).
     private var statements: [String: OpaquePointer] = [:]
+    /// Column name → position of each prepared statement's result, read once per preparation
+    /// (SQLite prepares a statement again by itself when the schema changed: its
+    /// `SQLITE_STMTSTATUS_REPREPARE` count then moves and the names are read again).
+    private var resultColumns: [OpaquePointer: (reprepares: Int32, names: [String: Int])] = [:]
 
     /// Opens (and for writers creates) the database file at `path`.
     ///
@@ -61,6 +65,15 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Rows inserted, updated or deleted through this connection since it was opened.
     var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// Whether a transaction is open on this connection (SQLite rolls one back by itself on some
+    /// errors: a full disk, an I/O error).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rolls back the open transaction, if any; a failure to do so is left to the next `BEGIN`.
+    func rollBackIfOpen() {
+        if inTransaction { _ = try? run("ROLLBACK", [], collect: false) }
+    }
 
     // MARK: Transactions
 
@@ -116,7 +129,7 @@ final class SQLiteConnection: @unchecked Sendable {
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw failure(code, "could not run \(Self.excerpt(sql))") }
             guard collect else { continue }
-            let names = columns ?? Self.columnNames(of: statement)
+            let names = columns ?? resultColumnNames(of: statement)
             columns = names
             rows.append(Row(columns: names, values: Self.values(of: statement)))
         }
@@ -149,6 +162,7 @@ final class SQLiteConnection: @unchecked Sendable {
         if statements.count >= Self.statementCacheLimit {
             for old in statements.values { sqlite3_finalize(old) }
             statements.removeAll()
+            resultColumns.removeAll()
         }
         statements[sql] = statement
         return statement
@@ -178,6 +192,15 @@ final class SQLiteConnection: @unchecked Sendable {
                 return sqlite3_bind_blob64(statement, index, base, UInt64(raw.count), Self.transient)
             }
         }
+    }
+
+    /// The result's column names of `statement`, as read after its last preparation.
+    private func resultColumnNames(of statement: OpaquePointer) -> [String: Int] {
+        let reprepares = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if let known = resultColumns[statement], known.reprepares == reprepares { return known.names }
+        let names = Self.columnNames(of: statement)
+        resultColumns[statement] = (reprepares, names)
+        return names
     }
 
     private static func columnNames(of statement: OpaquePointer) -> [String: Int] {

@@ -6,7 +6,8 @@ import Glibc
 
 /// The embedded default ``Database``: one SQLite file in WAL mode.
 ///
-/// One writer connection behind a `Mutex` runs every `write` in `BEGIN IMMEDIATE … COMMIT`; read
+/// One writer connection runs every `write` in `BEGIN IMMEDIATE … COMMIT`, writes that arrive
+/// together sharing one transaction (group commit, ``SQLiteWriteGroup``); read
 /// connections (read-only, opened on demand, up to ``maxIdleReaders`` kept) each run a `read` in
 /// its own `BEGIN … COMMIT`, a consistent snapshot that a concurrent writer does not disturb. Other
 /// processes (the `liveline users` command while the server runs) wait up to the busy timeout of
@@ -23,7 +24,8 @@ public final class SQLiteDatabase: Database {
     public var dialect: SQLDialect { .sqlite }
     public var location: String { path }
 
-    private let writer: Mutex<SQLiteConnection>
+    /// The one writer connection, shared by concurrent writes through group commit.
+    private let writer: SQLiteWriteGroup
     private let idleReaders = Mutex<[SQLiteConnection]>([])
     /// A read-only connection that only asks `PRAGMA data_version`: it changes when any other
     /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
@@ -39,7 +41,7 @@ public final class SQLiteDatabase: Database {
     /// Opens the database file at `path`, creating it (not its folder) when missing.
     public init(path: String) throws {
         self.path = path
-        writer = Mutex(try SQLiteConnection(path: path, readOnly: false))
+        writer = SQLiteWriteGroup(connection: try SQLiteConnection(path: path, readOnly: false))
     }
 
     /// Opens `<folder>/liveline.sqlite`; the folder must exist.
@@ -49,30 +51,23 @@ public final class SQLiteDatabase: Database {
 
     @discardableResult
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        // The result goes through a local: `withLock` may only return `sending` values, and the
-        // caller's `T` need not be Sendable.
-        var result: Result<T, any Error>?
-        var changed = false
-        writer.withLock { connection in
-            let before = connection.totalChanges
-            result = Result { try connection.transaction(begin: "BEGIN IMMEDIATE", body) }
-            changed = connection.totalChanges != before
-        }
-        // Only a commit that changed rows counts (the dispatcher's idle claims change nothing).
-        switch result! {
-        case .success:
-            // A commit that changed nothing wrote nothing: it says nothing about the disk either.
-            if changed {
+        let result = writer.write(body) { outcome in
+            // Once per commit, before any of its writes is answered. Only a commit that changed
+            // rows counts (the dispatcher's idle claims change nothing); one that changed nothing
+            // wrote nothing, so it says nothing about the disk either.
+            if case .success(true) = outcome {
                 commits.bump()
                 storage.writeCommitted()
             }
-        case .failure(let error):
-            // A full disk: SQLite rolled the transaction back (or `transaction` did); nothing of
-            // it is in the file, the writer stays usable, and the next commit ends the streak.
-            storage.writeFailed(error)
         }
-        return try result!.get()
+        // A full disk: SQLite rolled the transaction back (or the writer did); nothing of this
+        // write is in the file, the writer stays usable, and the next commit ends the streak.
+        if case .failure(let error) = result { storage.writeFailed(error) }
+        return try result.get()
     }
+
+    /// Writes run and the transactions that held them (group commit, ``SQLiteWriteGroup``).
+    public var groupCommitCounts: (writes: Int, commits: Int) { writer.counts }
 
     public func onStorageEvent(_ handler: @escaping @Sendable (StorageEvent) -> Void) { storage.observe(handler) }
 
