@@ -116,7 +116,7 @@ let package = Package(
             name: "LivelineBench",
             dependencies: [
                 "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
-                "LivelineCLI", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog",
+                "LivelineCLI", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog", "CSQLite",
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,8 +4,11 @@ import LivelineBench
 // liveline-bench: benchmarks, not part of the product. See the README's "Benchmarks".
 let usage = """
     usage: liveline-bench push [COUNT (100000)] [WINDOW (100)]     APNSClient vs aioapns vs h2load
-           liveline-bench fanout [TOKENS (10000)] [ROUNDS (5)]     one PUT → every la-update token accepted
-           liveline-bench upsert [SECONDS (5)]                     committed upserts/s in-process (storage ceiling)
+           liveline-bench fanout [TOKENS,… (1000,10000,100000)] [ROUNDS (3)]
+                                                                   one PUT → every la-update token accepted, vs the client
+           liveline-bench upsert [SECONDS (5)] [CONTEXTS (1000)] [THREADS (4)]
+                                                                   puts/s in-process (the storage ceiling) vs raw SQLite
+           liveline-bench seed-contexts FOLDER COUNT               COUNT /v1 trip contexts in FOLDER's database
            liveline-bench outbox URL [ROWS (50000)]                rows/s due → done, 1 vs 3 instances on PostgreSQL
            liveline-bench claim-latency URL [SAMPLES (500)] [MS]   insert → sent by another instance (LISTEN)
            liveline-bench webpush [PUSHES (10000)] [PEER PUSHES (PUSHES)] [LEAN ORIGIN]
@@ -32,9 +35,12 @@ do {
         }
         done.wait()
     case "fanout":
-        try EngineBenchmark.fanout(tokens: number(1, 10_000), rounds: number(2, 5), output: output)
+        let counts = arguments.count > 1 ? arguments[1].split(separator: ",").compactMap { Int($0) } : [1_000, 10_000, 100_000]
+        try EngineBenchmark.fanout(counts: counts, rounds: number(2, 3), output: output)
     case "upsert":
-        try EngineBenchmark.upsert(seconds: Double(number(1, 5)), contexts: 1000, output: output)
+        try WriteBenchmark.upsert(seconds: Double(number(1, 5)), contexts: number(2, 1000), threads: number(3, 4), output: output)
+    case "seed-contexts" where arguments.count > 2:
+        try WriteBenchmark.seedContexts(folder: URL(fileURLWithPath: arguments[1]), count: number(2, 1000), output: output)
     case "outbox" where arguments.count > 1:
         let rows = number(2, 50_000)
         let one = try OutboxBenchmark.throughput(url: arguments[1], rows: rows, instances: 1, output: output)

@@ -1,9 +1,11 @@
--- wrk script: PUT /v1/contexts/<PREFIX>N with a full trip content state, N cycling over
--- CONTEXTS keys (PREFIX defaults to trip:bench-), the admin key from the ADMIN_KEY environment
--- variable. Counts non-2xx answers and, among them, 5xx ones.
+-- wrk script: PUT /v1/contexts/<PREFIX>N with a full trip content state, N drawn at random from
+-- CONTEXTS keys (PREFIX defaults to trip:bench-; ORDER=cycle: N goes through them in turn), the
+-- admin key from the ADMIN_KEY environment variable. Counts non-2xx answers and, among them, 5xx
+-- ones.
 local contexts = tonumber(os.getenv("CONTEXTS") or "1000")
 local prefix = os.getenv("PREFIX") or "trip:bench-"
 local key = os.getenv("ADMIN_KEY")
+local random = os.getenv("ORDER") ~= "cycle"
 counter = 0
 failures = 0
 server_errors = 0
@@ -16,6 +18,7 @@ end
 
 function init(args)
   counter = id * 7919
+  math.randomseed(id * 7919 + os.time())
 end
 
 function request()
@@ -23,7 +26,8 @@ function request()
   local body = '{"type":"TripLiveActivityAttributes","attributes":{"tripId":"t","line":"S5","destination":"Flughafen"},' ..
     '"contentState":{"currentStop":"Hauptbahnhof","nextStop":"Messe","nextStopTime":803461320,"remainingTime":240,' ..
     '"delay":' .. (counter % 30) .. ',"occupancy":"low","phase":"inProgress","progress":0.5}}'
-  return wrk.format("PUT", "/v1/contexts/" .. prefix .. (counter % contexts),
+  local n = random and math.random(0, contexts - 1) or counter % contexts
+  return wrk.format("PUT", "/v1/contexts/" .. prefix .. n,
     {["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json"}, body)
 end
 

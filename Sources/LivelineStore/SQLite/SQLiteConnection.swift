@@ -18,6 +18,10 @@ final class SQLiteConnection: @unchecked Sendable {
     /// data would otherwise grow it without bound).
     static let statementCacheLimit = 512
 
+    /// The page cache of the writer and of each reader, in KiB (`PRAGMA cache_size`, negative: KiB).
+    static let writerCacheKilobytes = 65_536
+    static let readerCacheKilobytes = 16_384
+
     let path: String
     private let handle: OpaquePointer
     /// Prepared statements by their SQL text as the caller wrote it (with `$n`).
@@ -30,7 +34,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Opens (and for writers creates) the database file at `path`.
     ///
     /// A writer switches the file to WAL (`journal_mode` is persistent) with `synchronous=NORMAL`;
-    /// every connection gets `foreign_keys=ON` and the busy timeout.
+    /// every connection gets `foreign_keys=ON`, the busy timeout and its page cache size.
     init(path: String, readOnly: Bool) throws {
         self.path = path
         var opened: OpaquePointer?
@@ -47,12 +51,17 @@ final class SQLiteConnection: @unchecked Sendable {
         try check(sqlite3_extended_result_codes(handle, 1), "enable extended result codes")
         try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), "set the busy timeout")
         try executeScript("PRAGMA foreign_keys = ON")
+        // Pages kept in memory (SQLite's default is 2 MB): with a million contexts the writer's
+        // random updates would otherwise read most of their B-tree pages again from the file
+        // (`docs/performance.md`, "Growth").
+        try executeScript("PRAGMA cache_size = -\(readOnly ? Self.readerCacheKilobytes : Self.writerCacheKilobytes)")
         if !readOnly {
             let mode = try run("PRAGMA journal_mode = WAL", [], collect: true).rows.first?.values.first
             guard mode == .text("wal") else {
                 throw StoreError(.io, "the database at \(path) could not be switched to WAL mode")
             }
             try executeScript("PRAGMA synchronous = NORMAL")
+            try executeScript("PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)")
         }
     }
 
@@ -69,6 +78,12 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Whether a transaction is open on this connection (SQLite rolls one back by itself on some
     /// errors: a full disk, an I/O error).
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// A `PASSIVE` checkpoint: copies what it can of the WAL into the database file without
+    /// waiting for the writer or readers (``SQLiteCheckpointer``).
+    func checkpointPassive() throws {
+        try check(sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil), "checkpoint the WAL")
+    }
 
     /// Rolls back the open transaction, if any; a failure to do so is left to the next `BEGIN`.
     func rollBackIfOpen() {

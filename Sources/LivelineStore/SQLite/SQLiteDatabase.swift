@@ -26,6 +26,8 @@ public final class SQLiteDatabase: Database {
 
     /// The one writer connection, shared by concurrent writes through group commit.
     private let writer: SQLiteWriteGroup
+    /// Checkpoints the WAL after commits, off the writer's path.
+    private let checkpointer: SQLiteCheckpointer
     private let idleReaders = Mutex<[SQLiteConnection]>([])
     /// A read-only connection that only asks `PRAGMA data_version`: it changes when any other
     /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
@@ -42,6 +44,7 @@ public final class SQLiteDatabase: Database {
     public init(path: String) throws {
         self.path = path
         writer = SQLiteWriteGroup(connection: try SQLiteConnection(path: path, readOnly: false))
+        checkpointer = SQLiteCheckpointer(path: path)
     }
 
     /// Opens `<folder>/liveline.sqlite`; the folder must exist.
@@ -58,6 +61,7 @@ public final class SQLiteDatabase: Database {
             if case .success(true) = outcome {
                 commits.bump()
                 storage.writeCommitted()
+                checkpointer.committed()
             }
         }
         // A full disk: SQLite rolled the transaction back (or the writer did); nothing of this
@@ -130,7 +134,10 @@ public final class SQLiteDatabase: Database {
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
-    deinit { releaseServer() }
+    deinit {
+        checkpointer.stop()
+        releaseServer()
+    }
 
     public func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         let connection = try checkOutReader()

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Instruction counts, not seconds (docs/performance.md, "Instructions"): `liveline serve` runs under
+# valgrind --tool=callgrind, which counts the instructions the process runs, the same for the same
+# binary and inputs whatever else the machine does. The counters are zeroed before, and dumped
+# after, each phase (callgrind_control), so each figure is the whole server's work (HTTP, auth,
+# checks, commits, the dispatcher's render and recording, the APNs client) for that phase:
+#   PUT   PUTS × PUT /v1/contexts/{key} on 30 existing contexts, until the dispatcher caught up;
+#   pull  PULLS × GET /api/shopping/{week}?since_rev=<current> (an app that is up to date);
+#   push  one PUT of a context with TOKENS la-update tokens, until the sandbox accepted every push
+#         and the dispatcher recorded the answers (per push: ÷ TOKENS).
+# The APNs sandbox runs in a process of its own (`liveline sandbox`, not counted).
+#
+#   scripts/bench-instructions.sh                # 300 PUTs, 300 pulls, 1,000 tokens
+#   PUTS=100 PULLS=100 TOKENS=500 scripts/bench-instructions.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PUTS=${PUTS:-300}
+PULLS=${PULLS:-300}
+TOKENS=${TOKENS:-1000}
+
+scripts/install-deps.sh --bench
+swift build -c release --product liveline >&2
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+# valgrind 3.19 cannot read the toolchain's DWARF 5 debug info: a copy without it (symbols stay).
+cp .build/release/liveline "$work/liveline"
+strip --strip-debug "$work/liveline"
+bin=$work/liveline
+
+"$bin" sandbox --port 0 --management-port 0 --control-port 0 --web-push-port 0 --accept-any-token --data "$work/sandbox" \
+  2>"$work/sandbox.err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "device tokens:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
+field() { sed -n "s/^ *$1: *\([^ ]*\).*/\1/p" "$work/sandbox.err" | head -1; }
+control=$(field "control port")
+[ -n "$control" ] || { cat "$work/sandbox.err" >&2; exit 1; }
+
+admin_key=bench-admin-key-0123456789abcdef
+env LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key LIVELINE_APNS_ENVIRONMENTS=one LIVELINE_PUSH_MIN_INTERVAL_MS=0 \
+  LIVELINE_APNS_KEY_PATH="$(field "key file (.p8)")" LIVELINE_APNS_KEY_ID="$(field "key ID")" \
+  LIVELINE_APNS_TEAM_ID="$(field "team ID")" LIVELINE_APNS_BUNDLE_ID="$(field "bundle ID")" \
+  LIVELINE_APNS_HOST=127.0.0.1 LIVELINE_APNS_PORT="$(field "device port")" \
+  LIVELINE_APNS_MANAGEMENT_PORT="$(field "management port")" LIVELINE_APNS_CA_FILE="$(field "CA file")" \
+  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$bin" serve --host 127.0.0.1 --port 0 --data "$work/data" \
+  >/dev/null 2>"$work/liveline.err" &
+server=$!
+pids+=($server)
+for _ in $(seq 600); do grep -q "listening on" "$work/liveline.err" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/liveline.err")
+[ -n "$port" ] || { cat "$work/liveline.err" >&2; exit 1; }
+user_token=$("$bin" users add --household Bench --name Bench --data "$work/data" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+
+# Counters to zero, then the phase, then a dump; prints the phase's instructions.
+measure() { # phase-name python-phase
+  callgrind_control -z "$server" >/dev/null
+  python3 "$work/client.py" "$2"
+  callgrind_control -d "$server" >/dev/null
+  local dump
+  dump=$(ls -t "$work"/callgrind.out.* | head -1)
+  awk '/^(summary|totals):/ {print $2; exit}' "$dump"
+  rm -f "$dump"
+}
+
+cat >"$work/client.py" <<PY
+import http.client, json, sys, time
+admin, bearer, tokens = "$admin_key", "$user_token", $TOKENS
+conn = http.client.HTTPConnection("127.0.0.1", $port, timeout=600)
+def call(method, path, key, body=None, ok=(200, 201)):
+    conn.request(method, path, json.dumps(body) if body is not None else None,
+                 {"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    answer = conn.getresponse()
+    data = answer.read()
+    if answer.status not in ok:
+        sys.exit(f"{method} {path}: {answer.status} {data[:200]}")
+    return json.loads(data) if data else None
+def put(key, delay):
+    call("PUT", f"/v1/contexts/{key}", admin, {"type": "TripLiveActivityAttributes",
+         "attributes": {"tripId": "t", "line": "S5", "destination": "Flughafen"},
+         "contentState": {"currentStop": "Hauptbahnhof", "nextStop": "Messe", "nextStopTime": 803461320, "remainingTime": 240,
+                          "delay": delay, "occupancy": "low", "phase": "inProgress", "progress": 0.5}})
+def caught_up():  # nothing leased and nothing due
+    while True:
+        conn.request("GET", "/metrics", headers={"Authorization": "Bearer " + admin})
+        text = conn.getresponse().read().decode()
+        rows = sum(float(line.split()[-1]) for line in text.splitlines()
+                   if line.startswith('liveline_outbox_rows{state="due"}') or line.startswith('liveline_outbox_rows{state="leased"}'))
+        if rows == 0: return
+        time.sleep(0.2)
+def accepted():
+    sandbox = http.client.HTTPConnection("127.0.0.1", $control, timeout=60)
+    sandbox.request("GET", "/sandbox")
+    return json.loads(sandbox.getresponse().read())["acceptedCount"]
+phase = sys.argv[1]
+if phase == "setup":
+    for n in range(30): put(f"trip:cg-{n}", 0)
+    put("trip:cg-fan", 0)
+    for n in range(tokens):
+        call("POST", "/api/apns/register", bearer, {"kind": "la-update", "token": "%064x" % (0xc90000 + n),
+             "device_id": f"cg-{n}", "context_key": "trip:cg-fan", "attributes_type": "TripLiveActivityAttributes"})
+    for n in range(10): call("POST", "/api/shopping/2026-01-05/items", bearer, {"label": f"Artikel {n}", "price": 1.5})
+    caught_up()
+elif phase == "put":
+    for n in range($PUTS): put(f"trip:cg-{n % 30}", 1 + n % 29)
+    caught_up()
+elif phase == "pull":
+    rev = call("GET", "/api/shopping/2026-01-05", bearer)["rev"]
+    for _ in range($PULLS):
+        assert call("GET", f"/api/shopping/2026-01-05?since_rev={rev}", bearer)["unchanged"] is True
+elif phase == "push":
+    before = accepted()
+    put("trip:cg-fan", 7)
+    while accepted() < before + tokens: time.sleep(0.2)
+    caught_up()
+PY
+python3 "$work/client.py" setup
+put_ir=$(measure put put)
+pull_ir=$(measure pull pull)
+push_ir=$(measure push push)
+
+echo "Instructions (valgrind --tool=callgrind, whole liveline serve process), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources || echo '+changes'):"
+printf '%-62s %14s\n' "operation" "instructions"
+printf '%-62s %14.0f\n' "PUT /v1/contexts/{key} (check, commit, render; $PUTS puts)" "$(echo "$put_ir / $PUTS" | bc -l)"
+printf '%-62s %14.0f\n' "GET /api/shopping/{week}?since_rev=<current> ($PULLS pulls)" "$(echo "$pull_ir / $PULLS" | bc -l)"
+printf '%-62s %14.0f\n' "fan-out push (one change → $TOKENS tokens, sent and recorded)" "$(echo "$push_ir / $TOKENS" | bc -l)"
