@@ -50,7 +50,8 @@ class HTTP2Session: EventLoop.Handler {
 
     // nghttp2 callbacks, as methods.
     func beginHeaders(frame: UnsafePointer<nghttp2_frame>) {}
-    func header(frame: UnsafePointer<nghttp2_frame>, name: String, value: String) {}
+    /// A header field, as nghttp2's bytes (valid during the call only).
+    func header(frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {}
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {}
     func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {}
     func streamClosed(streamID: Int32, errorCode: UInt32) {}

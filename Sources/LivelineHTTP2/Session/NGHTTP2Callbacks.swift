@@ -17,9 +17,7 @@ private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, user
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value else { return 0 }
     session(userData).header(
-        frame: frame,
-        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        frame: frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength)
     )
     return 0
 }

@@ -26,7 +26,8 @@ extension SandboxCore {
     ) throws(APNSRejection) -> HTTP2Response {
         guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
         guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
-        let token = rawToken.lowercased()
+        // Most clients send lower-case hex already: then the text is kept as it is.
+        let token = WireFormats.hasUpperCase(rawToken) ? rawToken.lowercased() : rawToken
         if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageID) }
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }
@@ -40,8 +41,8 @@ extension SandboxCore {
         guard WireFormats.isTopic(topic) else { throw .badRequest(.badTopic) }
         var bundleID: String?
         if let suffix = pushType.topicSuffix {
-            guard topic.hasSuffix(suffix), topic.count > suffix.count else { throw .badRequest(.topicDisallowed) }
-            let bundle = String(topic.dropLast(suffix.count))
+            // The topic is ASCII now (`isTopic`): its bytes are its characters.
+            guard let bundle = WireFormats.prefix(of: topic, beforeSuffix: suffix) else { throw .badRequest(.topicDisallowed) }
             // A bare-bundle type (alert, background) must not carry another type's suffix.
             if suffix.isEmpty, APNSPushType.implied(byTopic: topic) != .alert { throw .badRequest(.topicDisallowed) }
             bundleID = bundle
@@ -49,7 +50,7 @@ extension SandboxCore {
 
         let priority: Int
         if let sent = headers["apns-priority"] {
-            guard let value = Int(sent), [1, 5, 10].contains(value) else { throw .badRequest(.badPriority) }
+            guard let value = Int(sent), value == 1 || value == 5 || value == 10 else { throw .badRequest(.badPriority) }
             priority = value
         } else {
             priority = pushType == .background ? 5 : 10
@@ -76,7 +77,8 @@ extension SandboxCore {
             if registered, state.devices[token] == nil {
                 state.devices[token] = DeviceRecord(bundleID: bundleID ?? defaultBundleID, status: .active)
             }
-            if let device = state.devices[token] {
+            // No hashing of the token when no device is registered (`--accept-any-token` runs).
+            if !state.devices.isEmpty, let device = state.devices[token] {
                 if let bundleID, device.bundleID != bundleID { throw .badRequest(.deviceTokenNotForTopic) }
                 switch device.status {
                 case .active: break

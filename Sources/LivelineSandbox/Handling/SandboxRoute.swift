@@ -13,38 +13,46 @@ enum SandboxRoute: Sendable, Hashable {
     case allChannels(bundleID: String)
     case notFound(SandboxPort)
 
-    /// Reads `path` (a query string is ignored).
+    /// Reads `path` (a query string is ignored). Works on the path's bytes: it is read on every
+    /// request, and `/`, `?` and the prefixes are ASCII, so what lies between them is whole UTF-8.
     init(path: String, port: SandboxPort) {
-        var rest = Substring(path)
-        if let query = rest.utf8.firstIndex(of: UInt8(ascii: "?")) { rest = rest[..<query] }
-        if port == .device, let token = Self.remainder(of: rest, after: "/3/device") {
+        var path = path
+        self = path.withUTF8 { Self.parse($0, port: port) }
+    }
+
+    private static func parse(_ path: UnsafeBufferPointer<UInt8>, port: SandboxPort) -> SandboxRoute {
+        let slash = UInt8(ascii: "/")
+        var rest = path[...]
+        if let query = rest.firstIndex(of: UInt8(ascii: "?")) { rest = rest[..<query] }
+        if port == .device, let token = remainder(of: rest, after: "/3/device") {
             // "/3/device" and "/3/device/" name no token; a further "/" is another path.
-            if token.isEmpty || token == "/" {
-                self = .device(token: "")
-            } else if token.first == "/", !token.utf8.dropFirst().contains(UInt8(ascii: "/")) {
-                self = .device(token: String(token.dropFirst()))
-            } else {
-                self = .notFound(port)
+            if token.isEmpty || (token.count == 1 && token.first == slash) { return .device(token: "") }
+            if token.first == slash, !token.dropFirst().contains(slash) {
+                return .device(token: String(decoding: token.dropFirst(), as: UTF8.self))
             }
-        } else if let bundle = Self.remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.utf8.contains(UInt8(ascii: "/")) {
-            self = .broadcast(bundleID: String(bundle))
-        } else if port == .management, let app = Self.remainder(of: rest, after: "/1/apps/"),
-            let slash = app.utf8.firstIndex(of: UInt8(ascii: "/")), slash != app.startIndex
-        {
-            let bundle = String(app[..<slash])
-            switch app[app.index(after: slash)...] {
-            case "channels": self = .channels(bundleID: bundle)
-            case "all-channels": self = .allChannels(bundleID: bundle)
-            default: self = .notFound(port)
-            }
-        } else {
-            self = .notFound(port)
+            return .notFound(port)
         }
+        if let bundle = remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.contains(slash) {
+            return .broadcast(bundleID: String(decoding: bundle, as: UTF8.self))
+        }
+        if port == .management, let app = remainder(of: rest, after: "/1/apps/"), let slashIndex = app.firstIndex(of: slash),
+            slashIndex != app.startIndex
+        {
+            let bundle = String(decoding: app[..<slashIndex], as: UTF8.self)
+            let endpoint = app[(slashIndex + 1)...]
+            if endpoint.elementsEqual("channels".utf8) { return .channels(bundleID: bundle) }
+            if endpoint.elementsEqual("all-channels".utf8) { return .allChannels(bundleID: bundle) }
+        }
+        return .notFound(port)
     }
 
     /// What follows `prefix` in `path`, or nil.
-    private static func remainder(of path: Substring, after prefix: String) -> Substring? {
-        path.utf8.starts(with: prefix.utf8) ? path.dropFirst(prefix.utf8.count) : nil
+    private static func remainder(of path: Slice<UnsafeBufferPointer<UInt8>>, after prefix: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        let count = prefix.utf8CodeUnitCount
+        guard path.count >= count else { return nil }
+        let start = path.startIndex
+        for offset in 0..<count where path[start + offset] != prefix.utf8Start[offset] { return nil }
+        return path[(start + count)...]
     }
 
     /// The header that names the request in the answer: `apns-id` for device pushes,

@@ -31,7 +31,16 @@ struct SandboxState: Sendable {
     }
 
     mutating func record(_ push: AcceptedPush) {
-        if let token = push.token { acceptedByToken[token, default: []].append(push) }
+        if let token = push.token {
+            if let index = acceptedByToken.index(forKey: token) {
+                // The token's text as the list's key already holds it: one copy kept, not one per push.
+                var push = push
+                push.token = acceptedByToken.keys[index]
+                acceptedByToken.values[index].append(push)
+            } else {
+                acceptedByToken[token] = [push]
+            }
+        }
         if let channel = push.channelID { acceptedByChannel[channel, default: []].append(push) }
         acceptedCount += 1
         guard let kept else { return }

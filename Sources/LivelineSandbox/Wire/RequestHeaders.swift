@@ -3,16 +3,42 @@
 /// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.6):
 /// `400 DuplicateHeaders` when a header is repeated. `cookie` may legally arrive split into
 /// several fields in HTTP/2 (RFC 9113 §8.2.3), so it does not count.
+///
+/// A request has a handful of fields, so they are kept as received and searched in order (names
+/// up to 15 bytes compare as two words, without hashing); a repeated name finds its last value.
 struct RequestHeaders: Sendable {
-    private var values: [String: String] = [:]
-    private(set) var hasDuplicates = false
+    private let fields: [(name: String, value: String)]
+    let hasDuplicates: Bool
+
+    /// Above this many fields, repeats are found with a set rather than by comparing every pair.
+    private static let pairwiseLimit = 16
 
     init(_ fields: [(name: String, value: String)]) {
-        values.reserveCapacity(fields.count)
-        for (name, value) in fields {
-            if values.updateValue(value, forKey: name) != nil, name != "cookie" { hasDuplicates = true }
+        self.fields = fields
+        var duplicates = false
+        if fields.count <= Self.pairwiseLimit {
+            search: for index in fields.indices where fields[index].name != "cookie" {
+                for earlier in 0..<index where fields[earlier].name == fields[index].name {
+                    duplicates = true
+                    break search
+                }
+            }
+        } else {
+            var seen = Set<String>(minimumCapacity: fields.count)
+            for field in fields where !seen.insert(field.name).inserted && field.name != "cookie" {
+                duplicates = true
+                break
+            }
         }
+        hasDuplicates = duplicates
     }
 
-    subscript(_ name: String) -> String? { values[name] }
+    subscript(_ name: String) -> String? {
+        var index = fields.endIndex
+        while index > fields.startIndex {
+            index -= 1
+            if fields[index].name == name { return fields[index].value }
+        }
+        return nil
+    }
 }

@@ -25,8 +25,12 @@ enum WireFormats {
     ///
     /// Related APNs documentation (`docs/apns.md` §1.1, §1.2): the path carries the token as hex.
     static func isDeviceToken(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return !bytes.isEmpty && bytes.count % 2 == 0 && bytes.count <= 1024 && bytes.allSatisfy(isHex)
+        let count = text.utf8.count
+        guard count > 0, count % 2 == 0, count <= 1024 else { return false }
+        return withBytes(of: text) { bytes in
+            for byte in bytes where !isHex(byte) { return false }
+            return true
+        }
     }
 
     /// A channel ID: standard base64 with padding of 1 to 64 bytes.
@@ -42,18 +46,44 @@ enum WireFormats {
 
     /// A topic: dot-separated labels of letters, digits, `-` and `_`.
     static func isTopic(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard !bytes.isEmpty, bytes.count <= 255 else { return false }
-        var previous = UInt8(ascii: ".")
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") {
-                if previous == byte { return false }
-            } else if !(isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) {
-                return false
+        let count = text.utf8.count
+        guard count > 0, count <= 255 else { return false }
+        return withBytes(of: text) { bytes in
+            var previous = UInt8(ascii: ".")
+            for byte in bytes {
+                if byte == UInt8(ascii: ".") {
+                    if previous == byte { return false }
+                } else if !(isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) {
+                    return false
+                }
+                previous = byte
             }
-            previous = byte
+            return previous != UInt8(ascii: ".")
         }
-        return previous != UInt8(ascii: ".")
+    }
+
+    /// Whether `text` has an ASCII upper-case letter.
+    static func hasUpperCase(_ text: String) -> Bool {
+        withBytes(of: text) { bytes in bytes.contains { (0x41...0x5a).contains($0) } }
+    }
+
+    /// `text` without `suffix` when it ends with it byte for byte and has something before it;
+    /// otherwise nil. For ASCII text (a checked topic), bytes are characters.
+    static func prefix(of text: String, beforeSuffix suffix: String) -> String? {
+        withBytes(of: text) { bytes in
+            withBytes(of: suffix) { end in
+                guard bytes.count > end.count,
+                    end.isEmpty || memcmp(bytes.baseAddress! + (bytes.count - end.count), end.baseAddress!, end.count) == 0
+                else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - end.count)]), as: UTF8.self)
+            }
+        }
+    }
+
+    /// Calls `body` with `text`'s UTF-8 bytes (contiguous, without copying a native string).
+    static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// A new `apns-id`: a random-looking (version 4) lower-case UUID, never the same twice in a
@@ -71,16 +101,15 @@ enum WireFormats {
         low = (low & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var index = 0
-            for word in [high, low] {
-                for nibble in 0..<16 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        buffer[index] = UInt8(ascii: "-")
-                        index += 1
-                    }
-                    let digit = UInt8((word >> UInt64(60 - 4 * nibble)) & 0xF)
-                    buffer[index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            for nibble in 0..<32 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    buffer[index] = UInt8(ascii: "-")
                     index += 1
                 }
+                let word = nibble < 16 ? high : low
+                let digit = UInt8((word >> UInt64(60 - 4 * (nibble & 15))) & 0xF)
+                buffer[index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                index += 1
             }
             return index
         }
