@@ -28,6 +28,8 @@ final class HTTP2ServerConnection: HTTP2Session {
     private var current: (id: Int32, stream: Stream)?
     /// Response bodies waiting for nghttp2 to read them.
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    /// Strings of the fields received last, reused when the same bytes come again.
+    private var recentFields = RecentHeaderFields()
     /// Handed to every respond closure (one allocation per connection, not per request).
     private lazy var reference = ConnectionReference(self)
     /// Reused for each response's header fields (see `submit`).
@@ -72,6 +74,7 @@ final class HTTP2ServerConnection: HTTP2Session {
     }
 
     override func beginHeaders(frame: UnsafePointer<nghttp2_frame>) {
+        recentFields.startBlock()
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
             frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
         else { return }
@@ -90,19 +93,19 @@ final class HTTP2ServerConnection: HTTP2Session {
         guard let stream = stream(frame.pointee.hd.stream_id) else { return }
         if name.first == UInt8(ascii: ":") {
             if Self.equal(name, ":method") {
-                stream.method = String(decoding: value, as: UTF8.self)
+                stream.method = recentFields.method(value)
                 return
             } else if Self.equal(name, ":path") {
-                stream.path = String(decoding: value, as: UTF8.self)
+                stream.path = recentFields.path(value)
                 return
             } else if Self.equal(name, ":authority") {
-                stream.authority = String(decoding: value, as: UTF8.self)
+                stream.authority = recentFields.authority(value)
                 return
             } else if Self.equal(name, ":scheme") {
                 return
             }
         }
-        stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        stream.headers.append(recentFields.field(name: name, value: value))
     }
 
     /// Whether `bytes` are `text`'s.
@@ -209,6 +212,7 @@ extension HTTP2ServerConnection {
         bytes.removeAll(keepingCapacity: true)
         list.removeAll(keepingCapacity: true)
         let none = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        let fieldFlags = server.configuration.indexesResponseHeaders ? none : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         bytes.append(contentsOf: ":status".utf8)
         let status = String(response.status)  // a small string: no allocation
         bytes.append(contentsOf: status.utf8)
@@ -219,7 +223,7 @@ extension HTTP2ServerConnection {
             bytes.append(contentsOf: name.utf8)
             let valueStart = bytes.count
             bytes.append(contentsOf: value.utf8)
-            list.append(nghttp2_nv(name: nil, value: nil, namelen: valueStart - nameStart, valuelen: bytes.count - valueStart, flags: none))
+            list.append(nghttp2_nv(name: nil, value: nil, namelen: valueStart - nameStart, valuelen: bytes.count - valueStart, flags: fieldFlags))
         }
         return bytes.withUnsafeMutableBufferPointer { bytes in
             list.withUnsafeMutableBufferPointer { nva in

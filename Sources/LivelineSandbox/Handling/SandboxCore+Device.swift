@@ -32,15 +32,19 @@ extension SandboxCore {
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }
         let pushType: APNSPushType
+        // One look-up for both `isKnown` and `topicSuffix` (no suffix for `mdm`).
+        let listedSuffix: String?
         if let sent = headers["apns-push-type"] {
             pushType = APNSPushType(rawValue: sent.lowercased())
-            guard pushType.isKnown else { throw .badRequest(.invalidPushType) }
+            listedSuffix = APNSPushType.topicSuffixes[pushType]
+            guard listedSuffix != nil else { throw .badRequest(.invalidPushType) }
         } else {
             pushType = APNSPushType.implied(byTopic: topic)
+            listedSuffix = APNSPushType.topicSuffixes[pushType]
         }
         guard WireFormats.isTopic(topic) else { throw .badRequest(.badTopic) }
         var bundleID: String?
-        if let suffix = pushType.topicSuffix {
+        if pushType != .mdm, let suffix = listedSuffix {
             // The topic is ASCII now (`isTopic`): its bytes are its characters.
             guard let bundle = WireFormats.prefix(of: topic, beforeSuffix: suffix) else { throw .badRequest(.topicDisallowed) }
             // A bare-bundle type (alert, background) must not carry another type's suffix.

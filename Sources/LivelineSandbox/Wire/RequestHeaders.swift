@@ -4,8 +4,9 @@
 /// `400 DuplicateHeaders` when a header is repeated. `cookie` may legally arrive split into
 /// several fields in HTTP/2 (RFC 9113 §8.2.3), so it does not count.
 ///
-/// A request has a handful of fields, so they are kept as received and searched in order (names
-/// up to 15 bytes compare as two words, without hashing); a repeated name finds its last value.
+/// A request has a handful of fields, so they are kept as received and searched in order, without
+/// hashing (names of another length are passed over without comparing them); a repeated name finds
+/// its last value.
 struct RequestHeaders: Sendable {
     private let fields: [(name: String, value: String)]
     let hasDuplicates: Bool
@@ -18,7 +19,7 @@ struct RequestHeaders: Sendable {
         var duplicates = false
         if fields.count <= Self.pairwiseLimit {
             search: for index in fields.indices where fields[index].name != "cookie" {
-                for earlier in 0..<index where fields[earlier].name == fields[index].name {
+                for earlier in 0..<index where Self.same(fields[earlier].name, fields[index].name) {
                     duplicates = true
                     break search
                 }
@@ -37,8 +38,13 @@ struct RequestHeaders: Sendable {
         var index = fields.endIndex
         while index > fields.startIndex {
             index -= 1
-            if fields[index].name == name { return fields[index].value }
+            if Self.same(fields[index].name, name) { return fields[index].value }
         }
         return nil
+    }
+
+    /// `==`, after the cheap check of the lengths (a string's UTF-8 count is stored in it).
+    private static func same(_ one: String, _ other: String) -> Bool {
+        one.utf8.count == other.utf8.count && one == other
     }
 }

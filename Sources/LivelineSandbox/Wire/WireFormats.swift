@@ -64,7 +64,10 @@ enum WireFormats {
 
     /// Whether `text` has an ASCII upper-case letter.
     static func hasUpperCase(_ text: String) -> Bool {
-        withBytes(of: text) { bytes in bytes.contains { (0x41...0x5a).contains($0) } }
+        withBytes(of: text) { bytes in
+            for byte in bytes where byte &- 0x41 < 26 { return true }
+            return false
+        }
     }
 
     /// `text` without `suffix` when it ends with it byte for byte and has something before it;
@@ -95,10 +98,10 @@ enum WireFormats {
     /// distinct IDs; the seed is random per process.
     static func newID() -> String {
         let index = idCounter.add(2, ordering: .relaxed).oldValue
-        var high = FaultDice.mix(idSeed &+ index)
-        var low = FaultDice.mix(idSeed &+ index &+ 1)
-        high = (high & ~0xF000) | 0x4000  // version 4
-        low = (low & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10
+        // Constants, not variables, inside the closure: a captured `var` costs an exclusivity check
+        // on every read.
+        let high = (FaultDice.mix(idSeed &+ index) & ~0xF000) | 0x4000  // version 4
+        let low = (FaultDice.mix(idSeed &+ index &+ 1) & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var index = 0
             for nibble in 0..<32 {
@@ -135,7 +138,8 @@ enum WireFormats {
     }
 
     private static func isHex(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+        // 0-9, or a-f once 0x20 makes A-F lower-case (no other byte lands there).
+        byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
