@@ -5,12 +5,17 @@ import Foundation
 /// handler when the stream ends, and sends the response back.
 final class HTTP2ServerConnection: HTTP2Session {
     /// A request being received.
+    ///
+    /// Its properties, and the connection's below that are marked so, are touched several times
+    /// per request, on the loop thread only and never by overlapping accesses: they go without
+    /// Swift's run-time exclusivity checks (`@exclusivity(unchecked)`), which cost more than the
+    /// work itself there.
     final class Stream {
-        var method = ""
-        var path = ""
-        var authority: String?
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
+        @exclusivity(unchecked) var method = ""
+        @exclusivity(unchecked) var path = ""
+        @exclusivity(unchecked) var authority: String?
+        @exclusivity(unchecked) var headers: [(name: String, value: String)] = []
+        @exclusivity(unchecked) var body: [UInt8] = []
 
         init() {
             // Room for a typical request's fields at once (an APNs push has 5 to 9), not 4 regrowths.
@@ -21,20 +26,20 @@ final class HTTP2ServerConnection: HTTP2Session {
     let id: UInt64
     private let server: HTTP2Server
     private let owner: LoopState
-    private var streams: [Int32: Stream] = [:]
+    @exclusivity(unchecked) private var streams: [Int32: Stream] = [:]
     /// The stream whose header block is being received: a block's HEADERS and CONTINUATION frames
     /// come in one piece (RFC 9113 §6.10), so its fields need no lookup each, and its DATA often
     /// follows at once.
-    private var current: (id: Int32, stream: Stream)?
+    @exclusivity(unchecked) private var current: (id: Int32, stream: Stream)?
     /// Response bodies waiting for nghttp2 to read them.
-    private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    @exclusivity(unchecked) private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     /// Strings of the fields received last, reused when the same bytes come again.
-    private var recentFields = RecentHeaderFields()
+    @exclusivity(unchecked) private var recentFields = RecentHeaderFields()
     /// Handed to every respond closure (one allocation per connection, not per request).
     private lazy var reference = ConnectionReference(self)
     /// Reused for each response's header fields (see `submit`).
-    private var fieldBytes: [UInt8] = []
-    private var fieldList: [nghttp2_nv] = []
+    @exclusivity(unchecked) private var fieldBytes: [UInt8] = []
+    @exclusivity(unchecked) private var fieldList: [nghttp2_nv] = []
 
     init(id: UInt64, state: LoopState, transport: any Transport, server: HTTP2Server) {
         self.id = id

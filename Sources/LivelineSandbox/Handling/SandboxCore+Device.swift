@@ -25,9 +25,7 @@ extension SandboxCore {
         _ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date
     ) throws(APNSRejection) -> HTTP2Response {
         guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
-        guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
-        // Most clients send lower-case hex already: then the text is kept as it is.
-        let token = WireFormats.hasUpperCase(rawToken) ? rawToken.lowercased() : rawToken
+        guard let token = WireFormats.lowerCaseDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
         if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageID) }
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }

@@ -35,12 +35,15 @@ struct RequestHeaders: Sendable {
     }
 
     subscript(_ name: String) -> String? {
-        var index = fields.endIndex
-        while index > fields.startIndex {
-            index -= 1
-            if Self.same(fields[index].name, name) { return fields[index].value }
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { fields in
+            var index = fields.endIndex
+            while index > fields.startIndex {
+                index -= 1
+                if fields[index].name.utf8.count == length && fields[index].name == name { return fields[index].value }
+            }
+            return nil
         }
-        return nil
     }
 
     /// `==`, after the cheap check of the lengths (a string's UTF-8 count is stored in it).

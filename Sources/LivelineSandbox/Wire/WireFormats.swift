@@ -62,12 +62,21 @@ enum WireFormats {
         }
     }
 
-    /// Whether `text` has an ASCII upper-case letter.
-    static func hasUpperCase(_ text: String) -> Bool {
-        withBytes(of: text) { bytes in
-            for byte in bytes where byte &- 0x41 < 26 { return true }
-            return false
+    /// `text` as a device token in lower case (`isDeviceToken`), or nil when it is not one. One
+    /// pass; a token already in lower case (as clients send them) is returned as it is.
+    static func lowerCaseDeviceToken(_ text: String) -> String? {
+        let count = text.utf8.count
+        guard count > 0, count % 2 == 0, count <= 1024 else { return nil }
+        let upperCase = withBytes(of: text) { bytes -> Bool? in
+            var upperCase = false
+            for byte in bytes {
+                guard isHex(byte) else { return nil }
+                if byte < 0x61 && byte > 0x39 { upperCase = true }
+            }
+            return upperCase
         }
+        guard let upperCase else { return nil }
+        return upperCase ? text.lowercased() : text
     }
 
     /// `text` without `suffix` when it ends with it byte for byte and has something before it;
@@ -103,18 +112,31 @@ enum WireFormats {
         let high = (FaultDice.mix(idSeed &+ index) & ~0xF000) | 0x4000  // version 4
         let low = (FaultDice.mix(idSeed &+ index &+ 1) & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10
         return String(unsafeUninitializedCapacity: 36) { buffer in
-            var index = 0
-            for nibble in 0..<32 {
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    buffer[index] = UInt8(ascii: "-")
-                    index += 1
-                }
-                let word = nibble < 16 ? high : low
-                let digit = UInt8((word >> UInt64(60 - 4 * (nibble & 15))) & 0xF)
-                buffer[index] = digit < 10 ? 0x30 + digit : 0x57 + digit
-                index += 1
-            }
-            return index
+            let out = buffer.baseAddress!
+            let dash = UInt8(ascii: "-")
+            writeHex(high >> 32, digits: 8, to: out)
+            out[8] = dash
+            writeHex(high >> 16, digits: 4, to: out + 9)
+            out[13] = dash
+            writeHex(high, digits: 4, to: out + 14)
+            out[18] = dash
+            writeHex(low >> 48, digits: 4, to: out + 19)
+            out[23] = dash
+            writeHex(low, digits: 12, to: out + 24)
+            return 36
+        }
+    }
+
+    /// Writes the low `digits` hex digits of `value` (lower case) at `out`.
+    @inline(__always)
+    private static func writeHex(_ value: UInt64, digits: Int, to out: UnsafeMutablePointer<UInt8>) {
+        var value = value
+        var index = digits
+        while index > 0 {
+            index -= 1
+            let digit = UInt8(truncatingIfNeeded: value) & 0xF
+            out[index] = digit < 10 ? 0x30 &+ digit : 0x57 &+ digit
+            value >>= 4
         }
     }
 
