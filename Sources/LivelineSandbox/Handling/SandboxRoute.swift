@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Which endpoint a request path names.
 ///
 /// Related APNs documentation (`docs/apns.md` §1.2, §1.8): `POST /3/device/<token>`,
@@ -23,16 +27,16 @@ enum SandboxRoute: Sendable, Hashable {
     private static func parse(_ path: UnsafeBufferPointer<UInt8>, port: SandboxPort) -> SandboxRoute {
         let slash = UInt8(ascii: "/")
         var rest = path[...]
-        if let query = rest.firstIndex(of: UInt8(ascii: "?")) { rest = rest[..<query] }
+        if let query = find(UInt8(ascii: "?"), in: rest) { rest = rest[..<query] }
         if port == .device, let token = remainder(of: rest, after: "/3/device") {
             // "/3/device" and "/3/device/" name no token; a further "/" is another path.
             if token.isEmpty || (token.count == 1 && token.first == slash) { return .device(token: "") }
-            if token.first == slash, !token.dropFirst().contains(slash) {
+            if token.first == slash, find(slash, in: token.dropFirst()) == nil {
                 return .device(token: String(decoding: token.dropFirst(), as: UTF8.self))
             }
             return .notFound(port)
         }
-        if let bundle = remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.contains(slash) {
+        if let bundle = remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, find(slash, in: bundle) == nil {
             return .broadcast(bundleID: String(decoding: bundle, as: UTF8.self))
         }
         if port == .management, let app = remainder(of: rest, after: "/1/apps/"), let slashIndex = app.firstIndex(of: slash),
@@ -49,10 +53,18 @@ enum SandboxRoute: Sendable, Hashable {
     /// What follows `prefix` in `path`, or nil.
     private static func remainder(of path: Slice<UnsafeBufferPointer<UInt8>>, after prefix: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
         let count = prefix.utf8CodeUnitCount
-        guard path.count >= count else { return nil }
-        let start = path.startIndex
-        for offset in 0..<count where path[start + offset] != prefix.utf8Start[offset] { return nil }
-        return path[(start + count)...]
+        guard path.count >= count, let base = path.base.baseAddress,
+            memcmp(base + path.startIndex, prefix.utf8Start, count) == 0
+        else { return nil }
+        return path[(path.startIndex + count)...]
+    }
+
+    /// The index of the first `byte` in `bytes`, or nil.
+    private static func find(_ byte: UInt8, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard !bytes.isEmpty, let base = bytes.base.baseAddress,
+            let found = memchr(base + bytes.startIndex, Int32(byte), bytes.count)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     /// The header that names the request in the answer: `apns-id` for device pushes,
