@@ -18,8 +18,14 @@ struct RequestHeaders: Sendable {
         self.fields = fields
         var duplicates = false
         if fields.count <= Self.pairwiseLimit {
-            search: for index in fields.indices where fields[index].name != "cookie" {
+            // Bit n: a name of n (mod 64) bytes came already; only then can this one be a repeat.
+            var lengths: UInt64 = 0
+            search: for index in fields.indices {
+                let bit: UInt64 = 1 << UInt64(fields[index].name.utf8.count & 63)
+                defer { lengths |= bit }
+                guard lengths & bit != 0 else { continue }
                 for earlier in 0..<index where Self.same(fields[earlier].name, fields[index].name) {
+                    if fields[index].name == "cookie" { break }
                     duplicates = true
                     break search
                 }
