@@ -10,6 +10,9 @@
 struct RequestHeaders: Sendable {
     private let fields: [(name: String, value: String)]
     let hasDuplicates: Bool
+    /// Bit n: some name has n (mod 64) bytes. A look-up for a name of a length none has (a header
+    /// the request does not carry) ends at once.
+    private let lengths: UInt64
 
     /// Above this many fields, repeats are found with a set rather than by comparing every pair.
     private static let pairwiseLimit = 16
@@ -17,13 +20,16 @@ struct RequestHeaders: Sendable {
     init(_ fields: [(name: String, value: String)]) {
         self.fields = fields
         var duplicates = false
+        var lengths: UInt64 = 0
+        for field in fields { lengths |= Self.bit(field.name) }
+        self.lengths = lengths
         if fields.count <= Self.pairwiseLimit {
-            // Bit n: a name of n (mod 64) bytes came already; only then can this one be a repeat.
-            var lengths: UInt64 = 0
+            // Only a name whose length came before can be a repeat.
+            var earlierLengths: UInt64 = 0
             search: for index in fields.indices {
-                let bit: UInt64 = 1 << UInt64(fields[index].name.utf8.count & 63)
-                defer { lengths |= bit }
-                guard lengths & bit != 0 else { continue }
+                let bit = Self.bit(fields[index].name)
+                defer { earlierLengths |= bit }
+                guard earlierLengths & bit != 0 else { continue }
                 for earlier in 0..<index where Self.same(fields[earlier].name, fields[index].name) {
                     if fields[index].name == "cookie" { break }
                     duplicates = true
@@ -41,6 +47,7 @@ struct RequestHeaders: Sendable {
     }
 
     subscript(_ name: String) -> String? {
+        guard lengths & Self.bit(name) != 0 else { return nil }
         let length = name.utf8.count
         return fields.withUnsafeBufferPointer { fields in
             var index = fields.endIndex
@@ -50,6 +57,11 @@ struct RequestHeaders: Sendable {
             }
             return nil
         }
+    }
+
+    /// `name`'s bit in `lengths`.
+    private static func bit(_ name: String) -> UInt64 {
+        1 << UInt64(name.utf8.count & 63)
     }
 
     /// `==`, after the cheap check of the lengths (a string's UTF-8 count is stored in it).
