@@ -4,20 +4,29 @@
 # nghttpd (Debian's C HTTP/2 server) serving a small file at the same path, with the same h2load
 # parameters, TLS and certificate, in the same run. Prints requests/s of each and the ratio.
 #
-#   scripts/bench-sandbox.sh                       # 200,000 requests, 4 connections × 100 streams, 2 rounds
+# By default one connection (h2load -c 1 -m 100), as APNs clients use the service: one HTTP/2
+# connection carrying many concurrent streams. CONNECTIONS takes a list, one table row each.
+#
+#   scripts/bench-sandbox.sh                       # 200,000 requests, 1 connection × 100 streams, 2 rounds
+#   CONNECTIONS="1 4" scripts/bench-sandbox.sh     # one connection, then four
 #   REQUESTS=100000 CONNECTIONS=8 STREAMS=50 ROUNDS=1 scripts/bench-sandbox.sh
 #   SCRATCH=.build-sandbox scripts/bench-sandbox.sh   # another SwiftPM scratch path
+#   BIN=.build-rel/release/liveline scripts/bench-sandbox.sh   # a binary already built (no build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REQUESTS=${REQUESTS:-200000}
-CONNECTIONS=${CONNECTIONS:-4}
+CONNECTIONS=${CONNECTIONS:-1}
 STREAMS=${STREAMS:-100}
 ROUNDS=${ROUNDS:-2}
 SCRATCH=${SCRATCH:-.build}
 
 scripts/install-deps.sh --bench
-swift build -c release --scratch-path "$SCRATCH" --product liveline >&2
-bin="$SCRATCH/release/liveline"
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
+  swift build -c release --scratch-path "$SCRATCH" --product liveline >&2
+  bin="$SCRATCH/release/liveline"
+fi
 work=$(mktemp -d)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -43,8 +52,8 @@ nghttpd --workers "$(nproc)" -d "$work/www" "$nghttpd_port" "$work/sandbox/key.p
 pids+=($!)
 sleep 0.5
 
-rate() { # port
-  h2load -n "$REQUESTS" -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$work/payload.json" \
+rate() { # port connections
+  h2load -n "$REQUESTS" -c "$2" -m "$STREAMS" -t 1 -d "$work/payload.json" \
     -H "authorization: bearer $jwt" -H 'apns-push-type: liveactivity' \
     -H 'apns-topic: dev.liveline.demo.push-type.liveactivity' -H 'apns-priority: 10' \
     "https://127.0.0.1:$1$path" >"$work/h2load.out" 2>&1
@@ -53,17 +62,23 @@ rate() { # port
 }
 best() { printf '%s\n' "$@" | sort -g | tail -1; }
 
-nghttpd_runs=(); sandbox_runs=()
-for round in $(seq "$ROUNDS"); do
-  nghttpd_runs+=("$(rate "$nghttpd_port")")
-  sandbox_runs+=("$(rate "$port")")
-  echo "round $round: nghttpd ${nghttpd_runs[-1]}  sandbox ${sandbox_runs[-1]} req/s" >&2
+rows=()
+for connections in $CONNECTIONS; do
+  nghttpd_runs=(); sandbox_runs=()
+  for round in $(seq "$ROUNDS"); do
+    nghttpd_runs+=("$(rate "$nghttpd_port" "$connections")")
+    sandbox_runs+=("$(rate "$port" "$connections")")
+    echo "$connections connection(s), round $round: nghttpd ${nghttpd_runs[-1]}  sandbox ${sandbox_runs[-1]} req/s" >&2
+  done
+  rows+=("$connections $(best "${nghttpd_runs[@]}") $(best "${sandbox_runs[@]}")")
 done
 accepted=$(curl -sf "http://127.0.0.1:$control/sandbox" | python3 -c 'import json,sys; print(json.load(sys.stdin)["acceptedCount"])')
-nghttpd_best=$(best "${nghttpd_runs[@]}"); sandbox_best=$(best "${sandbox_runs[@]}")
 
-echo "APNs sandbox benchmark: h2load -n $REQUESTS -c $CONNECTIONS -m $STREAMS -t 1, TLS 1.3, POST $(wc -c <"$work/payload.json") B, best of $ROUNDS rounds, $(nproc) cores shared by h2load and the server"
-printf '%-58s %12s %9s\n' "target" "requests/s" "× nghttpd"
-printf '%-58s %12.0f %9s\n' "nghttpd $(nghttpd --version | awk '{print $NF}') ($(nproc) workers, ${#path}-char path, 11-byte file)" "$nghttpd_best" "1.00"
-printf '%-58s %12.0f %9.2f\n' "liveline sandbox (JWT checked, pushes recorded, 200 no DATA)" "$sandbox_best" "$(echo "$sandbox_best / $nghttpd_best" | bc -l)"
+echo "APNs sandbox benchmark: h2load -n $REQUESTS -c {$CONNECTIONS} -m $STREAMS -t 1, TLS 1.3, POST $(wc -c <"$work/payload.json") B, best of $ROUNDS rounds, $(nproc) cores shared by h2load and the server"
+echo "nghttpd $(nghttpd --version | awk '{print $NF}') ($(nproc) workers, ${#path}-char path, 11-byte file); liveline sandbox (JWT checked, pushes recorded, 200 no DATA)"
+printf '%-12s %18s %18s %9s\n' "connections" "nghttpd req/s" "sandbox req/s" "ratio"
+for row in "${rows[@]}"; do
+  read -r connections nghttpd_best sandbox_best <<<"$row"
+  printf '%-12s %18.0f %18.0f %9.2f\n' "$connections" "$nghttpd_best" "$sandbox_best" "$(echo "$sandbox_best / $nghttpd_best" | bc -l)"
+done
 echo "pushes the sandbox accepted and recorded: $accepted"

@@ -87,14 +87,16 @@ public final class APNSSandbox: Sendable {
         let deviceServer = HTTP2Server(
             configuration: HTTP2ServerConfiguration(
                 host: configuration.host, port: configuration.devicePort, tls: tls,
-                maxConcurrentStreams: configuration.maxConcurrentStreams, threads: max(1, configuration.threads)
+                maxConcurrentStreams: configuration.maxConcurrentStreams, threads: max(1, configuration.threads),
+                // Its responses carry request IDs, new in every response: not worth indexing.
+                indexesResponseHeaders: false
             ),
             handler: SandboxRequestHandler(core: core, port: .device)
         )
         let managementServer = HTTP2Server(
             configuration: HTTP2ServerConfiguration(
                 host: configuration.host, port: configuration.managementPort, tls: tls,
-                maxConcurrentStreams: configuration.maxConcurrentStreams, threads: 1
+                maxConcurrentStreams: configuration.maxConcurrentStreams, threads: 1, indexesResponseHeaders: false
             ),
             handler: SandboxRequestHandler(core: core, port: .management)
         )

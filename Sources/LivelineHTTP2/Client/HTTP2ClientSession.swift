@@ -190,8 +190,10 @@ final class HTTP2ClientSession: HTTP2Session {
         flush()
     }
 
-    override func header(frame: UnsafePointer<nghttp2_frame>, name: String, value: String) {
+    override func header(frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let exchange = exchanges[frame.pointee.hd.stream_id] else { return }
+        let name = String(decoding: name, as: UTF8.self)
+        let value = String(decoding: value, as: UTF8.self)
         if name == ":status" {
             exchange.status = Int(value) ?? 0
         } else {

@@ -13,10 +13,15 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// Largest request body kept; a larger one is cut to this size plus one byte, so a handler
     /// still sees that it was too large.
     public var maxRequestBodyBytes: Int
+    /// Whether response header fields (other than `:status`) may enter the HPACK tables, which
+    /// pays when responses repeat values. False for responses whose values are new every time
+    /// (request IDs): each field is then sent as a never-indexed literal (RFC 7541 §6.2.3), which
+    /// spares the work of inserting it into the table and evicting it again a few responses later.
+    public var indexesResponseHeaders: Bool
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tls: TLSContext? = nil, maxConcurrentStreams: UInt32 = 1000,
-        threads: Int = 2, maxRequestBodyBytes: Int = 64 * 1024
+        threads: Int = 2, maxRequestBodyBytes: Int = 64 * 1024, indexesResponseHeaders: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -24,5 +29,6 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.threads = threads
         self.maxRequestBodyBytes = maxRequestBodyBytes
+        self.indexesResponseHeaders = indexesResponseHeaders
     }
 }

@@ -18,10 +18,12 @@ class HTTP2Session: EventLoop.Handler {
     private(set) var state = State.handshaking
     /// True while nghttp2 is calling back into us (then `nghttp2_session_mem_send` must wait).
     private(set) var inCallbacks = false
-    private var output: [UInt8] = []
+    /// Written on every pass of a busy connection, on the loop thread only and never by
+    /// overlapping accesses: no run-time exclusivity checks (see `HTTP2ServerConnection.Stream`).
+    @exclusivity(unchecked) private var output: [UInt8] = []
     private var outputOffset = 0
     private var watchingWrites = false
-    private var readBuffer = [UInt8](repeating: 0, count: 32 * 1024)
+    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: 32 * 1024)
     /// A close asked for while nghttp2 was calling us; done when it returns.
     private var pendingClose: String?
 
@@ -50,7 +52,8 @@ class HTTP2Session: EventLoop.Handler {
 
     // nghttp2 callbacks, as methods.
     func beginHeaders(frame: UnsafePointer<nghttp2_frame>) {}
-    func header(frame: UnsafePointer<nghttp2_frame>, name: String, value: String) {}
+    /// A header field, as nghttp2's bytes (valid during the call only).
+    func header(frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {}
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {}
     func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {}
     func streamClosed(streamID: Int32, errorCode: UInt32) {}

@@ -54,7 +54,14 @@ public final class TLSContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(method) else { throw HTTP2Error("SSL_CTX_new failed: \(TLSContext.lastError())") }
         raw = context
         _ = copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
-        _ = copenssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
+        // No SSL_MODE_RELEASE_BUFFERS: it frees a connection's 16 KiB record buffers whenever they
+        // are drained and allocates them again on the next record, i.e. on every event-loop pass of
+        // a busy connection.
+        _ = copenssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        // Read ahead: one read(2) takes every record the socket holds (up to the buffer), instead of
+        // one for each record's 5-byte header and another for its body. `HTTP2Session` reads until
+        // OpenSSL wants more, so nothing stays buffered unseen.
+        _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_READ_AHEAD, 1, nil)
         // HTTP/2 forbids TLS renegotiation (RFC 9113 §9.2.1); compression is off in OpenSSL 3 already.
         _ = copenssl_ctx_set_options(context, Int(COPENSSL_OP_NO_RENEGOTIATION))
     }

@@ -21,6 +21,8 @@ struct ConnectionBinding: Sendable {
     var streams = 0
     /// A GOAWAY was sent or the connection dropped: later requests are not processed.
     var ended = false
+    /// The token in use as last verified, so that the same text is not verified again.
+    var verified: VerifiedToken?
 
     /// The shortest spacing of token updates on one connection.
     static let tokenUpdateInterval: TimeInterval = 20 * 60

@@ -24,17 +24,26 @@ final class ProviderTokenVerifier: Sendable {
     }
 
     private let state = Mutex(State())
+    private let generationCounter = Atomic<UInt64>(0)
     static let cacheLimit = 10_000
+
+    /// Changes whenever the cache is cleared (keys added or replaced, a reset): an outcome obtained
+    /// under an earlier generation may no longer hold. Read it before `check`.
+    var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     func addKey(_ key: ES256PublicKey, keyID: String, teamID: String) {
         state.withLock {
             $0.keys[keyID] = RegisteredKey(publicKey: key, teamID: teamID)
             $0.cache.removeAll()
+            generationCounter.add(1, ordering: .releasing)
         }
     }
 
     func clearCache() {
-        state.withLock { $0.cache.removeAll() }
+        state.withLock {
+            $0.cache.removeAll()
+            generationCounter.add(1, ordering: .releasing)
+        }
     }
 
     /// Checks `compact` (the text after `bearer `).

@@ -25,23 +25,26 @@ extension SandboxCore {
         _ request: HTTP2Request, token rawToken: String, headers: RequestHeaders, apnsID: String, now: Date
     ) throws(APNSRejection) -> HTTP2Response {
         guard !rawToken.isEmpty else { throw .badRequest(.missingDeviceToken) }
-        guard WireFormats.isDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
-        let token = rawToken.lowercased()
+        guard let token = WireFormats.lowerCaseDeviceToken(rawToken) else { throw .badRequest(.badDeviceToken) }
         if let sent = headers["apns-id"], !WireFormats.isUUID(sent) { throw .badRequest(.badMessageID) }
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { throw .badRequest(.missingTopic) }
         let pushType: APNSPushType
+        // One look-up for both `isKnown` and `topicSuffix` (no suffix for `mdm`).
+        let listedSuffix: String?
         if let sent = headers["apns-push-type"] {
             pushType = APNSPushType(rawValue: sent.lowercased())
-            guard pushType.isKnown else { throw .badRequest(.invalidPushType) }
+            listedSuffix = APNSPushType.topicSuffixes[pushType]
+            guard listedSuffix != nil else { throw .badRequest(.invalidPushType) }
         } else {
             pushType = APNSPushType.implied(byTopic: topic)
+            listedSuffix = APNSPushType.topicSuffixes[pushType]
         }
         guard WireFormats.isTopic(topic) else { throw .badRequest(.badTopic) }
         var bundleID: String?
-        if let suffix = pushType.topicSuffix {
-            guard topic.hasSuffix(suffix), topic.count > suffix.count else { throw .badRequest(.topicDisallowed) }
-            let bundle = String(topic.dropLast(suffix.count))
+        if pushType != .mdm, let suffix = listedSuffix {
+            // The topic is ASCII now (`isTopic`): its bytes are its characters.
+            guard let bundle = WireFormats.prefix(of: topic, beforeSuffix: suffix) else { throw .badRequest(.topicDisallowed) }
             // A bare-bundle type (alert, background) must not carry another type's suffix.
             if suffix.isEmpty, APNSPushType.implied(byTopic: topic) != .alert { throw .badRequest(.topicDisallowed) }
             bundleID = bundle
@@ -49,7 +52,7 @@ extension SandboxCore {
 
         let priority: Int
         if let sent = headers["apns-priority"] {
-            guard let value = Int(sent), [1, 5, 10].contains(value) else { throw .badRequest(.badPriority) }
+            guard let value = Int(sent), value == 1 || value == 5 || value == 10 else { throw .badRequest(.badPriority) }
             priority = value
         } else {
             priority = pushType == .background ? 5 : 10
@@ -76,7 +79,8 @@ extension SandboxCore {
             if registered, state.devices[token] == nil {
                 state.devices[token] = DeviceRecord(bundleID: bundleID ?? defaultBundleID, status: .active)
             }
-            if let device = state.devices[token] {
+            // No hashing of the token when no device is registered (`--accept-any-token` runs).
+            if !state.devices.isEmpty, let device = state.devices[token] {
                 if let bundleID, device.bundleID != bundleID { throw .badRequest(.deviceTokenNotForTopic) }
                 switch device.status {
                 case .active: break

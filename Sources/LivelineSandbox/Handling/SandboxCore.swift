@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCrypto
 import LivelineHTTP2
 import Synchronization
 
@@ -56,22 +57,16 @@ final class SandboxCore: Sendable {
     /// Answers `request` that arrived on `port`; the answer is to be sent after `delay`.
     func answer(_ request: HTTP2Request, on port: SandboxPort) -> (response: HTTP2Response, delay: Duration?) {
         let connection = ConnectionKey(port: port, id: request.connectionID)
-        let (fate, delay) = state.withLock { state -> (StreamFate, Duration?) in
+        // One lock for the stream's fate, the clock and what the connection's binding says.
+        let (fate, delay, clock, binding) = state.withLock { state -> (StreamFate, Duration?, @Sendable () -> Date, ConnectionBinding?) in
             let latency = state.faults.latency
-            guard port == .device else { return (.proceed, state.faults.managementLatency ?? latency) }
-            var binding = state.connections[connection, default: ConnectionBinding()]
-            defer { state.connections[connection] = binding }
-            if binding.ended { return (.ended, latency) }
-            binding.streams += 1
-            if let limit = state.faults.dropConnectionAfterStreams, binding.streams >= limit {
-                binding.ended = true
-                return (.drop, latency)
+            guard port == .device else {
+                return (.proceed, state.faults.managementLatency ?? latency, state.clock, state.connections[connection])
             }
-            if let limit = state.faults.goAwayAfterStreams, binding.streams >= limit {
-                binding.ended = true
-                return (.goAway, latency)
-            }
-            return (.proceed, latency)
+            let faults = state.faults
+            // Changed in place: the connection's key is hashed once.
+            let (fate, binding) = Self.countStream(&state.connections[connection, default: ConnectionBinding()], faults: faults)
+            return (fate, latency, state.clock, binding)
         }
         let route = SandboxRoute(path: request.path, port: port)
         let idName = route.idHeaderName
@@ -90,27 +85,45 @@ final class SandboxCore: Sendable {
             return (HTTP2Response(status: 503, headers: [(idName, id)], body: shutdown.body, then: then), fate == .goAway ? delay : nil)
         }
         do throws(APNSRejection) {
-            let response = try respond(to: request, route: route, connection: connection, id: id)
+            let response = try respond(to: request, route: route, connection: connection, binding: binding, id: id, clock: clock)
             return (response, delay)
         } catch {
             return (HTTP2Response(status: error.status, headers: [(idName, id)], body: error.body), delay)
         }
     }
 
-    private func respond(to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, id: String) throws(APNSRejection) -> HTTP2Response
-    {
-        let allowedMethods: Set<String>
+    /// Counts a stream on the device port's `binding` and decides its fate under `faults`; returns
+    /// the binding as it now is.
+    private static func countStream(_ binding: inout ConnectionBinding, faults: SandboxFaults) -> (StreamFate, ConnectionBinding) {
+        if binding.ended { return (.ended, binding) }
+        binding.streams += 1
+        if let limit = faults.dropConnectionAfterStreams, binding.streams >= limit {
+            binding.ended = true
+            return (.drop, binding)
+        }
+        if let limit = faults.goAwayAfterStreams, binding.streams >= limit {
+            binding.ended = true
+            return (.goAway, binding)
+        }
+        return (.proceed, binding)
+    }
+
+    private func respond(
+        to request: HTTP2Request, route: SandboxRoute, connection: ConnectionKey, binding: ConnectionBinding?, id: String,
+        clock: @Sendable () -> Date
+    ) throws(APNSRejection) -> HTTP2Response {
+        let allowed: Bool
         switch route {
         case .notFound: throw APNSRejection(404, .badPath)
-        case .device, .broadcast: allowedMethods = ["POST"]
-        case .channels: allowedMethods = ["POST", "GET", "DELETE"]
-        case .allChannels: allowedMethods = ["GET"]
+        case .device, .broadcast: allowed = request.method == "POST"
+        case .channels: allowed = request.method == "POST" || request.method == "GET" || request.method == "DELETE"
+        case .allChannels: allowed = request.method == "GET"
         }
-        guard allowedMethods.contains(request.method) else { throw APNSRejection(405, .methodNotAllowed) }
+        guard allowed else { throw APNSRejection(405, .methodNotAllowed) }
         let headers = RequestHeaders(request.headers)
         guard !headers.hasDuplicates else { throw .badRequest(.duplicateHeaders) }
-        let now = self.now
-        try authenticate(headers, connection: connection, now: now)
+        let now = clock()
+        try authenticate(headers, connection: connection, binding: binding, now: now)
         switch route {
         case .notFound:
             throw APNSRejection(404, .badPath)
@@ -134,9 +147,10 @@ final class SandboxCore: Sendable {
     ///
     /// Related APNs documentation: "Handling notification responses from APNs" (`docs/apns.md` §1.2, §1.6).
     func success(idName: String, id: String) -> HTTP2Response {
-        var headers = [(name: idName, value: id)]
-        if environment == .development { headers.append(("apns-unique-id", WireFormats.newID())) }
-        return HTTP2Response(status: 200, headers: headers)
+        if environment == .development {
+            return HTTP2Response(status: 200, headers: [(idName, id), ("apns-unique-id", WireFormats.newID())])
+        }
+        return HTTP2Response(status: 200, headers: [(idName, id)])
     }
 
     /// The provider-token rules of every request.
@@ -145,22 +159,40 @@ final class SandboxCore: Sendable {
     /// §1.4): `403 MissingProviderToken` without one, `403 InvalidProviderToken` for a token that
     /// does not verify, `403 ExpiredProviderToken` when `iat` is more than an hour old, then the
     /// connection rules of `ConnectionBinding`.
-    func authenticate(_ headers: RequestHeaders, connection: ConnectionKey, now: Date) throws(APNSRejection) {
+    ///
+    /// `binding` is the connection's binding as this request found it. When the request carries
+    /// the very text its connection's token last verified with (and no key changed since), that
+    /// token is valid without a signature check; when it is also the token the connection is bound
+    /// to, the connection rules have nothing to change, so the state's lock is not taken again.
+    func authenticate(_ headers: RequestHeaders, connection: ConnectionKey, binding: ConnectionBinding?, now: Date) throws(APNSRejection) {
         guard let authorization = headers["authorization"], !authorization.isEmpty else {
             throw .forbidden(.missingProviderToken)
         }
-        guard let token = WireFormats.suffix(of: authorization, afterCaseInsensitivePrefix: "bearer ") else {
-            throw .forbidden(.invalidProviderToken)
+        let generation = verifier.generation
+        let token: ProviderToken
+        let verifiedNow: Bool
+        if let verified = binding?.verified, verified.generation == generation, verified.authorization == authorization {
+            token = verified.token
+            verifiedNow = false
+        } else {
+            guard let suffix = WireFormats.suffix(of: authorization, afterCaseInsensitivePrefix: "bearer ") else {
+                throw .forbidden(.invalidProviderToken)
+            }
+            let compact = String(suffix)
+            guard !compact.isEmpty else { throw .forbidden(.missingProviderToken) }
+            guard case .valid(let checked) = verifier.check(compact) else { throw .forbidden(.invalidProviderToken) }
+            token = checked
+            verifiedNow = true
         }
-        let compact = String(token)
-        guard !compact.isEmpty else { throw .forbidden(.missingProviderToken) }
-        guard case .valid(let token) = verifier.check(compact) else { throw .forbidden(.invalidProviderToken) }
         guard now.timeIntervalSince1970 - Double(token.issuedAt) <= Self.tokenLifetime else {
             throw .forbidden(.expiredProviderToken)
         }
+        // The token the connection is bound to, as last verified: `admit` would change nothing.
+        if !verifiedNow, let binding, binding.keyID == token.keyID, binding.tokenIssuedAt == token.issuedAt { return }
         try state.withLock { state throws(APNSRejection) in
             var binding = state.connections[connection, default: ConnectionBinding()]
             try binding.admit(issuedAt: token.issuedAt, keyID: token.keyID, teamID: token.teamID, now: now)
+            binding.verified = VerifiedToken(authorization: authorization, token: token, generation: generation)
             state.connections[connection] = binding
         }
     }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Which endpoint a request path names.
 ///
 /// Related APNs documentation (`docs/apns.md` §1.2, §1.8): `POST /3/device/<token>`,
@@ -13,38 +17,54 @@ enum SandboxRoute: Sendable, Hashable {
     case allChannels(bundleID: String)
     case notFound(SandboxPort)
 
-    /// Reads `path` (a query string is ignored).
+    /// Reads `path` (a query string is ignored). Works on the path's bytes: it is read on every
+    /// request, and `/`, `?` and the prefixes are ASCII, so what lies between them is whole UTF-8.
     init(path: String, port: SandboxPort) {
-        var rest = Substring(path)
-        if let query = rest.utf8.firstIndex(of: UInt8(ascii: "?")) { rest = rest[..<query] }
-        if port == .device, let token = Self.remainder(of: rest, after: "/3/device") {
+        var path = path
+        self = path.withUTF8 { Self.parse($0, port: port) }
+    }
+
+    private static func parse(_ path: UnsafeBufferPointer<UInt8>, port: SandboxPort) -> SandboxRoute {
+        let slash = UInt8(ascii: "/")
+        var rest = path[...]
+        if let query = find(UInt8(ascii: "?"), in: rest) { rest = rest[..<query] }
+        if port == .device, let token = remainder(of: rest, after: "/3/device") {
             // "/3/device" and "/3/device/" name no token; a further "/" is another path.
-            if token.isEmpty || token == "/" {
-                self = .device(token: "")
-            } else if token.first == "/", !token.utf8.dropFirst().contains(UInt8(ascii: "/")) {
-                self = .device(token: String(token.dropFirst()))
-            } else {
-                self = .notFound(port)
+            if token.isEmpty || (token.count == 1 && token.first == slash) { return .device(token: "") }
+            if token.first == slash, find(slash, in: token.dropFirst()) == nil {
+                return .device(token: String(decoding: token.dropFirst(), as: UTF8.self))
             }
-        } else if let bundle = Self.remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, !bundle.utf8.contains(UInt8(ascii: "/")) {
-            self = .broadcast(bundleID: String(bundle))
-        } else if port == .management, let app = Self.remainder(of: rest, after: "/1/apps/"),
-            let slash = app.utf8.firstIndex(of: UInt8(ascii: "/")), slash != app.startIndex
-        {
-            let bundle = String(app[..<slash])
-            switch app[app.index(after: slash)...] {
-            case "channels": self = .channels(bundleID: bundle)
-            case "all-channels": self = .allChannels(bundleID: bundle)
-            default: self = .notFound(port)
-            }
-        } else {
-            self = .notFound(port)
+            return .notFound(port)
         }
+        if let bundle = remainder(of: rest, after: "/4/broadcasts/apps/"), !bundle.isEmpty, find(slash, in: bundle) == nil {
+            return .broadcast(bundleID: String(decoding: bundle, as: UTF8.self))
+        }
+        if port == .management, let app = remainder(of: rest, after: "/1/apps/"), let slashIndex = app.firstIndex(of: slash),
+            slashIndex != app.startIndex
+        {
+            let bundle = String(decoding: app[..<slashIndex], as: UTF8.self)
+            let endpoint = app[(slashIndex + 1)...]
+            if endpoint.elementsEqual("channels".utf8) { return .channels(bundleID: bundle) }
+            if endpoint.elementsEqual("all-channels".utf8) { return .allChannels(bundleID: bundle) }
+        }
+        return .notFound(port)
     }
 
     /// What follows `prefix` in `path`, or nil.
-    private static func remainder(of path: Substring, after prefix: String) -> Substring? {
-        path.utf8.starts(with: prefix.utf8) ? path.dropFirst(prefix.utf8.count) : nil
+    private static func remainder(of path: Slice<UnsafeBufferPointer<UInt8>>, after prefix: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        let count = prefix.utf8CodeUnitCount
+        guard path.count >= count, let base = path.base.baseAddress,
+            memcmp(base + path.startIndex, prefix.utf8Start, count) == 0
+        else { return nil }
+        return path[(path.startIndex + count)...]
+    }
+
+    /// The index of the first `byte` in `bytes`, or nil.
+    private static func find(_ byte: UInt8, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard !bytes.isEmpty, let base = bytes.base.baseAddress,
+            let found = memchr(base + bytes.startIndex, Int32(byte), bytes.count)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     /// The header that names the request in the answer: `apns-id` for device pushes,

@@ -30,18 +30,29 @@ struct SandboxState: Sendable {
         self.clock = clock
     }
 
-    mutating func record(_ push: AcceptedPush) {
-        if let token = push.token { acceptedByToken[token, default: []].append(push) }
-        if let channel = push.channelID { acceptedByChannel[channel, default: []].append(push) }
+    /// Keeps `push` (taken, not copied, when it goes to one list).
+    mutating func record(_ push: consuming AcceptedPush) {
+        let token = push.token
+        let channel = push.channelID
+        if let channel { acceptedByChannel[channel, default: []].append(copy push) }
+        if let token {
+            if let index = acceptedByToken.index(forKey: token) {
+                // The token's text as the list's key already holds it: one copy kept, not one per push.
+                push.token = acceptedByToken.keys[index]
+                acceptedByToken.values[index].append(push)
+            } else {
+                acceptedByToken[token] = [push]
+            }
+        }
         acceptedCount += 1
         guard let kept else { return }
-        if let token = push.token, let count = acceptedByToken[token]?.count, count > kept.perTarget {
+        if let token, let count = acceptedByToken[token]?.count, count > kept.perTarget {
             acceptedByToken[token]?.removeFirst(count - kept.perTarget)
         }
-        if let channel = push.channelID, let count = acceptedByChannel[channel]?.count, count > kept.perTarget {
+        if let channel, let count = acceptedByChannel[channel]?.count, count > kept.perTarget {
             acceptedByChannel[channel]?.removeFirst(count - kept.perTarget)
         }
-        keptOrder.append((push.token, push.channelID))
+        keptOrder.append((token, channel))
         // Over the total: the oldest accepted push goes (from its target's list, oldest first).
         while keptOrder.count - keptHead > kept.total {
             let (token, channel) = keptOrder[keptHead]

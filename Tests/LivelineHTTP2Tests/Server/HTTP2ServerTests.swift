@@ -39,6 +39,26 @@ import Testing
         #expect(seen.method == "POST" && seen.header("apns-topic") == "x" && seen.body == Array("{}".utf8))
     }
 
+    @Test func fieldsRepeatedOnAConnectionKeepTheirOwnValues() async throws {
+        // The server reuses the Strings of a field whose bytes repeat: values that change, move,
+        // or come and go between requests must still arrive as sent.
+        let (server, handler) = try Self.start()
+        defer { server.shutdown() }
+        let client = try Self.client(server)
+        let sent: [(path: String, headers: [(String, String)])] = [
+            ("/ok", [("apns-topic", "a.b"), ("apns-priority", "10"), ("x-extra", "1")]),
+            ("/ok", [("apns-topic", "a.b"), ("apns-priority", "5")]),
+            ("/echo", [("apns-priority", "5"), ("apns-topic", "a.b.c"), ("apns-topic", "a.b.c")]),
+            ("/ok", [("apns-topic", "a.b"), ("apns-priority", "10"), ("x-extra", "2")]),
+        ]
+        for request in sent { _ = try await client.send(HTTP2ClientRequest(path: request.path, headers: request.headers)) }
+        let seen = handler.requests.withLock { $0 }
+        #expect(seen.map(\.path) == sent.map(\.path))
+        for (request, received) in zip(sent, seen) {
+            #expect(received.headers.map { "\($0.name): \($0.value)" } == request.headers.map { "\($0.0): \($0.1)" })
+        }
+    }
+
     @Test func bodiesArriveWhole() async throws {
         let (server, _) = try Self.start()
         defer { server.shutdown() }

@@ -62,6 +62,20 @@ import Testing
         #expect(try await harness.push(fresh, jwt: otherKeyToken).status == 200)
     }
 
+    @Test func aTokenVerifiedOnAConnectionIsCheckedAgainWhenItsKeyChanges() async throws {
+        let harness = try SandboxHarness()
+        defer { harness.sandbox.stop() }
+        let client = try harness.client()
+        defer { client.close() }
+        let jwt = try harness.jwt()
+        #expect(try await harness.push(client, jwt: jwt).status == 200)
+        #expect(try await harness.push(client, jwt: jwt).status == 200, "the same text again, from the connection's cache")
+        // The key ID now names another key: the token the connection verified no longer verifies.
+        harness.sandbox.addKey(try ES256PrivateKey.generate().publicKey, keyID: harness.sandbox.keyID, teamID: harness.sandbox.teamID)
+        let replaced = try await harness.push(client, jwt: jwt)
+        #expect(replaced.status == 403 && replaced.reason == "InvalidProviderToken")
+    }
+
     @Test func unknownKeysBadSignaturesAndWrongTeamsAreInvalid() async throws {
         let harness = try SandboxHarness()
         defer { harness.sandbox.stop() }
