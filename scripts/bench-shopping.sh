@@ -6,14 +6,20 @@
 #     with SQLite (each one a revision, an event and a sync row in one transaction; dispatcher on).
 # Both servers write an access log to a file. Prints requests/s and the ratio to nginx.
 #
+#  3. The curve: the same pull with 1,000 and then 100,000 shopping weeks stored (seeded with
+#     plain SQL into the data folder while the server runs: past weeks, ended, rev 3, three items
+#     each), and a pull spread over all the stored weeks (each at its current rev), at both sizes.
+#
 #   scripts/bench-shopping.sh                 # 10 s per run, 2 rounds
 #   DURATION=5 ROUNDS=1 scripts/bench-shopping.sh
+#   CURVE=0 scripts/bench-shopping.sh         # without the curve
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-64}
 PATCH_CONNECTIONS=${PATCH_CONNECTIONS:-16}
 ROUNDS=${ROUNDS:-2}
+CURVE=${CURVE:-1}
 WEEK=2026-01-05
 
 scripts/install-deps.sh --bench
@@ -74,3 +80,63 @@ printf '%-62s %12.0f %8.2f\n' "liveline GET /api/shopping/{week}?since_rev=<curr
 printf '%-62s %12.0f %8s\n' "liveline PATCH /api/shopping/items/{id} check-offs, -c$PATCH_CONNECTIONS" "$patch_best" "-"
 printf '%-62s %12.0f %8s\n' "  of which committed changes (week rev delta / wall time)" "$committed_best" "-"
 echo "week rev after the runs: $current; access log lines written by liveline: $(wc -l <"$work/liveline-access.log"), by nginx: $(wc -l <"$work/nginx/access.log")"
+
+[ "$CURVE" = 1 ] || exit 0
+
+# seed_weeks TOTAL: past weeks of the bench household until TOTAL shopping weeks are stored.
+seed_weeks() {
+  python3 - "$work/data/liveline.sqlite" "$WEEK" "$1" "$token" <<'PY'
+import datetime, sqlite3, sys
+database, monday, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
+con = sqlite3.connect(database, timeout=60)
+columns = [row[1] for row in con.execute("PRAGMA table_info(contexts)")]
+template = dict(zip(columns, con.execute("SELECT * FROM contexts WHERE key LIKE ?", (f"shopping:%:{monday}",)).fetchone()))
+household = template["household_id"]
+user = con.execute("SELECT id FROM users WHERE household_id = ? ORDER BY id LIMIT 1", (household,)).fetchone()[0]
+have = con.execute("SELECT count(*) FROM contexts WHERE key LIKE 'shopping:%'").fetchone()[0]
+start = datetime.date.fromisoformat(monday)
+contexts, revisions, items = [], [], []
+for n in range(have, total):
+    day = start - datetime.timedelta(weeks=n)
+    week = "%04d-%02d-%02d" % (day.year, day.month, day.day)
+    key = f"shopping:{household}:{week}"
+    row = dict(template, key=key, state="ended", rev=3, ended_at=template["updated_at"], channel_id=None)
+    contexts.append(tuple(row[c] for c in columns))
+    for rev in (1, 2, 3):
+        revisions.append((key, rev, template["updated_at"]))
+        items.append((household, week, f"Artikel {rev}", 1.5, rev, user, template["updated_at"]))
+with con:
+    con.executemany(f"INSERT INTO contexts ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", contexts)
+    con.executemany("INSERT INTO context_revisions (context_key, rev, changed_at) VALUES (?, ?, ?)", revisions)
+    con.executemany(
+        "INSERT INTO shopping_items (household_id, week, label, price, position, done, added_by, added_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+        items)
+# A wrk script pulling the seeded weeks in turn, each at its current rev (3).
+weeks = [row[0].split(":")[2] for row in con.execute("SELECT key FROM contexts WHERE key LIKE 'shopping:%' AND rev = 3 AND state = 'ended'")]
+with open(sys.argv[1] + ".spread.lua", "w") as lua:
+    lua.write("local weeks = {" + ",".join(f'"{w}"' for w in weeks) + "}\n")
+    lua.write("local i = 0\nfunction request()\n  i = i % #weeks + 1\n")
+    lua.write('  return wrk.format("GET", "/api/shopping/" .. weeks[i] .. "?since_rev=3", {["Authorization"] = "Bearer ' + sys.argv[4] + '"})\nend\n')
+print(con.execute("SELECT count(*) FROM contexts WHERE key LIKE 'shopping:%'").fetchone()[0])
+PY
+}
+
+curve_pull=(); curve_spread=(); curve_sizes=(1000 100000)
+for size in "${curve_sizes[@]}"; do
+  stored=$(seed_weeks "$size")
+  current=$(rev)
+  best_pull=(); best_spread=()
+  for round in $(seq "$ROUNDS"); do
+    best_pull+=("$(bench_rate "$CONNECTIONS" "$base/$WEEK?since_rev=$current" "$auth")")
+    best_spread+=("$(bench_rate "$CONNECTIONS" "http://127.0.0.1:$port" "$work/data/liveline.sqlite.spread.lua")")
+    echo "$stored weeks stored, round $round: pull unchanged ${best_pull[-1]}  spread over the weeks ${best_spread[-1]}" >&2
+  done
+  curve_pull+=("$(bench_best "${best_pull[@]}")"); curve_spread+=("$(bench_best "${best_spread[@]}")")
+done
+echo
+echo "The since-rev pull against the weeks stored (best of $ROUNDS rounds each):"
+printf '%-62s %12s %12s %8s\n' "target" "1,000 weeks" "100,000" "ratio"
+printf '%-62s %12.0f %12.0f %8.2f\n' "GET /api/shopping/{week}?since_rev=<current>, one week" "${curve_pull[0]}" "${curve_pull[1]}" \
+  "$(echo "${curve_pull[1]} / ${curve_pull[0]}" | bc -l)"
+printf '%-62s %12.0f %12.0f %8.2f\n' "the same, each request another stored week" "${curve_spread[0]}" "${curve_spread[1]}" \
+  "$(echo "${curve_spread[1]} / ${curve_spread[0]}" | bc -l)"

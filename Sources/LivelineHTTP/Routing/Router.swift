@@ -15,9 +15,15 @@ public struct Router: Sendable {
     }
 
     private var entries: [(route: Route, handler: Handler)] = []
-    /// Routes without parameters, by "METHOD path", for a lookup without scanning.
     /// Routes without parameters, by path, then method: found without building a key string.
     private var literal: [String: [String: Handler]] = [:]
+    /// Routes with parameters whose first two segments are literal (`/api/shopping/{week}`), as
+    /// indices into `entries`, by segment count and those two segments: a request's path is
+    /// matched against these few instead of every route (this runs on every request).
+    private var buckets: [Int: [String: [String: [Int]]]] = [:]
+    /// Indices of the routes with parameters that are in no bucket (a parameter among the first
+    /// two segments); every lookup of their segment count tries them too.
+    private var unbucketed: [Int: [Int]] = [:]
 
     /// Maps what a handler throws (other than an ``HTTPError``) to an answer; nil leaves it a 500.
     public var mapError: @Sendable (any Error) -> HTTPError? = { _ in nil }
@@ -28,8 +34,13 @@ public struct Router: Sendable {
     public mutating func add(_ route: Route, _ handler: @escaping Handler) {
         precondition(!entries.contains { $0.route == route }, "route \(route) is added twice")
         entries.append((route, handler))
+        let index = entries.count - 1
         if route.parameterNames.isEmpty {
             literal[route.path(), default: [:]][route.method.rawValue] = handler
+        } else if route.segments.count >= 2, case .literal(let first) = route.segments[0], case .literal(let second) = route.segments[1] {
+            buckets[route.segments.count, default: [:]][first, default: [:]][second, default: []].append(index)
+        } else {
+            unbucketed[route.segments.count, default: []].append(index)
         }
     }
 
@@ -45,7 +56,8 @@ public struct Router: Sendable {
         }
         let segments = Route.split(path: path)
         var allowed: [String] = []
-        for (route, handler) in entries where route.segments.count == segments.count {
+        for index in candidates(for: segments) {
+            let (route, handler) = entries[index]
             guard let parameters = route.match(segments: segments) else { continue }
             if route.method.rawValue == method {
                 return .matched(handler, parameters: parameters)
@@ -53,5 +65,13 @@ public struct Router: Sendable {
             allowed.append(route.method.rawValue)
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// The indices of the routes with parameters that may match `segments`, in the order added
+    /// (the first route of the request's method that matches answers).
+    private func candidates(for segments: [Substring]) -> [Int] {
+        let others = unbucketed[segments.count] ?? []
+        guard segments.count >= 2, let bucket = buckets[segments.count]?[String(segments[0])]?[String(segments[1])] else { return others }
+        return others.isEmpty ? bucket : (bucket + others).sorted()
     }
 }

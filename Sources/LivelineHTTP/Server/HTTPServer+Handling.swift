@@ -186,9 +186,12 @@ extension HTTPServer {
 
     /// The connection's client address as text, when libmicrohttpd knows it.
     static func clientAddress(of connection: OpaquePointer) -> String? {
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard cmhd_client_address(connection, &buffer, buffer.count) == 0 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // On the stack: this runs on every request that reaches a handler.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)
+            guard let base = buffer.baseAddress, cmhd_client_address(connection, base, buffer.count - 1) == 0 else { return nil }
+            return String(cString: base)
+        }
     }
 
     /// `application/x-www-form-urlencoded`, with or without parameters (an HTML form's body).
