@@ -12,7 +12,7 @@ import LivelineTestSupport
 /// existing contexts in-process (the check, then its transaction; one thread, then several, whose
 /// writes the group commit joins), beside a raw baseline that runs the same statements of such a
 /// put through SQLite's C API directly (prepared once, bound, stepped, reset; `BEGIN IMMEDIATE`
-/// … `COMMIT`) on the same file, with the same pragmas.
+/// … `COMMIT`) on the same file, with the writer's pragmas (its checkpoints are SQLite's own).
 public enum WriteBenchmark {
     /// The statements `Engine.putContext` runs for an existing `/v1` context, in order
     /// (`ContextRepository.lock`, `.context`, `.recordChange`, `.setGivenState`,
@@ -121,25 +121,31 @@ public enum WriteBenchmark {
         output("in-process ceiling for PUT /v1/contexts: \(Int(max(singleBest, multi.max() ?? 0))) puts/s")
     }
 
-    /// Calls of `body` per second over `seconds`, in `threads` threads at once.
+    /// Calls of `body` per second over `seconds`, in `threads` threads at once (threads of their
+    /// own: `concurrentPerform` would run no more at once than there are cores).
     static func rate(seconds duration: Double, threads: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws -> Double {
-        let counts = Array(repeating: 0, count: threads)
-        let total = LockedCounts(counts)
+        let total = LockedCounts(Array(repeating: 0, count: threads))
         let failure = LockedError()
+        let finished = DispatchGroup()
         let started = ContinuousClock.now
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var done = 0
-            while EngineBenchmark.seconds(ContinuousClock.now - started) < duration {
-                do {
-                    try body(done * threads + thread)
-                } catch {
-                    failure.set(error)
-                    return
+        for thread in 0..<threads {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                var done = 0
+                while EngineBenchmark.seconds(ContinuousClock.now - started) < duration {
+                    do {
+                        try body(done * threads + thread)
+                    } catch {
+                        failure.set(error)
+                        return
+                    }
+                    done += 1
                 }
-                done += 1
-            }
-            total.set(thread, done)
+                total.set(thread, done)
+            }.start()
         }
+        finished.wait()
         if let error = failure.error { throw error }
         return Double(total.sum) / EngineBenchmark.seconds(ContinuousClock.now - started)
     }
@@ -157,7 +163,8 @@ public enum WriteBenchmark {
                 throw EngineBenchmarkError("raw baseline: \(sql): \(String(cString: sqlite3_errmsg(db)))")
             }
         }
-        try exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000")
+        // The writer's pragmas (SQLiteConnection), on SQLite's own checkpointing.
+        try exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536")
         var statements: [OpaquePointer] = []
         defer { statements.forEach { sqlite3_finalize($0) } }
         for sql in ["BEGIN IMMEDIATE"] + putStatements + ["COMMIT"] {

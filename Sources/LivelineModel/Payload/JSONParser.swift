@@ -34,6 +34,8 @@ struct JSONParser {
     /// The document in `bytes`: one value, with only whitespace around it.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
+        // A UTF-8 byte order mark may be ignored (RFC 8259 §8.1); JSONDecoder does.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
         parser.skipWhitespace()
         let value = try parser.value()
         parser.skipWhitespace()

@@ -41,19 +41,33 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             thread.name = "liveline-checkpoint"
             thread.start()
         }
-        condition.signal()
+        condition.broadcast()
     }
 
-    /// Ends the thread (the last connection's close checkpoints what is left).
-    func stop() {
+    /// Ends the thread and waits for it (at most a second; true when it ended). Commits after
+    /// this start no checkpoint; the writer's own auto-checkpoint and the last connection's close
+    /// take over.
+    @discardableResult
+    func stop() -> Bool {
         condition.lock()
+        defer { condition.unlock() }
         stopping = true
-        condition.signal()
-        condition.unlock()
+        condition.broadcast()
+        let deadline = Date().addingTimeInterval(1)
+        while running {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        return true
     }
 
     private func run() {
         var connection: SQLiteConnection?
+        defer {
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
         while true {
             condition.lock()
             while !pending && !stopping { condition.wait() }
@@ -64,14 +78,21 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             pending = false
             condition.unlock()
             do {
-                let opened = try connection ?? SQLiteConnection(path: path, readOnly: false)
+                let opened = try connection ?? SQLiteConnection(path: path, readOnly: false, create: false)
                 connection = opened
                 try opened.checkpointPassive()
+            } catch let error as StoreError where error.code == .busy {
+                // Another checkpoint runs (the writer's backstop, another process): the next commit asks again.
             } catch {
-                // A busy or full disk: the next commit asks again; the writer's backstop remains.
+                // The file went away or cannot be written: opened again on the next commit; the
+                // writer's backstop remains.
                 connection = nil
             }
-            Thread.sleep(forTimeInterval: Self.interval)
+            // At most one checkpoint per interval; a stop ends the wait at once.
+            condition.lock()
+            let until = Date().addingTimeInterval(Self.interval)
+            while !stopping, condition.wait(until: until) {}
+            condition.unlock()
         }
     }
 }

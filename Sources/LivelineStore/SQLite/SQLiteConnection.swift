@@ -35,10 +35,11 @@ final class SQLiteConnection: @unchecked Sendable {
     ///
     /// A writer switches the file to WAL (`journal_mode` is persistent) with `synchronous=NORMAL`;
     /// every connection gets `foreign_keys=ON`, the busy timeout and its page cache size.
-    init(path: String, readOnly: Bool) throws {
+    /// `create`: a writer creates a missing file (false: it must exist, and is left as it is).
+    init(path: String, readOnly: Bool, create: Bool = true) throws {
         self.path = path
         var opened: OpaquePointer?
-        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let code = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

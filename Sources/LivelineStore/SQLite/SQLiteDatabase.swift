@@ -32,7 +32,7 @@ public final class SQLiteDatabase: Database {
     /// A read-only connection that only asks `PRAGMA data_version`: it changes when any other
     /// connection — this process's writer or another process — committed (SQLite, "PRAGMA
     /// data_version").
-    private let watcher: Mutex<SQLiteConnection?> = Mutex(nil)
+    private let watcher: Mutex<VersionWatcher?> = Mutex(nil)
     /// Commits by this object's writer that changed rows (bumped after each).
     private let commits = ChangeCounter()
     /// Whether the disk is full, as the writer's last write found it (`docs/reliability.md`, "Disk full").
@@ -54,20 +54,22 @@ public final class SQLiteDatabase: Database {
 
     @discardableResult
     public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        let result = writer.write(body) { outcome in
-            // Once per commit, before any of its writes is answered. Only a commit that changed
-            // rows counts (the dispatcher's idle claims change nothing); one that changed nothing
-            // wrote nothing, so it says nothing about the disk either.
-            if case .success(true) = outcome {
-                commits.bump()
+        // Once per commit that changed rows, before any of its writes is answered (the dispatcher's
+        // idle claims change nothing).
+        let ending = writer.write(body) { commits.bump() }
+        switch ending.result {
+        case .success:
+            // A commit that changed nothing wrote nothing: it says nothing about the disk either.
+            if ending.committedChanges {
                 storage.writeCommitted()
                 checkpointer.committed()
             }
+        case .failure(let error):
+            // A full disk: SQLite rolled the transaction back (or the writer did); nothing of this
+            // write is in the file, the writer stays usable, and the next commit ends the streak.
+            storage.writeFailed(error)
         }
-        // A full disk: SQLite rolled the transaction back (or the writer did); nothing of this
-        // write is in the file, the writer stays usable, and the next commit ends the streak.
-        if case .failure(let error) = result { storage.writeFailed(error) }
-        return try result.get()
+        return try ending.result.get()
     }
 
     /// Writes run and the transactions that held them (group commit, ``SQLiteWriteGroup``).
@@ -87,16 +89,39 @@ public final class SQLiteDatabase: Database {
 
     /// `PRAGMA data_version` on a connection of its own: it moves with every other connection's
     /// commit, of this process (its writer) or another (`liveline users revoke`).
+    /// While the WAL index's header is the one seen at the last answer, no connection committed
+    /// since, and that answer stands (``WALIndexWatch``: no lock, no system call on the path of
+    /// every authenticated request).
     public func changeVersionOfEveryWriter() throws -> UInt64? {
         var result: Result<UInt64?, any Error>?
         watcher.withLock { watcher in
             result = Result {
-                let connection = try watcher ?? SQLiteConnection(path: path, readOnly: true)
-                watcher = connection
-                return try connection.dataVersion()
+                let state = try watcher ?? VersionWatcher(connection: SQLiteConnection(path: path, readOnly: true), path: path)
+                watcher = state
+                // The header first: a commit after this look changes it, so the version read
+                // next is never older than what the header stands for.
+                let header = state.index.header()
+                if let header, header == state.header, let version = state.version { return version }
+                let version = try state.connection.dataVersion()
+                state.header = header
+                state.version = version
+                return version
             }
         }
         return try result!.get()
+    }
+
+    /// The connection that asks `PRAGMA data_version`, and what it last answered.
+    private final class VersionWatcher {
+        let connection: SQLiteConnection
+        let index: WALIndexWatch
+        var header: [UInt64]?
+        var version: UInt64?
+
+        init(connection: SQLiteConnection, path: String) {
+            self.connection = connection
+            self.index = WALIndexWatch(databasePath: path)
+        }
     }
 
     /// The lock file of ``claimServer()``.
@@ -132,6 +157,13 @@ public final class SQLiteDatabase: Database {
     public func releaseServer() {
         let descriptor = serverLock.exchange(-1, ordering: .acquiringAndReleasing)
         if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    /// Stops the checkpointer's thread (and waits for it); writes still work afterwards, and the
+    /// writer checkpoints by itself then.
+    @discardableResult
+    public func close() -> Bool {
+        checkpointer.stop()
     }
 
     deinit {

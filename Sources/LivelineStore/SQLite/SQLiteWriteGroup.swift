@@ -1,31 +1,67 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Group commit on the one writer connection (`docs/performance.md`, "Group commit").
+/// Group commit on the one writer connection (`docs/performance.md`, "Writes").
 ///
 /// A write that arrives while another one holds the connection waits, then joins that write's
 /// transaction instead of starting its own: the first write of a group runs `BEGIN IMMEDIATE`
 /// and its body; each later one runs its body inside a `SAVEPOINT` of its own (a body that throws
 /// rolls back to it, and only its own changes go). The last of the group — the one that finds
-/// nobody waiting, or the group full — commits, and every member is answered only then: with its
-/// result once the `COMMIT` holding its changes succeeded, else with the error that kept them out.
+/// nobody waiting, the group full, or the group open longer than ``maxOpen`` — commits, and every
+/// member is answered only then: with its result once the `COMMIT` holding its changes succeeded.
 /// Nothing is answered before it is as durable as a write of its own would be (SQLite,
 /// "SAVEPOINT", "Write-Ahead Logging").
 ///
+/// When the group ends without its commit for a reason that is not a member's own (the `COMMIT`
+/// failed, or SQLite rolled the whole transaction back: a full disk), every member whose own body
+/// succeeded runs it once more in a transaction of its own, so that a small write is not refused
+/// for a big one's sake; only what fails then is answered with its error.
+///
 /// A lone write costs what it did (no savepoint); under load, N writes share one `BEGIN`,
 /// one `COMMIT` and one append of their pages to the WAL. Bodies run on their callers' threads,
-/// one at a time, as before.
+/// one at a time, as before. A body must not write again through the same database (it would
+/// wait for itself): that is a programming error, stopped at once.
 final class SQLiteWriteGroup: @unchecked Sendable {
     /// Most writes committed together.
     static let maxMembers = 64
+    /// Longest a group takes in new members: a write that finished is not held up for long by
+    /// later ones.
+    static let maxOpen: Duration = .milliseconds(5)
 
     private let connection: SQLiteConnection
     /// Guards the fields below; members wait on it for the connection and for their commit.
     private let condition = NSCondition()
     private var connectionBusy = false
+    /// The thread running a body or a commit now (to stop a write from inside a write).
+    private var holder: pthread_t?
     private var waiting = 0
     private var open: Group?
     private var writes = 0
     private var commits = 0
+
+    /// One transaction and its members.
+    private final class Group {
+        let opened = ContinuousClock.now
+        var members = 0
+        var changesBefore: Int64 = 0
+        /// Rows changed by members, then rolled back to their savepoints.
+        var rolledBack: Int64 = 0
+        /// Set once the group ended: committed (whether rows changed), or the error that ended it.
+        var outcome: Result<Bool, any Error>?
+    }
+
+    /// How a write ended.
+    struct Ending<T> {
+        var result: Result<T, any Error>
+        /// Whether a commit that changed rows holds it.
+        var committedChanges: Bool
+    }
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
 
     /// Writes run and transactions that ended (committed or not) so far: `writes / commits` is
     /// how many writes a commit held on average.
@@ -35,27 +71,35 @@ final class SQLiteWriteGroup: @unchecked Sendable {
         return (writes, commits)
     }
 
-    /// One transaction and its members.
-    private final class Group {
-        var members = 0
-        var changesBefore: Int64 = 0
-        /// Set once the group ended: committed (whether rows changed), or the error that ended it.
-        var outcome: Result<Bool, any Error>?
+    /// Runs `body` in a group's transaction and returns once that transaction ended. `committed`
+    /// runs once per group that committed changes, by the member that committed, before any
+    /// member is answered.
+    func write<T>(_ body: (any SQLTransaction) throws -> T, committed: () -> Void) -> Ending<T> {
+        let ending = writeOnce(body, alone: false, committed: committed)
+        guard case .failure(let error) = ending.result, error is GroupFailure else { return ending }
+        // The group ended without its commit, not for this write's sake: once more, alone.
+        let again = writeOnce(body, alone: true, committed: committed)
+        if case .failure(let failure as GroupFailure) = again.result { return Ending(result: .failure(failure.cause), committedChanges: false) }
+        return again
     }
 
-    init(connection: SQLiteConnection) {
-        self.connection = connection
+    /// The group ended without its commit for a reason that was not this member's own.
+    private struct GroupFailure: Error {
+        let cause: any Error
     }
 
-    /// Runs `body` in a group's transaction and returns once that transaction ended. `finished`
-    /// runs once per group, by the member that ended it, before any member is answered: with
-    /// whether the commit changed rows, or the error that ended the group.
-    func write<T>(_ body: (any SQLTransaction) throws -> T, finished: (Result<Bool, any Error>) -> Void) -> Result<T, any Error> {
+    /// One try; `alone`: in a transaction of its own (after the open group ended, and nobody joins).
+    private func writeOnce<T>(_ body: (any SQLTransaction) throws -> T, alone: Bool, committed: () -> Void) -> Ending<T> {
         condition.lock()
+        if let holder, pthread_equal(holder, pthread_self()) != 0 {
+            condition.unlock()
+            preconditionFailure("a database write ran inside another write of the same database on the same thread")
+        }
         waiting += 1
-        while connectionBusy { condition.wait() }
+        while connectionBusy || (alone && open != nil) { condition.wait() }
         waiting -= 1
         connectionBusy = true
+        holder = pthread_self()
         let group: Group
         let first: Bool
         if let current = open {
@@ -71,13 +115,14 @@ final class SQLiteWriteGroup: @unchecked Sendable {
         condition.unlock()
 
         // The connection is this thread's until it hands it on.
-        let result = first ? runFirst(body, group: group) : runJoined(body)
+        let result = first ? runFirst(body, group: group) : runJoined(body, group: group)
         let alive = connection.inTransaction
 
         condition.lock()
-        if alive, waiting > 0, group.members < Self.maxMembers {
+        if alive, !alone, waiting > 0, group.members < Self.maxMembers, ContinuousClock.now - group.opened < Self.maxOpen {
             // Someone is waiting: they join this transaction; the last of them commits.
             connectionBusy = false
+            holder = nil
             condition.broadcast()
             while group.outcome == nil { condition.wait() }
             let outcome = group.outcome!
@@ -91,7 +136,9 @@ final class SQLiteWriteGroup: @unchecked Sendable {
         if alive {
             do {
                 try connection.run("COMMIT", [], collect: false)
-                outcome = .success(connection.totalChanges != group.changesBefore)
+                let changed = connection.totalChanges - group.changesBefore - group.rolledBack > 0
+                if changed { committed() }
+                outcome = .success(changed)
             } catch {
                 connection.rollBackIfOpen()
                 outcome = .failure(error)
@@ -101,14 +148,14 @@ final class SQLiteWriteGroup: @unchecked Sendable {
             // the first and only one, whose body threw.
             outcome = .failure(result.failure ?? StoreError(.database, "the write transaction ended before its commit"))
         }
-        finished(outcome)
         condition.lock()
         commits += 1
         group.outcome = outcome
         connectionBusy = false
+        holder = nil
         condition.broadcast()
         condition.unlock()
-        return Self.answer(result, outcome)
+        return Self.answer(result, outcome, ownError: !alive)
     }
 
     /// The first member: `BEGIN IMMEDIATE`, then the body; if it throws, the whole transaction
@@ -127,18 +174,24 @@ final class SQLiteWriteGroup: @unchecked Sendable {
     }
 
     /// A later member: its body inside a savepoint, rolled back to it if the body throws. If the
-    /// savepoint itself fails, the whole transaction is rolled back (the group then fails).
-    private func runJoined<T>(_ body: (any SQLTransaction) throws -> T) -> Result<T, any Error> {
+    /// savepoint cannot be taken, released or rolled back to, the whole transaction is rolled
+    /// back (the group then fails, and its members try again alone).
+    private func runJoined<T>(_ body: (any SQLTransaction) throws -> T, group: Group) -> Result<T, any Error> {
         do {
             try connection.run("SAVEPOINT liveline_member", [], collect: false)
         } catch {
             connection.rollBackIfOpen()
             return .failure(error)
         }
+        let before = connection.totalChanges
         let result = runBody(body)
         guard connection.inTransaction else { return result }  // SQLite rolled everything back
         do {
-            if result.failure != nil { try connection.run("ROLLBACK TO liveline_member", [], collect: false) }
+            if result.failure != nil {
+                let changed = connection.totalChanges - before
+                try connection.run("ROLLBACK TO liveline_member", [], collect: false)
+                group.rolledBack += changed
+            }
             try connection.run("RELEASE liveline_member", [], collect: false)
         } catch {
             connection.rollBackIfOpen()
@@ -153,11 +206,16 @@ final class SQLiteWriteGroup: @unchecked Sendable {
         return Result { try body(transaction) }
     }
 
-    /// A member's answer: its own error, else the group's, else its result.
-    private static func answer<T>(_ result: Result<T, any Error>, _ outcome: Result<Bool, any Error>) -> Result<T, any Error> {
-        if case .failure = result { return result }
-        if case .failure(let error) = outcome { return .failure(error) }
-        return result
+    /// A member's answer: its own error, else the group's (to be tried again alone unless it was
+    /// this member that ended the group), else its result.
+    private static func answer<T>(_ result: Result<T, any Error>, _ outcome: Result<Bool, any Error>, ownError: Bool = false) -> Ending<T> {
+        if case .failure = result { return Ending(result: result, committedChanges: false) }
+        switch outcome {
+        case .failure(let error):
+            return Ending(result: .failure(ownError ? error : GroupFailure(cause: error)), committedChanges: false)
+        case .success(let changed):
+            return Ending(result: result, committedChanges: changed)
+        }
     }
 }
 

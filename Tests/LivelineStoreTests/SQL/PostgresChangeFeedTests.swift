@@ -34,7 +34,15 @@ import Testing
             // A transaction that changed nothing notifies nobody (the handlers run for
             // notifications only; the version also moves every few seconds on its own, so that
             // caches never trust a quiet feed for long).
-            let wakes = woken.load(ordering: .relaxed)
+            // Drained first: the wake of the listening connection's start may arrive after the
+            // insert's (seen under load); the count is read once it stopped moving.
+            var wakes = woken.load(ordering: .relaxed)
+            for _ in 0..<20 {
+                Thread.sleep(forTimeInterval: 0.25)
+                let now = woken.load(ordering: .relaxed)
+                if now == wakes { break }
+                wakes = now
+            }
             try first.write { try $0.execute("UPDATE items SET id = 2 WHERE id = 99") }
             Thread.sleep(forTimeInterval: 0.5)
             #expect(woken.load(ordering: .relaxed) == wakes)

@@ -15,33 +15,43 @@ struct SQLiteWriteGroupTests {
             let threads = 8
             let perThread = 150
             let problems = Mutex<[String]>([])
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                for step in 0..<perThread {
-                    let id = thread * perThread + step
-                    // Every fifth write inserts, then throws: its row must not stay.
-                    let refuses = step % 5 == 0
-                    do {
-                        try database.write { transaction in
-                            try transaction.execute("INSERT INTO t (id, thread) VALUES ($1, $2)", [.integer(Int64(id)), .integer(Int64(thread))])
-                            if refuses { throw Refused(index: id) }
+            // Threads of their own, all at once (concurrentPerform runs no more than the cores).
+            let finished = DispatchGroup()
+            for thread in 0..<threads {
+                finished.enter()
+                Thread {
+                    defer { finished.leave() }
+                    for step in 0..<perThread {
+                        let id = thread * perThread + step
+                        // Every fifth write inserts, then throws: its row must not stay.
+                        let refuses = step % 5 == 0
+                        do {
+                            try database.write { transaction in
+                                try transaction.execute("INSERT INTO t (id, thread) VALUES ($1, $2)", [.integer(Int64(id)), .integer(Int64(thread))])
+                                if refuses { throw Refused(index: id) }
+                            }
+                            if refuses { problems.withLock { $0.append("write \(id) threw nothing") } }
+                            // Answered only after its commit: another connection sees the row at once.
+                            let seen = try database.read {
+                                try $0.queryOne("SELECT count(*) AS n FROM t WHERE id = $1", [.integer(Int64(id))])?.int("n")
+                            }
+                            if seen != 1 { problems.withLock { $0.append("write \(id) was answered before a reader could see it") } }
+                        } catch let error as Refused {
+                            if error.index != id { problems.withLock { $0.append("write \(id) got another write's error \(error.index)") } }
+                            if !refuses { problems.withLock { $0.append("write \(id) failed") } }
+                        } catch {
+                            problems.withLock { $0.append("write \(id): \(error)") }
                         }
-                        if refuses { problems.withLock { $0.append("write \(id) threw nothing") } }
-                        // Answered only after its commit: another connection sees the row at once.
-                        let seen = try database.read { try $0.queryOne("SELECT count(*) AS n FROM t WHERE id = $1", [.integer(Int64(id))])?.int("n") }
-                        if seen != 1 { problems.withLock { $0.append("write \(id) was answered before a reader could see it") } }
-                    } catch let error as Refused {
-                        if error.index != id { problems.withLock { $0.append("write \(id) got another write's error \(error.index)") } }
-                        if !refuses { problems.withLock { $0.append("write \(id) failed") } }
-                    } catch {
-                        problems.withLock { $0.append("write \(id): \(error)") }
                     }
-                }
+                }.start()
             }
+            finished.wait()
             #expect(problems.withLock { $0 } == [])
             let ids = try database.read { try $0.query("SELECT id FROM t ORDER BY id").map { try $0.int("id") } }
             let expected = (0..<threads * perThread).filter { ($0 % perThread) % 5 != 0 }
             #expect(ids == expected)
-            // Eight writers at once on one connection: commits held several writes each.
+            // Eight writers at once on one connection: commits held several writes each, and a
+            // member rolled back to its savepoint counted as no change.
             let counts = database.groupCommitCounts
             #expect(counts.writes == threads * perThread + 1)
             #expect(counts.commits < counts.writes)
