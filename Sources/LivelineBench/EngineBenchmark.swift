@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LivelineCLI
 import LivelineCrypto
 import LivelineEngine
@@ -12,6 +13,9 @@ import LivelineTestSupport
 /// on a real server (HTTP on a free port, SQLite in a temporary folder, the in-process APNs
 /// sandbox over HTTP/2 + TLS).
 public enum EngineBenchmark {
+    /// Servers not released before the process ends.
+    static let keptUntilExit = Mutex<[Assembly.Server]>([])
+
     static let adminKey = "bench-admin-key-0123456789abcdef"
 
     static func trip(delay: Int) -> String {
@@ -44,6 +48,8 @@ public enum EngineBenchmark {
         let server = try makeServer(folder: folder)
         let app = server.app
         defer { app.shutdown() }
+        // Kept until the process exits (see liveline-bench's main: not torn down after a big run).
+        keptUntilExit.withLock { $0.append(server) }
         guard let sandbox = server.sandbox else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
         let user = try app.store.accounts.createUser(
             household: "Bench", name: "B", avatarTint: "azure", emoji: "🚆", locale: "de", tokenHash: SHA256.hex("bench"), now: Date()

@@ -80,6 +80,25 @@ final class SQLiteConnection: @unchecked Sendable {
     /// errors: a full disk, an I/O error).
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The first copy of the WAL index's header as it is now, read from SQLite's own mapping of
+    /// the `-shm` file (the VFS's `xShmMap` on this connection's file: no lock, no system call,
+    /// and no file descriptor of our own — closing one would drop this process's locks on it,
+    /// POSIX advisory locks being per process). Every commit, of any process, rewrites it before
+    /// its changes become visible (SQLite, "WAL-mode File Format", §2.1 "The WAL-Index Header").
+    /// Nil until the connection mapped the index (its first read), or where the VFS cannot say.
+    func walIndexHeader() -> [UInt64]? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+            let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        let code = withUnsafeMutablePointer(to: &region) { pointer in
+            pointer.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { map(file, 0, 32_768, 0, $0) }
+        }
+        guard code == SQLITE_OK, let region else { return nil }
+        return (0..<6).map { region.load(fromByteOffset: $0 * 8, as: UInt64.self) }
+    }
+
     /// A `PASSIVE` checkpoint: copies what it can of the WAL into the database file without
     /// waiting for the writer or readers (``SQLiteCheckpointer``).
     func checkpointPassive() throws {

@@ -90,17 +90,19 @@ public final class SQLiteDatabase: Database {
     /// `PRAGMA data_version` on a connection of its own: it moves with every other connection's
     /// commit, of this process (its writer) or another (`liveline users revoke`).
     /// While the WAL index's header is the one seen at the last answer, no connection committed
-    /// since, and that answer stands (``WALIndexWatch``: no lock, no system call on the path of
-    /// every authenticated request).
+    /// since, and that answer stands (``SQLiteConnection/walIndexHeader()``: no lock, no system
+    /// call on the path of every authenticated request). A header that moved (a commit, a
+    /// checkpoint that restarted the WAL, a read caught mid-update) is checked with `PRAGMA
+    /// data_version`, which is exact.
     public func changeVersionOfEveryWriter() throws -> UInt64? {
         var result: Result<UInt64?, any Error>?
         watcher.withLock { watcher in
             result = Result {
-                let state = try watcher ?? VersionWatcher(connection: SQLiteConnection(path: path, readOnly: true), path: path)
+                let state = try watcher ?? VersionWatcher(connection: SQLiteConnection(path: path, readOnly: true))
                 watcher = state
                 // The header first: a commit after this look changes it, so the version read
                 // next is never older than what the header stands for.
-                let header = state.index.header()
+                let header = state.connection.walIndexHeader()
                 if let header, header == state.header, let version = state.version { return version }
                 let version = try state.connection.dataVersion()
                 state.header = header
@@ -114,13 +116,11 @@ public final class SQLiteDatabase: Database {
     /// The connection that asks `PRAGMA data_version`, and what it last answered.
     private final class VersionWatcher {
         let connection: SQLiteConnection
-        let index: WALIndexWatch
         var header: [UInt64]?
         var version: UInt64?
 
-        init(connection: SQLiteConnection, path: String) {
+        init(connection: SQLiteConnection) {
             self.connection = connection
-            self.index = WALIndexWatch(databasePath: path)
         }
     }
 
