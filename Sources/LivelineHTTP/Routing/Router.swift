@@ -17,12 +17,12 @@ public struct Router: Sendable {
     private var entries: [(route: Route, handler: Handler)] = []
     /// Routes without parameters, by path, then method: found without building a key string.
     private var literal: [String: [String: Handler]] = [:]
-    /// Routes with parameters whose first two segments are literal (`/api/shopping/{week}`), as
-    /// indices into `entries`, by segment count and those two segments: a request's path is
-    /// matched against these few instead of every route (this runs on every request).
+    /// Routes whose first two segments are literal (`/api/shopping/{week}`), as indices into
+    /// `entries`, by segment count and those two segments: a request's path is matched against
+    /// these few instead of every route (this runs on every request).
     private var buckets: [Int: [String: [String: [Int]]]] = [:]
-    /// Indices of the routes with parameters that are in no bucket (a parameter among the first
-    /// two segments); every lookup of their segment count tries them too.
+    /// Indices of the routes that are in no bucket (fewer than two segments, or a parameter among
+    /// the first two); every lookup of their segment count tries them too.
     private var unbucketed: [Int: [Int]] = [:]
 
     /// Maps what a handler throws (other than an ``HTTPError``) to an answer; nil leaves it a 500.
@@ -37,7 +37,10 @@ public struct Router: Sendable {
         let index = entries.count - 1
         if route.parameterNames.isEmpty {
             literal[route.path(), default: [:]][route.method.rawValue] = handler
-        } else if route.segments.count >= 2, case .literal(let first) = route.segments[0], case .literal(let second) = route.segments[1] {
+        }
+        // Every route also by its shape: a path written otherwise than the route prints it
+        // (`/dashboard/` for `/dashboard`) is found by its segments.
+        if route.segments.count >= 2, case .literal(let first) = route.segments[0], case .literal(let second) = route.segments[1] {
             buckets[route.segments.count, default: [:]][first, default: [:]][second, default: []].append(index)
         } else {
             unbucketed[route.segments.count, default: []].append(index)
@@ -67,7 +70,7 @@ public struct Router: Sendable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 
-    /// The indices of the routes with parameters that may match `segments`, in the order added
+    /// The indices of the routes that may match `segments`, in the order added
     /// (the first route of the request's method that matches answers).
     private func candidates(for segments: [Substring]) -> [Int] {
         let others = unbucketed[segments.count] ?? []

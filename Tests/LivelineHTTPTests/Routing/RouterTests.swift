@@ -25,6 +25,16 @@ struct RouterTests {
         #expect(bytes == Array("42".utf8))
     }
 
+    @Test func aLiteralRouteAnswersItsPathWrittenWithATrailingSlash() {
+        var router = Self.router()
+        router.add(Route(.get, "/c/d")) { _ in .jsonBytes([]) }
+        for path in ["/b/", "/c/d/"] {
+            var matched = false
+            if case .matched = router.resolve(method: "GET", path: path) { matched = true }
+            #expect(matched, "GET \(path)")
+        }
+    }
+
     @Test func resolvesLiteralRoutes() {
         var matched = false
         if case .matched = Self.router().resolve(method: "GET", path: "/b") { matched = true }
