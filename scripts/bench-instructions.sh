@@ -23,29 +23,15 @@ TOKENS=${TOKENS:-1000}
 
 scripts/install-deps.sh --bench
 swift build -c release --product liveline >&2
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+source scripts/bench-lib.sh
 # valgrind 3.19 cannot read the toolchain's DWARF 5 debug info: a copy without it (symbols stay).
 cp .build/release/liveline "$work/liveline"
 strip --strip-debug "$work/liveline"
 bin=$work/liveline
 
-"$bin" sandbox --port 0 --management-port 0 --control-port 0 --web-push-port 0 --accept-any-token --data "$work/sandbox" \
-  2>"$work/sandbox.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q "device tokens:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
-field() { sed -n "s/^ *$1: *\([^ ]*\).*/\1/p" "$work/sandbox.err" | head -1; }
-control=$(field "control port")
-[ -n "$control" ] || { cat "$work/sandbox.err" >&2; exit 1; }
-
+bench_sandbox
 admin_key=bench-admin-key-0123456789abcdef
-env LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key LIVELINE_APNS_ENVIRONMENTS=one LIVELINE_PUSH_MIN_INTERVAL_MS=0 \
-  LIVELINE_APNS_KEY_PATH="$(field "key file (.p8)")" LIVELINE_APNS_KEY_ID="$(field "key ID")" \
-  LIVELINE_APNS_TEAM_ID="$(field "team ID")" LIVELINE_APNS_BUNDLE_ID="$(field "bundle ID")" \
-  LIVELINE_APNS_HOST=127.0.0.1 LIVELINE_APNS_PORT="$(field "device port")" \
-  LIVELINE_APNS_MANAGEMENT_PORT="$(field "management port")" LIVELINE_APNS_CA_FILE="$(field "CA file")" \
+env LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key LIVELINE_PUSH_MIN_INTERVAL_MS=0 "${sandbox_env[@]}" \
   valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$bin" serve --host 127.0.0.1 --port 0 --data "$work/data" \
   >/dev/null 2>"$work/liveline.err" &
 server=$!

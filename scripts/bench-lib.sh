@@ -86,3 +86,22 @@ bench_postgres() {
   "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U liveline liveline
   pg_url="postgresql://liveline:bench-password@127.0.0.1:$pg_port/liveline"
 }
+
+# bench_sandbox: `liveline sandbox` in a process of its own (its memory and work are not the
+# server's), any token accepted; sets $control (its control port) and $sandbox_env, the
+# environment that points a `liveline serve` at it (its key, ports and CA file).
+bench_sandbox() {
+  "$bin" sandbox --port 0 --management-port 0 --control-port 0 --web-push-port 0 --accept-any-token --data "$work/sandbox" \
+    2>"$work/sandbox.err" &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q "device tokens:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
+  field() { sed -n "s/^ *$1: *\([^ ]*\).*/\1/p" "$work/sandbox.err" | head -1; }
+  control=$(field "control port")
+  [ -n "$control" ] || { cat "$work/sandbox.err" >&2; exit 1; }
+  sandbox_env=(
+    LIVELINE_APNS_ENVIRONMENTS=one LIVELINE_APNS_KEY_PATH="$(field "key file (.p8)")" LIVELINE_APNS_KEY_ID="$(field "key ID")"
+    LIVELINE_APNS_TEAM_ID="$(field "team ID")" LIVELINE_APNS_BUNDLE_ID="$(field "bundle ID")"
+    LIVELINE_APNS_HOST=127.0.0.1 LIVELINE_APNS_PORT="$(field "device port")"
+    LIVELINE_APNS_MANAGEMENT_PORT="$(field "management port")" LIVELINE_APNS_CA_FILE="$(field "CA file")"
+  )
+}

@@ -31,20 +31,10 @@ bin=.build/$BUILD/liveline
 source scripts/bench-lib.sh
 
 # The sandbox, in a process of its own (its memory is not the server's), any token accepted.
-"$bin" sandbox --port 0 --management-port 0 --control-port 0 --web-push-port 0 --accept-any-token --data "$work/sandbox" \
-  2>"$work/sandbox.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q "device tokens:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
-field() { sed -n "s/^ *$1: *\([^ ]*\).*/\1/p" "$work/sandbox.err" | head -1; }
-control=$(field "control port")
-[ -n "$control" ] || { cat "$work/sandbox.err" >&2; exit 1; }
+bench_sandbox
 
 admin_key=bench-admin-key-0123456789abcdef
-bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key LIVELINE_APNS_ENVIRONMENTS=one \
-  LIVELINE_APNS_KEY_PATH="$(field "key file (.p8)")" LIVELINE_APNS_KEY_ID="$(field "key ID")" \
-  LIVELINE_APNS_TEAM_ID="$(field "team ID")" LIVELINE_APNS_BUNDLE_ID="$(field "bundle ID")" \
-  LIVELINE_APNS_HOST=127.0.0.1 LIVELINE_APNS_PORT="$(field "device port")" \
-  LIVELINE_APNS_MANAGEMENT_PORT="$(field "management port")" LIVELINE_APNS_CA_FILE="$(field "CA file")"
+bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key "${sandbox_env[@]}"
 serve_pid=${pids[-1]}
 base="http://127.0.0.1:$port"
 token=$(bench_user)

@@ -4,6 +4,7 @@ import LivelineEngine
 import LivelineModel
 import LivelineStore
 import LivelineTestSupport
+import Synchronization
 
 /// `liveline-bench upsert` and `liveline-bench seed-contexts`: the write path's ceilings
 /// (`docs/performance.md`, "Writes").
@@ -124,8 +125,8 @@ public enum WriteBenchmark {
     /// Calls of `body` per second over `seconds`, in `threads` threads at once (threads of their
     /// own: `concurrentPerform` would run no more at once than there are cores).
     static func rate(seconds duration: Double, threads: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws -> Double {
-        let total = LockedCounts(Array(repeating: 0, count: threads))
-        let failure = LockedError()
+        let total = Mutex(0)
+        let failure = Mutex<(any Error)?>(nil)
         let finished = DispatchGroup()
         let started = ContinuousClock.now
         for thread in 0..<threads {
@@ -137,17 +138,17 @@ public enum WriteBenchmark {
                     do {
                         try body(done * threads + thread)
                     } catch {
-                        failure.set(error)
+                        failure.withLock { $0 = $0 ?? error }
                         return
                     }
                     done += 1
                 }
-                total.set(thread, done)
+                total.withLock { $0 += done }
             }.start()
         }
         finished.wait()
-        if let error = failure.error { throw error }
-        return Double(total.sum) / EngineBenchmark.seconds(ContinuousClock.now - started)
+        if let error = failure.withLock({ $0 }) { throw error }
+        return Double(total.withLock { $0 }) / EngineBenchmark.seconds(ContinuousClock.now - started)
     }
 
     /// The raw baseline: the statements of a put on an existing context, straight through the C
@@ -223,21 +224,4 @@ public enum WriteBenchmark {
         }
         return Double(done) / EngineBenchmark.seconds(ContinuousClock.now - started)
     }
-}
-
-/// Per-thread counts, summed at the end.
-final class LockedCounts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [Int]
-    init(_ counts: [Int]) { self.counts = counts }
-    func set(_ index: Int, _ value: Int) { lock.withLock { counts[index] = value } }
-    var sum: Int { lock.withLock { counts.reduce(0, +) } }
-}
-
-/// The first error of several threads.
-final class LockedError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: (any Error)?
-    func set(_ error: any Error) { lock.withLock { if stored == nil { stored = error } } }
-    var error: (any Error)? { lock.withLock { stored } }
 }
