@@ -44,39 +44,70 @@ import Testing
         }
     }
 
-    /// A session of the demo's dashboard, signed in through the one-time link's page and its
-    /// button's form: the `Cookie` header to send.
-    static func dashboardSession(port: Int, linkPath: String) throws -> String {
-        let page = try TestHTTPConnection(port: port).request("GET", linkPath)
-        #expect(page.status == 200)
-        let cookie = try #require(page.setCookies.first).split(separator: ";")[0]
-        let csrf = try #require(page.text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1
-        let once = try #require(page.text.firstMatch(of: /name="once" value="([^"]+)"/)).1
-        let signedIn = try TestHTTPConnection(port: port).request(
-            "POST", "/dashboard/sign-in", headers: ["Cookie": String(cookie), "Content-Type": "application/x-www-form-urlencoded"],
-            body: Array("csrf=\(csrf)&once=\(once)".utf8))
-        #expect(signedIn.status == 303)
-        return String(try #require(signedIn.setCookies.first { $0.hasPrefix("liveline_session=") }).split(separator: ";")[0])
+    /// What the test needs to see while the demo plays, and could not once it stopped.
+    struct WhilePlaying: Sendable {
+        /// Why it could not be seen (nil: seen).
+        var failure: String?
+        /// The overview last read.
+        var overview = ""
     }
 
-    /// The overview, read again (on a thread of its own) until it lists every one of `types` or the
-    /// demo ended or `timeout` passed; the last overview read.
-    static func overview(
-        port: Int, session: String, listing types: [String], of process: ChildProcess, timeout: TimeInterval
-    ) async throws
-        -> String
+    /// While the demo plays, on a thread of its own from start to end: waits (at most `timeout`
+    /// seconds) for its dashboard link, signs in through the one-time link's page and its button's
+    /// form, and reads the overview again until it lists every one of `types` or the demo ended.
+    /// One thread for all of it: a test task that waited for a pool thread between these steps
+    /// (the suite's other tests keep the few there are busy) could find the demo already ended.
+    static func watchDashboard(_ output: OutputCollector, of process: ChildProcess, listing types: [String], timeout: TimeInterval)
+        async throws -> WhilePlaying
     {
         try await offThePool {
             let deadline = Date().addingTimeInterval(timeout)
-            var text = ""
-            while Date() < deadline, process.isRunning {
-                guard let page = try? TestHTTPConnection(port: port).request("GET", "/dashboard", headers: ["Cookie": session]) else { break }
-                text = page.text
-                if types.allSatisfy({ text.contains("<tr><td>\($0)</td>") }) { break }
-                usleep(200_000)
+            var link: (port: Int, path: String)?
+            while link == nil, Date() < deadline, process.isRunning {
+                if let match = output.text.firstMatch(of: /dashboard:  http:\/\/127\.0\.0\.1:(\d+)(\/dashboard\/sign-in\?once=[A-Za-z0-9_-]+)/),
+                    output.text.contains("  phones:  "), let port = Int(match.1)
+                {
+                    link = (port, String(match.2))
+                } else {
+                    usleep(20_000)
+                }
             }
-            return text
+            guard let link else {
+                let state = process.isRunning ? "printed no dashboard link within \(Int(timeout)) s" : "ended (\(String(describing: process.termination)))"
+                return WhilePlaying(failure: "the demo \(state), printing:\n\(output.text)")
+            }
+            do {
+                let session = try dashboardSession(port: link.port, linkPath: link.path)
+                var overview = ""
+                while process.isRunning {
+                    overview = try TestHTTPConnection(port: link.port).request("GET", "/dashboard", headers: ["Cookie": session]).text
+                    if types.allSatisfy({ overview.contains("<tr><td>\($0)</td>") }) { break }
+                    usleep(200_000)
+                }
+                return WhilePlaying(overview: overview)
+            } catch {
+                let state = process.isRunning ? "runs" : "ended (\(String(describing: process.termination)))"
+                return WhilePlaying(failure: "\(error); the demo \(state), printing:\n\(output.text)")
+            }
         }
+    }
+
+    /// A session of the demo's dashboard, signed in through the one-time link's page and its
+    /// button's form: the `Cookie` header to send.
+    static func dashboardSession(port: Int, linkPath: String) throws -> String {
+        struct Refused: Error, CustomStringConvertible { var description: String }
+        let page = try TestHTTPConnection(port: port).request("GET", linkPath)
+        guard page.status == 200, let cookie = page.setCookies.first?.split(separator: ";").first,
+            let csrf = page.text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1,
+            let once = page.text.firstMatch(of: /name="once" value="([^"]+)"/)?.1
+        else { throw Refused(description: "the one-time link's page is no sign-in form: \(page.status) \(page.text.prefix(500))") }
+        let signedIn = try TestHTTPConnection(port: port).request(
+            "POST", "/dashboard/sign-in", headers: ["Cookie": String(cookie), "Content-Type": "application/x-www-form-urlencoded"],
+            body: Array("csrf=\(csrf)&once=\(once)".utf8))
+        guard signedIn.status == 303, let session = signedIn.setCookies.first(where: { $0.hasPrefix("liveline_session=") }) else {
+            throw Refused(description: "signing in answered \(signedIn.status) without a session cookie: \(signedIn.text.prefix(500))")
+        }
+        return String(session.split(separator: ";")[0])
     }
 
     /// The narration's lines of `story` (`08:03:10  tram      …`).
@@ -87,13 +118,14 @@ import Testing
     @Test func aDemoForThirtySecondsPlaysEveryStoryEndsByItselfAndEveryPhoneShowsTheServersTruth() async throws {
         let (process, output, standardOutput) = try Self.demo(["--for", "30"])
         // While it plays: its one-time link signs in at once, and the dashboard comes to show all three kinds.
-        try await Self.waitFor(["  phones:  "], in: output, of: process, timeout: 40)
-        let link = try #require(output.text.firstMatch(of: /dashboard:  http:\/\/127\.0\.0\.1:(\d+)(\/dashboard\/sign-in\?once=[A-Za-z0-9_-]+)/))
-        let port = try #require(Int(link.1))
-        let session = try Self.dashboardSession(port: port, linkPath: String(link.2))
         let kinds = ["ShoppingActivityAttributes", "CookSuggestActivityAttributes", "TripLiveActivityAttributes"]
-        let overview = try await Self.overview(port: port, session: session, listing: kinds, of: process, timeout: 30)
-        for type in kinds { #expect(overview.contains("<tr><td>\(type)</td>"), "the dashboard's overview lacks \(type)") }
+        let seen = try await Self.watchDashboard(output, of: process, listing: kinds, timeout: 40)
+        if let failure = seen.failure {
+            process.send(SIGKILL)
+            Issue.record(Comment(rawValue: failure))
+            return
+        }
+        for type in kinds { #expect(seen.overview.contains("<tr><td>\(type)</td>"), "the dashboard's overview lacks \(type)") }
         let text = try await Self.end(process, output, timeout: 90)
         #expect(process.termination == .exited(0), "\(text)")
         #expect(!text.contains("lla_") && !standardOutput.text.contains("lla_"), "the admin key is never printed")

@@ -126,10 +126,16 @@ class Dashboard:
         self.wait(found_and_clicked, what)
 
     def text(self, selector="body"):
-        try:
-            return self.driver.find_element(By.CSS_SELECTOR, selector).text
-        except WebDriverException:
-            return ""
+        """The element's text; "" when there is none. A live update that replaces the element
+        between finding and reading it (stale) is read again in the new one."""
+        for _ in range(50):
+            try:
+                return self.driver.find_element(By.CSS_SELECTOR, selector).text
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+            except WebDriverException:
+                return ""
+        return ""
 
     def heading(self):
         return self.text("h1")

@@ -115,11 +115,15 @@ import Testing
         // loaded machine can hold its polling up for longer than that.
         let first = try Self.notify(setup, "cook:1")
         #expect((first.json?["queued"] as? [String: Int]) == ["alert": 1, "web-push": 1], "\(first.text)")
-        #expect(await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 1 }, "the alert push is recorded")
+        #expect(
+            await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 1 },
+            "the alert push is recorded: \(engine.metrics.snapshot.pushes), web pushes \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
         let second = try Self.notify(setup, "cook:2")
         #expect(second.status == 201)
-        #expect(await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 2 }, "nor does the next batch wait")
-        #expect(setup.sandbox.accepted(token: token).count == 2)
+        #expect(
+            await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 2 },
+            "nor does the next batch wait: \(engine.metrics.snapshot.pushes), web pushes \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
+        #expect(setup.sandbox.accepted(token: token).count == 2, "\(setup.sandbox.accepted(token: token))")
         let answers = try setup.server.app.store.database.read { transaction in
             try transaction.query(
                 """
@@ -144,8 +148,10 @@ import Testing
 
         // The push service goes away: the connections are reset, both rows wait for a retry.
         silent.close()
-        #expect(await eventually { (engine.metrics.snapshot.webPushes[0] ?? 0) >= 2 })
-        #expect(try await eventually { try outbox.depth(now: Date()).leased == 0 })
+        #expect(
+            await eventually { (engine.metrics.snapshot.webPushes[0] ?? 0) >= 2 },
+            "both web pushes end without an answer: \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
+        #expect(try await eventually { try outbox.depth(now: Date()).leased == 0 }, "\((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
         let depth = try outbox.depth(now: Date())
         #expect(depth.due == 2 && depth.dead == 0, "retried later, not lost: \(depth)")
     }
