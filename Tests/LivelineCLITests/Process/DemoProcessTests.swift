@@ -57,7 +57,9 @@ import Testing
     /// form, and reads the overview again until it lists every one of `types` or the demo ended.
     /// One thread for all of it: a test task that waited for a pool thread between these steps
     /// (the suite's other tests keep the few there are busy) could find the demo already ended.
-    static func watchDashboard(_ output: OutputCollector, of process: ChildProcess, listing types: [String], timeout: TimeInterval)
+    static func watchDashboard(
+        _ output: OutputCollector, of process: ChildProcess, listing types: [String], timeout: TimeInterval
+    )
         async throws -> WhilePlaying
     {
         try await offThePool {
@@ -73,7 +75,8 @@ import Testing
                 }
             }
             guard let link else {
-                let state = process.isRunning ? "printed no dashboard link within \(Int(timeout)) s" : "ended (\(String(describing: process.termination)))"
+                let state =
+                    process.isRunning ? "printed no dashboard link within \(Int(timeout)) s" : "ended (\(String(describing: process.termination)))"
                 return WhilePlaying(failure: "the demo \(state), printing:\n\(output.text)")
             }
             do {

@@ -107,6 +107,10 @@ import Testing
         #expect(phone.status == 200)
         let engine = setup.server.app.engine
         let outbox = setup.server.app.store.outbox
+        // What the test saw, for a failure's message.
+        let seen = {
+            "pushes \(engine.metrics.snapshot.pushes), web pushes \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")"
+        }
 
         // One notify: its alert push and its web push are rows of one batch; then the next one.
         // What shows that no alert waited for a web push is the order of the recorded answers: each
@@ -117,12 +121,12 @@ import Testing
         #expect((first.json?["queued"] as? [String: Int]) == ["alert": 1, "web-push": 1], "\(first.text)")
         #expect(
             await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 1 },
-            "the alert push is recorded: \(engine.metrics.snapshot.pushes), web pushes \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
+            "the alert push is recorded: \(seen())")
         let second = try Self.notify(setup, "cook:2")
         #expect(second.status == 201)
         #expect(
             await eventually { engine.metrics.snapshot.pushes.values.reduce(0, +) == 2 },
-            "nor does the next batch wait: \(engine.metrics.snapshot.pushes), web pushes \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
+            "nor does the next batch wait: \(seen())")
         #expect(setup.sandbox.accepted(token: token).count == 2, "\(setup.sandbox.accepted(token: token))")
         let answers = try setup.server.app.store.database.read { transaction in
             try transaction.query(
@@ -150,8 +154,8 @@ import Testing
         silent.close()
         #expect(
             await eventually { (engine.metrics.snapshot.webPushes[0] ?? 0) >= 2 },
-            "both web pushes end without an answer: \(engine.metrics.snapshot.webPushes), \((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
-        #expect(try await eventually { try outbox.depth(now: Date()).leased == 0 }, "\((try? outbox.depth(now: Date())).map { "\($0)" } ?? "no depth")")
+            "both web pushes end without an answer: \(seen())")
+        #expect(try await eventually { try outbox.depth(now: Date()).leased == 0 }, "\(seen())")
         let depth = try outbox.depth(now: Date())
         #expect(depth.due == 2 && depth.dead == 0, "retried later, not lost: \(depth)")
     }
