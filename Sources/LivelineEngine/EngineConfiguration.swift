@@ -19,8 +19,14 @@ public struct EngineConfiguration: Sendable {
     /// Where a token of `token`'s environment is tried once more after `BadDeviceToken`: another
     /// environment pushed to, when the token's environment was the server's default guess.
     func fallbackEnvironment(of token: PushTokenRecord) -> PushEnvironment? {
-        guard token.environmentSource == .default else { return nil }
-        return environments.first { $0 != token.environment }
+        fallbackEnvironment(of: token.environment, source: token.environmentSource)
+    }
+    func fallbackEnvironment(of target: UpdateTarget) -> PushEnvironment? {
+        fallbackEnvironment(of: target.environment, source: target.environmentSource)
+    }
+    private func fallbackEnvironment(of environment: PushEnvironment, source: PushEnvironmentSource) -> PushEnvironment? {
+        guard source == .default else { return nil }
+        return environments.first { $0 != environment }
     }
     /// A name unique to this dispatcher (leases are taken in its name).
     public var dispatcherID: String

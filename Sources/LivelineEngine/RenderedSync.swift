@@ -7,7 +7,7 @@ import LivelineStore
 struct PlannedPush: Sendable {
     let target: OutboxTarget
     /// The token, for device pushes.
-    let token: PushTokenRecord?
+    let token: UpdateTarget?
     let priority: APNSPriority
     /// Why this priority (shown in the timeline).
     let why: String

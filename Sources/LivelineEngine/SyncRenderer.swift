@@ -53,6 +53,13 @@ struct SyncRenderer: Sendable {
         return state
     }
 
+    /// What a material push's reason depends on (``render(_:now:)``).
+    private struct Reason: Hashable {
+        var used: Int
+        var limit: Int
+        var immediate: Bool
+    }
+
     /// What to do with sync `row` now.
     func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
         guard let key = row.contextKey else { return .nothing }
@@ -117,18 +124,18 @@ struct SyncRenderer: Sendable {
             let contextChannels = configuration.environments.compactMap { environment in
                 linked[environment].map { (environment: environment, channelID: $0) }
             }
-            var tokens: [PushTokenRecord] = []
+            var tokens: [UpdateTarget] = []
             var channels: [(environment: PushEnvironment, channelID: String)] = []
             switch row.target {
             case nil:
                 for environment in configuration.environments {
-                    tokens += try store.tokens.updateTokens(
+                    tokens += try store.tokens.updateTargets(
                         contextKey: key, environment: environment, householdID: context.householdID, in: transaction)
                 }
                 channels = contextChannels
             case .token(let id)?:
                 for environment in configuration.environments {
-                    tokens += try store.tokens.updateTokens(
+                    tokens += try store.tokens.updateTargets(
                         contextKey: key, environment: environment, householdID: context.householdID, onlyID: id, in: transaction)
                 }
             case .channel(let id)?:
@@ -146,29 +153,30 @@ struct SyncRenderer: Sendable {
                 }
             }
             let material = changeMaterial ?? targetMaterial
-            func plan(_ target: OutboxTarget, token: PushTokenRecord?) -> PlannedPush {
+            // The reasons, made once per distinct one: a fan-out to 100,000 tokens has a handful.
+            var reasons: [Reason: String] = [:]
+            func plan(_ target: OutboxTarget, token: UpdateTarget?) -> PlannedPush {
                 let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
-                let ledgerKey =
-                    switch target {
-                    case .token(let id): "token:\(id)"
-                    case .channel(let id): "channel:\(id)"
-                    }
-                let used = ledger[ledgerKey] ?? 0
+                let used = ledger[target] ?? 0
                 guard let material else {
                     let why =
                         context.priorityHint == 5
                         ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed"
                     return PlannedPush(target: target, token: token, priority: .considerPower, why: why)
                 }
-                if used < limit || context.alert != nil {
-                    return PlannedPush(
-                        target: target, token: token, priority: .immediate,
-                        why: "material: \(material); priority-10 push \(used + 1) of \(limit) this hour")
-                }
-                return PlannedPush(
-                    target: target, token: token, priority: .considerPower,
-                    why: "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)", budgetLimited: true
-                )
+                let immediate = used < limit || context.alert != nil
+                let reason = Reason(used: used, limit: limit, immediate: immediate)
+                let why =
+                    reasons[reason]
+                    ?? {
+                        let why =
+                            immediate
+                            ? "material: \(material); priority-10 push \(used + 1) of \(limit) this hour"
+                            : "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)"
+                        reasons[reason] = why
+                        return why
+                    }()
+                return PlannedPush(target: target, token: token, priority: immediate ? .immediate : .considerPower, why: why, budgetLimited: !immediate)
             }
             var broadcasts: [PlannedPush] = []
             for (environment, channelID) in channels {

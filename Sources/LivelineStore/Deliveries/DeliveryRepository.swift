@@ -72,10 +72,9 @@ public struct DeliveryRepository: Sendable {
     }
 
     /// The per-activity ledger of the budget (`docs/engine.md`, "Budgets and priority"): how many
-    /// priority-10 pushes of the context APNs accepted since `since`, per target
-    /// (`"token:<id>"`, `"channel:<id>"`).
-    public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [String: Int] {
-        var ledger: [String: Int] = [:]
+    /// priority-10 pushes of the context APNs accepted since `since`, per target.
+    public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [OutboxTarget: Int] {
+        var ledger: [OutboxTarget: Int] = [:]
         for row in try transaction.query(
             """
             SELECT target_kind, target, COUNT(*) AS n FROM deliveries
@@ -84,7 +83,12 @@ public struct DeliveryRepository: Sendable {
             """,
             [.text(contextKey), SQLValue(since)]
         ) {
-            ledger["\(try row.string("target_kind")):\(try row.string("target"))"] = try row.int("n")
+            let target = try row.string("target")
+            switch try row.string("target_kind") {
+            case "token": if let id = Int(target) { ledger[.token(PushTokenID(id))] = try row.int("n") }
+            case "channel": ledger[.channel(target)] = try row.int("n")
+            default: continue
+            }
         }
         return ledger
     }

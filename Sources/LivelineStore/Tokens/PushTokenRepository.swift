@@ -251,12 +251,13 @@ public struct PushTokenRepository: Sendable {
     /// tokens — a context of a household never reaches another household's device, whatever key
     /// someone registered; contexts without an owner (the `/v1` API) reach every token
     /// registered with their key. With `onlyID`, just that token (the one target of a retry or a
-    /// catch-up), if it is still one of them.
-    public func updateTokens(
+    /// catch-up), if it is still one of them. Only what a push to each needs (a fan-out reads
+    /// every one of them; 100,000 is a size the engine is measured at).
+    public func updateTargets(
         contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, in transaction: any SQLTransaction
-    ) throws -> [PushTokenRecord] {
+    ) throws -> [UpdateTarget] {
         var sql = """
-            SELECT \(PushTokenRecord.columns) FROM push_tokens
+            SELECT id, token, frequent_pushes_enabled, environment_source FROM push_tokens
             WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND status = 'active'
             """
         var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
@@ -268,7 +269,12 @@ public struct PushTokenRepository: Sendable {
             parameters.append(SQLValue(onlyID))
             sql += " AND id = $\(parameters.count)"
         }
-        return try transaction.query(sql + " ORDER BY id", parameters).map(PushTokenRecord.init(row:))
+        return try transaction.query(sql + " ORDER BY id", parameters).map { row in
+            UpdateTarget(
+                id: PushTokenID(try row.int("id")), token: try row.string("token"), environment: environment,
+                frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),
+                environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app)
+        }
     }
 
     /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.
