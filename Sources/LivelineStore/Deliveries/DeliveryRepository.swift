@@ -75,10 +75,13 @@ public struct DeliveryRepository: Sendable {
     /// priority-10 pushes of the context APNs accepted since `since`, per target.
     public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [OutboxTarget: Int] {
         var ledger: [OutboxTarget: Int] = [:]
+        // Read from `deliveries_budget` alone (migration 11), in its order. The unary `+` keeps
+        // SQLite from taking `deliveries_context` for the time range instead (a table lookup and
+        // a sort for every delivery), which it does while it has no statistics.
         for row in try transaction.query(
             """
             SELECT target_kind, target, COUNT(*) AS n FROM deliveries
-            WHERE context_key = $1 AND attempted_at >= $2 AND priority = 10 AND status = 200
+            WHERE context_key = $1 AND +attempted_at >= $2 AND priority = 10 AND status = 200
             GROUP BY target_kind, target
             """,
             [.text(contextKey), SQLValue(since)]
