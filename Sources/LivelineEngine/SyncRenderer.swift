@@ -63,6 +63,17 @@ struct SyncRenderer: Sendable {
     /// What to do with sync `row` now.
     func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
         guard let key = row.contextKey else { return .nothing }
+        // A whole fan-out to nobody (no active update token has the context's key, it has no
+        // channel) sends nothing: found in a read, so a change nobody follows costs the single
+        // writer only the write that made it. A token registered after this read catches up by
+        // a row of its own.
+        if row.target == nil {
+            let followed = try store.database.read { transaction in
+                try store.tokens.hasUpdateTokens(contextKey: key, in: transaction)
+                    || !(try store.channels.contextChannels(key: key, in: transaction).isEmpty)
+            }
+            if !followed { return .nothing }
+        }
         return try store.write { transaction -> RenderOutcome in
             // Held first: on PostgreSQL (read committed) the context, its state and the next push
             // timestamp are then of one commit, not of changes committing in between.

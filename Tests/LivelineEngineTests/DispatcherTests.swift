@@ -113,6 +113,29 @@ import Testing
         #expect(try harness.store.outbox.depth(now: Date()).due == 0)
     }
 
+    @Test func aChangeNobodyFollowsIsNotRenderedAndATokenRegisteredLaterCatchesUp() async throws {
+        let harness = try Harness()
+        defer { harness.stop() }
+        try harness.put("trip:alone", delay: 1)
+        try harness.put("trip:alone", delay: 2)
+        harness.engine.dispatcher.drain()
+        // Nothing rendered: no push timestamp taken, no attempt, the row done.
+        #expect(try harness.store.contexts.context(key: "trip:alone")?.lastPushTimestamp == 0)
+        #expect(try harness.store.deliveries.attempts(contextKey: "trip:alone").isEmpty)
+        let depth = try harness.store.outbox.depth(now: Date())
+        #expect(depth.due == 0 && depth.leased == 0 && depth.dead == 0, "\(depth)")
+        // A token registered now gets the state as it is, through the engine's catch-up row.
+        let token = String(format: "%064x", 0xabcfff)
+        harness.sandbox.registerDevice(token: token)
+        _ = try harness.engine.registerToken(
+            TokenRegistration(
+                householdID: harness.householdID, userID: harness.userID, deviceID: "late", kind: .update, environment: .sandbox, token: token,
+                contextKey: "trip:alone"))
+        harness.engine.dispatcher.drain()
+        #expect(harness.payloads(token).map { Self.delay(in: $0) } == [2])
+        #expect(try harness.store.contexts.context(key: "trip:alone")?.lastPushTimestamp ?? 0 > 0)
+    }
+
     @Test func rapidChangesCoalesceAndTheLastStateArrives() async throws {
         let harness = try Harness()
         defer { harness.stop() }
