@@ -23,8 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var adminKey: String?
     /// Largest request body accepted (`LIVELINE_MAX_BODY_BYTES`), default 1 MiB.
     public var maxBodyBytes = 1 << 20
-    /// HTTP worker threads (`LIVELINE_HTTP_THREADS`); default the number of cores.
-    public var httpThreads = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// HTTP worker threads (`LIVELINE_HTTP_THREADS`); default two per core, at least 4. A worker
+    /// answers its requests one at a time and waits while a write commits, so with one per core
+    /// the cores sat idle under writes (`docs/performance.md`, "Writes").
+    public var httpThreads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// Where the JSON access log goes (`LIVELINE_ACCESS_LOG`): `stdout`, `stderr` or `off`.
     public var accessLog = "stdout"
     /// The least level of the engine's events written (`LIVELINE_LOG_LEVEL`: `debug`, `info`,
@@ -101,7 +103,7 @@ public struct ServerConfiguration: Sendable {
         ),
         ("LIVELINE_PUBLIC_URL", "http(s)://host[:port] people reach the server at (the dashboard's address; https makes its cookies Secure)"),
         ("LIVELINE_MAX_BODY_BYTES", "largest accepted request body (default 1048576)"),
-        ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: number of cores, at least 2)"),
+        ("LIVELINE_HTTP_THREADS", "HTTP worker threads (default: two per core, at least 4)"),
         ("LIVELINE_ACCESS_LOG", "stdout, stderr or off (default stdout); the engine's events go there too (off: to stdout)"),
         ("LIVELINE_LOG_LEVEL", "engine events logged: debug (every push), info, warning or error (default info)"),
         ("LIVELINE_PUSH_RETRY_DELAY_MS", "first backoff before resending a push APNs asked to retry (default 1000; doubles, ±20 % jitter)"),

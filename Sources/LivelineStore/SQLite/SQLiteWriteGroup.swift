@@ -31,12 +31,23 @@ final class SQLiteWriteGroup: @unchecked Sendable {
     static let maxOpen: Duration = .milliseconds(5)
 
     private let connection: SQLiteConnection
-    /// Guards the fields below; members wait on it for the connection and for their commit.
-    private let condition = NSCondition()
+    /// Guards the fields below. Three conditions on it, so that a hand-off wakes one waiter, not
+    /// every thread that waits for anything (under load that was most of the cost of a wait):
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// …the connection is free (one waiter is woken: it takes it, or waits again if another
+    /// thread came first, and that one hands it on in turn);
+    private let connectionFree = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// …the connection is free and no group is open (for writes that must run alone);
+    private let groupClosed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// …a group ended (its members wait for its outcome).
+    private let groupEnded = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var connectionBusy = false
     /// The thread running a body or a commit now (to stop a write from inside a write).
     private var holder: pthread_t?
+    /// Writes waiting for the connection that may join the open group.
     private var waiting = 0
+    /// Writes waiting to run alone.
+    private var waitingAlone = 0
     private var open: Group?
     private var writes = 0
     private var commits = 0
@@ -61,13 +72,28 @@ final class SQLiteWriteGroup: @unchecked Sendable {
 
     init(connection: SQLiteConnection) {
         self.connection = connection
+        pthread_mutex_init(mutex, nil)
+        for condition in [connectionFree, groupClosed, groupEnded] { pthread_cond_init(condition, nil) }
     }
+
+    deinit {
+        for condition in [connectionFree, groupClosed, groupEnded] {
+            pthread_cond_destroy(condition)
+            condition.deallocate()
+        }
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func lock() { pthread_mutex_lock(mutex) }
+    private func unlock() { pthread_mutex_unlock(mutex) }
+    private func wait(_ condition: UnsafeMutablePointer<pthread_cond_t>) { pthread_cond_wait(condition, mutex) }
 
     /// Writes run and transactions that ended (committed or not) so far: `writes / commits` is
     /// how many writes a commit held on average.
     var counts: (writes: Int, commits: Int) {
-        condition.lock()
-        defer { condition.unlock() }
+        lock()
+        defer { unlock() }
         return (writes, commits)
     }
 
@@ -90,14 +116,20 @@ final class SQLiteWriteGroup: @unchecked Sendable {
 
     /// One try; `alone`: in a transaction of its own (after the open group ended, and nobody joins).
     private func writeOnce<T>(_ body: (any SQLTransaction) throws -> T, alone: Bool, committed: () -> Void) -> Ending<T> {
-        condition.lock()
+        lock()
         if let holder, pthread_equal(holder, pthread_self()) != 0 {
-            condition.unlock()
+            unlock()
             preconditionFailure("a database write ran inside another write of the same database on the same thread")
         }
-        waiting += 1
-        while connectionBusy || (alone && open != nil) { condition.wait() }
-        waiting -= 1
+        if alone {
+            waitingAlone += 1
+            while connectionBusy || open != nil { wait(groupClosed) }
+            waitingAlone -= 1
+        } else {
+            waiting += 1
+            while connectionBusy { wait(connectionFree) }
+            waiting -= 1
+        }
         connectionBusy = true
         holder = pthread_self()
         let group: Group
@@ -112,25 +144,25 @@ final class SQLiteWriteGroup: @unchecked Sendable {
         }
         group.members += 1
         writes += 1
-        condition.unlock()
+        unlock()
 
         // The connection is this thread's until it hands it on.
         let result = first ? runFirst(body, group: group) : runJoined(body, group: group)
         let alive = connection.inTransaction
 
-        condition.lock()
+        lock()
         if alive, !alone, waiting > 0, group.members < Self.maxMembers, ContinuousClock.now - group.opened < Self.maxOpen {
             // Someone is waiting: they join this transaction; the last of them commits.
             connectionBusy = false
             holder = nil
-            condition.broadcast()
-            while group.outcome == nil { condition.wait() }
+            pthread_cond_signal(connectionFree)
+            while group.outcome == nil { wait(groupEnded) }
             let outcome = group.outcome!
-            condition.unlock()
+            unlock()
             return Self.answer(result, outcome)
         }
         open = nil
-        condition.unlock()
+        unlock()
 
         let outcome: Result<Bool, any Error>
         if alive {
@@ -148,13 +180,15 @@ final class SQLiteWriteGroup: @unchecked Sendable {
             // the first and only one, whose body threw.
             outcome = .failure(result.failure ?? StoreError(.database, "the write transaction ended before its commit"))
         }
-        condition.lock()
+        lock()
         commits += 1
         group.outcome = outcome
         connectionBusy = false
         holder = nil
-        condition.broadcast()
-        condition.unlock()
+        if group.members > 1 { pthread_cond_broadcast(groupEnded) }
+        if waiting > 0 { pthread_cond_signal(connectionFree) }
+        if waitingAlone > 0 { pthread_cond_broadcast(groupClosed) }
+        unlock()
         return Self.answer(result, outcome, ownError: !alive)
     }
 
