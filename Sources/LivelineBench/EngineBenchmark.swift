@@ -103,8 +103,12 @@ public enum EngineBenchmark {
             let sorted = times.sorted()
             let median = sorted[sorted.count / 2]
 
-            // The ceiling: the same pushes straight through the client, all at once.
-            let payload = Array(#"{"aps":{"timestamp":1767574000,"event":"update","content-state":{"delay":1}}}"#.utf8)
+            // The ceiling: the same pushes straight through the client, all at once — the
+            // payload the engine's last round sent (the full snapshot with its stale date), to the
+            // same tokens.
+            guard let payload = sandbox.accepted(token: tokens[0]).last?.payload else {
+                throw EngineBenchmarkError("the sandbox holds no push of the engine's rounds")
+            }
             // Made as the engine makes them (the topic once, ids from one generator), while timed.
             var ceilings: [Double] = []
             for _ in 0..<rounds {
