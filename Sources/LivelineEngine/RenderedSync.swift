@@ -46,6 +46,6 @@ enum RenderOutcome: Sendable {
     case send(RenderedSync)
     /// A quiet change waits for its debounce: the row is due again at `until`.
     case postpone(until: Date, reason: String)
-    /// Nothing to send (the context is gone).
+    /// Nothing to send: the context is gone, or nobody follows it.
     case nothing
 }

@@ -54,7 +54,8 @@ import Testing
 
     /// While the demo plays, on a thread of its own from start to end: waits (at most `timeout`
     /// seconds) for its dashboard link, signs in through the one-time link's page and its button's
-    /// form, and reads the overview again until it lists every one of `types` or the demo ended.
+    /// form, and reads the overview again until it lists every one of `types`, the demo ended or
+    /// 30 s passed.
     /// One thread for all of it: a test task that waited for a pool thread between these steps
     /// (the suite's other tests keep the few there are busy) could find the demo already ended.
     static func watchDashboard(
@@ -82,7 +83,8 @@ import Testing
             do {
                 let session = try dashboardSession(port: link.port, linkPath: link.path)
                 var overview = ""
-                while process.isRunning {
+                let listed = Date().addingTimeInterval(30)
+                while process.isRunning, Date() < listed {
                     overview = try TestHTTPConnection(port: link.port).request("GET", "/dashboard", headers: ["Cookie": session]).text
                     if types.allSatisfy({ overview.contains("<tr><td>\($0)</td>") }) { break }
                     usleep(200_000)
@@ -125,6 +127,7 @@ import Testing
         let seen = try await Self.watchDashboard(output, of: process, listing: kinds, timeout: 40)
         if let failure = seen.failure {
             process.send(SIGKILL)
+            _ = try await offThePool { process.waitUntilExit() }
             Issue.record(Comment(rawValue: failure))
             return
         }
