@@ -149,6 +149,19 @@ import Testing
         #expect(response.errorCode == "unsupportedMediaType")
     }
 
+    @Test(arguments: [
+        ("application/json", true), ("Application/JSON; charset=utf-8", true), (" application/json ;charset=utf-8", true),
+        ("\tapplication/merge-patch+json", true), ("application/vnd.api+JSON", true), ("application/jsonx", false),
+        ("text/json", false), ("application/json-patch", false), ("application/x-www-form-urlencoded", false), ("", false),
+    ])
+    func aBodyIsTakenAsJSONByItsMediaTypeWhateverItsCaseParametersOrSpaces(_ contentType: String, _ json: Bool) throws {
+        let server = try Self.startServer()
+        defer { server.shutdown() }
+        let response = try TestHTTPConnection(port: server.port)
+            .request("POST", "/echo", headers: ["Content-Type": contentType], body: Array(#"{"name":"milk"}"#.utf8))
+        #expect(json ? response.status != 415 : response.status == 415, "\(contentType): \(response.status) \(response.text)")
+    }
+
     @Test func anyBodyReachesTheHandlerWhenJSONIsNotRequired() throws {
         var router = Router()
         router.add(Self.echo) { request in .jsonBytes(Array(#"{"bytes":\#(request.body.count)}"#.utf8), status: 201) }

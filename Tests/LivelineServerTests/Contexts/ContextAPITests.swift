@@ -131,6 +131,10 @@ import Testing
         #expect(first.json?["rev"] as? Int == 1 && first.json?["created"] as? Bool == true)
         let second = try setup.admin("PUT", "/v1/contexts/\(key)", json: try Self.shopping(open: 3))
         #expect(second.status == 200 && second.json?["rev"] as? Int == 2)
+        // The answer is the shared model's `PutContextResponse`, as an SDK decodes it.
+        #expect(
+            try APICoding.makeDecoder().decode(PutContextResponse.self, from: Data(second.body))
+                == PutContextResponse(key: key, rev: 2, created: false))
 
         let arrived = await eventually { tokens.allSatisfy { setup.contentStates($0).last?["rev"] as? Int == 2 } }
         #expect(arrived)
