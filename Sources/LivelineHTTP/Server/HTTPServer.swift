@@ -96,13 +96,13 @@ public final class HTTPServer: Sendable {
 
     /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): it holds the
     /// request line and headers while they are read (a `Cookie` header twice: the library copies
-    /// it to parse it), so it is eight times `maxHeaderBytes` (at least libmicrohttpd's default
-    /// 32 KiB) for headers well over the limit to reach our 431 check. Measured with the defaults
-    /// (128 KiB): one header field up to about 127 KiB, a `Cookie` up to about 63 KiB, or about
-    /// 1,700 small fields get the JSON 431; more gets the library's own. The library clears the
-    /// whole of it after every request on a kept-alive connection, so an idle kept-alive
-    /// connection costs this much.
-    var connectionMemoryBytes: Int { max(32 << 10, 8 * configuration.maxHeaderBytes) }
+    /// it to parse it), so it is four times `maxHeaderBytes` (at least libmicrohttpd's default
+    /// 32 KiB) for headers well over the limit to reach our 431 check. With the defaults
+    /// (64 KiB): one header field up to about 63 KiB or a `Cookie` up to about 31 KiB gets the
+    /// JSON 431; more gets the library's own (431 in HTML). The library clears the whole of it
+    /// with `memset` after every request on a kept-alive connection: at eight times (128 KiB)
+    /// that was an eighth of the server's time on a since-rev pull (`docs/performance.md`).
+    var connectionMemoryBytes: Int { max(32 << 10, 4 * configuration.maxHeaderBytes) }
 
     /// Sends a comment on every open event stream now and then, so a client that went away is
     /// noticed (a suspended connection is not polled) and proxies keep the stream open.

@@ -10,7 +10,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Largest request line plus header fields accepted (as libmicrohttpd counts them, the blank
     /// line included); a larger one is answered 431 `headersTooLarge`. libmicrohttpd is given
-    /// eight times this per connection, so that headers up to about that size reach the check
+    /// four times this per connection, so that headers up to about that size reach the check
     /// and get the JSON error (beyond it the library answers 431 itself, in HTML: see
     /// `HTTPServer+ProtocolErrors.swift`).
     public var maxHeaderBytes: Int
