@@ -99,20 +99,11 @@ extension Dispatcher {
         }
         // Nobody to send to yet; a later change or registration brings it.
         guard !rendered.pushes.isEmpty else { return .unsent(.nothingToSend) }
-        // Per push only what differs: the token and its id. The topic is one; the notes are as
-        // few as the distinct reasons (a fan-out to 100,000 tokens has a handful).
+        // Per push only what differs: the token and its id (the topic is one; the notes are as
+        // few as their reasons, made by the renderer).
         let topic = APNSPushType.liveActivity.topic(bundleID: configuration.bundleID)
         var ids = APNSIDGenerator()
-        var notes: [Note: String] = [:]
         let sends = rendered.pushes.map { push -> PreparedSend in
-            let noted = Note(priority: push.priority.rawValue, why: push.why)
-            let note =
-                notes[noted]
-                ?? {
-                    let note = "\(rendered.event) rev \(rendered.rev) · p\(push.priority.rawValue): \(push.why)"
-                    notes[noted] = note
-                    return note
-                }()
             let request: PreparedSend.Request =
                 switch push.target {
                 case .channel(let channelID):
@@ -130,17 +121,11 @@ extension Dispatcher {
                             apnsID: ids.next(), payload: rendered.payload))
                 }
             return PreparedSend(
-                target: push.target, request: request, priority: push.priority.rawValue, note: note, budgetLimited: push.budgetLimited,
+                target: push.target, request: request, priority: push.priority.rawValue, note: push.note, budgetLimited: push.budgetLimited,
                 environment: push.token?.environment ?? push.channelEnvironment ?? configuration.environment,
                 fallbackEnvironment: push.token.flatMap(configuration.fallbackEnvironment(of:)))
         }
         return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
-    }
-
-    /// What a push's note depends on (``prepareSends(_:_:now:)``).
-    private struct Note: Hashable {
-        var priority: Int
-        var why: String
     }
 
     private func prepareMessage(_ row: OutboxRow, now: Date, batch: BatchReads?) -> Preparation {

@@ -9,8 +9,8 @@ struct PlannedPush: Sendable {
     /// The token, for device pushes.
     let token: UpdateTarget?
     let priority: APNSPriority
-    /// Why this priority (shown in the timeline).
-    let why: String
+    /// What it is and why this priority, for the timeline (`update rev 3 · p10: material: …`).
+    let note: String
     /// A material change sent at 5 because the activity's hourly budget was used.
     var budgetLimited = false
     /// The APNs environment of a channel push (a token push goes to its token's).
@@ -24,7 +24,6 @@ struct PlannedPush: Sendable {
 struct RenderedSync: Sendable {
     let contextKey: String
     let rev: Int
-    let event: String
     let contractName: String
     let payload: [UInt8]
     /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).

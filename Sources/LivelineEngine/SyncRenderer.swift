@@ -53,7 +53,7 @@ struct SyncRenderer: Sendable {
         return state
     }
 
-    /// What a material push's reason depends on (``render(_:now:)``).
+    /// What a material push's note depends on besides the change (``render(_:now:)``).
     private struct Reason: Hashable {
         var used: Int
         var limit: Int
@@ -168,31 +168,30 @@ struct SyncRenderer: Sendable {
                 }
             }
             let material = changeMaterial ?? targetMaterial
-            // The reasons, made once per distinct one: a fan-out to 100,000 tokens has a handful.
-            var reasons: [Reason: String] = [:]
+            // The timeline's note of each push (`update rev 3 · p10: …`), made once per distinct
+            // one: a fan-out to 100,000 tokens has a handful (most tokens have used as much of
+            // the hour's budget as each other).
+            let event = ended ? "end" : "update"
+            func note(_ priority: APNSPriority, _ why: String) -> String { "\(event) rev \(context.rev) · p\(priority.rawValue): \(why)" }
+            let unmaterial = note(
+                .considerPower,
+                context.priorityHint == 5 ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed")
+            var notes: [Reason: String] = [:]
             func plan(_ target: OutboxTarget, token: UpdateTarget?) -> PlannedPush {
+                guard let material else { return PlannedPush(target: target, token: token, priority: .considerPower, note: unmaterial) }
                 let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
                 let used = ledger[target] ?? 0
-                guard let material else {
-                    let why =
-                        context.priorityHint == 5
-                        ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed"
-                    return PlannedPush(target: target, token: token, priority: .considerPower, why: why)
-                }
                 let immediate = used < limit || context.alert != nil
+                let priority: APNSPriority = immediate ? .immediate : .considerPower
                 let reason = Reason(used: used, limit: limit, immediate: immediate)
-                let why =
-                    reasons[reason]
-                    ?? {
-                        let why =
-                            immediate
+                if notes[reason] == nil {
+                    notes[reason] = note(
+                        priority,
+                        immediate
                             ? "material: \(material); priority-10 push \(used + 1) of \(limit) this hour"
-                            : "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)"
-                        reasons[reason] = why
-                        return why
-                    }()
-                return PlannedPush(
-                    target: target, token: token, priority: immediate ? .immediate : .considerPower, why: why, budgetLimited: !immediate)
+                            : "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)")
+                }
+                return PlannedPush(target: target, token: token, priority: priority, note: notes[reason]!, budgetLimited: !immediate)
             }
             var broadcasts: [PlannedPush] = []
             for (environment, channelID) in channels {
@@ -209,7 +208,7 @@ struct SyncRenderer: Sendable {
             let retire = ended ? channels.map(\.channelID) : []
             return .send(
                 RenderedSync(
-                    contextKey: key, rev: context.rev, event: ended ? "end" : "update", contractName: context.activityType,
+                    contextKey: key, rev: context.rev, contractName: context.activityType,
                     payload: payload, carriesHints: carriesHints, pushes: pushes, channelsToRetire: retire,
                     sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now, unreadableAlert: unreadableAlert
                 ))

@@ -43,9 +43,9 @@ import Testing
         )
     }
 
-    static func sync(ended: Bool = false, carriesHints: Bool = false, channelsToRetire: [String] = [], fanOut: Bool = true) -> RenderedSync {
+    static func sync(carriesHints: Bool = false, channelsToRetire: [String] = [], fanOut: Bool = true) -> RenderedSync {
         RenderedSync(
-            contextKey: "trip:1", rev: 3, event: ended ? "end" : "update", contractName: "TripLiveActivityAttributes", payload: [],
+            contextKey: "trip:1", rev: 3, contractName: "TripLiveActivityAttributes", payload: [],
             carriesHints: carriesHints, pushes: [], channelsToRetire: channelsToRetire, sentState: fanOut ? #"{"delay":4}"# : nil,
             renderedAt: now.addingTimeInterval(-0.5)
         )
@@ -204,13 +204,13 @@ import Testing
     @Test func theEndRetiresTheContextsChannelOnceItReachedIt() {
         let reached = plan(
             Self.row(), sends: [Self.channelSend("ch-1"), Self.tokenSend(1)], answers: [Self.answer(200), Self.answer(500)],
-            sync: Self.sync(ended: true, channelsToRetire: ["ch-1"])
+            sync: Self.sync(channelsToRetire: ["ch-1"])
         )
         #expect(reached.retiredChannels == [DispatchPlan.ChannelRetirement(contextKey: "trip:1", channelID: "ch-1")])
         // After a retryable answer from the channel the channel stays, for the end's retry.
         let retried = plan(
             Self.row(), sends: [Self.channelSend("ch-1"), Self.tokenSend(1)], answers: [Self.answer(500), Self.answer(200)],
-            sync: Self.sync(ended: true, channelsToRetire: ["ch-1"])
+            sync: Self.sync(channelsToRetire: ["ch-1"])
         )
         #expect(retried.retiredChannels.isEmpty)
         #expect(retried.targetRetries.map(\.target) == [.channel("ch-1")])

@@ -197,14 +197,14 @@ extension HTTPServer {
     /// `application/x-www-form-urlencoded`, with or without parameters (an HTML form's body).
     static func isForm(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        return mediaType(contentType) == Array("application/x-www-form-urlencoded".utf8)
+        return mediaType(contentType).elementsEqual("application/x-www-form-urlencoded".utf8)
     }
 
     /// `application/json` or any `…+json` type, with or without parameters.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         let type = mediaType(contentType)
-        return type == Array("application/json".utf8)
+        return type.elementsEqual("application/json".utf8)
             || (type.starts(with: "application/".utf8) && type.count >= "application/+json".utf8.count && type.suffix(5).elementsEqual("+json".utf8))
     }
 
