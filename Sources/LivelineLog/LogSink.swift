@@ -55,6 +55,23 @@ public final class LogSink: Sendable {
         if pending > 1 << 20 { flush() }
     }
 
+    /// Appends one finished line (a newline is added), from its bytes.
+    public func write(_ line: JSONLine) {
+        if keeps {
+            kept.withLock { $0.append(line.string) }
+            return
+        }
+        guard descriptor >= 0 else { return }
+        let pending = buffer.withLock { buffer -> Int in
+            line.appendLine(to: &buffer)
+            return buffer.count
+        }
+        if pending > 1 << 20 { flush() }
+    }
+
+    /// Whether every line written is dropped (``discarding()``): a caller may skip building them.
+    public var discards: Bool { !keeps && descriptor < 0 }
+
     /// Writes out everything buffered so far.
     public func flush() {
         guard descriptor >= 0 else { return }

@@ -40,7 +40,7 @@ public struct Logger: Sendable {
             case .bool(let flag): line.add(key, flag)
             }
         }
-        sink.write(line.string)
+        sink.write(line)
     }
 
     public func debug(_ event: String, _ fields: [(key: String, value: LogValue)] = []) { log(.debug, event, fields) }

@@ -13,4 +13,34 @@ struct JSONLineTests {
         #expect(object["status"] as? Int == 200)
         #expect(object["ok"] as? Bool == true)
     }
+
+    @Test func numbersAndEveryControlCharacterComeOutAsJSON() throws {
+        var line = JSONLine()
+        line.add("zero", 0)
+        line.add("negative", -4071)
+        line.add("min", Int.min)
+        line.add("max", Int.max)
+        line.add("ms", 0.125)
+        line.add("nan", Double.nan)
+        line.add("off", false)
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        line.add(controls, "ä\u{1F}z")
+        #expect(line.string == String(decoding: line.utf8, as: UTF8.self))
+        #expect(line.string.hasPrefix(#"{"zero":0,"negative":-4071,"min":-9223372036854775808,"max":9223372036854775807,"ms":0.125,"nan":null,"off":false,"\u0000\u0001"#))
+        #expect(line.string.hasSuffix(#"\u001e\u001f":"ä\u001fz"}"#))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.string.utf8)) as? [String: Any])
+        #expect(object["min"] as? Int == Int.min)
+        #expect(object[controls] as? String == "ä\u{1F}z")
+        #expect(object.count == 8)
+    }
+
+    @Test func aSinkWritesTheLineAndANewline() throws {
+        let sink = LogSink.inMemory()
+        var line = JSONLine()
+        line.add("event", "x")
+        sink.write(line)
+        #expect(sink.lines == [#"{"event":"x"}"#])
+        #expect(!sink.discards)
+        #expect(LogSink.discarding().discards)
+    }
 }

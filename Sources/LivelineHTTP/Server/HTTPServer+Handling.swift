@@ -115,7 +115,7 @@ extension HTTPServer {
                 line.add("path", state.path)
                 line.add("errorType", String(describing: type(of: error)))
                 line.add("error", String(describing: error))
-                errorLog.write(line.string)
+                errorLog.write(line)
                 return HTTPError.internalError.response
             }
         }
@@ -157,6 +157,7 @@ extension HTTPServer {
     /// `"answeredBy":"libmicrohttpd"`.
     func completed(_ state: RequestState, connection: OpaquePointer?, cleanly: Bool) {
         if state.inFlight { inFlight.subtract(1, ordering: .relaxed) }
+        guard !accessLog.discards else { return }
         var line = JSONLine()
         line.add("ts", Date().timeIntervalSince1970)
         if !state.method.isEmpty { line.add("method", state.method) }
@@ -169,7 +170,7 @@ extension HTTPServer {
         line.add("bytes", state.bytes)
         line.add("ms", Double((DispatchTime.now().uptimeNanoseconds - state.started) / 1000) / 1000)
         if !cleanly { line.add("aborted", true) }
-        accessLog.write(line.string)
+        accessLog.write(line)
     }
 
     private func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {

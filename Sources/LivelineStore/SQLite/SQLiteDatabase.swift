@@ -116,7 +116,7 @@ public final class SQLiteDatabase: Database {
     /// The connection that asks `PRAGMA data_version`, and what it last answered.
     private final class VersionWatcher {
         let connection: SQLiteConnection
-        var header: [UInt64]?
+        var header: WALIndexHeader?
         var version: UInt64?
 
         init(connection: SQLiteConnection) {

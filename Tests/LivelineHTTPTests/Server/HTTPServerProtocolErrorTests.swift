@@ -35,11 +35,11 @@ import Testing
         #expect(response.json?["name"] as? String == "MILK", sourceLocation: sourceLocation)
     }
 
-    @Test func aFortyKilobyteHeaderIs431NamingTheLimit() throws {
+    @Test func aThirtyKilobyteHeaderIs431NamingTheLimit() throws {
         let server = try HTTPServerTests.startServer()
         defer { server.shutdown() }
         let (response, connection) = try Self.send(
-            "GET /identity HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n", to: server
+            "GET /identity HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 30_000))\r\n\r\n", to: server
         )
         Self.expectError(response, status: 431, code: "headersTooLarge")
         #expect(response.errorMessage?.contains("at most 16384") == true)
@@ -47,14 +47,19 @@ import Testing
         try Self.expectStillServing(server)
     }
 
-    @Test func aTwentyFourKilobyteCookieIs431() throws {
-        // libmicrohttpd copies a Cookie header to parse it: it needs twice the memory of another.
+    @Test func aCookieOverTheLimitGetsOur431AndOneUnderItIsServed() throws {
+        // libmicrohttpd copies a Cookie header to parse it: it needs twice the memory of another,
+        // which its memory per connection (twice the limit and 4 KiB) leaves room for.
         let server = try HTTPServerTests.startServer()
         defer { server.shutdown() }
         let (response, _) = try Self.send(
-            "GET /identity HTTP/1.1\r\nHost: x\r\nCookie: session=\(String(repeating: "k", count: 24_000))\r\n\r\n", to: server
+            "GET /identity HTTP/1.1\r\nHost: x\r\nCookie: session=\(String(repeating: "k", count: 17_000))\r\n\r\n", to: server
         )
         Self.expectError(response, status: 431, code: "headersTooLarge")
+        let (served, _) = try Self.send(
+            "GET /identity HTTP/1.1\r\nHost: x\r\nCookie: session=\(String(repeating: "k", count: 16_200))\r\n\r\n", to: server
+        )
+        #expect(served.status == 200)
         try Self.expectStillServing(server)
     }
 
