@@ -54,7 +54,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "PUT /v1/contexts/{key} as the database grows: wrk -t2 -c$CONNECTIONS -d${DURATION}s, random keys, best of $ROUNDS alternating rounds, $(nproc) cores shared by wrk and the server"
-printf '%12s %12s %10s %8s %12s %14s   %s\n' "contexts" "PUT/s" "p99" "non-2xx" "data MB" "× first size" "every round"
+printf '%12s %12s %10s %8s %12s %14s   %s\n' "contexts" "PUT/s" "p99" "non-2xx" "seeded MB" "× first size" "every round"
 first=""
 for size in $SIZES; do
   rate=${best_rate[$size]}

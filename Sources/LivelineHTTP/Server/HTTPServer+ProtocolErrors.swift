@@ -32,7 +32,7 @@ import Foundation
 /// no `Content-Type`; no option or callback replaces them, see
 /// https://git.gnunet.org/libmicrohttpd.git/tree/src/microhttpd/connection.c?h=v0.9.75 or
 /// `apt-get source libmicrohttpd`): a request line or headers over its memory per connection
-/// (`connectionMemoryBytes`, twice `maxHeaderBytes` and 4 KiB; 414/431 in HTML), a malformed request
+/// (`connectionMemoryBytes`, four times `maxHeaderBytes`; 414/431 in HTML), a malformed request
 /// line or header line (400), an HTTP version other than 1.x (505), a `Content-Length` that is
 /// not a number (400) or over 2^64 (413; both sent with the status line and headers twice, as
 /// measured), and a malformed or oversized chunk (400/413). Those rejected after the request

@@ -95,15 +95,17 @@ public final class HTTPServer: Sendable {
     }
 
     /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): it holds the
-    /// request line and headers while they are read (a `Cookie` header twice: the library copies
-    /// it to parse it) and then the response's header lines, so it is twice `maxHeaderBytes` and 4 KiB
-    /// (at least libmicrohttpd's default 32 KiB): every request within the limit, `Cookie` or not,
-    /// reaches our 431 check, and so does a field somewhat over it. With the defaults (36 KiB): one
-    /// header field up to about 35 KiB or a `Cookie` up to about 17 KiB gets the JSON 431; more
-    /// gets the library's own (431 in HTML). The library clears the whole of it with `memset`
-    /// after every request on a kept-alive connection: at 64 KiB that was a tenth of the server's
-    /// time on a since-rev pull (`docs/performance.md`).
-    var connectionMemoryBytes: Int { max(32 << 10, 2 * configuration.maxHeaderBytes + (4 << 10)) }
+    /// request line and headers while they are read, about 64 bytes more per field, and a `Cookie`
+    /// header twice (the library copies it to parse it, and keeps each pair as a field), so it is
+    /// four times `maxHeaderBytes` (at least libmicrohttpd's default 32 KiB): requests within the
+    /// limit made of many small fields or cookie pairs are served (measured: 540 fields of 30 bytes;
+    /// a Cookie of 540 pairs, 15 KB), and headers well over it reach our 431 check. With the
+    /// defaults (64 KiB): one header field up to about 63 KiB or a `Cookie` up to about 31 KiB
+    /// gets the JSON 431; more gets the library's own (431 in HTML). The library clears the whole
+    /// of it with `memset` after every request on a kept-alive connection: a tenth of the
+    /// server's time on a since-rev pull (36 KiB halved that, but refused a Cookie of 310 pairs;
+    /// `docs/performance.md`).
+    var connectionMemoryBytes: Int { max(32 << 10, 4 * configuration.maxHeaderBytes) }
 
     /// Sends a comment on every open event stream now and then, so a client that went away is
     /// noticed (a suspended connection is not polled) and proxies keep the stream open.

@@ -10,8 +10,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Largest request line plus header fields accepted (as libmicrohttpd counts them, the blank
     /// line included); a larger one is answered 431 `headersTooLarge`. libmicrohttpd is given
-    /// twice this and 4 KiB per connection, so that headers within it (a `Cookie`, which the
-    /// library copies, too) and a field up to about twice it reach the check and get the JSON error (beyond it the library answers 431 itself, in HTML: see
+    /// four times this per connection, so that headers up to about that size reach the check
+    /// and get the JSON error (beyond it the library answers 431 itself, in HTML: see
     /// `HTTPServer+ProtocolErrors.swift`).
     public var maxHeaderBytes: Int
     /// Longest request target (path and query, as sent) accepted; a longer one is answered 414

@@ -81,7 +81,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     /// Splits a path into its segments, dropping empty ones.
     public static func split(path: String) -> [Substring] {
         // Byte-wise, in one pass (every request's path goes through here). A `/` is one byte of
-        // its own in UTF-8, so every cut is on a character boundary.
+        // its own in UTF-8, so every cut is on a Unicode scalar boundary.
         var segments: [Substring] = []
         segments.reserveCapacity(6)
         let bytes = path.utf8

@@ -90,8 +90,8 @@ public final class SQLiteDatabase: Database {
     /// `PRAGMA data_version` on a connection of its own: it moves with every other connection's
     /// commit, of this process (its writer) or another (`liveline users revoke`).
     /// While the WAL index's header is the one seen at the last answer, no connection committed
-    /// since, and that answer stands (``SQLiteConnection/walIndexHeader()``: no lock, no system
-    /// call on the path of every authenticated request). A header that moved (a commit, a
+    /// since, and that answer stands (``SQLiteConnection/walIndexHeader()``: no file lock, no
+    /// system call on the path of every authenticated request). A header that moved (a commit, a
     /// checkpoint that restarted the WAL, a read caught mid-update) is checked with `PRAGMA
     /// data_version`, which is exact.
     public func changeVersionOfEveryWriter() throws -> UInt64? {
