@@ -19,10 +19,15 @@ final class SQLiteConnection: @unchecked Sendable {
     static let statementCacheLimit = 512
 
     /// The page cache of the writer and of each reader, in KiB (`PRAGMA cache_size`, negative: KiB).
-    /// Larger is slower for the writer under random updates of a large table (measured: `PUT` at
-    /// 1,000,000 contexts 0.91× the rate at 1,000 with 16 MB, 0.76× with 64 MB, 0.60× with 256 MB;
-    /// `docs/performance.md`, "Growth"): the pages it misses come from the kernel's page cache.
+    /// A larger one does not make the writer faster under random updates of a large table, and a
+    /// much larger one makes it slower (`PUT` at 1,000,000 contexts: about the same with 16 and
+    /// 64 MB, a fifth slower with 256 MB; `docs/performance.md`, "Growth"): the pages it misses
+    /// come from the kernel's page cache.
     static let writerCacheKilobytes = 16_384
+    /// Changed pages the writer keeps in one transaction before it writes some to the WAL
+    /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB): beyond `writerCacheKilobytes`
+    /// only while a transaction holds that many changed pages.
+    static let writerSpillPages = 65_536
     static let readerCacheKilobytes = 16_384
 
     let path: String
@@ -67,6 +72,9 @@ final class SQLiteConnection: @unchecked Sendable {
             }
             try executeScript("PRAGMA synchronous = NORMAL")
             try executeScript("PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)")
+            // A large transaction (the answers of a fan-out to 100,000 tokens) keeps its changed
+            // pages in memory up to this many instead of writing them to the WAL part-way.
+            try executeScript("PRAGMA cache_spill = \(Self.writerSpillPages)")
         }
     }
 
