@@ -26,7 +26,9 @@ struct JSONLineTests {
         let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
         line.add(controls, "ä\u{1F}z")
         #expect(line.string == String(decoding: line.utf8, as: UTF8.self))
-        #expect(line.string.hasPrefix(#"{"zero":0,"negative":-4071,"min":-9223372036854775808,"max":9223372036854775807,"ms":0.125,"nan":null,"off":false,"\u0000\u0001"#))
+        #expect(
+            line.string.hasPrefix(
+                #"{"zero":0,"negative":-4071,"min":-9223372036854775808,"max":9223372036854775807,"ms":0.125,"nan":null,"off":false,"\u0000\u0001"#))
         #expect(line.string.hasSuffix(#"\u001e\u001f":"ä\u001fz"}"#))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.string.utf8)) as? [String: Any])
         #expect(object["min"] as? Int == Int.min)

@@ -115,10 +115,12 @@ final class SQLiteConnection: @unchecked Sendable {
             pointer.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { map(file, 0, 32_768, 0, $0) }
         }
         guard code == SQLITE_OK, let region else { return nil }
-        return WALIndexHeader(words: (
-            region.load(fromByteOffset: 0, as: UInt64.self), region.load(fromByteOffset: 8, as: UInt64.self),
-            region.load(fromByteOffset: 16, as: UInt64.self), region.load(fromByteOffset: 24, as: UInt64.self),
-            region.load(fromByteOffset: 32, as: UInt64.self), region.load(fromByteOffset: 40, as: UInt64.self)))
+        return WALIndexHeader(
+            words: (
+                region.load(fromByteOffset: 0, as: UInt64.self), region.load(fromByteOffset: 8, as: UInt64.self),
+                region.load(fromByteOffset: 16, as: UInt64.self), region.load(fromByteOffset: 24, as: UInt64.self),
+                region.load(fromByteOffset: 32, as: UInt64.self), region.load(fromByteOffset: 40, as: UInt64.self)
+            ))
     }
 
     /// A `PASSIVE` checkpoint: copies what it can of the WAL into the database file without
