@@ -219,10 +219,13 @@ public final class Dispatcher: Sendable {
         let group = DispatchGroup()
         let batch = readForBatch(rows)
         let prepared = prepareMessagesInParallel(rows, now: now, batch: batch)
+        // Rows with nothing to send (a change nobody follows, a postponement, …) are recorded
+        // together, in one write before the wait for answers, not one write each.
+        var unsent: [DispatchPlan] = []
         for (index, row) in rows.enumerated() {
             switch prepared[index] ?? prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
-                record(planner.plan(row, unsent: reason, at: now, random: &random))
+                unsent.append(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared) where travelsInWebPushLane(prepared):
                 sendInWebPushLane(prepared)
             case .send(let prepared):
@@ -231,6 +234,7 @@ public final class Dispatcher: Sendable {
                 sending.append((prepared, answers))
             }
         }
+        record(batch: unsent)
         // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
         // as unanswered (retried with backoff; a late answer is ignored).
         // Meanwhile the web push lane's answers are recorded as they come (every 50 ms), so a
