@@ -31,14 +31,7 @@ public struct JSONLine: Sendable {
     }
 
     /// The finished line.
-    public var string: String { String(decoding: utf8, as: UTF8.self) }
-
-    /// The finished line's UTF-8 bytes.
-    public var utf8: [UInt8] {
-        var line = bytes
-        line.append(UInt8(ascii: "}"))
-        return line
-    }
+    public var string: String { String(decoding: bytes, as: UTF8.self) + "}" }
 
     /// Appends the finished line and a newline to `buffer` (``LogSink``), without a copy of its own.
     func appendLine(to buffer: inout [UInt8]) {

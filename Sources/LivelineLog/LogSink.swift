@@ -40,21 +40,6 @@ public final class LogSink: Sendable {
     /// The lines written so far to an in-memory sink, oldest first; empty for any other sink.
     public var lines: [String] { kept.withLock { $0 } }
 
-    /// Appends one line (a newline is added).
-    public func write(_ line: String) {
-        if keeps {
-            kept.withLock { $0.append(line) }
-            return
-        }
-        guard descriptor >= 0 else { return }
-        let pending = buffer.withLock { buffer -> Int in
-            buffer.append(contentsOf: line.utf8)
-            buffer.append(UInt8(ascii: "\n"))
-            return buffer.count
-        }
-        if pending > 1 << 20 { flush() }
-    }
-
     /// Appends one finished line (a newline is added), from its bytes.
     public func write(_ line: JSONLine) {
         if keeps {

@@ -25,7 +25,6 @@ struct JSONLineTests {
         line.add("off", false)
         let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
         line.add(controls, "ä\u{1F}z")
-        #expect(line.string == String(decoding: line.utf8, as: UTF8.self))
         #expect(
             line.string.hasPrefix(
                 #"{"zero":0,"negative":-4071,"min":-9223372036854775808,"max":9223372036854775807,"ms":0.125,"nan":null,"off":false,"\u0000\u0001"#))
@@ -36,13 +35,25 @@ struct JSONLineTests {
         #expect(object.count == 8)
     }
 
-    @Test func aSinkWritesTheLineAndANewline() throws {
-        let sink = LogSink.inMemory()
+    @Test func aSinkWritesTheLineAndANewlineToItsDescriptorAndKeepsItInMemory() throws {
         var line = JSONLine()
         line.add("event", "x")
+        line.add("path", "/a\"b")
+        let pipe = Pipe()
+        let sink = LogSink(descriptor: pipe.fileHandleForWriting.fileDescriptor)
         sink.write(line)
-        #expect(sink.lines == [#"{"event":"x"}"#])
+        sink.write(line)
+        sink.flush()
+        try pipe.fileHandleForWriting.close()
+        let written = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(written == line.string + "\n" + line.string + "\n")
+        #expect(line.string == #"{"event":"x","path":"/a\"b"}"#)
         #expect(!sink.discards)
+
+        let memory = LogSink.inMemory()
+        memory.write(line)
+        #expect(memory.lines == [line.string])
+        #expect(!memory.discards)
         #expect(LogSink.discarding().discards)
     }
 }

@@ -100,14 +100,13 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Nil until the connection mapped the index (its first read), or where the VFS cannot say.
     func walIndexHeader() -> WALIndexHeader? {
         if shmFile == nil {
-            var file: UnsafeMutablePointer<sqlite3_file>?
-            guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
-                let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, methods.pointee.xShmMap != nil
-            else { return nil }
             // The main file stays open as long as the connection: looked up once.
+            var file: UnsafeMutablePointer<sqlite3_file>?
+            guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK else { return nil }
             shmFile = file
         }
-        guard let file = shmFile, let map = file.pointee.pMethods?.pointee.xShmMap else { return nil }
+        guard let file = shmFile, let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
         // Mapped again on every call (a call that finds it mapped only takes the VFS's mutex):
         // the mapping is SQLite's to keep or drop.
         var region: UnsafeMutableRawPointer?
