@@ -193,6 +193,8 @@ public final class Dispatcher: Sendable {
         // (they wake the thread).
         guard webPushFlights.withLock({ $0.inFlight }) < Self.webPushLaneLimit * configuration.batchSize else { return recorded }
         let rows: [OutboxRow]
+        // Claimed and completed at once: fan-outs of contexts nobody follows (nothing to send).
+        let completedAtClaim: Int
         do {
             let now = configuration.clock()
             let reclaiming = lastReclaim.withLock { last in
@@ -202,14 +204,16 @@ public final class Dispatcher: Sendable {
                 }
                 return false
             }
-            rows = try store.outbox.claim(
+            let claim = try store.outbox.claimForSending(
                 owner: configuration.dispatcherID, now: now, lease: configuration.lease, limit: configuration.batchSize, reclaiming: reclaiming
             )
+            (rows, completedAtClaim) = (claim.rows, claim.completed)
             claimFailures.store(0, ordering: .relaxed)
         } catch {
             claimFailed(error)
             return recorded
         }
+        recorded += completedAtClaim
         guard !rows.isEmpty else { return recorded }
         // The wait for answers counts from here: preparing (rendering) the batch uses the lease too.
         let claimed = DispatchTime.now()

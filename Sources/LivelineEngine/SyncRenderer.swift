@@ -63,21 +63,8 @@ struct SyncRenderer: Sendable {
     /// What to do with sync `row` now.
     func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
         guard let key = row.contextKey else { return .nothing }
-        // A whole fan-out of an active context to nobody (no active update token has its key,
-        // it has no channel) sends nothing: found in a read, so a change nobody follows costs the
-        // single writer only the write that made it. A token registered after this read catches
-        // up by a row of its own (`Engine.registerToken`). Nothing is rendered, so nothing is
-        // checked either: a state its contract refuses shows when a follower's row renders it.
-        // The end always takes the whole path (a token registered meanwhile gets no catch-up
-        // of an ended context).
-        if row.target == nil {
-            let followed = try store.database.read { transaction in
-                try store.contexts.context(key: key, in: transaction)?.state != .active
-                    || store.tokens.hasUpdateTokens(contextKey: key, in: transaction)
-                    || !(try store.channels.contextChannels(key: key, in: transaction).isEmpty)
-            }
-            if !followed { return .nothing }
-        }
+        // A fan-out of an active context nobody follows never gets here: the claim completed it
+        // (``OutboxRepository/claimForSending(owner:now:lease:limit:reclaiming:)``).
         return try store.write { transaction -> RenderOutcome in
             // Held first: on PostgreSQL (read committed) the context, its state and the next push
             // timestamp are then of one commit, not of changes committing in between.

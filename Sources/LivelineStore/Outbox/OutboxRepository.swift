@@ -133,19 +133,66 @@ public struct OutboxRepository: Sendable {
     public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> [OutboxRow] {
         guard limit > 0 else { return [] }
         return try database.write { transaction in
-            if reclaiming { try reclaimExpiredLeases(now: now, in: transaction) }
-            let rows: [OutboxRow]
-            switch database.dialect {
-            case .sqlite:
-                rows = try transaction.query(
-                    Self.sqliteClaim, [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
-                ).map(OutboxRow.init(row:))
-            case .postgres:
-                rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, in: transaction)
-            }
-            // RETURNING gives no order.
-            return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+            try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, in: transaction)
         }
+    }
+
+    /// What a dispatcher's claim gave it (``claimForSending(owner:now:lease:limit:reclaiming:)``).
+    public struct Claim: Sendable {
+        /// The rows to send, oldest `due_at` first.
+        public var rows: [OutboxRow]
+        /// How many rows it claimed and completed at once, having nothing to send.
+        public var completed: Int
+    }
+
+    /// ``claim(owner:now:lease:limit:reclaiming:)`` for a dispatcher: in the same transaction, the
+    /// claimed fan-outs of active contexts that nobody follows (no active `la-update` token has
+    /// their key, and no channel is linked to them) are marked `done` and not returned, since
+    /// they send nothing. So a change nobody follows costs the dispatcher its share of one write
+    /// per batch, not a read and a write of its own. A token registered later catches up by a row
+    /// of its own (`docs/engine.md`, "Push tokens"); such a row, a one-target row and the end of a
+    /// context are returned as they are.
+    public func claimForSending(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> Claim {
+        guard limit > 0 else { return Claim(rows: [], completed: 0) }
+        return try database.write { transaction in
+            let rows = try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, in: transaction)
+            let fanOuts = rows.filter { $0.kind == .sync && $0.target == nil }.map(\.id)
+            guard !fanOuts.isEmpty else { return Claim(rows: rows, completed: 0) }
+            let completed = Set(
+                try transaction.query(
+                    """
+                    UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
+                    WHERE \(database.dialect.isOneOf("id", "$1")) AND status = 'leased' AND lease_owner = $2
+                        AND kind = 'sync' AND target IS NULL
+                        AND EXISTS (SELECT 1 FROM contexts WHERE contexts.key = outbox.context_key AND contexts.state = 'active')
+                        AND NOT EXISTS (
+                            SELECT 1 FROM push_tokens WHERE push_tokens.context_key = outbox.context_key
+                                AND push_tokens.kind = 'la-update' AND push_tokens.status = 'active')
+                        AND NOT EXISTS (SELECT 1 FROM context_channels WHERE context_channels.context_key = outbox.context_key)
+                    RETURNING id
+                    """,
+                    [database.dialect.idList(fanOuts), .text(owner), SQLValue(now)]
+                ).map { try $0.int("id") })
+            return Claim(rows: rows.filter { !completed.contains($0.id) }, completed: completed.count)
+        }
+    }
+
+    /// ``claim(owner:now:lease:limit:reclaiming:)`` in the caller's transaction.
+    private func claim(
+        owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool, in transaction: any SQLTransaction
+    ) throws -> [OutboxRow] {
+        if reclaiming { try reclaimExpiredLeases(now: now, in: transaction) }
+        let rows: [OutboxRow]
+        switch database.dialect {
+        case .sqlite:
+            rows = try transaction.query(
+                Self.sqliteClaim, [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
+            ).map(OutboxRow.init(row:))
+        case .postgres:
+            rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, in: transaction)
+        }
+        // RETURNING gives no order.
+        return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
     }
 
     /// The claim of several instances on one PostgreSQL, in three statements so that each locks

@@ -63,6 +63,55 @@ struct OutboxRepositoryTests {
         }
     }
 
+    /// A dispatcher's claim completes the fan-outs that would send nothing (an active context no
+    /// active `la-update` token and no channel follows) in its own transaction; everything else
+    /// is leased to it as by ``OutboxRepository/claim(owner:now:lease:limit:reclaiming:)``.
+    @Test(arguments: DatabaseFactory.all)
+    func aClaimForSendingCompletesTheFanOutsNobodyFollows(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada")
+            func updateToken(_ key: String, _ token: String) throws -> PushTokenID {
+                let registration = TokenRegistration(
+                    householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .production, token: token,
+                    contextKey: key)
+                try store.tokens.register(registration, now: time(1))
+                return try #require(try store.tokens.activeTokens(userID: ada.id).first { $0.contextKey == key }?.id)
+            }
+            for key in ["alone", "token", "channel", "ended", "dead-token", "one-target"] { try store.makeContext(key) }
+            _ = try updateToken("token", "t1")
+            let dead = try updateToken("dead-token", "t2")
+            #expect(try store.tokens.markInvalid(id: dead, reason: "Unregistered", now: time(1)))
+            // An alert token of the same user follows no context.
+            try store.tokens.register(.alert(ada, device: "phone", token: "a1"), now: time(1))
+            try store.write { transaction in
+                try store.channels.link(contextKey: "channel", environment: .production, channelID: "ch-1", in: transaction)
+                try store.outbox.enqueueSync(contextKey: "one-target", target: .token(7), now: time(2), in: transaction)
+            }
+            for key in ["alone", "token", "channel", "dead-token"] { try store.change(key, at: 2) }
+            try store.change("ended", at: 2)
+            try store.end("ended", at: 2)
+
+            let claim = try store.outbox.claimForSending(owner: "d1", now: time(3), lease: 60, limit: 10)
+            #expect(Set(claim.rows.map(\.contextKey)) == ["token", "channel", "ended", "one-target"])
+            #expect(claim.rows.allSatisfy { $0.status == .leased && $0.leaseOwner == "d1" })
+            #expect(claim.completed == 2)
+            for key in ["alone", "dead-token"] {
+                let rows = try store.outbox.rows(contextKey: key)
+                #expect(rows.map(\.status) == [.done], "\(key)")
+                #expect(rows.first?.leaseUntil == nil)
+            }
+            // Nothing left to claim; a later change of a context nobody follows is due again.
+            #expect(try store.outbox.claimForSending(owner: "d1", now: time(4), lease: 60, limit: 10).rows.isEmpty)
+            try store.change("alone", at: 5)
+            #expect(try store.outboxRows("alone", status: .due).count == 1)
+            // A follower registered since: the row is leased to be sent.
+            _ = try updateToken("alone", "t3")
+            let next = try store.outbox.claimForSending(owner: "d1", now: time(6), lease: 60, limit: 10)
+            #expect(next.rows.map(\.contextKey) == ["alone"])
+            #expect(next.completed == 0)
+        }
+    }
+
     @Test(arguments: DatabaseFactory.all)
     func aFreshChangeIsNotHeldBackByARetrysBackoff(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
