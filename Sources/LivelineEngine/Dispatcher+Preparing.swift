@@ -77,7 +77,7 @@ extension Dispatcher {
         }
         switch outcome {
         case .nothing:
-            return .unsent(.nothingToSend)  // the context is gone, or nobody follows it
+            return .unsent(.nothingToSend)  // the context is gone (a fan-out nobody follows was completed by the claim)
         case .postpone(let until, let reason):
             return .unsent(.postponed(until: until, reason: reason))
         case .send(let rendered):

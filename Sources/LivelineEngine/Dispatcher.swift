@@ -223,7 +223,7 @@ public final class Dispatcher: Sendable {
         let group = DispatchGroup()
         let batch = readForBatch(rows)
         let prepared = prepareMessagesInParallel(rows, now: now, batch: batch)
-        // Rows with nothing to send (a change nobody follows, a postponement, …) are recorded
+        // Rows with nothing to send (a postponement, a dead letter, …) are recorded
         // together, in one write before the wait for answers, not one write each.
         var unsent: [DispatchPlan] = []
         for (index, row) in rows.enumerated() {

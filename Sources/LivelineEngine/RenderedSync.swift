@@ -45,6 +45,7 @@ enum RenderOutcome: Sendable {
     case send(RenderedSync)
     /// A quiet change waits for its debounce: the row is due again at `until`.
     case postpone(until: Date, reason: String)
-    /// Nothing to send: the context is gone, or nobody follows it.
+    /// Nothing to send: the context is gone (a fan-out nobody follows is completed by the claim,
+    /// ``OutboxRepository/claimForSending(owner:now:lease:limit:reclaiming:)``).
     case nothing
 }

@@ -21,6 +21,12 @@ extension Engine {
     public func registerTokenAsStored(_ registration: TokenRegistration) throws -> (outcome: RegistrationOutcome, stored: TokenRegistration) {
         let result = try write { change in
             var registration = registration
+            // An update token's context is held first (PostgreSQL), as the dispatcher's recording
+            // holds it before the tokens it marks: a change of it committing meanwhile is either
+            // seen by the catch-up below or sees this token when its fan-out is claimed.
+            if registration.kind == .update, let contextKey = registration.contextKey {
+                _ = try store.contexts.lock(key: contextKey, in: change.sql)
+            }
             if let learned = try store.tokens.learnedEnvironment(of: registration, in: change.sql) {
                 registration.environment = learned
                 registration.environmentSource = .learned

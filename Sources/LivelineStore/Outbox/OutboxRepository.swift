@@ -150,7 +150,7 @@ public struct OutboxRepository: Sendable {
     /// their key, and no channel is linked to them) are marked `done` and not returned, since
     /// they send nothing. So a change nobody follows costs the dispatcher its share of one write
     /// per batch, not a read and a write of its own. A token registered later catches up by a row
-    /// of its own (`docs/engine.md`, "Push tokens"); such a row, a one-target row and the end of a
+    /// of its own (`docs/engine.md`, "Fan-out for a sync"); such a row, a one-target row and the end of a
     /// context are returned as they are.
     public func claimForSending(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> Claim {
         guard limit > 0 else { return Claim(rows: [], completed: 0) }

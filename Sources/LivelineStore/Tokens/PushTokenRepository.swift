@@ -277,14 +277,6 @@ public struct PushTokenRepository: Sendable {
         }
     }
 
-    /// Whether any active `la-update` token has `contextKey`, in any environment and household
-    /// (a superset of every ``updateTargets(contextKey:environment:householdID:onlyID:in:)``).
-    public func hasUpdateTokens(contextKey: String, in transaction: any SQLTransaction) throws -> Bool {
-        try transaction.queryOne(
-            "SELECT 1 AS found FROM push_tokens WHERE context_key = $1 AND kind = 'la-update' AND status = 'active' LIMIT 1", [.text(contextKey)]
-        ) != nil
-    }
-
     /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.
     public func activeToken(
         householdID: HouseholdID, environment: PushEnvironment, kind: PushTokenKind, slot: String

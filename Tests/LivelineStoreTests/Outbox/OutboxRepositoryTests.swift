@@ -81,7 +81,7 @@ struct OutboxRepositoryTests {
             _ = try updateToken("token", "t1")
             let dead = try updateToken("dead-token", "t2")
             #expect(try store.tokens.markInvalid(id: dead, reason: "Unregistered", now: time(1)))
-            // An alert token of the same user follows no context.
+            // An alert token of the same user (it has no context key) follows nothing.
             try store.tokens.register(.alert(ada, device: "phone", token: "a1"), now: time(1))
             try store.write { transaction in
                 try store.channels.link(contextKey: "channel", environment: .production, channelID: "ch-1", in: transaction)
