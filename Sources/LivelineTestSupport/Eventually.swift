@@ -12,6 +12,18 @@ public func eventually(timeout: TimeInterval = 10, _ condition: () async throws 
     }
 }
 
+/// Polls `condition` every 5 ms for up to `timeout` seconds on the calling thread, without giving
+/// it up: what follows runs the moment the condition holds, even while the threads every test's
+/// async code shares are busy (use it inside ``offThePool(_:)`` from an async test).
+public func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        if Date() >= deadline { return false }
+        usleep(5000)
+    }
+    return true
+}
+
 /// Runs blocking `work` (a child process to its end, a socket read) on a thread of its own and
 /// awaits its result: a test that waits long must not hold one of the few threads every test's
 /// async code shares, or the other tests stall with it (a keep-alive connection of theirs can

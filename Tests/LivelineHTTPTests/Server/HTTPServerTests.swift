@@ -490,13 +490,3 @@ extension HTTPServerTests {
         #expect(server.requestsInFlight == 0)
     }
 }
-
-/// Polls `condition` every 5 ms for up to `timeout` seconds, on the calling thread.
-func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while try !condition() {
-        if Date() >= deadline { return false }
-        usleep(5000)
-    }
-    return true
-}
