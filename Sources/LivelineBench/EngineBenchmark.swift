@@ -41,9 +41,10 @@ public enum EngineBenchmark {
     /// For each count in `counts`: the time from one `PUT /v1/contexts/{key}` to the sandbox
     /// having accepted the snapshot on every one of that many registered `la-update` tokens, over
     /// `rounds` changes; in the same run, the same number of pushes sent straight through the
-    /// server's `APNSClient` (the ceiling: no database, no rendering, no recording); and the
-    /// process's peak memory while the rounds ran. Then the cost of one more token between the
-    /// sizes (the curve should be a line).
+    /// server's `APNSClient` (the ceiling: no database, no rendering, no recording), each
+    /// ceiling round after one of the engine's; and the process's peak memory in the size's first
+    /// engine round (counted from what the process held when it began, the earlier sizes' heap
+    /// included). Then the cost of one more token between the sizes (the curve should be a line).
     public static func fanout(counts: [Int], rounds: Int, output: @Sendable (String) -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -81,8 +82,8 @@ public enum EngineBenchmark {
             // minutes: neither side gets all the slow ones).
             var times: [Double] = []
             var ceilings: [Double] = []
-            // The first round's, before any ceiling round (a ceiling's requests, all queued at
-            // once, leave the heap larger than the engine's batches do).
+            // The size's first round's, before this size's ceiling rounds (a ceiling's requests,
+            // all queued at once, leave the heap larger than the engine's batches do).
             var peak = 0.0
             ProcessMemory.resetPeak()
             for round in 1...rounds {
@@ -133,8 +134,8 @@ public enum EngineBenchmark {
                 String(
                     format: "%9d %10.3f %10.3f %10.3f %7.2f× %12.2f %10.0f", count, median, sorted.first!, ceiling, median / ceiling,
                     median / Double(count) * 1e6, peak))
-            let rounds = zip(times, ceilings).map { String(format: "%.3f/%.3f", $0, $1) }.joined(separator: " ")
-            output("          every round, engine/ceiling s: \(rounds)")
+            let everyRound = zip(times, ceilings).map { String(format: "%.3f/%.3f", $0, $1) }.joined(separator: " ")
+            output("          every round, engine/ceiling s: \(everyRound)")
             medians.append((count, median))
         }
         // Linear: the cost of one more token is the same between each pair of sizes.

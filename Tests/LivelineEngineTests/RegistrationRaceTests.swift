@@ -10,7 +10,9 @@ import Testing
 /// token depended on committing before the change's fan-out was claimed).
 @Suite(.serialized) struct RegistrationRaceTests {
     @Test func aTokenRegisteredWhileTheFirstChangeCommitsIsCaughtUp() throws {
-        let store = try Store.open(try TestPostgres.freshDatabase().database)
+        let (database, drop) = try TestPostgres.freshDatabase()
+        defer { drop() }
+        let store = try Store.open(database)
         let engine = Engine(
             store: store, sender: ScriptedSender(),
             configuration: EngineConfiguration(bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0))
@@ -25,21 +27,26 @@ import Testing
         let holding = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         let change = Thread {
+            defer { finished.signal() }
             _ = try? store.write { transaction in
                 try store.contexts.recordChange(key: key, now: Date(), note: "first change", in: transaction)
                 holding.signal()
-                Thread.sleep(forTimeInterval: 0.5)  // the change's locks held, uncommitted
+                Thread.sleep(forTimeInterval: 1)  // the change's locks held, uncommitted
             }
-            finished.signal()
+            holding.signal()  // (again, when the change failed before its first signal: nothing waits forever)
         }
         change.start()
-        holding.wait()
+        #expect(holding.wait(timeout: .now() + 30) == .success)
+        let started = ContinuousClock.now
         try engine.registerToken(
             TokenRegistration(
                 householdID: user.householdID, userID: user.id, deviceID: "phone", kind: .update, environment: .sandbox,
                 token: String(repeating: "ab", count: 32), contextKey: key))
-        finished.wait()
+        let waited = ContinuousClock.now - started
+        #expect(finished.wait(timeout: .now() + 30) == .success)
         #expect(try store.contexts.revision(key: key) == 1)
+        // It waited for the change's commit (held 1 s after it began).
+        #expect(waited >= .milliseconds(200), "registered after \(waited)")
         let token = try #require(try store.tokens.activeTokens(userID: user.id).first)
         let catchUp = try store.outbox.rows(contextKey: key).filter { $0.kind == .sync && $0.target == .token(token.id) }
         #expect(catchUp.map(\.status) == [.due], "the token is caught up on revision 1")
