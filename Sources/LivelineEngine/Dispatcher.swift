@@ -192,9 +192,7 @@ public final class Dispatcher: Sendable {
         // many rows in flight nothing new is claimed (APNs rows neither) until answers come
         // (they wake the thread).
         guard webPushFlights.withLock({ $0.inFlight }) < Self.webPushLaneLimit * configuration.batchSize else { return recorded }
-        let rows: [OutboxRow]
-        // Claimed and completed at once: fan-outs of contexts nobody follows (nothing to send).
-        let completedAtClaim: Int
+        let claim: OutboxRepository.Claim
         do {
             let now = configuration.clock()
             let reclaiming = lastReclaim.withLock { last in
@@ -204,16 +202,17 @@ public final class Dispatcher: Sendable {
                 }
                 return false
             }
-            let claim = try store.outbox.claimForSending(
+            claim = try store.outbox.claimForSending(
                 owner: configuration.dispatcherID, now: now, lease: configuration.lease, limit: configuration.batchSize, reclaiming: reclaiming
             )
-            (rows, completedAtClaim) = (claim.rows, claim.completed)
             claimFailures.store(0, ordering: .relaxed)
         } catch {
             claimFailed(error)
             return recorded
         }
-        recorded += completedAtClaim
+        // Fan-outs of contexts nobody follows were completed by the claim (nothing to send).
+        recorded += claim.completed
+        let rows = claim.rows
         guard !rows.isEmpty else { return recorded }
         // The wait for answers counts from here: preparing (rendering) the batch uses the lease too.
         let claimed = DispatchTime.now()

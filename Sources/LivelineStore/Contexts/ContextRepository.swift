@@ -76,8 +76,14 @@ public struct ContextRepository: Sendable {
     /// key order, so two transactions locking overlapping sets never wait for each other in a
     /// circle; SQLite runs one write at a time anyway).
     public func lock(keys: [String], in transaction: any SQLTransaction) throws {
-        guard database.dialect == .postgres, !keys.isEmpty else { return }
-        let placeholders = keys.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+        try Self.lock(keys: keys, dialect: database.dialect, in: transaction)
+    }
+
+    /// ``lock(keys:in:)`` for a repository without a ``ContextRepository`` (the outbox's taking
+    /// back of expired leases).
+    static func lock(keys: some Collection<String>, dialect: SQLDialect, in transaction: any SQLTransaction) throws {
+        guard dialect == .postgres, !keys.isEmpty else { return }
+        let placeholders = (1...keys.count).map { "$\($0)" }.joined(separator: ", ")
         _ = try transaction.query(
             "SELECT key FROM contexts WHERE key IN (\(placeholders)) ORDER BY key FOR UPDATE", keys.sorted().map { SQLValue.text($0) })
     }

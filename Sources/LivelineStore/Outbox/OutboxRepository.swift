@@ -277,7 +277,10 @@ public struct OutboxRepository: Sendable {
         for row in expired where try row.string("kind") == "sync" {
             if let key = try row.optionalString("context_key") { keys.insert(key) }
         }
-        try holdContexts(keys, in: transaction)
+        // Held first, in key order (``ContextRepository/lock(keys:in:)``): a change of such a
+        // context committing right now (its new due sync row not yet visible) is then seen, and a
+        // sync row given back is marked done instead of colliding with it on the one-due-row index.
+        try ContextRepository.lock(keys: keys, dialect: database.dialect, in: transaction)
         for row in expired {
             try transaction.execute(
                 """
@@ -294,22 +297,12 @@ public struct OutboxRepository: Sendable {
         }
     }
 
-    /// On PostgreSQL, waits for (and holds) the context rows of `keys`, in key order as every
-    /// transaction that holds several does (two never wait for each other in a circle): a change
-    /// of such a context committing right now (its new due sync row not yet visible) is then seen,
-    /// and a sync row given back is marked done instead of colliding with it on the one-due-row
-    /// index. (A change holds its context row from its revision bump to its commit.) SQLite's
-    /// writes are one at a time already.
-    private func holdContexts(_ keys: Set<String>, in transaction: any SQLTransaction) throws {
-        guard database.dialect == .postgres, !keys.isEmpty else { return }
-        let sorted = keys.sorted()
-        let placeholders = sorted.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-        _ = try transaction.query(
-            "SELECT key FROM contexts WHERE key IN (\(placeholders)) ORDER BY key FOR UPDATE", sorted.map { SQLValue.text($0) })
-    }
-
-    /// ``holdContexts(_:in:)`` for the context of outbox row `id`, when it is a sync row (the
-    /// recording of a dispatcher's answers holds its batch's contexts before, in key order).
+    /// On PostgreSQL, waits for (and holds) the context row of outbox row `id` when it is a sync
+    /// row: a change of that context committing right now (its new due sync row not yet visible)
+    /// is then seen, and the row given back is marked done instead of colliding with it on the
+    /// one-due-row index. (A change holds its context row from its revision bump to its commit;
+    /// the recording of a batch holds its contexts before, in key order.) SQLite's writes are one
+    /// at a time already.
     private func holdContext(ofRow id: Int, in transaction: any SQLTransaction) throws {
         guard database.dialect == .postgres else { return }
         _ = try transaction.query(

@@ -145,7 +145,7 @@ import Testing
                 "the push never reached the sandbox; child said: \(first.output.text)\nmetrics: \(metrics ?? "-")\ntimeline: \(timeline ?? "-")\nsandbox connections: \(sandbox.connectionCount)"
             )
         }
-        first.kill(SIGKILL)  // (again, when it was killed above) and waited for
+        first.kill(SIGKILL)  // when not killed above; either way, waits for its end
         let inFlight = try Store.openSQLite(folder: data).outbox.depth(now: Date())
         #expect(inFlight.leased == 1, "the push was in flight (its row leased) when the process died")
 
