@@ -3,7 +3,7 @@ import LivelineLog
 import LivelinePush
 import LivelineSandbox
 import LivelineServer
-import LivelineStore
+@testable import LivelineStore
 import LivelineTestSupport
 import Testing
 
@@ -81,6 +81,15 @@ import Testing
         #expect(try setup.admin("PUT", "/v1/contexts/\(Self.watched)", json: Self.state(0, "start")).status == 201)
         #expect(await eventually { setup.contentStates(phone).last?["delay"] as? Int == 0 })
         setup.sandbox.setFaults(SandboxFaults(seed: 3, internalErrorShare: 1))
+
+        // A reader holds its snapshot from here until the filler is deleted, so no checkpoint can
+        // restart the WAL. A restart lets writes reuse the WAL file's space: SQLite then rightly
+        // takes writes again on a disk that is still full, and the full phase below would end by
+        // itself (it did on a loaded machine: a checkpoint caught up just after the tenth refusal).
+        let pin = try SQLiteConnection(path: folder.appendingPathComponent("liveline.sqlite").path, readOnly: true)
+        try pin.executeScript("BEGIN")
+        _ = try pin.run("SELECT count(*) FROM contexts", [], collect: true)
+        defer { pin.rollBackIfOpen() }
 
         // Fill: a new context and a change of the watched one, again and again, until ten writes
         // in a row were refused. Every answer is a success or 503 storageFull; a refused write
@@ -160,6 +169,7 @@ import Testing
         setup.sandbox.setFaults(SandboxFaults(seed: 3))
         let freedAt = ContinuousClock.now
         try disk.free()
+        pin.rollBackIfOpen()
         var refusedAfterFreeing = 0
         var acceptedAfterFreeing = 0
         let resumed = try await eventually(timeout: 10) {
