@@ -165,7 +165,11 @@ public enum WriteBenchmark {
             }
         }
         // The writer's pragmas (SQLiteConnection), on SQLite's own checkpointing.
-        try exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536")
+        try exec(
+            """
+            PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -16384;
+            PRAGMA cache_spill = 65536; PRAGMA mmap_size = 1073741824
+            """)
         var statements: [OpaquePointer] = []
         defer { statements.forEach { sqlite3_finalize($0) } }
         for sql in ["BEGIN IMMEDIATE"] + putStatements + ["COMMIT"] {

@@ -33,13 +33,16 @@ final class SQLiteConnection: @unchecked Sendable {
     /// `pread` (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is
     /// then read from the kernel's page cache without a system call and a copy. `PUT` at
     /// 1,000,000 contexts went from about 2,700 to about 3,000 per second (`docs/performance.md`,
-    /// "Growth"). Writes still go through `pwrite` (Debian's SQLite is built without
-    /// `SQLITE_MMAP_READWRITE`), so a full disk is still an error SQLite returns. What changes is
-    /// a read error of the disk itself: through the map it is a `SIGBUS` that ends the process
-    /// instead of an error (SQLite names this the price of memory-mapped I/O); the WAL keeps every
-    /// commit, and the restart recovers it. The library caps the size (Debian's at 2 GiB); pages
+    /// "Growth"). Writes still go through `pwrite`, so a full disk is still an error SQLite
+    /// returns. A library built with `SQLITE_MMAP_READWRITE` would write through the map, where a
+    /// full disk is a `SIGBUS`: there no map is used (``mmapBytesOfThisLibrary``). What changes
+    /// is a read error of the disk itself: through the map it is a `SIGBUS` that ends the process
+    /// instead of an error (SQLite names this the price of memory-mapped I/O); what was committed
+    /// is then as safe as after any crash. The library caps the size (Debian's at 2 GiB); pages
     /// beyond it are read as before.
     static let mmapBytes = 1 << 30
+    /// ``mmapBytes``, or 0 (no map) where the library writes through the map.
+    static let mmapBytesOfThisLibrary = sqlite3_compileoption_used("MMAP_READWRITE") == 0 ? mmapBytes : 0
 
     let path: String
     private let handle: OpaquePointer
@@ -56,7 +59,7 @@ final class SQLiteConnection: @unchecked Sendable {
     ///
     /// A writer switches the file to WAL (`journal_mode` is persistent) with `synchronous=NORMAL`;
     /// every connection gets `foreign_keys=ON`, the busy timeout, its page cache size and its
-    /// memory map (``mmapBytes``).
+    /// memory map (``mmapBytesOfThisLibrary``).
     /// `create`: a writer creates a missing file (false: it must exist, and is left as it is).
     init(path: String, readOnly: Bool, create: Bool = true) throws {
         self.path = path
@@ -77,7 +80,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // Pages kept in memory (SQLite's default is 2 MB), so the inner pages of a large table's
         // B-trees stay (`docs/performance.md`, "Growth").
         try executeScript("PRAGMA cache_size = -\(readOnly ? Self.readerCacheKilobytes : Self.writerCacheKilobytes)")
-        try executeScript("PRAGMA mmap_size = \(Self.mmapBytes)")
+        try executeScript("PRAGMA mmap_size = \(Self.mmapBytesOfThisLibrary)")
         if !readOnly {
             let mode = try run("PRAGMA journal_mode = WAL", [], collect: true).rows.first?.values.first
             guard mode == .text("wal") else {

@@ -82,10 +82,12 @@ import Testing
         #expect(await eventually { setup.contentStates(phone).last?["delay"] as? Int == 0 })
         setup.sandbox.setFaults(SandboxFaults(seed: 3, internalErrorShare: 1))
 
-        // A reader holds its snapshot from here until the filler is deleted, so no checkpoint can
-        // restart the WAL. A restart lets writes reuse the WAL file's space: SQLite then rightly
-        // takes writes again on a disk that is still full, and the full phase below would end by
-        // itself (it did on a loaded machine: a checkpoint caught up just after the tenth refusal).
+        // A reader holds its snapshot from here until the filler is deleted. A write restarts the
+        // WAL (writes it again from its start, in the file's own space) only after a checkpoint
+        // copied all of it; with this snapshot held no checkpoint copies past it, so after at most
+        // one restart, at the first write, the WAL only grows. Otherwise SQLite rightly takes
+        // writes again on a disk that is still full, and the full phase below could end by itself
+        // (`docs/reliability.md`, "Disk full", "Figures").
         let pin = try SQLiteConnection(path: folder.appendingPathComponent("liveline.sqlite").path, readOnly: true)
         try pin.executeScript("BEGIN")
         _ = try pin.run("SELECT count(*) FROM contexts", [], collect: true)

@@ -5,7 +5,7 @@ import LivelineStore
 
 /// What only the SQLite backend promises: the file, its pragmas, and other processes.
 struct SQLiteDatabaseTests {
-    @Test func opensAWALFileInTheFolderWithForeignKeys() throws {
+    @Test func opensAWALFileInTheFolderWithForeignKeysAndAMemoryMap() throws {
         try TemporaryFolder.with { folder in
             let database = try SQLiteDatabase(folder: folder)
             #expect(database.path == folder.appendingPathComponent("liveline.sqlite").path)
