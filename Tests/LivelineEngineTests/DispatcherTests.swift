@@ -176,11 +176,16 @@ import Testing
         // full suite's load a request has twice gone unanswered: the batch then waits out its
         // answer timeout (0.8 × the 30 s lease) and retries it as "no answer", as designed — the
         // deadline leaves room for that, three times over. (Why the answer went missing is still open.)
-        let deadline = Date().addingTimeInterval(90)
-        while harness.sandbox.accepted(token: token).isEmpty && Date() < deadline {
-            harness.engine.dispatcher.drain()
-            try await Task.sleep(for: .milliseconds(20))
+        // The drains run on a thread of their own: between drains on the threads every test's
+        // async code shares, a sleep once resumed so late that a PostgreSQL pass made two
+        // attempts in the 90 s.
+        let accepted = try await offThePool {
+            eventuallyBlocking(timeout: 90) {
+                harness.engine.dispatcher.drain()
+                return !harness.sandbox.accepted(token: token).isEmpty
+            }
         }
+        #expect(accepted, "no attempt accepted in 90 s")
         #expect(harness.payloads(token).last.flatMap(Self.delay(in:)) == 7)
         let statuses = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
         #expect(statuses.contains(200))
