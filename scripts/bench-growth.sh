@@ -9,9 +9,9 @@
 #     token between the sizes (`liveline-bench fanout`).
 # (The since-rev pull with 1,000 vs 100,000 weeks stored: scripts/bench-shopping.sh.)
 #
-# The fan-out takes 5 rounds by default: the median of 3 at 10,000 tokens moved by a third between
-# runs (engine and ceiling alike), which alone put the cost of one more token 30 % apart
-# (docs/performance.md, "Figures").
+# ROUNDS is for the PUT runs; the fan-out takes FANOUT_ROUNDS, 5 by default: between runs of 3, the
+# median at 10,000 tokens moved by 40 % (the engine) and 72 % (the ceiling), which alone put the
+# cost of one more token 32–34 % apart (docs/performance.md, "Figures").
 #
 #   scripts/bench-growth.sh                              # 10 s per PUT run, 3 rounds; 5 fan-out rounds
 #   SIZES="1000 100000" DURATION=5 TOKENS=1000,10000 FANOUT_ROUNDS=3 scripts/bench-growth.sh

@@ -176,16 +176,23 @@ import Testing
         // full suite's load a request has twice gone unanswered: the batch then waits out its
         // answer timeout (0.8 × the 30 s lease) and retries it as "no answer", as designed — the
         // deadline leaves room for that, three times over. (Why the answer went missing is still open.)
-        // The drains run on a thread of their own: between drains on the threads every test's
-        // async code shares, a sleep once resumed so late that a PostgreSQL pass made two
-        // attempts in the 90 s.
-        let accepted = try await offThePool {
-            eventuallyBlocking(timeout: 90) {
+        // The drains run on a thread of their own. Before, a sleep between drains on the threads
+        // every test's async code shares most likely resumed so late that a PostgreSQL pass made
+        // two attempts in the 90 s. The count and the longest drain say it if it happens again.
+        let (accepted, drains, longest) = try await offThePool {
+            var drains = 0
+            var longest: Duration = .zero
+            let accepted = eventuallyBlocking(timeout: 90) {
+                let started = ContinuousClock.now
                 harness.engine.dispatcher.drain()
+                drains += 1
+                longest = max(longest, ContinuousClock.now - started)
                 return !harness.sandbox.accepted(token: token).isEmpty
             }
+            return (accepted, drains, longest)
         }
-        #expect(accepted, "no attempt accepted in 90 s")
+        let attempts = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
+        #expect(accepted, "no attempt accepted in 90 s: \(drains) drains, the longest \(longest), attempts \(attempts)")
         #expect(harness.payloads(token).last.flatMap(Self.delay(in:)) == 7)
         let statuses = try harness.store.deliveries.attempts(contextKey: "trip:1").map(\.status)
         #expect(statuses.contains(200))
