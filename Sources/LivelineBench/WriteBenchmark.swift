@@ -164,12 +164,8 @@ public enum WriteBenchmark {
                 throw EngineBenchmarkError("raw baseline: \(sql): \(String(cString: sqlite3_errmsg(db)))")
             }
         }
-        // The writer's pragmas (SQLiteConnection), on SQLite's own checkpointing.
-        try exec(
-            """
-            PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -16384;
-            PRAGMA cache_spill = 65536; PRAGMA mmap_size = 1073741824
-            """)
+        // The writer's pragmas, on SQLite's own checkpointing.
+        try exec("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; \(SQLiteDatabase.writerTuningPragmas)")
         var statements: [OpaquePointer] = []
         defer { statements.forEach { sqlite3_finalize($0) } }
         for sql in ["BEGIN IMMEDIATE"] + putStatements + ["COMMIT"] {

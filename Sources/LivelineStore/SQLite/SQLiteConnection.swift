@@ -57,9 +57,8 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens (and for writers creates) the database file at `path`.
     ///
-    /// A writer switches the file to WAL (`journal_mode` is persistent) with `synchronous=NORMAL`;
-    /// every connection gets `foreign_keys=ON`, the busy timeout, its page cache size and its
-    /// memory map (``mmapBytesOfThisLibrary``).
+    /// A writer switches the file to WAL (`journal_mode` is persistent); every connection gets
+    /// `foreign_keys=ON`, the busy timeout and its ``tuningPragmas(readOnly:)``.
     /// `create`: a writer creates a missing file (false: it must exist, and is left as it is).
     init(path: String, readOnly: Bool, create: Bool = true) throws {
         self.path = path
@@ -77,21 +76,28 @@ final class SQLiteConnection: @unchecked Sendable {
         try check(sqlite3_extended_result_codes(handle, 1), "enable extended result codes")
         try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), "set the busy timeout")
         try executeScript("PRAGMA foreign_keys = ON")
-        // Pages kept in memory (SQLite's default is 2 MB), so the inner pages of a large table's
-        // B-trees stay (`docs/performance.md`, "Growth").
-        try executeScript("PRAGMA cache_size = -\(readOnly ? Self.readerCacheKilobytes : Self.writerCacheKilobytes)")
-        try executeScript("PRAGMA mmap_size = \(Self.mmapBytesOfThisLibrary)")
         if !readOnly {
             let mode = try run("PRAGMA journal_mode = WAL", [], collect: true).rows.first?.values.first
             guard mode == .text("wal") else {
                 throw StoreError(.io, "the database at \(path) could not be switched to WAL mode")
             }
-            try executeScript("PRAGMA synchronous = NORMAL")
             try executeScript("PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)")
-            // A large transaction (the answers of a fan-out to 100,000 tokens) keeps its changed
-            // pages in memory up to this many instead of writing them to the WAL part-way.
-            try executeScript("PRAGMA cache_spill = \(Self.writerSpillPages)")
         }
+        try executeScript(Self.tuningPragmas(readOnly: readOnly))
+    }
+
+    /// How a connection reads and writes, as pragmas: its page cache (SQLite's default is 2 MB;
+    /// this one keeps the inner pages of a large table's B-trees, `docs/performance.md`,
+    /// "Growth") and its memory map; for the writer `synchronous=NORMAL` and ``writerSpillPages``
+    /// (a large transaction, the answers of a fan-out to 100,000 tokens, keeps its changed pages
+    /// in memory up to this many instead of writing them to the WAL part-way). The raw write
+    /// baseline of `liveline-bench upsert` takes the writer's (``SQLiteDatabase/writerTuningPragmas``).
+    static func tuningPragmas(readOnly: Bool) -> String {
+        var pragmas = [
+            "PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)", "PRAGMA mmap_size = \(mmapBytesOfThisLibrary)",
+        ]
+        if !readOnly { pragmas += ["PRAGMA synchronous = NORMAL", "PRAGMA cache_spill = \(writerSpillPages)"] }
+        return pragmas.joined(separator: "; ")
     }
 
     deinit {

@@ -18,6 +18,10 @@ public final class SQLiteDatabase: Database {
     public static let fileName = "liveline.sqlite"
     /// Idle read connections kept open; more are opened when more reads run at once, then closed.
     public static let maxIdleReaders = 4
+    /// The writer connection's pragmas of reading and writing (page cache, memory map,
+    /// `synchronous`, `cache_spill`; not the WAL switch or the checkpointing): the raw baseline
+    /// of `liveline-bench upsert` runs the same statements with them.
+    public static var writerTuningPragmas: String { SQLiteConnection.tuningPragmas(readOnly: false) }
 
     /// The database file.
     public let path: String
