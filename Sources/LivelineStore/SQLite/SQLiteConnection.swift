@@ -18,17 +18,26 @@ final class SQLiteConnection: @unchecked Sendable {
     /// data would otherwise grow it without bound).
     static let statementCacheLimit = 512
 
-    /// The page cache of the writer and of each reader, in KiB (`PRAGMA cache_size`, negative: KiB).
-    /// A larger one does not make the writer faster under random updates of a large table, and a
-    /// much larger one makes it slower (`PUT` at 1,000,000 contexts: about the same with 16 and
-    /// 64 MB, a fifth slower with 256 MB; `docs/performance.md`, "Growth"): the pages it misses
-    /// come from the kernel's page cache.
-    static let writerCacheKilobytes = 16_384
+    /// The writer's page cache, in KiB (`PRAGMA cache_size`, negative: KiB; about 1,000 pages of
+    /// 4 KiB). It holds the inner pages of the large tables' B-trees and what a transaction
+    /// changes; the other pages come through the memory map (``mmapBytes``). Small on purpose: in
+    /// the SQLite of Debian 12 (3.40) the commit that follows a split of a B-tree page which
+    /// swapped two new pages (`balance_nonroot` renumbers one through a temporary page number
+    /// past the end of the file) walks every page the writer's cache holds. With 16 MB caches the
+    /// writer's held about 16,000 pages at 1,000,000 contexts and that walk was 7–8 % of the
+    /// server's time; with 4 MB (and ``readerCacheKilobytes``) it holds about 1,000
+    /// (`docs/performance.md`, "Growth").
+    static let writerCacheKilobytes = 4_096
     /// Changed pages the writer keeps in one transaction before it writes some to the WAL
     /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB): beyond `writerCacheKilobytes`
     /// only while a transaction holds that many changed pages.
     static let writerSpillPages = 65_536
-    static let readerCacheKilobytes = 16_384
+    /// Each reader's page cache, in KiB. A reader's cache is emptied whenever another connection
+    /// committed since its last read (SQLite, "Write-Ahead Logging"), and with the memory map it
+    /// only holds the pages it read from the WAL. Small readers also keep the writer's small: at
+    /// 1,000,000 contexts a 16 MB writer cache held 15,856 pages beside 16 MB readers, 3,963 (its
+    /// own size) beside 1 MB readers (counted at its commits with a `perf` probe).
+    static let readerCacheKilobytes = 1_024
     /// The part of the database file each connection reads through a memory map instead of
     /// `pread` (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is
     /// then read from the kernel's page cache without a system call and a copy. `PUT` at
@@ -86,10 +95,9 @@ final class SQLiteConnection: @unchecked Sendable {
         try executeScript(Self.tuningPragmas(readOnly: readOnly))
     }
 
-    /// How a connection reads and writes, as pragmas: its page cache (SQLite's default is 2 MB;
-    /// this one keeps the inner pages of a large table's B-trees, `docs/performance.md`,
-    /// "Growth") and its memory map; for the writer `synchronous=NORMAL` and ``writerSpillPages``
-    /// (a large transaction, the answers of a fan-out to 100,000 tokens, keeps its changed pages
+    /// How a connection reads and writes, as pragmas: its page cache (``writerCacheKilobytes``,
+    /// ``readerCacheKilobytes``) and its memory map; for the writer `synchronous=NORMAL` and
+    /// ``writerSpillPages`` (a large transaction, the answers of a fan-out to 100,000 tokens, keeps its changed pages
     /// in memory up to this many instead of writing them to the WAL part-way). The raw write
     /// baseline of `liveline-bench upsert` takes the writer's (``SQLiteDatabase/writerTuningPragmas``).
     static func tuningPragmas(readOnly: Bool) -> String {

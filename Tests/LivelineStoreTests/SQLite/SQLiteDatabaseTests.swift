@@ -5,7 +5,7 @@ import LivelineStore
 
 /// What only the SQLite backend promises: the file, its pragmas, and other processes.
 struct SQLiteDatabaseTests {
-    @Test func opensAWALFileInTheFolderWithForeignKeysAndAMemoryMap() throws {
+    @Test func opensAWALFileInTheFolderWithForeignKeysAMemoryMapAndSmallPageCaches() throws {
         try TemporaryFolder.with { folder in
             let database = try SQLiteDatabase(folder: folder)
             #expect(database.path == folder.appendingPathComponent("liveline.sqlite").path)
@@ -25,6 +25,10 @@ struct SQLiteDatabaseTests {
             // the library's cap).
             #expect(try database.write { try $0.queryOne("PRAGMA mmap_size")?.int("mmap_size") } == 1 << 30)
             #expect(try database.read { try $0.queryOne("PRAGMA mmap_size")?.int("mmap_size") } == 1 << 30)
+            // A small page cache for the writer (4 MB) and a smaller one for each reader (1 MB),
+            // in KiB (negative).
+            #expect(try database.write { try $0.queryOne("PRAGMA cache_size")?.int("cache_size") } == -4_096)
+            #expect(try database.read { try $0.queryOne("PRAGMA cache_size")?.int("cache_size") } == -1_024)
         }
     }
 
