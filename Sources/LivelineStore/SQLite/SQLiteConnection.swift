@@ -18,25 +18,26 @@ final class SQLiteConnection: @unchecked Sendable {
     /// data would otherwise grow it without bound).
     static let statementCacheLimit = 512
 
-    /// The writer's page cache, in KiB (`PRAGMA cache_size`, negative: KiB; about 1,000 pages of
-    /// 4 KiB). It holds the inner pages of the large tables' B-trees and what a transaction
-    /// changes; the other pages come through the memory map (``mmapBytes``). Small on purpose: in
-    /// the SQLite of Debian 12 (3.40) the commit that follows a split of a B-tree page which
-    /// swapped two new pages (`balance_nonroot` renumbers one through a temporary page number
-    /// past the end of the file) walks every page the writer's cache holds. With 16 MB caches the
-    /// writer's held about 16,000 pages at 1,000,000 contexts and that walk was 7–8 % of the
-    /// server's time; with 4 MB (and ``readerCacheKilobytes``) it holds about 1,000
+    /// The writer's page cache, in KiB (`PRAGMA cache_size`, negative: KiB; about 990 pages of
+    /// 4 KiB); the checkpointer's connection, opened for writing, has the same. It holds the inner
+    /// pages of the large tables' B-trees and what a transaction changes; the other pages come
+    /// through the memory map (``mmapBytes``). Small because a large one costs at commits: in the
+    /// SQLite of Debian 12 (3.40), the commit of a transaction in which a B-tree page split and
+    /// two new pages swapped numbers (`balance_nonroot` renumbers one through the lock-byte
+    /// page's number, past the end of a file under 1 GiB) walks every page the cache holds. At
+    /// 1,000,000 contexts one `PUT` in about 13 paid for such a walk: 15,856 pages with a 64 MB
+    /// cache (7–8 % of the server's time), 3,963 with 16 MB, 990 with 4 MB
     /// (`docs/performance.md`, "Growth").
     static let writerCacheKilobytes = 4_096
     /// Changed pages the writer keeps in one transaction before it writes some to the WAL
-    /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB): beyond `writerCacheKilobytes`
-    /// only while a transaction holds that many changed pages.
+    /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB). The cache grows past
+    /// ``writerCacheKilobytes`` only with a transaction's changed pages, and spills none until
+    /// there are this many.
     static let writerSpillPages = 65_536
-    /// Each reader's page cache, in KiB. A reader's cache is emptied whenever another connection
-    /// committed since its last read (SQLite, "Write-Ahead Logging"), and with the memory map it
-    /// only holds the pages it read from the WAL. Small readers also keep the writer's small: at
-    /// 1,000,000 contexts a 16 MB writer cache held 15,856 pages beside 16 MB readers, 3,963 (its
-    /// own size) beside 1 MB readers (counted at its commits with a `perf` probe).
+    /// Each reader's page cache, in KiB. SQLite empties a connection's cache when a read finds the
+    /// database changed by another connection since its last, and with the memory map a reader's
+    /// cache only holds the pages it read from the WAL (and those past the map; every page where
+    /// no map is used, ``mmapBytesOfThisLibrary``).
     static let readerCacheKilobytes = 1_024
     /// The part of the database file each connection reads through a memory map instead of
     /// `pread` (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is
@@ -97,9 +98,10 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// How a connection reads and writes, as pragmas: its page cache (``writerCacheKilobytes``,
     /// ``readerCacheKilobytes``) and its memory map; for the writer `synchronous=NORMAL` and
-    /// ``writerSpillPages`` (a large transaction, the answers of a fan-out to 100,000 tokens, keeps its changed pages
-    /// in memory up to this many instead of writing them to the WAL part-way). The raw write
-    /// baseline of `liveline-bench upsert` takes the writer's (``SQLiteDatabase/writerTuningPragmas``).
+    /// ``writerSpillPages`` (a large transaction, the answers of a fan-out to 100,000 tokens,
+    /// keeps its changed pages in memory up to this many instead of writing them to the WAL
+    /// part-way). The raw write baseline of `liveline-bench upsert` takes the writer's
+    /// (``SQLiteDatabase/writerTuningPragmas``).
     static func tuningPragmas(readOnly: Bool) -> String {
         var pragmas = [
             "PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)", "PRAGMA mmap_size = \(mmapBytesOfThisLibrary)",
