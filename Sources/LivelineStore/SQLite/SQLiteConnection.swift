@@ -25,19 +25,19 @@ final class SQLiteConnection: @unchecked Sendable {
     /// SQLite of Debian 12 (3.40), the commit of a transaction in which a B-tree page split and
     /// two new pages swapped numbers (`balance_nonroot` renumbers one through the lock-byte
     /// page's number, past the end of a file under 1 GiB) walks every page the cache holds. At
-    /// 1,000,000 contexts one `PUT` in about 13 paid for such a walk: 15,856 pages with a 64 MB
+    /// 1,000,000 contexts one `PUT` in 13 or 14 paid for such a walk: 15,856 pages with a 64 MB
     /// cache (7–8 % of the server's time), 3,963 with 16 MB, 990 with 4 MB
     /// (`docs/performance.md`, "Growth").
     static let writerCacheKilobytes = 4_096
     /// Changed pages the writer keeps in one transaction before it writes some to the WAL
     /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB). The cache grows past
-    /// ``writerCacheKilobytes`` only with a transaction's changed pages, and spills none until
-    /// there are this many.
+    /// ``writerCacheKilobytes`` only with a transaction's changed pages, and spills none until it
+    /// holds this many pages.
     static let writerSpillPages = 65_536
     /// Each reader's page cache, in KiB. SQLite empties a connection's cache when a read finds the
-    /// database changed by another connection since its last, and with the memory map a reader's
-    /// cache only holds the pages it read from the WAL (and those past the map; every page where
-    /// no map is used, ``mmapBytesOfThisLibrary``).
+    /// database changed by another connection since its last read, and with the memory map a
+    /// reader's cache only holds the pages it read from the WAL (and those past the map; every
+    /// page it reads where ``mmapBytesOfThisLibrary`` is 0).
     static let readerCacheKilobytes = 1_024
     /// The part of the database file each connection reads through a memory map instead of
     /// `pread` (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is
