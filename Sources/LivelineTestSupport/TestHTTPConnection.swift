@@ -62,6 +62,7 @@ public final class TestHTTPConnection {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
             guard sent > 0 else { throw Failure(description: "send failed: \(String(cString: strerror(errno)))") }
             offset += sent
         }
@@ -178,7 +179,10 @@ public final class TestHTTPConnection {
     /// Bytes received, or nil when the peer closed the connection.
     private func receive() throws -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        var count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        // A signal (a debugger attaching, a profiler) interrupts a read with a receive timeout
+        // even under SA_RESTART: read again.
+        while count < 0, errno == EINTR { count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) } }
         if count == 0 { return nil }
         if count < 0 {
             if errno == ECONNRESET { return nil }
