@@ -126,25 +126,30 @@ struct SyncRenderer: Sendable {
             let contextChannels = configuration.environments.compactMap { environment in
                 linked[environment].map { (environment: environment, channelID: $0) }
             }
+            // The budget's ledger counts the priority-10 pushes APNs accepted in the last hour: a
+            // token's count comes with the token, the channels' from a ledger of their own.
+            let hourAgo = now.addingTimeInterval(-3600)
             var tokens: [UpdateTarget] = []
             var channels: [(environment: PushEnvironment, channelID: String)] = []
             switch row.target {
             case nil:
                 for environment in configuration.environments {
                     tokens += try store.tokens.updateTargets(
-                        contextKey: key, environment: environment, householdID: context.householdID, in: transaction)
+                        contextKey: key, environment: environment, householdID: context.householdID, ledgerSince: hourAgo, in: transaction)
                 }
                 channels = contextChannels
             case .token(let id)?:
                 for environment in configuration.environments {
                     tokens += try store.tokens.updateTargets(
-                        contextKey: key, environment: environment, householdID: context.householdID, onlyID: id, in: transaction)
+                        contextKey: key, environment: environment, householdID: context.householdID, onlyID: id, ledgerSince: hourAgo,
+                        in: transaction)
                 }
             case .channel(let id)?:
                 channels = contextChannels.filter { $0.channelID == id }
             }
 
-            let ledger = try store.deliveries.priorityLedger(contextKey: key, since: now.addingTimeInterval(-3600), in: transaction)
+            let ledger =
+                channels.isEmpty ? [:] : try store.deliveries.priorityLedger(contextKey: key, since: hourAgo, channelsOnly: true, in: transaction)
             // A one-target row (a retry, a new token catching up) is material when that target has
             // not got this revision yet.
             var targetMaterial: String?
@@ -167,7 +172,7 @@ struct SyncRenderer: Sendable {
             func plan(_ target: OutboxTarget, token: UpdateTarget?) -> PlannedPush {
                 guard let material else { return PlannedPush(target: target, token: token, priority: .considerPower, note: unmaterial) }
                 let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
-                let used = ledger[target] ?? 0
+                let used = token?.priorityPushesAccepted ?? ledger[target] ?? 0
                 let immediate = used < limit || context.alert != nil
                 let priority: APNSPriority = immediate ? .immediate : .considerPower
                 let reason = Reason(used: used, limit: limit, immediate: immediate)

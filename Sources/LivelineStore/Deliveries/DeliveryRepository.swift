@@ -72,20 +72,33 @@ public struct DeliveryRepository: Sendable {
     }
 
     /// The per-activity ledger of the budget (`docs/engine.md`, "Budgets and priority"): how many
-    /// priority-10 pushes of the context APNs accepted since `since`, per target.
-    public func priorityLedger(contextKey: String, since: Date, in transaction: any SQLTransaction) throws -> [OutboxTarget: Int] {
+    /// priority-10 pushes of the context APNs accepted since `since`, per target; with
+    /// `channelsOnly`, of its channels alone (a fan-out reads its tokens' counts with the tokens:
+    /// ``PushTokenRepository/updateTargets(contextKey:environment:householdID:onlyID:ledgerSince:in:)``).
+    public func priorityLedger(
+        contextKey: String, since: Date, channelsOnly: Bool = false, in transaction: any SQLTransaction
+    ) throws -> [OutboxTarget: Int] {
         var ledger: [OutboxTarget: Int] = [:]
         // Read from `deliveries_budget` alone (migration 11), in its order. The unary `+` keeps
         // SQLite from taking `deliveries_context` for the time range instead (a table lookup and
         // a sort for every delivery), which it does while it has no statistics.
-        for row in try transaction.query(
-            """
-            SELECT target_kind, target, COUNT(*) AS n FROM deliveries
-            WHERE context_key = $1 AND +attempted_at >= $2 AND priority = 10 AND status = 200
-            GROUP BY target_kind, target
-            """,
-            [.text(contextKey), SQLValue(since)]
-        ) {
+        let rows =
+            channelsOnly
+            ? try transaction.query(
+                """
+                SELECT target_kind, target, COUNT(*) AS n FROM deliveries
+                WHERE context_key = $1 AND target_kind = 'channel' AND +attempted_at >= $2 AND priority = 10 AND status = 200
+                GROUP BY target_kind, target
+                """,
+                [.text(contextKey), SQLValue(since)])
+            : try transaction.query(
+                """
+                SELECT target_kind, target, COUNT(*) AS n FROM deliveries
+                WHERE context_key = $1 AND +attempted_at >= $2 AND priority = 10 AND status = 200
+                GROUP BY target_kind, target
+                """,
+                [.text(contextKey), SQLValue(since)])
+        for row in rows {
             let target = try row.string("target")
             switch try row.string("target_kind") {
             case "token": if let id = Int(target) { ledger[.token(PushTokenID(id))] = try row.int("n") }

@@ -254,13 +254,29 @@ public struct PushTokenRepository: Sendable {
     /// catch-up), if it is still one of them. Only what a push to each needs (a fan-out reads
     /// every one of them; 100,000 is a size the engine is measured at).
     public func updateTargets(
-        contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, in transaction: any SQLTransaction
+        contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, ledgerSince: Date? = nil,
+        in transaction: any SQLTransaction
     ) throws -> [UpdateTarget] {
+        var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
+        // With `ledgerSince`, each token's count of the budget's ledger (what
+        // ``DeliveryRepository/priorityLedger(contextKey:since:targetKind:in:)`` counts) in the
+        // same statement: one range of `deliveries_budget` per token (migration 11; its three
+        // equalities and the priority and status of its `WHERE`), instead of a second result with
+        // a row per token that a fan-out to 100,000 tokens took 0.25–0.29 s to read and index.
+        var ledger = ""
+        if let ledgerSince {
+            parameters.append(SQLValue(ledgerSince))
+            ledger = """
+                , (SELECT COUNT(*) FROM deliveries
+                   WHERE deliveries.context_key = $1 AND deliveries.target_kind = 'token'
+                     AND deliveries.target = CAST(push_tokens.id AS TEXT) AND deliveries.attempted_at >= $\(parameters.count)
+                     AND deliveries.priority = 10 AND deliveries.status = 200) AS priority_accepted
+                """
+        }
         var sql = """
-            SELECT id, token, frequent_pushes_enabled, environment_source FROM push_tokens
+            SELECT id, token, frequent_pushes_enabled, environment_source\(ledger) FROM push_tokens
             WHERE kind = 'la-update' AND context_key = $1 AND environment = $2 AND status = 'active'
             """
-        var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
         if let householdID {
             parameters.append(SQLValue(householdID))
             sql += " AND household_id = $\(parameters.count)"
@@ -269,11 +285,13 @@ public struct PushTokenRepository: Sendable {
             parameters.append(SQLValue(onlyID))
             sql += " AND id = $\(parameters.count)"
         }
+        let counted = ledgerSince != nil
         return try transaction.query(sql + " ORDER BY id", parameters).map { row in
             UpdateTarget(
                 id: PushTokenID(try row.int("id")), token: try row.string("token"), environment: environment,
                 frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),
-                environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app)
+                environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app,
+                priorityPushesAccepted: counted ? try row.int("priority_accepted") : nil)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import Testing
 import LivelineStore
 
@@ -52,6 +53,64 @@ struct DeliveryRepositoryTests {
                 ])
             #expect(try store.deliveries.deleteAttempts(before: time(3)) == 3)
             #expect(try store.deliveries.countsByStatusAndReason().map(\.count).reduce(0, +) == 4)
+        }
+    }
+
+    /// The budget's ledger (`docs/engine.md`, "Budgets and priority"), read with the tokens a
+    /// fan-out reads: a token's count is its context's priority-10 pushes APNs accepted since the
+    /// time given — the same count the whole ledger has for it — and the channels' ledger holds
+    /// only channels.
+    @Test(arguments: DatabaseFactory.all)
+    func eachTokensLedgerComesWithItAndCountsItsAcceptedPriority10PushesSince(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada")
+            for (device, token) in [("phone", "aa01"), ("pad", "bb02")] {
+                let registration = TokenRegistration(
+                    householdID: ada.householdID, userID: ada.id, deviceID: device, kind: .update, environment: .production,
+                    token: token, contextKey: "trip:1")
+                #expect(try store.tokens.register(registration, now: time(1)) == .created)
+            }
+            func read(since: Date?) throws -> [UpdateTarget] {
+                try store.database.read {
+                    try store.tokens.updateTargets(contextKey: "trip:1", environment: .production, householdID: nil, ledgerSince: since, in: $0)
+                }
+            }
+            let targets = try read(since: nil)
+            #expect(targets.map(\.token) == ["aa01", "bb02"])
+            #expect(targets.map(\.priorityPushesAccepted) == [nil, nil])
+            let phone = String(targets[0].id.rawValue)
+            func attempt(_ key: String, _ kind: DeliveryTargetKind, _ target: String, status: Int, priority: Int, at seconds: Int) -> DeliveryAttempt
+            {
+                DeliveryAttempt(
+                    outboxID: 1, contextKey: key, rev: 3, targetKind: kind, target: target, apnsID: "ID-\(seconds)", status: status, reason: nil,
+                    priority: priority, latencyMilliseconds: 1, attemptedAt: time(seconds))
+            }
+            for delivery in [
+                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 10),  // counted
+                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 20),  // counted
+                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 4),  // before the hour
+                attempt("trip:1", .token, phone, status: 200, priority: 5, at: 21),  // priority 5
+                attempt("trip:1", .token, phone, status: 429, priority: 10, at: 22),  // not accepted
+                attempt("trip:2", .token, phone, status: 200, priority: 10, at: 23),  // another context
+                attempt("trip:1", .channel, "Y2hhbm5lbA==", status: 200, priority: 10, at: 24),  // a channel
+            ] {
+                try store.deliveries.record(delivery)
+            }
+            let counted = try read(since: time(5))
+            #expect(counted.map(\.priorityPushesAccepted) == [2, 0])
+            // What the whole ledger counts, the token read counts too.
+            let ledger = try store.database.read { try store.deliveries.priorityLedger(contextKey: "trip:1", since: time(5), in: $0) }
+            #expect(ledger == [.token(targets[0].id): 2, .channel("Y2hhbm5lbA=="): 1])
+            let channels = try store.database.read {
+                try store.deliveries.priorityLedger(contextKey: "trip:1", since: time(5), channelsOnly: true, in: $0)
+            }
+            #expect(channels == [.channel("Y2hhbm5lbA=="): 1])
+            // One token alone (a retry's read) has its count as well.
+            let one = try store.database.read {
+                try store.tokens.updateTargets(
+                    contextKey: "trip:1", environment: .production, householdID: ada.householdID, onlyID: targets[0].id, ledgerSince: time(5), in: $0)
+            }
+            #expect(one.map(\.priorityPushesAccepted) == [2])
         }
     }
 }
