@@ -16,13 +16,14 @@ swift build --build-tests
 # examples/ios, type-checked against stubs of the Apple API they use (README, "Using Liveline from
 # your iOS app"): a package of its own, never part of the product.
 swift build --package-path Tests/AppleGlue --scratch-path .build/apple-glue
-# Swift Testing runs at most 8 test cases at once; without this, this toolchain's started every
+# Swift Testing runs at most 8 test cases at once; without this, this toolchain starts every
 # test together. Server and simulated-iPhone tests do blocking work (starting a server, creating
-# and migrating its PostgreSQL schema) on the runtime's two threads, and with a few hundred tests
-# under way a task a test made waited 10–94 s before it first ran (an app's first registration
-# try: CI failed once at 90 s), and the PostgreSQL pass took 170–238 s. With 8, in the same hour:
-# under 0.3 s, and the passes took 143–153 s (PostgreSQL) and 81 s (SQLite; 87 s without). The
-# variable is Swift Testing's own and experimental: a toolchain without it runs all at once.
+# and migrating its PostgreSQL schema) on the concurrency runtime's threads (one per core: two
+# here), and with a few hundred tests under way a task a test made waited 10–94 s before it first
+# ran (an app's first registration try: CI failed once at 90 s), and the PostgreSQL pass took
+# 170–238 s. With 8, in the same hour: that wait was under 0.3 s, and the passes took 143–153 s
+# (PostgreSQL) and 81 s (SQLite; 87 s without). The variable is Swift Testing's own and
+# experimental: a toolchain without it runs all at once.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
 # A hung run (it never should) fails after 30 minutes instead of holding CI to its limit.
 # The store's suite runs on SQLite and PostgreSQL in this run; the engine, server and end-to-end

@@ -127,7 +127,8 @@ struct SyncRenderer: Sendable {
                 linked[environment].map { (environment: environment, channelID: $0) }
             }
             // The budget's ledger counts the priority-10 pushes APNs accepted in the last hour: a
-            // token's count comes with the token, the channels' from a ledger of their own.
+            // token's count comes with the token, the channels' from a ledger of their own. A
+            // whole fan-out that is not material goes at 5 to everyone: no counts.
             let hourAgo = now.addingTimeInterval(-3600)
             var tokens: [UpdateTarget] = []
             var channels: [(environment: PushEnvironment, channelID: String)] = []
@@ -135,7 +136,8 @@ struct SyncRenderer: Sendable {
             case nil:
                 for environment in configuration.environments {
                     tokens += try store.tokens.updateTargets(
-                        contextKey: key, environment: environment, householdID: context.householdID, ledgerSince: hourAgo, in: transaction)
+                        contextKey: key, environment: environment, householdID: context.householdID,
+                        ledgerSince: changeMaterial == nil ? nil : hourAgo, in: transaction)
                 }
                 channels = contextChannels
             case .token(let id)?:

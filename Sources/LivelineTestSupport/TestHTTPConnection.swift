@@ -179,10 +179,12 @@ public final class TestHTTPConnection {
     /// Bytes received, or nil when the peer closed the connection.
     private func receive() throws -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        var count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
         // A signal (a debugger attaching, a profiler) interrupts a read with a receive timeout
         // even under SA_RESTART: read again.
-        while count < 0, errno == EINTR { count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) } }
+        var count: Int
+        repeat {
+            count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        } while count < 0 && errno == EINTR
         if count == 0 { return nil }
         if count < 0 {
             if errno == ECONNRESET { return nil }

@@ -82,22 +82,14 @@ public struct DeliveryRepository: Sendable {
         // Read from `deliveries_budget` alone (migration 11), in its order. The unary `+` keeps
         // SQLite from taking `deliveries_context` for the time range instead (a table lookup and
         // a sort for every delivery), which it does while it has no statistics.
-        let rows =
-            channelsOnly
-            ? try transaction.query(
-                """
-                SELECT target_kind, target, COUNT(*) AS n FROM deliveries
-                WHERE context_key = $1 AND target_kind = 'channel' AND +attempted_at >= $2 AND priority = 10 AND status = 200
-                GROUP BY target_kind, target
-                """,
-                [.text(contextKey), SQLValue(since)])
-            : try transaction.query(
-                """
-                SELECT target_kind, target, COUNT(*) AS n FROM deliveries
-                WHERE context_key = $1 AND +attempted_at >= $2 AND priority = 10 AND status = 200
-                GROUP BY target_kind, target
-                """,
-                [.text(contextKey), SQLValue(since)])
+        let channels = channelsOnly ? " AND target_kind = 'channel'" : ""
+        let rows = try transaction.query(
+            """
+            SELECT target_kind, target, COUNT(*) AS n FROM deliveries
+            WHERE context_key = $1\(channels) AND +attempted_at >= $2 AND priority = 10 AND status = 200
+            GROUP BY target_kind, target
+            """,
+            [.text(contextKey), SQLValue(since)])
         for row in rows {
             let target = try row.string("target")
             switch try row.string("target_kind") {

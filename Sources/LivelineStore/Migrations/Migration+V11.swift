@@ -1,5 +1,5 @@
 extension Migration {
-    /// `deliveries_budget`: the budget's ledger (``DeliveryRepository/priorityLedger(contextKey:since:in:)``)
+    /// `deliveries_budget`: the budget's ledger (``DeliveryRepository/priorityLedger(contextKey:since:channelsOnly:in:)``)
     /// counts, per target, the priority-10 pushes APNs accepted for a context in the last hour.
     /// Through `deliveries_context` that was a table lookup and a sort for every one of them —
     /// a fifth of a second before the first push of a fan-out to 100,000 tokens, once they had

@@ -229,7 +229,7 @@ public struct OperationsReads: Sendable {
     }
 
     /// Priority-10 pushes of context `key` APNs accepted since `since`, per target: the budget's
-    /// ledger (``DeliveryRepository/priorityLedger(contextKey:since:in:)``).
+    /// ledger (``DeliveryRepository/priorityLedger(contextKey:since:channelsOnly:in:)``).
     public func priorityLedger(contextKey key: String, since: Date) throws -> [OutboxTarget: Int] {
         try database.read { transaction in try DeliveryRepository(database: database).priorityLedger(contextKey: key, since: since, in: transaction) }
     }

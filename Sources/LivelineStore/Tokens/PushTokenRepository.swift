@@ -251,18 +251,20 @@ public struct PushTokenRepository: Sendable {
     /// tokens — a context of a household never reaches another household's device, whatever key
     /// someone registered; contexts without an owner (the `/v1` API) reach every token
     /// registered with their key. With `onlyID`, just that token (the one target of a retry or a
-    /// catch-up), if it is still one of them. Only what a push to each needs (a fan-out reads
-    /// every one of them; 100,000 is a size the engine is measured at).
+    /// catch-up), if it is still one of them. With `ledgerSince`, each with its count of the
+    /// budget's ledger since then (``UpdateTarget/priorityPushesAccepted``). Only what a push to
+    /// each needs (a fan-out reads every one of them; 100,000 is a size the engine is measured at).
     public func updateTargets(
         contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, ledgerSince: Date? = nil,
         in transaction: any SQLTransaction
     ) throws -> [UpdateTarget] {
         var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
         // With `ledgerSince`, each token's count of the budget's ledger (what
-        // ``DeliveryRepository/priorityLedger(contextKey:since:targetKind:in:)`` counts) in the
+        // ``DeliveryRepository/priorityLedger(contextKey:since:channelsOnly:in:)`` counts) in the
         // same statement: one range of `deliveries_budget` per token (migration 11; its three
         // equalities and the priority and status of its `WHERE`), instead of a second result with
-        // a row per token that a fan-out to 100,000 tokens took 0.25–0.29 s to read and index.
+        // a row per token, which a fan-out to 100,000 tokens took 0.24–0.29 s to read and index
+        // (rounds with 100,000–300,000 entries; docs/performance.md, "Fan-out").
         var ledger = ""
         if let ledgerSince {
             parameters.append(SQLValue(ledgerSince))

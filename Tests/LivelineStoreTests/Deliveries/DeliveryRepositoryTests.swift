@@ -88,11 +88,12 @@ struct DeliveryRepositoryTests {
             for delivery in [
                 attempt("trip:1", .token, phone, status: 200, priority: 10, at: 10),  // counted
                 attempt("trip:1", .token, phone, status: 200, priority: 10, at: 20),  // counted
-                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 4),  // before the hour
+                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 4),  // before `since`
                 attempt("trip:1", .token, phone, status: 200, priority: 5, at: 21),  // priority 5
                 attempt("trip:1", .token, phone, status: 429, priority: 10, at: 22),  // not accepted
                 attempt("trip:2", .token, phone, status: 200, priority: 10, at: 23),  // another context
                 attempt("trip:1", .channel, "Y2hhbm5lbA==", status: 200, priority: 10, at: 24),  // a channel
+                attempt("trip:1", .channel, phone, status: 200, priority: 10, at: 25),  // a channel whose id reads like the token's
             ] {
                 try store.deliveries.record(delivery)
             }
@@ -100,11 +101,11 @@ struct DeliveryRepositoryTests {
             #expect(counted.map(\.priorityPushesAccepted) == [2, 0])
             // What the whole ledger counts, the token read counts too.
             let ledger = try store.database.read { try store.deliveries.priorityLedger(contextKey: "trip:1", since: time(5), in: $0) }
-            #expect(ledger == [.token(targets[0].id): 2, .channel("Y2hhbm5lbA=="): 1])
+            #expect(ledger == [.token(targets[0].id): 2, .channel("Y2hhbm5lbA=="): 1, .channel(phone): 1])
             let channels = try store.database.read {
                 try store.deliveries.priorityLedger(contextKey: "trip:1", since: time(5), channelsOnly: true, in: $0)
             }
-            #expect(channels == [.channel("Y2hhbm5lbA=="): 1])
+            #expect(channels == [.channel("Y2hhbm5lbA=="): 1, .channel(phone): 1])
             // One token alone (a retry's read) has its count as well.
             let one = try store.database.read {
                 try store.tokens.updateTargets(
