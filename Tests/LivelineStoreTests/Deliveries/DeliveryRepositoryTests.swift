@@ -5,10 +5,13 @@ import LivelineStore
 
 /// The delivery log of `docs/engine.md`, "The transactional outbox and the dispatcher".
 struct DeliveryRepositoryTests {
-    static func attempt(_ key: String?, status: Int, reason: String?, at seconds: Int) -> DeliveryAttempt {
+    static func attempt(
+        _ key: String?, _ kind: DeliveryTargetKind = .token, _ target: String = "12", status: Int, reason: String? = nil, priority: Int = 10,
+        at seconds: Int
+    ) -> DeliveryAttempt {
         DeliveryAttempt(
-            outboxID: 1, contextKey: key, rev: 3, targetKind: .token, target: "12", apnsID: status == 0 ? nil : "ID-\(seconds)",
-            status: status, reason: reason, priority: 10, latencyMilliseconds: 3.25, attemptedAt: time(seconds)
+            outboxID: 1, contextKey: key, rev: 3, targetKind: kind, target: target, apnsID: status == 0 ? nil : "ID-\(seconds)",
+            status: status, reason: reason, priority: priority, latencyMilliseconds: 3.25, attemptedAt: time(seconds)
         )
     }
 
@@ -79,21 +82,15 @@ struct DeliveryRepositoryTests {
             #expect(targets.map(\.token) == ["aa01", "bb02"])
             #expect(targets.map(\.priorityPushesAccepted) == [nil, nil])
             let phone = String(targets[0].id.rawValue)
-            func attempt(_ key: String, _ kind: DeliveryTargetKind, _ target: String, status: Int, priority: Int, at seconds: Int) -> DeliveryAttempt
-            {
-                DeliveryAttempt(
-                    outboxID: 1, contextKey: key, rev: 3, targetKind: kind, target: target, apnsID: "ID-\(seconds)", status: status, reason: nil,
-                    priority: priority, latencyMilliseconds: 1, attemptedAt: time(seconds))
-            }
             for delivery in [
-                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 10),  // counted
-                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 20),  // counted
-                attempt("trip:1", .token, phone, status: 200, priority: 10, at: 4),  // before `since`
-                attempt("trip:1", .token, phone, status: 200, priority: 5, at: 21),  // priority 5
-                attempt("trip:1", .token, phone, status: 429, priority: 10, at: 22),  // not accepted
-                attempt("trip:2", .token, phone, status: 200, priority: 10, at: 23),  // another context
-                attempt("trip:1", .channel, "Y2hhbm5lbA==", status: 200, priority: 10, at: 24),  // a channel
-                attempt("trip:1", .channel, phone, status: 200, priority: 10, at: 25),  // a channel whose id reads like the token's
+                Self.attempt("trip:1", .token, phone, status: 200, priority: 10, at: 10),  // counted
+                Self.attempt("trip:1", .token, phone, status: 200, priority: 10, at: 20),  // counted
+                Self.attempt("trip:1", .token, phone, status: 200, priority: 10, at: 4),  // before `since`
+                Self.attempt("trip:1", .token, phone, status: 200, priority: 5, at: 21),  // priority 5
+                Self.attempt("trip:1", .token, phone, status: 429, priority: 10, at: 22),  // not accepted
+                Self.attempt("trip:2", .token, phone, status: 200, priority: 10, at: 23),  // another context
+                Self.attempt("trip:1", .channel, "Y2hhbm5lbA==", status: 200, priority: 10, at: 24),  // a channel
+                Self.attempt("trip:1", .channel, phone, status: 200, priority: 10, at: 25),  // a channel whose id reads like the token's
             ] {
                 try store.deliveries.record(delivery)
             }
