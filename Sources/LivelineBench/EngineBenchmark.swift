@@ -13,6 +13,18 @@ import LivelineTestSupport
 /// on a real server (HTTP on a free port, SQLite in a temporary folder, the in-process APNs
 /// sandbox over HTTP/2 + TLS).
 public enum EngineBenchmark {
+    /// The most rounds a smaller size runs (``roundsFor(count:largest:rounds:)``).
+    static let mostRounds = 30
+
+    /// `rounds` for the largest size; a smaller size runs as many rounds as push the same number of
+    /// tokens, up to ``mostRounds``. Its rounds are cheap and its median is what the machine's noise
+    /// moves most: with 3 to 5 rounds the cost of one more token between 1,000 and 10,000 and
+    /// between 10,000 and 100,000 came out 26–37 % apart in some runs, the 10,000-token rounds of
+    /// one run ranging 0.17–0.30 s (docs/performance.md, "Figures").
+    static func roundsFor(count: Int, largest: Int, rounds: Int) -> Int {
+        max(rounds, min(mostRounds, rounds * largest / max(count, 1)))
+    }
+
     /// Servers not released before the process ends: after 100,000 tokens the server's teardown
     /// releases a chain of objects deep enough to overflow the main thread's stack (cause not yet
     /// found, docs/performance.md, "Fan-out").
@@ -40,7 +52,7 @@ public enum EngineBenchmark {
 
     /// For each count in `counts`: the time from one `PUT /v1/contexts/{key}` to the sandbox
     /// having accepted the snapshot on every one of that many registered `la-update` tokens, over
-    /// `rounds` changes; in the same run, the same number of pushes sent straight through the
+    /// `rounds` changes (more for the smaller sizes, ``roundsFor(count:largest:rounds:)``); in the same run, the same number of pushes sent straight through the
     /// server's `APNSClient` (the ceiling: no database, no rendering, no recording), each
     /// ceiling round after one of the engine's; and the process's peak memory in the size's first
     /// engine round (counted from what the process held when it began, the earlier sizes' heap
@@ -59,8 +71,10 @@ public enum EngineBenchmark {
         )
         var medians: [(count: Int, seconds: Double)] = []
         output("fan-out: one PUT /v1/contexts/{key} → every la-update token accepted by the in-process sandbox (HTTP/2 + TLS)")
-        output("   tokens   median s     best s  ceiling s   × ceil     µs/token    peak MB")
+        output("   tokens   median s     best s  ceiling s   × ceil     µs/token    peak MB   rounds")
+        let largest = counts.max() ?? 0
         for (offset, count) in counts.enumerated() {
+            let sizeRounds = roundsFor(count: count, largest: largest, rounds: rounds)
             let key = "trip:fanout-\(count)"
             let tokens = (0..<count).map { String(format: "%064x", 0xfa00000 + offset * 1_000_000 + $0) }
             for start in stride(from: 0, to: count, by: 5_000) {
@@ -86,7 +100,7 @@ public enum EngineBenchmark {
             // all queued at once, leave the heap larger than the engine's batches do).
             var peak = 0.0
             ProcessMemory.resetPeak()
-            for round in 1...rounds {
+            for round in 1...sizeRounds {
                 let before = sandbox.acceptedCount
                 let started = ContinuousClock.now
                 let response = try connection.request(
@@ -132,8 +146,8 @@ public enum EngineBenchmark {
             let ceiling = ceilings.sorted()[ceilings.count / 2]
             output(
                 String(
-                    format: "%9d %10.3f %10.3f %10.3f %7.2f× %12.2f %10.0f", count, median, sorted.first!, ceiling, median / ceiling,
-                    median / Double(count) * 1e6, peak))
+                    format: "%9d %10.3f %10.3f %10.3f %7.2f× %12.2f %10.0f %8d", count, median, sorted.first!, ceiling, median / ceiling,
+                    median / Double(count) * 1e6, peak, sizeRounds))
             let everyRound = zip(times, ceilings).map { String(format: "%.3f/%.3f", $0, $1) }.joined(separator: " ")
             output("          every round, engine/ceiling s: \(everyRound)")
             medians.append((count, median))
@@ -144,7 +158,8 @@ public enum EngineBenchmark {
             output(String(format: "one more token between %d and %d: %.2f µs", low.count, high.count, slope))
         }
         output(
-            "(ceiling: the median of \(rounds) runs of the same pushes straight through APNSClient, each after one of the engine's rounds; "
+            "(ceiling: the median of as many runs of the same pushes straight through APNSClient, each after one of the engine's rounds; "
+                + "\(rounds) rounds for the largest size, a smaller one as many as push the same number of tokens, up to \(mostRounds); "
                 + "goal: median ≤ 1.2× ceiling)")
     }
 

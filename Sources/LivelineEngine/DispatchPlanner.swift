@@ -94,12 +94,14 @@ struct DispatchPlanner: Sendable {
                 }
             }
         }
-        if let sync = prepared.sync { followSync(sync, outcomes: outcomes, into: &plan) }
+        if let sync = prepared.sync { followSync(sync, outcomes: outcomes, unfinished: prepared.unfinished != nil, into: &plan) }
         if let startID = prepared.message?.startID, let outcome = outcomes.first {
             followStart(startID, outcome: outcome, row: row, into: &plan)
         }
         if retryRow {
             retry(prepared, last: outcomes.first, at: now, random: &random, into: &plan)
+        } else if let unfinished = prepared.unfinished {
+            retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan)
         } else if let deadReason {
             plan.row = .deadLetter(reason: deadReason)
             plan.rowEvent = Self.event(.warning, .deadLetter, outcomes.first, row: row, rev: prepared.rev, message: deadReason)
@@ -109,9 +111,10 @@ struct DispatchPlanner: Sendable {
 
     /// An accepted sync clears the hints it carried and records the state a whole fan-out sent;
     /// an end whose channel push settled (accepted, or refused for good) retires the channel.
-    /// After a retryable answer the channel stays, for the retry of the end.
-    private func followSync(_ sync: RenderedSync, outcomes: [SendOutcome], into plan: inout DispatchPlan) {
-        let delivered = outcomes.contains { $0.result.outcome == .delivered }
+    /// After a retryable answer the channel stays, for the retry of the end. A fan-out that did
+    /// not reach all its tokens (`unfinished`) records neither: it goes again as it went.
+    private func followSync(_ sync: RenderedSync, outcomes: [SendOutcome], unfinished: Bool, into plan: inout DispatchPlan) {
+        let delivered = !unfinished && outcomes.contains { $0.result.outcome == .delivered }
         if sync.carriesHints, delivered { plan.hintsSent = DispatchPlan.HintsSent(contextKey: sync.contextKey, rev: sync.rev) }
         if let state = sync.sentState, delivered {
             plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
@@ -153,15 +156,17 @@ struct DispatchPlanner: Sendable {
         }
     }
 
-    /// A row of one recipient APNs asked to retry: again after a backoff, or a dead letter once
-    /// its sends reach the policy's maximum (a start then fails).
+    /// A row of one recipient APNs asked to retry, or a whole fan-out that stopped before its
+    /// last token (`why`): again after a backoff, or a dead letter once its sends reach the
+    /// policy's maximum (a start then fails).
     private func retry(
-        _ prepared: PreparedRow, last: SendOutcome?, at now: Date, random: inout some RandomNumberGenerator, into plan: inout DispatchPlan
+        _ prepared: PreparedRow, last: SendOutcome?, why: String? = nil, at now: Date, random: inout some RandomNumberGenerator,
+        into plan: inout DispatchPlan
     ) {
         let row = prepared.row
         // Sends so far: this row's, and for a one-target sync row the fan-out send before it.
         let sends = row.attempts + 1 + (row.kind == .sync && row.target != nil ? 1 : 0)
-        let answer = last?.result.summary ?? "no answer"
+        let answer = why ?? last?.result.summary ?? "no answer"
         guard sends < retryPolicy.maximumAttempts else {
             let reason = "gave up after \(sends) attempts: \(answer)"
             if let startID = prepared.message?.startID {
@@ -190,9 +195,10 @@ struct DispatchPlanner: Sendable {
         // (``Dispatcher``'s preparation of a start).
         let unanswered = prepared.message?.startID != nil && last?.result.status == 0
         plan.row = .retry(at: at, error: unanswered ? OutboxRow.mayHaveBeenSentNote + answer : answer)
+        let cause = why ?? "\(last?.send.service ?? "APNs") answered \(answer)"
         plan.rowEvent = Self.event(
-            .debug, .pushRetried, last, row: row, rev: prepared.rev,
-            message: "\(last?.send.service ?? "APNs") answered \(answer): sent again at \(Self.time(at)) (send \(sends + 1))"
+            why == nil ? .debug : .warning, .pushRetried, last, row: row, rev: prepared.rev,
+            message: "\(cause): sent again at \(Self.time(at)) (send \(sends + 1))"
                 + (unanswered ? ", after one more lease for its device's answer" : "")
         )
     }

@@ -88,22 +88,65 @@ extension Dispatcher {
         }
     }
 
-    /// A rendered sync's requests, once the payload passed the contract's check.
+    /// A rendered sync's requests, once the payload passed the contract's check: its channels',
+    /// a one-target row's, and a whole fan-out's first page of tokens (the rest are read and sent
+    /// by ``sendRemainingPages(of:into:group:now:)``).
     private func prepareSends(_ row: OutboxRow, _ rendered: RenderedSync, now: Date) -> Preparation {
-        let broadcastOnly = rendered.pushes.allSatisfy { $0.token == nil }
-        let report = PayloadCheck(destination: broadcastOnly && !rendered.pushes.isEmpty ? .broadcast : .device, now: now)
+        var pushes = rendered.pushes
+        var pages = rendered.tokenPages
+        if var first = pages {
+            do {
+                pushes += try renderer.nextPage(of: &first, size: max(1, configuration.tokenPageSize)) ?? []
+            } catch  where Self.isTransient(error) {
+                return .unsent(.databaseUnavailable("reading the fan-out's tokens: \(error)", storageFull: Self.isStorageFull(error)))
+            } catch {
+                return .unsent(.unsendable("reading the fan-out's tokens failed: \(error)"))
+            }
+            pages = first.environments.isEmpty ? nil : first
+        }
+        let broadcastOnly = pushes.allSatisfy { $0.token == nil }
+        let report = PayloadCheck(destination: broadcastOnly && !pushes.isEmpty ? .broadcast : .device, now: now)
             .check(json: Data(rendered.payload), typeName: rendered.contractName)
         guard report.isAccepted else {
             let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")
             return .unsent(.unsendable("payload check refused rev \(rendered.rev): \(problems)"))
         }
         // Nobody to send to yet; a later change or registration brings it.
-        guard !rendered.pushes.isEmpty else { return .unsent(.nothingToSend) }
-        // Per push only what differs: the token and its id (the topic is one; the notes are as
-        // few as their reasons, made by the renderer).
+        guard !pushes.isEmpty else { return .unsent(.nothingToSend) }
+        var prepared = PreparedRow(row: row, rev: rendered.rev, sends: sends(of: pushes, rendered, now: now), sync: rendered, message: nil)
+        prepared.remainingPages = pages
+        return .send(prepared)
+    }
+
+    /// Reads the rest of a whole fan-out's tokens a page at a time and sends each page as it is
+    /// read, adding the requests to `prepared` (their answers land in `answers`). A page that
+    /// cannot be read ends it: the requests made so far are answered and recorded as usual, and
+    /// the row goes again as a whole (``PreparedRow/unfinished``).
+    func sendRemainingPages(of prepared: inout PreparedRow, into answers: Answers, group: DispatchGroup, now: Date) {
+        guard var pages = prepared.remainingPages, let rendered = prepared.sync else { return }
+        prepared.remainingPages = nil
+        while !pages.environments.isEmpty {
+            let pushes: [PlannedPush]
+            do {
+                guard let page = try renderer.nextPage(of: &pages, size: max(1, configuration.tokenPageSize)) else { return }
+                pushes = page
+            } catch {
+                prepared.unfinished = "the fan-out's tokens could not all be read (\(error)); sent to \(prepared.sends.count)"
+                return
+            }
+            for send in sends(of: pushes, rendered, now: now) {
+                perform(send, index: prepared.sends.count, into: answers, group: group)
+                prepared.sends.append(send)
+            }
+        }
+    }
+
+    /// The requests of `pushes`: per push only what differs, the token and its id (the topic is
+    /// one; the notes are as few as their reasons, made by the renderer).
+    private func sends(of pushes: [PlannedPush], _ rendered: RenderedSync, now: Date) -> [PreparedSend] {
         let topic = APNSPushType.liveActivity.topic(bundleID: configuration.bundleID)
         var ids = APNSIDGenerator()
-        let sends = rendered.pushes.map { push -> PreparedSend in
+        return pushes.map { push -> PreparedSend in
             let request: PreparedSend.Request =
                 switch push.target {
                 case .channel(let channelID):
@@ -125,7 +168,6 @@ extension Dispatcher {
                 environment: push.token?.environment ?? push.channelEnvironment ?? configuration.environment,
                 fallbackEnvironment: push.token.flatMap(configuration.fallbackEnvironment(of:)))
         }
-        return .send(PreparedRow(row: row, rev: rendered.rev, sends: sends, sync: rendered, message: nil))
     }
 
     private func prepareMessage(_ row: OutboxRow, now: Date, batch: BatchReads?) -> Preparation {

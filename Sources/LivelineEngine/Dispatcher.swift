@@ -231,9 +231,10 @@ public final class Dispatcher: Sendable {
                 unsent.append(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared) where travelsInWebPushLane(prepared):
                 sendInWebPushLane(prepared)
-            case .send(let prepared):
+            case .send(var prepared):
                 let answers = Answers(count: prepared.sends.count)
                 for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
+                sendRemainingPages(of: &prepared, into: answers, group: group, now: now)
                 sending.append((prepared, answers))
             }
         }
@@ -307,12 +308,17 @@ public final class Dispatcher: Sendable {
 
     /// The answers to one row's requests, filled from the client's I/O thread; read once the
     /// batch stopped waiting (later answers are not looked at), or, in the web push lane, once
-    /// all are in.
+    /// all are in. A whole fan-out's grow as its pages are sent.
     final class Answers: Sendable {
         private let collected: Mutex<[SendOutcome?]>
         init(count: Int) { collected = Mutex(Array(repeating: nil, count: count)) }
-        func set(_ index: Int, _ outcome: SendOutcome) { collected.withLock { $0[index] = outcome } }
-        func outcome(_ index: Int) -> SendOutcome? { collected.withLock { $0[index] } }
+        func set(_ index: Int, _ outcome: SendOutcome) {
+            collected.withLock { answers in
+                if index >= answers.count { answers += Array(repeating: nil, count: index + 1 - answers.count) }
+                answers[index] = outcome
+            }
+        }
+        func outcome(_ index: Int) -> SendOutcome? { collected.withLock { index < $0.count ? $0[index] : nil } }
     }
 
     /// Sends `send`; its answer lands in `answers` at `index`, then `group` is left (a batch

@@ -5,9 +5,14 @@ struct PreparedRow: Sendable {
     let row: OutboxRow
     /// The context revision the requests carry (sync rows and starts).
     let rev: Int?
-    let sends: [PreparedSend]
+    var sends: [PreparedSend]
     /// The rendered push of a sync row.
     let sync: RenderedSync?
     /// The message of a message row.
     let message: OutboxMessage?
+    /// A whole fan-out's tokens still to read and send after `sends`.
+    var remainingPages: TokenPages? = nil
+    /// Why a whole fan-out stopped before its last token (a page could not be read): its
+    /// answers are recorded, and the row goes again as a whole.
+    var unfinished: String? = nil
 }

@@ -28,7 +28,10 @@ struct RenderedSync: Sendable {
     let payload: [UInt8]
     /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).
     let carriesHints: Bool
+    /// The channels' pushes and a one-target row's; a whole fan-out's tokens come in `tokenPages`.
     let pushes: [PlannedPush]
+    /// A whole fan-out's tokens, read in pages once the render committed.
+    var tokenPages: TokenPages? = nil
     /// The context's channels (one per environment) to delete once this final (`end`) push
     /// reached them.
     let channelsToRetire: [String]

@@ -53,13 +53,6 @@ struct SyncRenderer: Sendable {
         return state
     }
 
-    /// What a material push's note depends on besides the change (``render(_:now:)``).
-    private struct Reason: Hashable {
-        var used: Int
-        var limit: Int
-        var immediate: Bool
-    }
-
     /// What to do with sync `row` now.
     func render(_ row: OutboxRow, now: Date) throws -> RenderOutcome {
         guard let key = row.contextKey else { return .nothing }
@@ -134,11 +127,7 @@ struct SyncRenderer: Sendable {
             var channels: [(environment: PushEnvironment, channelID: String)] = []
             switch row.target {
             case nil:
-                for environment in configuration.environments {
-                    tokens += try store.tokens.updateTargets(
-                        contextKey: key, environment: environment, householdID: context.householdID,
-                        ledgerSince: changeMaterial == nil ? nil : hourAgo, in: transaction)
-                }
+                // The tokens are read once this transaction committed (``TokenPages``).
                 channels = contextChannels
             case .token(let id)?:
                 for environment in configuration.environments {
@@ -161,51 +150,139 @@ struct SyncRenderer: Sendable {
                     targetMaterial = received.map { "catching up from rev \($0)" } ?? "catching up (nothing delivered yet)"
                 }
             }
-            let material = changeMaterial ?? targetMaterial
-            // The timeline's note of each push (`update rev 3 · p10: …`), made once per distinct
-            // one: a fan-out to 100,000 tokens has a handful (most tokens have used as much of
-            // the hour's budget as each other).
-            let event = ended ? "end" : "update"
-            func note(_ priority: APNSPriority, _ why: String) -> String { "\(event) rev \(context.rev) · p\(priority.rawValue): \(why)" }
-            let unmaterial = note(
-                .considerPower,
-                context.priorityHint == 5 ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed")
-            var notes: [Reason: String] = [:]
-            func plan(_ target: OutboxTarget, token: UpdateTarget?) -> PlannedPush {
-                guard let material else { return PlannedPush(target: target, token: token, priority: .considerPower, note: unmaterial) }
-                let limit = configuration.priorityBudget(type: context.activityType, frequent: token?.frequentPushesEnabled ?? false)
-                let used = token?.priorityPushesAccepted ?? ledger[target] ?? 0
-                let immediate = used < limit || context.alert != nil
-                let priority: APNSPriority = immediate ? .immediate : .considerPower
-                let reason = Reason(used: used, limit: limit, immediate: immediate)
-                if notes[reason] == nil {
-                    notes[reason] = note(
-                        priority,
-                        immediate
-                            ? "material: \(material); priority-10 push \(used + 1) of \(limit) this hour"
-                            : "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)")
-                }
-                return PlannedPush(target: target, token: token, priority: priority, note: notes[reason]!, budgetLimited: !immediate)
-            }
+            var priorities = PushPriorities(
+                event: ended ? "end" : "update", rev: context.rev, activityType: context.activityType, material: changeMaterial ?? targetMaterial,
+                unmaterial: context.priorityHint == 5
+                    ? "asked for priority 5" : fanOut ? "quiet change (not material)" : "a resend of the state already pushed",
+                hasAlert: context.alert != nil, configuration: configuration)
             var broadcasts: [PlannedPush] = []
             for (environment, channelID) in channels {
-                var broadcast = plan(.channel(channelID), token: nil)
+                var broadcast = priorities.plan(.channel(channelID), token: nil, used: ledger[.channel(channelID)] ?? 0)
                 broadcast.channelEnvironment = environment
                 broadcast.storesMessages =
                     try store.channels.channel(id: channelID, in: transaction)?.storagePolicy
                     == APNSChannelStoragePolicy.mostRecentMessageStored.rawValue
                 broadcasts.append(broadcast)
             }
-            let pushes = broadcasts + tokens.map { plan(.token($0.id), token: $0) }
+            let pushes = broadcasts + tokens.map { priorities.plan(.token($0.id), token: $0) }
+            // A whole fan-out's tokens: read once this transaction committed, in pages, each sent
+            // as it is read — the first push of a fan-out to 100,000 tokens does not wait for the
+            // last token, nor does every other write wait for them all.
+            let tokenPages =
+                fanOut
+                ? TokenPages(
+                    contextKey: key, householdID: context.householdID, ledgerSince: changeMaterial == nil ? nil : hourAgo,
+                    environments: configuration.environments, priorities: priorities)
+                : nil
 
             // Once the final push reached one of the context's channels, that channel is deleted.
             let retire = ended ? channels.map(\.channelID) : []
             return .send(
                 RenderedSync(
                     contextKey: key, rev: context.rev, contractName: context.activityType,
-                    payload: payload, carriesHints: carriesHints, pushes: pushes, channelsToRetire: retire,
+                    payload: payload, carriesHints: carriesHints, pushes: pushes, tokenPages: tokenPages, channelsToRetire: retire,
                     sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now, unreadableAlert: unreadableAlert
                 ))
         }
+    }
+
+    /// The next page of a whole fan-out's tokens, planned, read in a transaction of its own; nil
+    /// once every environment's tokens were read.
+    func nextPage(of pages: inout TokenPages, size: Int) throws -> [PlannedPush]? {
+        while let environment = pages.environments.first {
+            let page = try store.database.read { transaction in
+                try store.tokens.updateTargets(
+                    contextKey: pages.contextKey, environment: environment, householdID: pages.householdID, ledgerSince: pages.ledgerSince,
+                    after: pages.after, limit: size, in: transaction)
+            }
+            if page.count < size {
+                pages.environments.removeFirst()
+                pages.after = nil
+            } else {
+                pages.after = page.last?.id
+            }
+            if !page.isEmpty { return page.map { pages.priorities.plan(.token($0.id), token: $0) } }
+        }
+        return nil
+    }
+}
+
+/// The tokens of a whole fan-out, read after the render committed, a page at a time (by id,
+/// environment after environment), so the first pushes go out while the rest are read
+/// (docs/engine.md, fan-out).
+struct TokenPages: Sendable {
+    let contextKey: String
+    let householdID: HouseholdID?
+    /// With each token, its count of the budget's ledger since then (nil: not material, no counts).
+    let ledgerSince: Date?
+    /// The environments whose tokens are not all read yet, the one being read first.
+    var environments: [PushEnvironment]
+    /// The render's priorities and notes, for the tokens read.
+    var priorities: PushPriorities
+    /// The last token read in `environments.first`.
+    var after: PushTokenID? = nil
+}
+
+/// Each target's priority and note (`docs/engine.md`, "Budgets and priority"): a material push at
+/// 10 while the target's hourly ledger allows (or it carries an alert), at 5 once it is used; a
+/// change that is not material at 5. The timeline's note of each push (`update rev 3 · p10: …`) is
+/// made once per distinct one: a fan-out to 100,000 tokens has a handful (most tokens have used
+/// as much of the hour's budget as each other).
+struct PushPriorities: Sendable {
+    /// What the note's wording depends on besides the change.
+    private struct Reason: Hashable {
+        var used: Int
+        var limit: Int
+        var immediate: Bool
+    }
+
+    let event: String
+    let rev: Int
+    let activityType: String
+    /// Why the change matters (nil: it does not).
+    let material: String?
+    let hasAlert: Bool
+    let configuration: EngineConfiguration
+    /// The note of a push that is not material.
+    private let unmaterialNote: String
+    private var notes: [Reason: String] = [:]
+
+    /// `unmaterial`: why a push goes at 5 when the change is not material.
+    init(
+        event: String, rev: Int, activityType: String, material: String?, unmaterial: String, hasAlert: Bool, configuration: EngineConfiguration
+    ) {
+        self.event = event
+        self.rev = rev
+        self.activityType = activityType
+        self.material = material
+        self.hasAlert = hasAlert
+        self.configuration = configuration
+        unmaterialNote = Self.note(event, rev, .considerPower, unmaterial)
+    }
+
+    private static func note(_ event: String, _ rev: Int, _ priority: APNSPriority, _ why: String) -> String {
+        "\(event) rev \(rev) · p\(priority.rawValue): \(why)"
+    }
+
+    /// The push to `target`; `used`: its priority-10 pushes accepted this hour (a token's comes with it).
+    mutating func plan(_ target: OutboxTarget, token: UpdateTarget?, used: Int? = nil) -> PlannedPush {
+        guard let material else { return PlannedPush(target: target, token: token, priority: .considerPower, note: unmaterialNote) }
+        let limit = configuration.priorityBudget(type: activityType, frequent: token?.frequentPushesEnabled ?? false)
+        let used = token?.priorityPushesAccepted ?? used ?? 0
+        let immediate = used < limit || hasAlert
+        let priority: APNSPriority = immediate ? .immediate : .considerPower
+        let reason = Reason(used: used, limit: limit, immediate: immediate)
+        let text: String
+        if let known = notes[reason] {
+            text = known
+        } else {
+            text = Self.note(
+                event, rev, priority,
+                immediate
+                    ? "material: \(material); priority-10 push \(used + 1) of \(limit) this hour"
+                    : "material: \(material), but the hour's budget is used (\(used) of \(limit) priority-10 pushes)")
+            notes[reason] = text
+        }
+        return PlannedPush(target: target, token: token, priority: priority, note: text, budgetLimited: !immediate)
     }
 }

@@ -6,6 +6,7 @@ let usage = """
     usage: liveline-bench push [COUNT (100000)] [WINDOW (100)]     APNSClient vs aioapns vs h2load
            liveline-bench fanout [TOKENS,… (1000,10000,100000)] [ROUNDS (3)]
                                                                    one PUT → every la-update token accepted, vs the client
+                                                                   (ROUNDS for the largest size; smaller ones up to 30)
            liveline-bench upsert [SECONDS (5)] [CONTEXTS (1000)] [THREADS (4)]
                                                                    puts/s in-process (the storage ceiling) vs raw SQLite
            liveline-bench seed-contexts FOLDER COUNT               COUNT /v1 trip contexts in FOLDER's database

@@ -75,8 +75,9 @@ import Testing
         let both = try TwoEnvironments()  // the harness's sandbox and client: development
         defer { both.stop() }
         let (harness, production) = (both.harness, both.production)
-        let engine = both.engine(
-            EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0))
+        var configuration = EngineConfiguration(bundleID: harness.sandbox.bundleID, environment: .sandbox, minimumPushInterval: 0)
+        configuration.tokenPageSize = 1  // a fan-out's pages: one token each, environment after environment
+        let engine = both.engine(configuration)
         #expect(engine.configuration.environments == [.sandbox, .production])
 
         // A debug build's phone and an App Store build's, both showing the trip; each can also be started.

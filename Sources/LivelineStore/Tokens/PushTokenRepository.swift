@@ -254,9 +254,11 @@ public struct PushTokenRepository: Sendable {
     /// catch-up), if it is still one of them. With `ledgerSince`, each with its count of the
     /// budget's ledger since then (``UpdateTarget/priorityPushesAccepted``). Only what a push to
     /// each needs (a fan-out reads every one of them; 100,000 is a size the engine is measured at).
+    /// In id order; with `after` and `limit`, one page of them: at most `limit` tokens with ids
+    /// past `after` (a range of `push_tokens_context`, migration 12).
     public func updateTargets(
         contextKey: String, environment: PushEnvironment, householdID: HouseholdID?, onlyID: PushTokenID? = nil, ledgerSince: Date? = nil,
-        in transaction: any SQLTransaction
+        after: PushTokenID? = nil, limit: Int? = nil, in transaction: any SQLTransaction
     ) throws -> [UpdateTarget] {
         var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
         // With `ledgerSince`, each token's count of the budget's ledger (what
@@ -287,8 +289,17 @@ public struct PushTokenRepository: Sendable {
             parameters.append(SQLValue(onlyID))
             sql += " AND id = $\(parameters.count)"
         }
+        if let after {
+            parameters.append(SQLValue(after))
+            sql += " AND id > $\(parameters.count)"
+        }
+        sql += " ORDER BY id"
+        if let limit {
+            parameters.append(.integer(Int64(limit)))
+            sql += " LIMIT $\(parameters.count)"
+        }
         let counted = ledgerSince != nil
-        return try transaction.query(sql + " ORDER BY id", parameters).map { row in
+        return try transaction.query(sql, parameters).map { row in
             UpdateTarget(
                 id: PushTokenID(try row.int("id")), token: try row.string("token"), environment: environment,
                 frequentPushesEnabled: try row.bool("frequent_pushes_enabled"),

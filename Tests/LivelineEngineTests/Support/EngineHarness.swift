@@ -23,10 +23,10 @@ final class EngineHarness: Sendable {
     let userID: UserID
 
     /// A new data folder, or — with `sharing` — a second engine (another dispatcher) on the same
-    /// database, APNs and clock.
+    /// database, APNs and clock. `tokenPageSize`: ``EngineConfiguration/tokenPageSize``.
     init(
         retry: RetryPolicy = RetryPolicy(initialDelay: .seconds(1), jitter: 0, maximumAttempts: 5), dispatcherID: String = "dispatcher-a",
-        sharing other: EngineHarness? = nil
+        tokenPageSize: Int? = nil, sharing other: EngineHarness? = nil
     ) throws {
         if let other {
             folder = other.folder
@@ -49,14 +49,11 @@ final class EngineHarness: Sendable {
             householdID = user.householdID
             userID = user.id
         }
-        engine = Engine(
-            store: store, sender: sender,
-            configuration: EngineConfiguration(
-                bundleID: "dev.liveline.test", dispatcherID: dispatcherID, lease: 30, retryPolicy: retry, minimumPushInterval: 0,
-                clock: clock.function
-            ),
-            logger: Logger(sink: log, level: .debug)
+        var configuration = EngineConfiguration(
+            bundleID: "dev.liveline.test", dispatcherID: dispatcherID, lease: 30, retryPolicy: retry, minimumPushInterval: 0, clock: clock.function
         )
+        if let tokenPageSize { configuration.tokenPageSize = tokenPageSize }
+        engine = Engine(store: store, sender: sender, configuration: configuration, logger: Logger(sink: log, level: .debug))
     }
 
     var dispatcher: Dispatcher { engine.dispatcher }

@@ -5,6 +5,48 @@ import LivelineStore
 
 /// The registry rules of `docs/engine.md`, "Push tokens".
 struct PushTokenRepositoryTests {
+    /// A fan-out reads a context's tokens in pages by id (`docs/engine.md`, "Fan-out for a sync"):
+    /// each page the next ids past the last one read, the pages together exactly the whole read,
+    /// and a household's pages without another household's token of the same key.
+    @Test(arguments: DatabaseFactory.all)
+    func aContextsTokensReadInPagesAreTheWholeReadInIDOrder(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada")
+            let eve = try store.makeUser("Eve", household: "Elsewhere")
+            for index in 0..<7 {
+                let user = index == 3 ? eve : ada
+                let registration = TokenRegistration(
+                    householdID: user.householdID, userID: user.id, deviceID: "phone-\(index)", kind: .update, environment: .production,
+                    token: String(format: "%04x", index), contextKey: "trip:1")
+                #expect(try store.tokens.register(registration, now: time(1)) == .created)
+            }
+            func read(_ household: HouseholdID?, after: PushTokenID? = nil, limit: Int? = nil) throws -> [UpdateTarget] {
+                try store.database.read {
+                    try store.tokens.updateTargets(
+                        contextKey: "trip:1", environment: .production, householdID: household, after: after, limit: limit, in: $0)
+                }
+            }
+            for household in [nil, ada.householdID] {
+                let whole = try read(household)
+                #expect(whole.count == (household == nil ? 7 : 6))
+                #expect(whole.map(\.id.rawValue) == whole.map(\.id.rawValue).sorted())
+                var pages: [[UpdateTarget]] = []
+                var after: PushTokenID?
+                while true {
+                    let page = try read(household, after: after, limit: 2)
+                    #expect(page.count <= 2)
+                    pages.append(page)
+                    guard page.count == 2, let last = page.last else { break }
+                    after = last.id
+                }
+                #expect(pages.flatMap { $0 }.map(\.token) == whole.map(\.token), "household \(household.map { "\($0)" } ?? "none")")
+                // 7 tokens: 2, 2, 2 and 1; 6 tokens: 2, 2, 2 and an empty page after the full one.
+                #expect(pages.map(\.count) == (household == nil ? [2, 2, 2, 1] : [2, 2, 2, 0]))
+            }
+            #expect(try read(ada.householdID).contains { $0.token == "0003" } == false, "Eve's token is not Ada's household's")
+        }
+    }
+
     @Test(arguments: DatabaseFactory.all)
     func registeringTheSameTokenAgainOnlyMovesItsRegistrationTime(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in

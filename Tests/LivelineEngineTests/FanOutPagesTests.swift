@@ -1,0 +1,60 @@
+import Foundation
+import LivelineStore
+import LivelineTestSupport
+import Testing
+
+/// A whole fan-out reads its tokens in pages once its render committed, and sends each page as it
+/// is read (``EngineConfiguration/tokenPageSize``; docs/engine.md, "Fan-out"). Here pages of 2
+/// over 5 tokens: three pages, the last one short.
+@Suite struct FanOutPagesTests {
+    /// Every token gets the change once, over several pages, each with its delivery record.
+    @Test func everyTokenGetsTheChangeOnceOverSeveralPages() throws {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        defer { harness.stop() }
+        let tokens = try (0..<5).map { try harness.token($0).token }
+        try harness.put(delay: 3)
+        harness.dispatcher.drain()
+
+        let pushed = harness.sender.devicePushes.map(\.deviceToken)
+        #expect(pushed.sorted() == tokens.sorted(), "each token once")
+        let deliveries = try harness.deliveries()
+        #expect(deliveries.count == 5)
+        #expect(Set(deliveries.map(\.target)).count == 5)
+        #expect(deliveries.allSatisfy { $0.status == 200 && $0.priority == 10 })
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
+        // The state counts as sent: the same state again is not material (it goes at 5).
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+    }
+
+    /// A page that cannot be read stops the fan-out: the pushes made so far are answered and
+    /// recorded, the state does not count as sent, and the row goes again as a whole, after a
+    /// backoff, to every token.
+    @Test func aPageThatCannotBeReadSendsTheRowAgainAsAWhole() throws {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        defer { harness.stop() }
+        let tokens = try (0..<5).map { try harness.token($0).token }
+        // The second page (the first read past a token) fails; the first went out already.
+        harness.faults.failReads(of: "AND id > $")
+        try harness.put(delay: 3)
+        harness.dispatcher.drain()
+
+        #expect(harness.sender.devicePushes.map(\.deviceToken) == Array(tokens.prefix(2)), "the first page only")
+        #expect(try harness.deliveries().count == 2, "both answers recorded")
+        let row = try #require(try harness.rows().first { $0.target == nil && $0.status == .due })
+        #expect(row.attempts == 1)
+        #expect(row.lastError?.contains("could not all be read") == true, "\(row.lastError ?? "no error")")
+        #expect(row.dueAt > harness.clock.now, "after a backoff")
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState == nil, "not sent to everyone")
+        let retried = harness.events("pushRetried")
+        #expect(retried.count == 1)
+        #expect(retried.first?["level"] as? String == "warning")
+
+        harness.clock.advance(by: 60)
+        harness.dispatcher.drain()
+        let pushed = harness.sender.devicePushes.map(\.deviceToken)
+        #expect(pushed.count == 7, "the first page twice, the rest once")
+        #expect(Set(pushed) == Set(tokens))
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+    }
+}
