@@ -16,7 +16,8 @@ import LivelineStore
 /// - 5xx, 429, an expired provider token and no answer are retried with exponential backoff and
 ///   jitter (``RetryPolicy``): a row of one recipient (a message, a one-target sync) as a whole
 ///   until its attempts run out (then a dead letter with the last answer); a target of a
-///   fan-out as a one-target sync row of its own.
+///   fan-out as a one-target sync row of its own. A whole fan-out whose tokens could not all be
+///   read (``PreparedRow/unfinished``) goes again as a whole, the same way, instead.
 /// - Any other refusal is permanent: a dead letter (for a fan-out target, a dead sync row of its
 ///   own beside the row, which completes). A channel deletion APNs answers 404 (or
 ///   `BadChannelId`) has nothing left to delete: the channel is marked deleted.
@@ -101,6 +102,8 @@ struct DispatchPlanner: Sendable {
         if retryRow {
             retry(prepared, last: outcomes.first, at: now, random: &random, into: &plan)
         } else if let unfinished = prepared.unfinished {
+            // The whole row goes again: it reaches the targets APNs asked to retry as well.
+            plan.targetRetries = []
             retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan)
         } else if let deadReason {
             plan.row = .deadLetter(reason: deadReason)

@@ -98,6 +98,7 @@ extension Dispatcher {
             do {
                 pushes += try renderer.nextPage(of: &first, size: max(1, configuration.tokenPageSize)) ?? []
             } catch  where Self.isTransient(error) {
+                // As a render that failed so: nothing went out, the row is tried again later.
                 return .unsent(.databaseUnavailable("reading the fan-out's tokens: \(error)", storageFull: Self.isStorageFull(error)))
             } catch {
                 return .unsent(.unsendable("reading the fan-out's tokens failed: \(error)"))
@@ -119,18 +120,28 @@ extension Dispatcher {
     }
 
     /// Reads the rest of a whole fan-out's tokens a page at a time and sends each page as it is
-    /// read, adding the requests to `prepared` (their answers land in `answers`). A page that
-    /// cannot be read ends it: the requests made so far are answered and recorded as usual, and
-    /// the row goes again as a whole (``PreparedRow/unfinished``).
+    /// read, adding the requests to `prepared` (their answers land in `answers`). A page the
+    /// database is too busy to read is read again, up to ``pageReadTries`` times in all, a little
+    /// later each time; one that still cannot be read ends the fan-out: the requests made so far
+    /// are answered and recorded as usual, and the row goes again as a whole
+    /// (``PreparedRow/unfinished``).
     func sendRemainingPages(of prepared: inout PreparedRow, into answers: Answers, group: DispatchGroup, now: Date) {
         guard var pages = prepared.remainingPages, let rendered = prepared.sync else { return }
         prepared.remainingPages = nil
+        var failures = 0
         while !pages.environments.isEmpty {
             let pushes: [PlannedPush]
             do {
+                // `pages` moves on only once a page was read.
                 guard let page = try renderer.nextPage(of: &pages, size: max(1, configuration.tokenPageSize)) else { return }
                 pushes = page
+                failures = 0
             } catch {
+                failures += 1
+                if Self.isTransient(error), failures < Self.pageReadTries {
+                    Thread.sleep(forTimeInterval: 0.1 * Double(failures))
+                    continue
+                }
                 prepared.unfinished = "the fan-out's tokens could not all be read (\(error)); sent to \(prepared.sends.count)"
                 return
             }
@@ -140,6 +151,9 @@ extension Dispatcher {
             }
         }
     }
+
+    /// Reads of one page of a fan-out's tokens before it stops (``sendRemainingPages(of:into:group:now:)``).
+    static let pageReadTries = 3
 
     /// The requests of `pushes`: per push only what differs, the token and its id (the topic is
     /// one; the notes are as few as their reasons, made by the renderer).

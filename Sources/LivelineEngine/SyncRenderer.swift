@@ -209,7 +209,7 @@ struct SyncRenderer: Sendable {
 
 /// The tokens of a whole fan-out, read after the render committed, a page at a time (by id,
 /// environment after environment), so the first pushes go out while the rest are read
-/// (docs/engine.md, fan-out).
+/// (docs/engine.md, "Fan-out for a sync").
 struct TokenPages: Sendable {
     let contextKey: String
     let householdID: HouseholdID?

@@ -130,6 +130,29 @@ import Testing
         #expect(plan.events.map(\.name) == [.pushRetried])
     }
 
+    /// A whole fan-out whose tokens could not all be read goes again as a whole: no target of it
+    /// gets a retry of its own besides (it would be sent twice), and the state and hints do not
+    /// count as sent. Out of attempts, it is a dead letter.
+    @Test func aFanOutThatDidNotReachEveryTokenGoesAgainAsAWholeWithoutTargetRetries() {
+        let sends = [Self.tokenSend(1), Self.tokenSend(2)]
+        let answers = [Self.answer(500, .internalServerError), Self.answer(200)]
+        var prepared = PreparedRow(row: Self.row(), rev: 3, sends: sends, sync: Self.sync(carriesHints: true), message: nil)
+        prepared.unfinished = "the fan-out's tokens could not all be read (disk I/O error); sent to 2"
+        var random = SystemRandomNumberGenerator()
+        let outcomes = zip(sends, answers).map { SendOutcome(send: $0, result: $1) }
+        let plan = planner.plan(prepared, outcomes: outcomes, at: Self.now, random: &random)
+        #expect(plan.targetRetries.isEmpty)
+        #expect(plan.row == .retry(at: Self.now.addingTimeInterval(1), error: prepared.unfinished!))
+        #expect(plan.deliveries.count == 2, "both answers recorded")
+        #expect(plan.sentState == nil && plan.hintsSent == nil)
+        #expect(plan.rowEvent?.level == .warning)
+
+        prepared = PreparedRow(row: Self.row(attempts: 3), rev: 3, sends: sends, sync: Self.sync(), message: nil)
+        prepared.unfinished = "the fan-out's tokens could not all be read (disk I/O error); sent to 2"
+        let last = planner.plan(prepared, outcomes: outcomes, at: Self.now, random: &random)
+        #expect(last.row == .deadLetter(reason: "gave up after 4 attempts: \(prepared.unfinished!)"))
+    }
+
     @Test func a5xxOnARowOfOneTargetRetriesTheRowWithExponentialBackoff() {
         // One earlier try of this row, and the fan-out send before it: this is send 3, so the wait is 4 s.
         let plan = plan(

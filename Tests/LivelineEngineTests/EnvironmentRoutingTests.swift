@@ -89,8 +89,10 @@ import Testing
         let storeStart = String(repeating: "a6", count: 32)
         harness.sandbox.registerDevice(token: debugStart)
         production.registerDevice(token: storeStart)
+        // The App Store build's phone first: its id is below the debug build's, so the
+        // production pages read from the start, not from where development's stopped.
         for (index, token, kind, environment) in [
-            (0, debugPhone, PushTokenKind.update, PushEnvironment.sandbox), (1, storePhone, .update, .production),
+            (1, storePhone, PushTokenKind.update, PushEnvironment.production), (0, debugPhone, .update, .sandbox),
             (2, debugStart, .pushToStart, .sandbox), (3, storeStart, .pushToStart, .production),
         ] {
             try harness.store.tokens.register(

@@ -4,7 +4,7 @@ import LivelineTestSupport
 import Testing
 
 /// A whole fan-out reads its tokens in pages once its render committed, and sends each page as it
-/// is read (``EngineConfiguration/tokenPageSize``; docs/engine.md, "Fan-out"). Here pages of 2
+/// is read (``EngineConfiguration/tokenPageSize``; docs/engine.md, "Fan-out for a sync"). Here pages of 2
 /// over 5 tokens: three pages, the last one short.
 @Suite struct FanOutPagesTests {
     /// Every token gets the change once, over several pages, each with its delivery record.
@@ -26,15 +26,31 @@ import Testing
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
     }
 
-    /// A page that cannot be read stops the fan-out: the pushes made so far are answered and
-    /// recorded, the state does not count as sent, and the row goes again as a whole, after a
-    /// backoff, to every token.
+    /// A page the database was too busy to read once is read again: the fan-out goes on, and
+    /// every token gets the change once.
+    @Test func aPageTheDatabaseWasBusyForOnceIsReadAgain() throws {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        defer { harness.stop() }
+        let tokens = try (0..<5).map { try harness.token($0).token }
+        harness.faults.failReads(of: "AND id > $", times: 1)
+        try harness.put(delay: 3)
+        harness.dispatcher.drain()
+
+        #expect(harness.sender.devicePushes.map(\.deviceToken) == tokens)
+        #expect(try harness.deliveries().count == 5)
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
+        #expect(harness.events("pushRetried").isEmpty)
+    }
+
+    /// A page that cannot be read (three times) stops the fan-out: the pushes made so far are
+    /// answered and recorded, the state does not count as sent, and the row goes again as a
+    /// whole, after a backoff, to every token (at least once: the first page's get it twice).
     @Test func aPageThatCannotBeReadSendsTheRowAgainAsAWhole() throws {
         let harness = try EngineHarness(tokenPageSize: 2)
         defer { harness.stop() }
         let tokens = try (0..<5).map { try harness.token($0).token }
-        // The second page (the first read past a token) fails; the first went out already.
-        harness.faults.failReads(of: "AND id > $")
+        // The second page (the first read past a token) fails every time; the first went out already.
+        harness.faults.failReads(of: "AND id > $", times: 3)
         try harness.put(delay: 3)
         harness.dispatcher.drain()
 
