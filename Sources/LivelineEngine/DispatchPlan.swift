@@ -66,6 +66,8 @@ struct DispatchPlan: Sendable, Hashable {
     struct HintsSent: Sendable, Hashable {
         var contextKey: String
         var rev: Int
+        /// The alert the push carried (``ContextRepository/clearHints(key:sentRev:sentAlert:in:)``).
+        var alert: String? = nil
     }
 
     /// A whole fan-out was accepted: its content state is the context's last sent one.

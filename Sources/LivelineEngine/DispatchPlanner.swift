@@ -38,6 +38,9 @@ struct DispatchPlanner: Sendable {
         plan.deliveries = outcomes.map { Self.attempt($0, row: row, rev: prepared.rev, at: now) }
         // A row of one recipient follows its one answer; a fan-out follows each target on its own.
         let oneRecipient = row.target != nil || row.kind == .message
+        // A whole fan-out that did not reach every token goes again as a whole: that reaches the
+        // targets APNs asked to retry as well, so none gets a retry of its own besides.
+        let retriesTargets = prepared.unfinished == nil
         var retryRow = false
         var deadReason: String?
         for outcome in outcomes {
@@ -61,14 +64,14 @@ struct DispatchPlanner: Sendable {
                     // Sent again there once it moved (`tokenMoved`, logged when the move is made).
                     if oneRecipient {
                         retryRow = true
-                    } else if let contextKey = row.contextKey {
+                    } else if retriesTargets, let contextKey = row.contextKey {
                         plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: now))
                     }
                 }
             case .retry, .rotateToken:
                 if oneRecipient {
                     retryRow = true
-                } else if let contextKey = row.contextKey {
+                } else if retriesTargets, let contextKey = row.contextKey {
                     let dueAt = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: 1, using: &random)))
                     plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: dueAt))
                     plan.events.append(
@@ -102,8 +105,6 @@ struct DispatchPlanner: Sendable {
         if retryRow {
             retry(prepared, last: outcomes.first, at: now, random: &random, into: &plan)
         } else if let unfinished = prepared.unfinished {
-            // The whole row goes again: it reaches the targets APNs asked to retry as well.
-            plan.targetRetries = []
             retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan)
         } else if let deadReason {
             plan.row = .deadLetter(reason: deadReason)
@@ -118,7 +119,9 @@ struct DispatchPlanner: Sendable {
     /// not reach all its tokens (`unfinished`) records neither: it goes again as it went.
     private func followSync(_ sync: RenderedSync, outcomes: [SendOutcome], unfinished: Bool, into plan: inout DispatchPlan) {
         let delivered = !unfinished && outcomes.contains { $0.result.outcome == .delivered }
-        if sync.carriesHints, delivered { plan.hintsSent = DispatchPlan.HintsSent(contextKey: sync.contextKey, rev: sync.rev) }
+        if sync.carriesHints, delivered {
+            plan.hintsSent = DispatchPlan.HintsSent(contextKey: sync.contextKey, rev: sync.rev, alert: sync.sentAlert)
+        }
         if let state = sync.sentState, delivered {
             plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
         }

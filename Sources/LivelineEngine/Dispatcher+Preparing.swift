@@ -139,6 +139,7 @@ extension Dispatcher {
             } catch {
                 failures += 1
                 if Self.isTransient(error), failures < Self.pageReadTries {
+                    // At most 0.3 s in all, out of the batch's wait for answers (``answerTimeout``).
                     Thread.sleep(forTimeInterval: 0.1 * Double(failures))
                     continue
                 }

@@ -63,7 +63,9 @@ extension Dispatcher {
         }
         for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
         // The hints a push carried that was accepted (only those of its revision or older go).
-        if let hints = plan.hintsSent { try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, in: transaction) }
+        if let hints = plan.hintsSent {
+            try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, sentAlert: hints.alert, in: transaction)
+        }
         // What steers the context from here on (the state last sent, retries of targets, dead
         // targets, retiring its channels, giving up on a start) only while the row is still this
         // dispatcher's: one whose lease ran out must not overwrite what the newer attempt

@@ -28,6 +28,9 @@ struct RenderedSync: Sendable {
     let payload: [UInt8]
     /// True when the payload carries the context's pending alert or priority hint (cleared once delivered).
     let carriesHints: Bool
+    /// The pending alert the payload carries, as stored (cleared once delivered, even when a
+    /// later change moved the hints' revision).
+    var sentAlert: String? = nil
     /// The channels' pushes and a one-target row's; a whole fan-out's tokens come in `tokenPages`.
     let pushes: [PlannedPush]
     /// A whole fan-out's tokens, read in pages once the render committed.

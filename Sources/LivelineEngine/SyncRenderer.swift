@@ -180,7 +180,8 @@ struct SyncRenderer: Sendable {
             return .send(
                 RenderedSync(
                     contextKey: key, rev: context.rev, contractName: context.activityType,
-                    payload: payload, carriesHints: carriesHints, pushes: pushes, tokenPages: tokenPages, channelsToRetire: retire,
+                    payload: payload, carriesHints: carriesHints, sentAlert: alert == nil ? nil : context.alert, pushes: pushes,
+                    tokenPages: tokenPages, channelsToRetire: retire,
                     sentState: fanOut ? String(decoding: stateJSON, as: UTF8.self) : nil, renderedAt: now, unreadableAlert: unreadableAlert
                 ))
         }

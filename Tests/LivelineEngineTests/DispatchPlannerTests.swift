@@ -142,6 +142,7 @@ import Testing
         let outcomes = zip(sends, answers).map { SendOutcome(send: $0, result: $1) }
         let plan = planner.plan(prepared, outcomes: outcomes, at: Self.now, random: &random)
         #expect(plan.targetRetries.isEmpty)
+        #expect(plan.events.isEmpty, "no target is said to be sent again on its own")
         #expect(plan.row == .retry(at: Self.now.addingTimeInterval(1), error: prepared.unfinished!))
         #expect(plan.deliveries.count == 2, "both answers recorded")
         #expect(plan.sentState == nil && plan.hintsSent == nil)

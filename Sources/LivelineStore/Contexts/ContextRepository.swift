@@ -198,12 +198,21 @@ public struct ContextRepository: Sendable {
     }
 
     /// Clears the alert and priority hints once a push rendered at `sentRev` carried them; hints
-    /// set at a later revision stay for the next push. `false` when nothing was cleared.
+    /// set at a later revision stay for the next push. `sentAlert`, the alert that push carried,
+    /// is cleared whatever revision the hints have moved to since: a later change that set only a
+    /// priority (which moves ``ContextRecord/hintRev``) does not make it go a second time, and the
+    /// same alert set again meanwhile counts as gone too. `false` when nothing was cleared.
     @discardableResult
-    public func clearHints(key: String, sentRev: Int, in transaction: any SQLTransaction) throws -> Bool {
+    public func clearHints(key: String, sentRev: Int, sentAlert: String? = nil, in transaction: any SQLTransaction) throws -> Bool {
         try transaction.execute(
-            "UPDATE contexts SET alert = NULL, priority_hint = NULL, hint_rev = NULL WHERE key = $1 AND hint_rev <= $2",
-            [.text(key), SQLValue(sentRev)]
+            """
+            UPDATE contexts SET
+                alert = CASE WHEN hint_rev <= $2 OR alert = $3 THEN NULL ELSE alert END,
+                priority_hint = CASE WHEN hint_rev <= $2 THEN NULL ELSE priority_hint END,
+                hint_rev = CASE WHEN hint_rev <= $2 OR (alert = $3 AND priority_hint IS NULL) THEN NULL ELSE hint_rev END
+            WHERE key = $1 AND (hint_rev <= $2 OR alert = $3)
+            """,
+            [.text(key), SQLValue(sentRev), SQLValue(sentAlert)]
         ) == 1
     }
 

@@ -25,10 +25,15 @@ import Testing
         let put = try server.request("PUT", "/v1/contexts/trip:first", token: ContextAPITests.adminKey, json: ContextAPITests.trip(delay: 1))
         #expect(put.status == 201, "\(put.text)")
         #expect(await eventually { tokens.allSatisfy { sandbox.accepted(token: $0).count == 1 } })
-        let statuses = try server.app.store.database.read { transaction in
-            try transaction.query("SELECT status FROM deliveries").map { try $0.int("status") }
+        // The answers are recorded once the dispatcher has them all, after the sandbox accepted the last.
+        func statuses() throws -> [Int] {
+            try server.app.store.database.read { transaction in
+                try transaction.query("SELECT status FROM deliveries").map { try $0.int("status") }
+            }
         }
-        #expect(statuses.count == 3 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(try await eventually { try statuses().count == 3 })
+        let recorded = try statuses()
+        #expect(recorded.allSatisfy { $0 == 200 }, "\(recorded)")
         #expect(try server.app.store.tokens.activeTokens(userID: user.id).count == 3, "every token stays active")
         // A token nobody registered is still answered as APNs answers it.
         #expect(!(try server.app.store.tokens.isActive(apnsToken: String(repeating: "ee", count: 32))))

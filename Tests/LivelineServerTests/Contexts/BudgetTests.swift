@@ -99,10 +99,8 @@ import Testing
         #expect(await Self.waitFor(1, token, setup))
         let first = try #require(setup.aps(token).first)
         #expect((first["alert"] as? [String: Any])?["title"] as? String == "Delayed")
-        // The alert counts as used once APNs's answer is recorded: a change rendered while that
-        // push is still in flight sends the alert again (seen once in a full run; known, not yet
-        // changed). Here the next change comes after the answer is recorded.
-        #expect(try await eventually { try setup.outboxIsEmpty() })
+        // The next change may come before the first push's answer is recorded: the alert is
+        // cleared all the same (AlertHintTests makes that order certain).
         // The alert went once; a priority-5 hint makes even a material change go quietly.
         let asked5 = ContextAPITests.trip(delay: 2).replacingOccurrences(of: #""contentState""#, with: #""priority":5,"contentState""#)
         #expect(try setup.admin("PUT", "/v1/contexts/trip:hint", json: asked5).status == 200)

@@ -205,6 +205,46 @@ struct ContextRepositoryTests {
         }
     }
 
+    /// An alert that went out is cleared by the push's record even when a later change, before the
+    /// record, set a priority hint (which moves the hints' revision); that hint stays. An alert
+    /// the push did not carry stays.
+    @Test(arguments: DatabaseFactory.all)
+    func theAlertAPushCarriedIsClearedThoughALaterPriorityHintMovedTheHintsRevision(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.put(type: "T", alert: #"{"title":"Delay"}"#, at: 1)
+            try store.put(type: "T", priority: 5, at: 2)  // while rev 1's push is in flight
+            var record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == #"{"title":"Delay"}"# && record.priorityHint == 5 && record.hintRev == 2)
+            // Without the alert it carried, rev 1's record clears nothing (as before).
+            #expect(try !store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 1, in: $0) })
+            #expect(
+                try store.database.write {
+                    try store.contexts.clearHints(key: "trip:1", sentRev: 1, sentAlert: #"{"title":"Delay"}"#, in: $0)
+                })
+            record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == nil, "the alert went with rev 1")
+            #expect(record.priorityHint == 5 && record.hintRev == 2, "rev 2's hint is for the next push")
+
+            // Another alert set since is not the one that went: it stays.
+            try store.put(type: "T", alert: #"{"title":"Later"}"#, at: 3)
+            #expect(
+                try !store.database.write {
+                    try store.contexts.clearHints(key: "trip:1", sentRev: 2, sentAlert: #"{"title":"Delay"}"#, in: $0)
+                })
+            #expect(try store.contexts.context(key: "trip:1")?.alert == #"{"title":"Later"}"#)
+            // The alert that went is cleared; the priority hint stays, with its revision.
+            #expect(
+                try store.database.write {
+                    try store.contexts.clearHints(key: "trip:1", sentRev: 2, sentAlert: #"{"title":"Later"}"#, in: $0)
+                })
+            record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == nil && record.priorityHint == 5 && record.hintRev == 3)
+            #expect(try store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 3, in: $0) })
+            record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == nil && record.priorityHint == nil && record.hintRev == nil)
+        }
+    }
+
     @Test(arguments: DatabaseFactory.all)
     func channelAndRelevanceScoreChangeWithoutARevision(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
