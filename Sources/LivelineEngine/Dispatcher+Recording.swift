@@ -62,7 +62,9 @@ extension Dispatcher {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
         }
         for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
-        // The hints a push carried that was accepted (only those of its revision or older go).
+        // The hints a push carried that was accepted: those of its revision or older, and the
+        // alert it carried whatever revision the hints have moved to (recorded even after the
+        // lease ran out: the push did go).
         if let hints = plan.hintsSent {
             try store.contexts.clearHints(key: hints.contextKey, sentRev: hints.rev, sentAlert: hints.alert, in: transaction)
         }

@@ -16,6 +16,11 @@ public final class EventLoop: @unchecked Sendable {
 
     private let epoll: Int32
     private let wakeup: Int32
+    /// Whether `wakeup` was closed, under the lock every write to it takes: a task handed over
+    /// after the loop ended must not write into whatever the number was given to next (a
+    /// PostgreSQL connection took it once, and its server refused the 8 bytes: "invalid
+    /// frontend message type 1").
+    private let wakeupClosed = Mutex(false)
     /// Only touched on the loop thread.
     private var handlers: [Int32: any Handler] = [:]
     private var timers: [(deadline: UInt64, task: () -> Void)] = []
@@ -45,8 +50,11 @@ public final class EventLoop: @unchecked Sendable {
             return
         }
         tasks.withLock { $0.append(task) }
-        var one: UInt64 = 1
-        _ = write(wakeup, &one, 8)
+        wakeupClosed.withLock { closed in
+            guard !closed else { return }  // ended: the task never runs, as any handed over late
+            var one: UInt64 = 1
+            _ = write(wakeup, &one, 8)
+        }
     }
 
     /// Runs `task` on the loop thread after `delay` seconds. Call on the loop thread.
@@ -114,7 +122,10 @@ public final class EventLoop: @unchecked Sendable {
             runDueTimers()
         }
         close(epoll)
-        close(wakeup)
+        wakeupClosed.withLock { closed in
+            closed = true
+            close(wakeup)
+        }
         finished.signal()
     }
 

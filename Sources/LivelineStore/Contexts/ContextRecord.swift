@@ -26,7 +26,7 @@ public struct ContextRecord: Sendable, Hashable {
     /// decide by materiality.
     public var priorityHint: Int?
     /// The revision at which ``alert`` / ``priorityHint`` were set; see
-    /// ``ContextRepository/clearHints(key:sentRev:in:)``.
+    /// ``ContextRepository/clearHints(key:sentRev:sentAlert:in:)``.
     public var hintRev: Int?
     /// `relevance-score`, sent only when present.
     public var relevanceScore: Double?

@@ -229,7 +229,7 @@ public struct ContextRepository: Sendable {
     }
 
     /// Hints for the next push, set at revision `rev` and pending until
-    /// ``clearHints(key:sentRev:in:)``: an alert (JSON) and a priority, each kept when `nil`.
+    /// ``clearHints(key:sentRev:sentAlert:in:)``: an alert (JSON) and a priority, each kept when `nil`.
     public func setHints(key: String, alert: String?, priority: Int?, rev: Int, in transaction: any SQLTransaction) throws {
         try updateOne(
             """

@@ -225,21 +225,27 @@ struct ContextRepositoryTests {
             #expect(record.alert == nil, "the alert went with rev 1")
             #expect(record.priorityHint == 5 && record.hintRev == 2, "rev 2's hint is for the next push")
 
-            // Another alert set since is not the one that went: it stays.
-            try store.put(type: "T", alert: #"{"title":"Later"}"#, at: 3)
-            #expect(
-                try !store.database.write {
-                    try store.contexts.clearHints(key: "trip:1", sentRev: 2, sentAlert: #"{"title":"Delay"}"#, in: $0)
-                })
-            #expect(try store.contexts.context(key: "trip:1")?.alert == #"{"title":"Later"}"#)
-            // The alert that went is cleared; the priority hint stays, with its revision.
+            #expect(try store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 2, in: $0) })
+            record = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(record.alert == nil && record.priorityHint == nil && record.hintRev == nil)
+
+            // Another alert set since the push was rendered is not the one that went: it stays.
+            try store.put(type: "T", alert: #"{"title":"Later"}"#, at: 3)  // rendered, in flight
+            try store.put(type: "T", alert: #"{"title":"Again"}"#, at: 4)
             #expect(
                 try store.database.write {
-                    try store.contexts.clearHints(key: "trip:1", sentRev: 2, sentAlert: #"{"title":"Later"}"#, in: $0)
+                    try store.contexts.clearHints(key: "trip:1", sentRev: 3, sentAlert: #"{"title":"Later"}"#, in: $0)
+                } == false)
+            #expect(try store.contexts.context(key: "trip:1")?.alert == #"{"title":"Again"}"#)
+            #expect(try store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 4, in: $0) })
+
+            // The same alert set again while it was in flight counts as gone, and leaves no hint.
+            try store.put(type: "T", alert: #"{"title":"Same"}"#, at: 5)  // rendered, in flight
+            try store.put(type: "T", alert: #"{"title":"Same"}"#, at: 6)
+            #expect(
+                try store.database.write {
+                    try store.contexts.clearHints(key: "trip:1", sentRev: 5, sentAlert: #"{"title":"Same"}"#, in: $0)
                 })
-            record = try #require(try store.contexts.context(key: "trip:1"))
-            #expect(record.alert == nil && record.priorityHint == 5 && record.hintRev == 3)
-            #expect(try store.database.write { try store.contexts.clearHints(key: "trip:1", sentRev: 3, in: $0) })
             record = try #require(try store.contexts.context(key: "trip:1"))
             #expect(record.alert == nil && record.priorityHint == nil && record.hintRev == nil)
         }
