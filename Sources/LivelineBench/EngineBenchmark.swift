@@ -52,8 +52,9 @@ public enum EngineBenchmark {
 
     /// For each count in `counts`: the time from one `PUT /v1/contexts/{key}` to the sandbox
     /// having accepted the snapshot on every one of that many registered `la-update` tokens, over
-    /// `rounds` changes (more for the smaller sizes, ``roundsFor(count:largest:rounds:)``); in the same run, the same number of pushes sent straight through the
-    /// server's `APNSClient` (the ceiling: no database, no rendering, no recording), each
+    /// `rounds` changes (more for the smaller sizes, ``roundsFor(count:largest:rounds:)``); in the
+    /// same run, the same number of pushes sent straight through the server's `APNSClient` (the
+    /// ceiling: no database, no rendering, no recording), each
     /// ceiling round after one of the engine's; and the process's peak memory in the size's first
     /// engine round (counted from what the process held when it began, the earlier sizes' heap
     /// included). Then the cost of one more token between the sizes (the curve should be a line).

@@ -96,7 +96,7 @@ extension Dispatcher {
         var pages = rendered.tokenPages
         if var first = pages {
             do {
-                pushes += try renderer.nextPage(of: &first, size: max(1, configuration.tokenPageSize)) ?? []
+                pushes += try renderer.nextPage(of: &first, size: configuration.tokenPageSize) ?? []
             } catch  where Self.isTransient(error) {
                 // As a render that failed so: nothing went out, the row is tried again later.
                 return .unsent(.databaseUnavailable("reading the fan-out's tokens: \(error)", storageFull: Self.isStorageFull(error)))
@@ -133,7 +133,7 @@ extension Dispatcher {
             let pushes: [PlannedPush]
             do {
                 // `pages` moves on only once a page was read.
-                guard let page = try renderer.nextPage(of: &pages, size: max(1, configuration.tokenPageSize)) else { return }
+                guard let page = try renderer.nextPage(of: &pages, size: configuration.tokenPageSize) else { return }
                 pushes = page
                 failures = 0
             } catch {

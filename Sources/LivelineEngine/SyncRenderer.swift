@@ -187,9 +187,10 @@ struct SyncRenderer: Sendable {
         }
     }
 
-    /// The next page of a whole fan-out's tokens, planned, read in a transaction of its own; nil
-    /// once every environment's tokens were read.
+    /// The next page of at most `size` (at least 1) of a whole fan-out's tokens, planned, read in a
+    /// transaction of its own; nil once every environment's tokens were read.
     func nextPage(of pages: inout TokenPages, size: Int) throws -> [PlannedPush]? {
+        let size = max(1, size)
         while let environment = pages.environments.first {
             let page = try store.database.read { transaction in
                 try store.tokens.updateTargets(

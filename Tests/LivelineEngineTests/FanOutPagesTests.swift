@@ -7,13 +7,27 @@ import Testing
 /// is read (``EngineConfiguration/tokenPageSize``; docs/engine.md, "Fan-out for a sync"). Here pages of 2
 /// over 5 tokens: three pages, the last one short.
 @Suite struct FanOutPagesTests {
+    /// Five tokens read in pages of 2, the second page's read failing `failingReads` times, and
+    /// one change sent; the harness (stop it) and the tokens.
+    static func fanOut(failingReads: Int) throws -> (harness: EngineHarness, tokens: [String]) {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        do {
+            let tokens = try (0..<5).map { try harness.token($0).token }
+            // The second page is the first read past a token; the first has gone out by then.
+            if failingReads > 0 { harness.faults.failReads(of: "AND id > $", times: failingReads) }
+            try harness.put(delay: 3)
+            harness.dispatcher.drain()
+            return (harness, tokens)
+        } catch {
+            harness.stop()
+            throw error
+        }
+    }
+
     /// Every token gets the change once, over several pages, each with its delivery record.
     @Test func everyTokenGetsTheChangeOnceOverSeveralPages() throws {
-        let harness = try EngineHarness(tokenPageSize: 2)
+        let (harness, tokens) = try Self.fanOut(failingReads: 0)
         defer { harness.stop() }
-        let tokens = try (0..<5).map { try harness.token($0).token }
-        try harness.put(delay: 3)
-        harness.dispatcher.drain()
 
         let pushed = harness.sender.devicePushes.map(\.deviceToken)
         #expect(pushed.sorted() == tokens.sorted(), "each token once")
@@ -29,12 +43,8 @@ import Testing
     /// A page the database was too busy to read once is read again: the fan-out goes on, and
     /// every token gets the change once.
     @Test func aPageTheDatabaseWasBusyForOnceIsReadAgain() throws {
-        let harness = try EngineHarness(tokenPageSize: 2)
+        let (harness, tokens) = try Self.fanOut(failingReads: 1)
         defer { harness.stop() }
-        let tokens = try (0..<5).map { try harness.token($0).token }
-        harness.faults.failReads(of: "AND id > $", times: 1)
-        try harness.put(delay: 3)
-        harness.dispatcher.drain()
 
         #expect(harness.sender.devicePushes.map(\.deviceToken) == tokens)
         #expect(try harness.deliveries().count == 5)
@@ -46,13 +56,8 @@ import Testing
     /// answered and recorded, the state does not count as sent, and the row goes again as a
     /// whole, after a backoff, to every token (at least once: the first page's get it twice).
     @Test func aPageThatCannotBeReadSendsTheRowAgainAsAWhole() throws {
-        let harness = try EngineHarness(tokenPageSize: 2)
+        let (harness, tokens) = try Self.fanOut(failingReads: 3)  // every try of the second page
         defer { harness.stop() }
-        let tokens = try (0..<5).map { try harness.token($0).token }
-        // The second page (the first read past a token) fails every time; the first went out already.
-        harness.faults.failReads(of: "AND id > $", times: 3)
-        try harness.put(delay: 3)
-        harness.dispatcher.drain()
 
         #expect(harness.sender.devicePushes.map(\.deviceToken) == Array(tokens.prefix(2)), "the first page only")
         #expect(try harness.deliveries().count == 2, "both answers recorded")
