@@ -23,9 +23,14 @@ public struct TransitFeature: Feature {
         meaning:
             "the GTFS-Realtime feed (https://, http:// or a file path) with trip updates and vehicle positions; without one, rides use the schedule"
     )
-    public var settings: [FeatureSetting] { [Self.gtfsPath, Self.realtimeURL] }
+    public static let checkInterval = FeatureSetting(
+        variable: "LIVELINE_GTFS_CHECK_INTERVAL_S", defaultValue: "60",
+        meaning: "how often the files of LIVELINE_GTFS_PATH are looked at for a change (1 to 86,400 seconds)"
+    )
+    public var settings: [FeatureSetting] { [Self.gtfsPath, Self.realtimeURL, Self.checkInterval] }
 
     public func install(into setup: FeatureSetup) throws {
+        let checkInterval = try setup.integer(Self.checkInterval.variable, default: 60, in: 1...86_400)
         let configured = setup.environment[Self.gtfsPath.variable].flatMap { $0.isEmpty ? nil : $0 }
         let path: URL
         if let configured {
@@ -62,7 +67,9 @@ public struct TransitFeature: Feature {
             ActivityLifecycle(staleAfter: 10 * 60, dismissAfter: 30, priorityBudget: TripReplay.priorityBudget, dismissFromEnd: true), for: type)
         setup.periodicTask(TrackerTask(tracker: tracker))
         let watcher = configured.map { _ in
-            FeedWatcher(path: path, store: TransitFeedStore(door: setup.door), timetables: timetables, logger: setup.logger, loadedAt: setup.clock())
+            FeedWatcher(
+                path: path, store: TransitFeedStore(door: setup.door), timetables: timetables, logger: setup.logger,
+                interval: TimeInterval(checkInterval), loadedAt: setup.clock())
         }
         if let watcher { setup.periodicTask(WatcherTask(watcher: watcher)) }
         setup.routes { router, context in TransitHandlers(context: context, tracker: tracker).addRoutes(to: &router) }

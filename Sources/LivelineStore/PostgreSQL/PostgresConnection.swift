@@ -389,6 +389,13 @@ final class PostgresTransaction: SQLTransaction {
         changed = true
     }
 
+    /// `pg_advisory_xact_lock` (or `_shared`) in the name space 72619, keyed by schema and name.
+    func holdLock(_ name: String, shared: Bool, patient: Bool) throws {
+        if patient { try executeScript("SET LOCAL statement_timeout = 0") }
+        let function = shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+        try execute("SELECT \(function)(72619, hashtext(current_schema() || ':' || $1))", [.text(name)])
+    }
+
     private func ensureOpen() throws {
         guard isOpen else { throw StoreError(.misuse, "a transaction was used after its read or write body returned") }
     }

@@ -26,6 +26,11 @@ final class SQLiteTransaction: SQLTransaction {
         try connection.executeScript(sql)
     }
 
+    /// Nothing to take: one write transaction runs at a time (`BEGIN IMMEDIATE`).
+    func holdLock(_ name: String, shared: Bool, patient: Bool) throws {
+        try ensureOpen()
+    }
+
     private func ensureOpen() throws {
         guard isOpen else { throw StoreError(.misuse, "a transaction was used after its read or write body returned") }
     }

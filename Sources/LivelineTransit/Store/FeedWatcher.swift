@@ -3,7 +3,8 @@ import LivelineEngine
 import LivelineLog
 import Synchronization
 
-/// Loads the configured feed again when its files change (looked at every ``interval``): a new
+/// Loads the configured feed again when its files change (looked at every ``interval``,
+/// `LIVELINE_GTFS_CHECK_INTERVAL_S`): a new
 /// feed that reads without errors becomes current (rides in progress keep theirs); one with
 /// errors, or one that cannot be read, is refused with its report in the log and the server goes
 /// on with the feed it has.
@@ -12,7 +13,7 @@ final class FeedWatcher: Sendable {
     let store: TransitFeedStore
     let timetables: TransitTimetables
     let logger: Logger
-    static let interval: TimeInterval = 60
+    let interval: TimeInterval
     private struct State {
         var lookedAt: Date?
         var seen: String?
@@ -20,8 +21,9 @@ final class FeedWatcher: Sendable {
     }
     private let state: Mutex<State>
 
-    init(path: URL, store: TransitFeedStore, timetables: TransitTimetables, logger: Logger, loadedAt now: Date) {
+    init(path: URL, store: TransitFeedStore, timetables: TransitTimetables, logger: Logger, interval: TimeInterval, loadedAt now: Date) {
         self.path = path
+        self.interval = interval
         self.store = store
         self.timetables = timetables
         self.logger = logger
@@ -49,7 +51,7 @@ final class FeedWatcher: Sendable {
 
     func run(now: Date) {
         let due = state.withLock { state -> Bool in
-            guard state.lookedAt.map({ now.timeIntervalSince($0) >= Self.interval }) ?? true else { return false }
+            guard state.lookedAt.map({ now.timeIntervalSince($0) >= interval }) ?? true else { return false }
             state.lookedAt = now
             return true
         }
@@ -70,16 +72,17 @@ final class FeedWatcher: Sendable {
             }
             let (loaded, fresh) = try store.load(feed, fingerprint: fingerprint, source: path.path, now: now)
             state.withLock { $0.seen = stamp }
-            if fresh {
-                timetables.remember(feed, id: loaded.id)
-                logger.info("transit.feedReloaded", [("feed", .string(path.path)), ("stopTimes", .int(loaded.stopTimes))])
-            }
+            timetables.remember(feed, id: loaded.id)
+            // Loaded by this instance, or found current: another instance sharing the database loaded it first.
+            logger.info(
+                fresh ? "transit.feedReloaded" : "transit.feedKept",
+                [("feed", .string(path.path)), ("fingerprint", .string(loaded.fingerprint)), ("stopTimes", .int(loaded.stopTimes))])
         } catch let error as GTFSError {
             state.withLock { $0.seen = stamp }  // unreadable as it is: looked at again once it changes
             fail("the changed feed \(path.path) cannot be read; the previous one stays: \(error)")
         } catch {
             // The database failed (busy, full): tried again at the next look.
-            fail("the changed feed \(path.path) could not be stored; the previous one stays, tried again in a minute: \(error)")
+            fail("the changed feed \(path.path) could not be stored; the previous one stays, tried again at the next look: \(error)")
         }
     }
 

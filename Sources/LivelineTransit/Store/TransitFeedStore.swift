@@ -42,14 +42,20 @@ public struct TransitFeedStore: Sendable {
         }
     }
 
+    /// The lock a load holds alone and a ride's start shares: instances load one after another,
+    /// and no ride starts on a feed a load is deleting.
+    static let lock = "transit.feeds"
+
     /// Makes `feed` the current one, in one transaction; a feed with the same `fingerprint` that
     /// is current already stays as it is (and is returned). Feeds no longer current are deleted,
-    /// but for the rows of those rides still follow.
+    /// but for the rows of those rides still follow. Instances sharing a database load one after
+    /// another (``lock``): the second finds the first's feed current.
     @discardableResult
     public func load(_ feed: GTFSFeed, fingerprint: String, source: String, now: Date) throws -> (feed: LoadedFeed, loaded: Bool) {
         guard let zone = feed.timeZone else { throw GTFSError("the feed names no agency time zone") }
         return try door.write(now: now) { change in
             let sql = change.sql
+            try sql.holdLock(Self.lock, shared: false, patient: true)
             if let current = try current(in: sql), current.fingerprint == fingerprint { return (current, false) }
             guard
                 let id = try sql.queryOne(
@@ -110,6 +116,12 @@ public struct TransitFeedStore: Sendable {
             guard let loaded = try current(in: sql) else { throw StoreError(.database, "the new feed is not current") }
             return (loaded, true)
         }
+    }
+
+    /// Whether feed `id` is (still) the current one: a feed no longer current may have lost its
+    /// rows (its row stays while ended rides name it).
+    static func isCurrent(_ id: Int, in sql: any SQLTransaction) throws -> Bool {
+        try sql.queryOne("SELECT id FROM transit_feeds WHERE id = $1 AND current = 1", [SQLValue(id)]) != nil
     }
 
     /// Deletes every feed but `keep` and those rides still follow (they keep working on the

@@ -93,6 +93,30 @@ public final class TripTracker: Sendable {
         householdID: HouseholdID, userID: UserID, tripID: String, fromStopID: String, toStopID: String, serviceDay requested: ServiceDay?,
         now: Date
     ) throws -> TrackedTrip {
+        let start = {
+            try self.startOnCurrentFeed(
+                householdID: householdID, userID: userID, tripID: tripID, fromStopID: fromStopID, toStopID: toStopID,
+                serviceDay: requested, now: now)
+        }
+        do {
+            return try start()
+        } catch is FeedReplaced {
+            // A load (of this instance or another) replaced the feed read: once more, on the new one.
+            do {
+                return try start()
+            } catch is FeedReplaced {
+                throw StoreError(.busy, "the timetable changed while the ride started")
+            }
+        }
+    }
+
+    /// A load replaced the feed a start read before the ride was written.
+    private struct FeedReplaced: Error {}
+
+    private func startOnCurrentFeed(
+        householdID: HouseholdID, userID: UserID, tripID: String, fromStopID: String, toStopID: String, serviceDay requested: ServiceDay?,
+        now: Date
+    ) throws -> TrackedTrip {
         guard let (feedID, feed) = try timetables.current(), let zone = feed.timeZone else {
             throw TripRefusal(kind: .notFound, message: "no timetable is loaded")
         }
@@ -139,6 +163,9 @@ public final class TripTracker: Sendable {
             feed: feed, times: times, tripID: tripID, day: day, from: from, to: to, live: realtime.feed(now: now), now: now)
         let state = String(decoding: try JSONEncoder().encode(evaluation.state), as: UTF8.self)
         let tracked = try door.write(now: now) { change in
+            // Shared with other starts, not with a load: the feed stays until this ride is written.
+            try change.sql.holdLock(TransitFeedStore.lock, shared: true, patient: false)
+            guard try TransitFeedStore.isCurrent(feedID, in: change.sql) else { throw FeedReplaced() }
             try change.sql.execute(
                 """
                 INSERT INTO transit_tracked_trips

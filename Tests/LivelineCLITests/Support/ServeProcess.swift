@@ -26,9 +26,13 @@ final class ServeProcess {
 
     /// Starts `liveline serve --port 0` (or `port`, e.g. the port of the server it replaces) on
     /// 127.0.0.1 with `data` and `environment` (access log off), and waits for its ready line (its
-    /// standard error is read on a thread of its own). Its standard output (the JSON logs) goes to
-    /// `standardOutput`.
-    init(data: URL, environment: [String: String] = [:], port requested: Int = 0, standardOutput: ChildProcess.Stream = .null) throws {
+    /// standard error is read on a thread of its own) unless `waiting` is false (then call
+    /// ``waitUntilReady()``: servers started together). Its standard output (the JSON logs) goes
+    /// to `standardOutput`.
+    init(
+        data: URL, environment: [String: String] = [:], port requested: Int = 0, standardOutput: ChildProcess.Stream = .null,
+        waiting: Bool = true
+    ) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
         var environment = Self.baseEnvironment.merging(environment) { $1 }
         var standardOutput = standardOutput
@@ -38,11 +42,22 @@ final class ServeProcess {
             environment["LIVELINE_ACCESS_LOG"] = "stdout"
             environment["LIVELINE_LOG_LEVEL"] = "debug"
         }
+        self.data = data
+        self.environment = environment
         process = try ChildProcess(
             Self.executable.path, ["serve", "--port", String(requested), "--host", "127.0.0.1", "--data", data.path],
             environment: environment, standardOutput: standardOutput, standardError: .pipe
         )
         output = OutputCollector(process.standardError!)
+        if waiting { try waitUntilReady() }
+    }
+
+    private let data: URL
+    private let environment: [String: String]
+
+    /// Waits (at most 20 s) for the ready line and reads the port from it; fails the test when
+    /// the process ended first, with what it wrote.
+    func waitUntilReady() throws {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, process.isRunning {
             let text = output.text

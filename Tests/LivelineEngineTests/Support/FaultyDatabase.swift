@@ -93,6 +93,8 @@ struct FaultyDatabase: Database {
         }
 
         func executeScript(_ sql: String) throws { try inner.executeScript(sql) }
+
+        func holdLock(_ name: String, shared: Bool, patient: Bool) throws { try inner.holdLock(name, shared: shared, patient: patient) }
     }
 
     /// The transaction, statement by statement.
@@ -126,6 +128,11 @@ struct FaultyDatabase: Database {
         func executeScript(_ sql: String) throws {
             try next()
             try inner.executeScript(sql)
+        }
+
+        func holdLock(_ name: String, shared: Bool, patient: Bool) throws {
+            try next()
+            try inner.holdLock(name, shared: shared, patient: patient)
         }
     }
 }
