@@ -32,8 +32,8 @@ public struct CookSuggestRefusal: Error, Sendable, Hashable, CustomStringConvert
 /// session's revision and every participant's card (one context each,
 /// `cooksuggest:{sessionId}:{userId}`), and queues the job that carries the session on where one
 /// is due (the invitation, generating, finalizing). Steps on one session run one after the other
-/// on every backend: each first holds the initiator's card context (``EngineWrite/lockContext(_:)``),
-/// so both partners getting ready at the same instant make exactly one transition.
+/// on every backend: each first holds the session's cards (``lockCards(of:in:)``), so both
+/// partners getting ready at the same instant make exactly one transition.
 public struct CookSuggestDomain: Sendable {
     public let door: EngineDoor
     /// No step for this long: the session is cancelled (`LIVELINE_COOKSUGGEST_TTL_S`).
@@ -134,7 +134,7 @@ public struct CookSuggestDomain: Sendable {
                 throw CookSuggestRefusal(.notFound, "there is no meal-planning session \(sessionID) in your household")
             }
             // Steps on one session queue up here (on PostgreSQL across instances too).
-            _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
+            try lockCards(of: found.session, in: change)
             guard var view = try view(sessionID, in: sql) else {
                 throw CookSuggestRefusal(.notFound, "there is no meal-planning session \(sessionID) in your household")
             }
@@ -355,7 +355,7 @@ public struct CookSuggestDomain: Sendable {
         try door.write(now: now) { change in
             let sql = change.sql
             guard let found = try view(sessionID, in: sql) else { return }
-            _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
+            try lockCards(of: found.session, in: change)
             guard let view = try view(sessionID, in: sql), view.session.state == .generating else { return }
             let week = ShoppingWeek.containing(view.session.day)
             let openItems =
@@ -389,7 +389,7 @@ public struct CookSuggestDomain: Sendable {
         try door.write(now: now) { change in
             let sql = change.sql
             guard let found = try view(sessionID, in: sql) else { return }
-            _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
+            try lockCards(of: found.session, in: change)
             guard let view = try view(sessionID, in: sql), view.session.state == .finalizing else { return }
             let initiator = view.session.initiatorID
             let locale = view.users[initiator]?.locale ?? "de"
@@ -406,6 +406,14 @@ public struct CookSuggestDomain: Sendable {
             }
             _ = try transition(view, to: .decided, note: "decided: \(view.session.decidedRecipeID ?? "?")", in: change)
         }
+    }
+
+    /// Holds the cards of both participants to the end of the transaction, in key order, as the
+    /// dispatcher's recording and every write holding several contexts take them: steps on one
+    /// session queue up (across instances too), and none waits in a circle with a push's
+    /// recording (`docs/engine.md`, "Storage").
+    func lockCards(of session: CookSuggestSession, in change: EngineWrite) throws {
+        try change.lockContexts([session.initiatorID, session.partnerID].compactMap { $0 }.map(session.contextKey(of:)))
     }
 
     /// Cancels the open sessions nobody took a step in for ``ttl``; returns how many.
@@ -435,7 +443,7 @@ public struct CookSuggestDomain: Sendable {
     private func expire(_ id: String, cutoff: Date, now: Date) throws -> Bool {
         try door.write(now: now) { change in
             guard let found = try view(id, in: change.sql) else { return false }
-            _ = try change.lockContext(found.session.contextKey(of: found.session.initiatorID))
+            try lockCards(of: found.session, in: change)
             // A step meanwhile (on another instance) keeps it.
             guard let view = try view(id, in: change.sql), !view.session.state.isFinal, view.session.activeAt < cutoff else { return false }
             _ = try transition(view, to: .cancelled, reason: "expired", note: "no step for \(Int(ttl)) s", in: change)

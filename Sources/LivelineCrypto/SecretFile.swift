@@ -10,12 +10,13 @@ import Glibc
 public enum SecretFile {
     /// Writes `contents` to a new file at `url` and flushes it to disk; false (and nothing
     /// written) when a file is there already. Throws naming the path and the system's reason.
+    /// The file appears whole or not at all: written beside it, then linked to its name (which
+    /// fails when the name is taken), so a server reading it at the same moment never reads half.
     public static func create(at url: URL, contents: [UInt8]) throws -> Bool {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { return false }
-            throw CryptoError.file(.unwritableFile, "create", url, errno: errno)
-        }
+        let staging = url.path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CryptoError.file(.unwritableFile, "create", url, errno: errno) }
+        defer { unlink(staging) }
         var written = 0
         while written < contents.count {
             let count = contents.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
@@ -24,9 +25,10 @@ public enum SecretFile {
         }
         let failure = written < contents.count ? errno : fsync(descriptor) != 0 ? errno : 0
         close(descriptor)
-        guard failure == 0 else {
-            unlink(url.path)
-            throw CryptoError.file(.unwritableFile, "write", url, errno: failure)
+        guard failure == 0 else { throw CryptoError.file(.unwritableFile, "write", url, errno: failure) }
+        guard link(staging, url.path) == 0 else {
+            if errno == EEXIST { return false }
+            throw CryptoError.file(.unwritableFile, "create", url, errno: errno)
         }
         return true
     }

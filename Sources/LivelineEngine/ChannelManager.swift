@@ -158,6 +158,9 @@ final class ChannelManager: Sendable {
             return ChannelCreation.Outcome(fallback: fallback)
         }
         let linked = try store.write { transaction -> String? in
+            // Held first: an end committing meanwhile is seen below, or sees this link when its
+            // push is rendered (which retires the channel).
+            _ = try store.contexts.lock(key: contextKey, in: transaction)
             try store.channels.insert(
                 channelID: channelID, purpose: "context", ownerKind: .context, owner: contextKey,
                 storagePolicy: configuration.channelStoragePolicy.rawValue, environment: environment.rawValue,

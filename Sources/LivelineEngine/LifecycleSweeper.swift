@@ -121,10 +121,19 @@ final class LifecycleSweeper: Sendable {
             let note =
                 "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
             do {
-                let ended = try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change in
-                    try change.end(context.key, note: note)
+                let ended = try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change -> ContextEndResult? in
+                    // Held and read again: a new lifetime (a shopping trip starting again) may
+                    // have committed since the list was read, on this instance or another.
+                    _ = try change.lockContext(context.key)
+                    guard let current = try change.context(context.key), current.state == .active,
+                        current.deadlineAt <= now.addingTimeInterval(configuration.deadlineMargin)
+                    else { return nil }
+                    return try change.end(context.key, note: note)
                 }
-                logger.record(EngineEvent(.info, .contextEndedAtDeadline, contextKey: context.key, rev: ended.rev, message: note))
+                // Ended by this sweep: another instance's sweep of the same second logs nothing.
+                if let ended, !ended.alreadyEnded {
+                    logger.record(EngineEvent(.info, .contextEndedAtDeadline, contextKey: context.key, rev: ended.rev, message: note))
+                }
             } catch {
                 logger.record(
                     EngineEvent(

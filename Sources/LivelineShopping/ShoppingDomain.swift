@@ -163,19 +163,16 @@ public struct ShoppingDomain: Sendable {
         try door.write(now: now) { change in
             let transaction = change.sql
             let key = week.contextKey(householdID: householdID)
-            // Two shoppers starting at once queue up: the second sees the first's session.
-            try lockWeek(week, householdID: householdID, in: change)
+            // Two shoppers starting at once queue up on the week's card, made first when the week
+            // has none (or found, made by another instance meanwhile): the second sees the first's session.
+            try ensureContext(week: week, householdID: householdID, in: change)
+            guard let context = try change.context(key) else { throw EngineError(.notFound, "the week's card is gone") }
             var newTrip = false
-            if let context = try change.context(key) {
-                if context.state == .ended {
-                    try change.reopen(key)
-                    newTrip = true
-                } else if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
-                    try change.restartLifetime(key)
-                    newTrip = true
-                }
-            } else {
-                try ensureContext(week: week, householdID: householdID, in: change)
+            if context.state == .ended {
+                try change.reopen(key)
+                newTrip = true
+            } else if try activeShopperIDs(week: week, householdID: householdID, now: now, in: transaction).isEmpty {
+                try change.restartLifetime(key)
                 newTrip = true
             }
             if newTrip {
@@ -252,22 +249,32 @@ public struct ShoppingDomain: Sendable {
         guard anyLapsed else { return 0 }
         return try door.write(now: now) { change in
             let transaction = change.sql
+            let cutoff = SQLValue(now.addingTimeInterval(-presenceTimeout))
             let lapsed = try transaction.query(
-                "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1",
-                [SQLValue(now.addingTimeInterval(-presenceTimeout))]
-            )
+                "SELECT id, household_id, week FROM shopping_sessions WHERE ended_at IS NULL AND heartbeat_at < $1 ORDER BY id", [cutoff])
             var weeks: [String: (householdID: HouseholdID, week: ShoppingWeek)] = [:]
             for row in lapsed {
-                // Another instance's sweep may have ended it meanwhile: counted once.
-                guard
-                    try transaction.execute(
-                        "UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1 AND ended_at IS NULL", [SQLValue(try row.int("id")), SQLValue(now)])
-                        == 1
-                else { continue }
                 let householdID = HouseholdID(try row.int("household_id"))
                 if let week = ShoppingWeek(try row.string("week")) { weeks[week.contextKey(householdID: householdID)] = (householdID, week) }
             }
-            for (key, lapsedWeek) in weeks.sorted(by: { $0.key < $1.key }) {
+            // The cards first, in key order, as every write of a week holds its card before its
+            // sessions: a shopper's request on another instance never waits for this in a circle.
+            try change.lockContexts(Array(weeks.keys))
+            var ended = 0
+            var changed: Set<String> = []
+            for row in lapsed {
+                // Another instance's sweep may have ended it, or a heartbeat kept it, meanwhile.
+                guard
+                    try transaction.execute(
+                        "UPDATE shopping_sessions SET ended_at = $2 WHERE id = $1 AND ended_at IS NULL AND heartbeat_at < $3",
+                        [SQLValue(try row.int("id")), SQLValue(now), cutoff]) == 1
+                else { continue }
+                ended += 1
+                if let week = ShoppingWeek(try row.string("week")) {
+                    changed.insert(week.contextKey(householdID: HouseholdID(try row.int("household_id"))))
+                }
+            }
+            for (key, lapsedWeek) in weeks.sorted(by: { $0.key < $1.key }) where changed.contains(key) {
                 guard try change.context(key)?.state == .active else { continue }
                 if try activeShopperIDs(week: lapsedWeek.week, householdID: lapsedWeek.householdID, now: now, in: transaction).isEmpty {
                     try change.end(key, note: "the last shopper's session timed out: the trip is finished")
@@ -275,7 +282,7 @@ public struct ShoppingDomain: Sendable {
                     try change.recordChange(key, note: "a shopper's session timed out")
                 }
             }
-            return lapsed.count
+            return ended
         }
     }
 

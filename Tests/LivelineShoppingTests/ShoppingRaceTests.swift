@@ -68,4 +68,46 @@ import Testing
         #expect(Set(shoppers) == [f.anna.id, f.ben.id], "both are shopping: \(results)")
         #expect(!results.contains("error"), "\(results)")
     }
+
+    @Test func twoShoppersStartingTogetherOnAWeekWithoutACardAreBothShopping() throws {
+        let f = try Fixture()
+        let results = Self.together(f) { actor in
+            try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: actor, now: f.now)
+        }
+        let shoppers = try f.store.database.read { transaction in
+            try transaction.query("SELECT user_id FROM shopping_sessions WHERE ended_at IS NULL").map { UserID(try $0.int("user_id")) }
+        }
+        // The second made no new trip of its own, which would have closed the first one's session.
+        #expect(Set(shoppers) == [f.anna.id, f.ben.id], "both are shopping: \(results)")
+        #expect(results.filter { $0.contains("newTrip: true") }.count == 1, "\(results)")
+    }
+
+    @Test func aHeartbeatCommittingWhileTheSweepEndsLapsedSessionsKeepsItsSession() throws {
+        let f = try Fixture()
+        try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: f.now)
+        try f.domain.startSession(week: f.week, householdID: f.anna.householdID, actor: f.ben.id, now: f.now)
+        // Anna's heartbeat comes just in time and holds her row, uncommitted, while a sweep a
+        // little later (another instance's) finds both sessions lapsed.
+        let beatAt = f.now + f.domain.presenceTimeout - 1
+        let later = f.now + f.domain.presenceTimeout + 5
+        f.slow.delay = 0.4
+        defer { f.slow.delay = 0 }
+        let beat = Mutex<Bool?>(nil)
+        let expired = Mutex<Int?>(nil)
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            if index == 0 {
+                beat.withLock { $0 = try? f.domain.heartbeat(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: beatAt) }
+            } else {
+                usleep(100_000)  // the heartbeat's update first
+                expired.withLock { $0 = try? f.domain.expireSessions(now: later) }
+            }
+        }
+        let shoppers = try f.store.database.read { transaction in
+            try transaction.query("SELECT user_id FROM shopping_sessions WHERE ended_at IS NULL").map { UserID(try $0.int("user_id")) }
+        }
+        #expect(beat.withLock { $0 } == true)
+        #expect(expired.withLock { $0 } == 1, "Ben's session lapsed, Anna's was kept alive")
+        #expect(shoppers == [f.anna.id])
+        #expect(try f.store.contexts.context(key: f.key)?.state == .active, "the trip goes on with Anna")
+    }
 }

@@ -40,6 +40,11 @@ public struct EngineWrite {
     /// instance's (``ContextRepository/lock(key:in:)``). Nil when there is no such context.
     public func lockContext(_ key: String) throws -> Int? { try store.contexts.lock(key: key, in: sql) }
 
+    /// Holds the rows of `keys` that exist to the end of the transaction, taken in key order (as
+    /// the dispatcher's recording takes them), so two writes holding several never wait for each
+    /// other in a circle.
+    public func lockContexts(_ keys: [String]) throws { try store.contexts.lock(keys: keys, in: sql) }
+
     /// Creates an active context at revision 0, started now with an 8-hour deadline; a change
     /// recorded next (``recordChange(_:note:)``) is its first push. `householdID` owns it (nil:
     /// the `/v1` API); `attributes` (and, for `/v1` contexts, `contentState`) are JSON. Throws
