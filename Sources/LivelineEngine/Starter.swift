@@ -57,124 +57,110 @@ struct Starter: Sendable {
         guard context.state == .active else {
             throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
         }
-        // A channel in the default environment, and in the other one when devices to start are
-        // there (made now where there is none).
-        var fallbacks: [String] = []
-        if useChannel {
-            let tokens = try store.database.read { transaction in try startTokens(of: context, userIDs, deviceIDs, in: transaction) }
-            let environments = Set(tokens.map(\.environment)).union([configuration.environment])
-            for environment in configuration.environments where environments.contains(environment) {
-                if let fallback = try channels.ensureChannel(contextKey: contextKey, environment: environment, now: now).fallback {
-                    fallbacks.append(fallback)
-                }
-            }
-        }
-        let fallback = fallbacks.isEmpty ? nil : fallbacks.joined(separator: "; ")
-        let result = try store.write { transaction -> StartResult in
+        let fallback = useChannel ? try ensureChannels(of: context, userIDs, deviceIDs, now: now) : nil
+        var result = try store.write { transaction -> StartResult in
             guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {
                 throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
             }
-            let linked = try store.channels.contextChannels(key: contextKey, in: transaction)
-            let tokens = try startTokens(of: context, userIDs, deviceIDs, in: transaction)
-            // Each device follows its own environment's channel, or gets an update token where
-            // there is none — or where its environment is a guess the other environment may
-            // still overturn (it would move there, where this channel is not).
-            func channel(for token: PushTokenRecord) -> String? {
-                startsFollowChannel && configuration.fallbackEnvironment(of: token) == nil ? linked[token.environment] : nil
-            }
-            var payloads: [String: [UInt8]] = [:]
-            func payload(for token: PushTokenRecord) throws -> [UInt8] {
-                let channel = channel(for: token)
-                if let payload = payloads[channel ?? ""] { return payload }
-                let payload = try startPayload(context, channelID: channel, alert: alert, now: now, in: transaction)
-                payloads[channel ?? ""] = payload
-                return payload
-            }
-            let dismissed = try store.reports.dismissedUsers(contextKey: contextKey, in: transaction)
-            let optedOut = try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction)
-            let showing = try store.tokens.devicesShowing(contextKey: contextKey, since: context.startedAt, in: transaction)
-            var outcomes: [StartOutcome] = []
-            for token in tokens {
-                // Never a start in place of an update: the device's app started it (or answered a start) already.
-                if showing.contains("\(token.householdID):\(token.deviceID)") {
-                    outcomes.append(
-                        StartOutcome(
-                            deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted,
-                            reason: "the device shows it: its app registered an update token for \(contextKey) or reported rendering it"
-                        ))
-                    continue
-                }
-                if optedOut.contains(token.userID) {
-                    let reason = "the user turned Live Activities of \(context.activityType) off in the app"
-                    try store.starts.recordSkipped(
-                        contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
-                        tokenID: token.id, reason: reason, now: now, in: transaction
-                    )
-                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .optedOut, reason: reason))
-                    continue
-                }
-                if dismissed.contains(token.userID) && !includeDismissed {
-                    let reason = "the user dismissed this activity; start again with includeDismissed when they ask for it"
-                    try store.starts.recordSkipped(
-                        contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
-                        tokenID: token.id, reason: reason, now: now, in: transaction
-                    )
-                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .dismissed, reason: reason))
-                    continue
-                }
-                let reservation = try store.starts.reserve(
-                    contextKey: contextKey, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                    viaChannel: channel(for: token) != nil, now: now,
-                    budget: (configuration.startBudget, configuration.startBudgetWindow),
-                    in: transaction
-                )
-                switch reservation {
-                case .alreadyStarted(let status):
-                    outcomes.append(
-                        StartOutcome(
-                            deviceID: token.deviceID, userID: token.userID, kind: .alreadyStarted, reason: "start \(status.rawValue) already"))
-                case .overBudget(let reason):
-                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .overBudget, reason: reason))
-                case .reserved(let startID):
-                    let message = OutboxMessage.start(
-                        tokenID: token.id, startID: startID, rev: context.rev,
-                        push: OutboxMessage.Push(
-                            pushType: .liveActivity, priority: .immediate, expiration: Int(now.timeIntervalSince1970) + 600,
-                            collapseID: String("start:\(contextKey)".utf8.prefix(64)) ?? "start"
-                        ),
-                        note: "start rev \(context.rev) on device \(token.deviceID)"
-                    )
-                    try store.outbox.enqueueMessage(
-                        idempotencyKey:
-                            "start:\(contextKey):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
-                        contextKey: contextKey, target: .token(token.id), headers: message.json,
-                        payload: try payload(for: token), now: now, in: transaction
-                    )
-                    outcomes.append(StartOutcome(deviceID: token.deviceID, userID: token.userID, kind: .queued, reason: nil))
-                }
-            }
-            let reached = Set(tokens.map(\.userID))
-            for userID in userIDs where !reached.contains(userID) {
-                outcomes.append(
-                    StartOutcome(
-                        deviceID: nil, userID: userID, kind: .noStartToken,
-                        reason:
-                            "no la-pushToStart token for \(context.activityType) (\(configuration.environments.map(\.rawValue).joined(separator: ", ")))"
-                    ))
-            }
-            let reachedDevices = Set(tokens.map(\.deviceID))
-            for deviceID in deviceIDs where !reachedDevices.contains(deviceID) {
-                outcomes.append(
-                    StartOutcome(
-                        deviceID: deviceID, userID: nil, kind: .noStartToken,
-                        reason:
-                            "no la-pushToStart token for \(context.activityType) (\(configuration.environments.map(\.rawValue).joined(separator: ", ")))"
-                    ))
-            }
-            let first = configuration.environments.lazy.compactMap { linked[$0] }.first
-            return StartResult(channelID: first, channelIDs: linked, channelFallback: nil, outcomes: outcomes)
+            let request = Request(
+                context: context, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, startsFollowChannel: startsFollowChannel, now: now)
+            let planner = StartPlanner(
+                contextKey: contextKey, activityType: context.activityType,
+                showing: try store.tokens.devicesShowing(contextKey: contextKey, since: context.startedAt, in: transaction),
+                optedOut: try store.reports.optedOutUsers(attributesType: context.activityType, in: transaction),
+                dismissed: try store.reports.dismissedUsers(contextKey: contextKey, in: transaction), includeDismissed: includeDismissed)
+            return try startDevices(request, planner: planner, in: transaction)
         }
-        return StartResult(channelID: result.channelID, channelIDs: result.channelIDs, channelFallback: fallback, outcomes: result.outcomes)
+        result.channelFallback = fallback
+        return result
+    }
+
+    /// One start request, as the write transaction sees it.
+    private struct Request {
+        let context: ContextRecord
+        let userIDs: [UserID]
+        let deviceIDs: [String]
+        let alert: LiveActivityAlert
+        let startsFollowChannel: Bool
+        let now: Date
+    }
+
+    /// A channel in the default environment, and in the other one when devices to start are there
+    /// (made now where there is none); why one could not be made, if so.
+    private func ensureChannels(of context: ContextRecord, _ userIDs: [UserID], _ deviceIDs: [String], now: Date) throws -> String? {
+        let tokens = try store.database.read { transaction in try startTokens(of: context, userIDs, deviceIDs, in: transaction) }
+        let environments = Set(tokens.map(\.environment)).union([configuration.environment])
+        var fallbacks: [String] = []
+        for environment in configuration.environments where environments.contains(environment) {
+            if let fallback = try channels.ensureChannel(contextKey: context.key, environment: environment, now: now).fallback {
+                fallbacks.append(fallback)
+            }
+        }
+        return fallbacks.isEmpty ? nil : fallbacks.joined(separator: "; ")
+    }
+
+    /// Applies the planner's step on each device of the request: skips recorded, starts reserved
+    /// and their pushes queued, in the caller's transaction.
+    private func startDevices(_ request: Request, planner: StartPlanner, in transaction: any SQLTransaction) throws -> StartResult {
+        let context = request.context
+        let now = request.now
+        let linked = try store.channels.contextChannels(key: context.key, in: transaction)
+        let tokens = try startTokens(of: context, request.userIDs, request.deviceIDs, in: transaction)
+        // Each device follows its own environment's channel, or gets an update token where there
+        // is none — or where its environment is a guess the other environment may still
+        // overturn (it would move there, where this channel is not).
+        func channel(for token: PushTokenRecord) -> String? {
+            request.startsFollowChannel && configuration.fallbackEnvironment(of: token) == nil ? linked[token.environment] : nil
+        }
+        var payloads: [String: [UInt8]] = [:]
+        var outcomes: [StartOutcome] = []
+        for token in tokens {
+            switch planner.step(householdID: token.householdID, deviceID: token.deviceID, userID: token.userID) {
+            case .showing(let outcome):
+                outcomes.append(outcome)
+            case .skip(let outcome):
+                try store.starts.recordSkipped(
+                    contextKey: context.key, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
+                    tokenID: token.id, reason: outcome.reason ?? outcome.kind.rawValue, now: now, in: transaction)
+                outcomes.append(outcome)
+            case .reserve:
+                let reservation = try store.starts.reserve(
+                    contextKey: context.key, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
+                    tokenID: token.id, viaChannel: channel(for: token) != nil, now: now,
+                    budget: (configuration.startBudget, configuration.startBudgetWindow), in: transaction)
+                if case .reserved(let startID) = reservation {
+                    let channelID = channel(for: token)
+                    if payloads[channelID ?? ""] == nil {
+                        payloads[channelID ?? ""] = try startPayload(
+                            context, channelID: channelID, alert: request.alert, now: now, in: transaction)
+                    }
+                    try enqueueStart(context, token: token, startID: startID, payload: payloads[channelID ?? ""] ?? [], now: now, in: transaction)
+                }
+                outcomes.append(StartPlanner.outcome(of: reservation, deviceID: token.deviceID, userID: token.userID))
+            }
+        }
+        outcomes += planner.unreached(
+            userIDs: request.userIDs, deviceIDs: request.deviceIDs, reachedUsers: Set(tokens.map(\.userID)),
+            reachedDevices: Set(tokens.map(\.deviceID)), environments: configuration.environments)
+        let first = configuration.environments.lazy.compactMap { linked[$0] }.first
+        return StartResult(channelID: first, channelIDs: linked, channelFallback: nil, outcomes: outcomes)
+    }
+
+    /// Queues the start push of a reserved start to `token`.
+    private func enqueueStart(
+        _ context: ContextRecord, token: PushTokenRecord, startID: Int, payload: [UInt8], now: Date, in transaction: any SQLTransaction
+    ) throws {
+        let message = OutboxMessage.start(
+            tokenID: token.id, startID: startID, rev: context.rev,
+            push: OutboxMessage.Push(
+                pushType: .liveActivity, priority: .immediate, expiration: Int(now.timeIntervalSince1970) + 600,
+                collapseID: String("start:\(context.key)".utf8.prefix(64)) ?? "start"
+            ),
+            note: "start rev \(context.rev) on device \(token.deviceID)"
+        )
+        try store.outbox.enqueueMessage(
+            idempotencyKey: "start:\(context.key):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
+            contextKey: context.key, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction)
     }
 
     /// The push-to-start tokens of the users and devices to start, in every environment pushed
