@@ -13,36 +13,83 @@ extension PayloadCheck {
         "target-content-id", "filter-criteria",
     ]
 
+    /// One Live Activity `aps` as its rules read it: the event and the contract are read first,
+    /// the other keys' rules depend on them.
+    struct Envelope {
+        let aps: [String: JSONValue]
+        /// The whole document, as sent.
+        let json: Data
+        let event: LiveActivityEvent?
+        let contract: (any LiveActivityContract.Type)?
+        var isStart: Bool { event == .start }
+        var eventName: String { event?.rawValue ?? "this event" }
+
+        /// `key`, read on start only, on another known event: the phone ignores it.
+        func readOnStartOnly(_ key: String, _ message: String? = nil) -> PayloadProblem? {
+            guard aps[key] != nil, event != nil, !isStart else { return nil }
+            return PayloadProblem(
+                .ignoredKey, at: "aps." + key, message ?? "is only read on start; the phone ignores it on \(eventName)", severity: .warning)
+        }
+    }
+
+    /// The rules of the `aps` keys after `attributes-type`, in the order their problems are told.
+    static let envelopeRules: [@Sendable (PayloadCheck) -> (Envelope) -> [PayloadProblem]] = [
+        contentStateProblems, attributesProblems, alertProblems, staleDateProblems, dismissalDateProblems, relevanceScoreProblems,
+        inputPushProblems, unreadKeyProblems,
+    ]
+
     func checkLiveActivity(
         _ json: Data, document parsed: JSONValue? = nil, contract explicit: (any LiveActivityContract.Type)?, into report: inout PayloadCheckReport
     ) {
+        guard let (root, aps) = Self.envelope(json, parsed: parsed, into: &report) else { return }
+        var eventProblems: [PayloadProblem] = []
+        let event = readEvent(aps, into: &eventProblems)
+        report.event = event?.rawValue
+        var contractProblems: [PayloadProblem] = []
+        let contract = readContract(aps, event: event, explicit: explicit, into: &contractProblems)
+        report.contractName = contract?.typeName
+        let envelope = Envelope(aps: aps, json: json, event: event, contract: contract)
+        var problems = eventProblems + timestampProblems(envelope) + contractProblems
+        for rule in Self.envelopeRules { problems += rule(self)(envelope) }
+        checkSizes(root: root, aps: aps, bodyBytes: json.count, into: &report, problems: &problems)
+        report.problems += problems
+    }
+
+    /// The document's root and its `aps` object; nil (with the problem told) when there is none.
+    static func envelope(
+        _ json: Data, parsed: JSONValue?, into report: inout PayloadCheckReport
+    ) -> (
+        root: [String: JSONValue], aps: [String: JSONValue]
+    )? {
         let document: JSONValue
         do {
             document = try parsed ?? JSONValue(json: json)
         } catch let error as DecodingError {
             report.problems.append(PayloadProblem(.invalidJSON, at: "", "is not valid JSON\(Self.syntaxDetail(error))"))
-            return
+            return nil
         } catch {
             report.problems.append(PayloadProblem(.invalidJSON, at: "", "is not valid JSON"))
-            return
+            return nil
         }
         guard case .object(let root) = document else {
             report.problems.append(PayloadProblem(.typeMismatch, at: "", "must be a JSON object {\"aps\": {…}}, found \(document.kindDescription)"))
-            return
+            return nil
         }
         guard let apsValue = root["aps"] else {
             var message = "is missing: a Live Activity push is {\"aps\": {\"event\", \"timestamp\", \"content-state\", …}}"
             if let other = NameSuggestion.closest(to: "aps", among: Array(root.keys)).first { message += "; found '\(other)'" }
             report.problems.append(PayloadProblem(.missingKey, at: "aps", message))
-            return
+            return nil
         }
         guard case .object(let aps) = apsValue else {
             report.problems.append(PayloadProblem(.typeMismatch, at: "aps", "must be an object, found \(apsValue.kindDescription)"))
-            return
+            return nil
         }
-        var problems: [PayloadProblem] = []
+        return (root, aps)
+    }
 
-        // event
+    /// `aps.event`, and whether this destination may carry it (a broadcast never starts).
+    func readEvent(_ aps: [String: JSONValue], into problems: inout [PayloadProblem]) -> LiveActivityEvent? {
         var event: LiveActivityEvent?
         switch aps["event"] {
         case nil:
@@ -56,38 +103,45 @@ extension PayloadCheck {
         case let other?:
             problems.append(PayloadProblem(.typeMismatch, at: "aps.event", "expected a string (start, update, end), found \(other.kindDescription)"))
         }
-        report.event = event?.rawValue
-        let isStart = event == .start
-        let eventName = event?.rawValue ?? "this event"
-        if isStart, destination == .broadcast {
+        if event == .start, destination == .broadcast {
             problems.append(
                 PayloadProblem(
                     .startOnBroadcast, at: "aps.event",
                     "a broadcast push cannot start an activity; start it with a device push-to-start token (it may subscribe with input-push-channel)"
                 ))
         }
+        return event
+    }
 
-        // timestamp
-        if let value = aps["timestamp"] {
-            let (date, problem) = DateRules.headerDate(value, at: "aps.timestamp")
-            if let problem { problems.append(problem) }
-            if let date, date.timeIntervalSince(now) > DateRules.futureTimestampLimit {
-                // docs/devices.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken.
-                problems.append(
-                    PayloadProblem(
-                        .timestampInFuture, at: "aps.timestamp",
-                        "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
-                        severity: event == .end ? .warning : .error))
-            }
-        } else {
-            problems.append(
+    /// `aps.timestamp`: there, a date, and not so far ahead that the phone drops the push
+    /// (docs/devices.md: a start or update stamped more than 8 h ahead is dropped; an end is always taken).
+    func timestampProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let value = envelope.aps["timestamp"] else {
+            return [
                 PayloadProblem(
                     .missingKey, at: "aps.timestamp",
-                    "is missing: set it to the current time in UNIX seconds; the phone keeps only the push with the newest timestamp"))
+                    "is missing: set it to the current time in UNIX seconds; the phone keeps only the push with the newest timestamp")
+            ]
         }
+        let (date, problem) = DateRules.headerDate(value, at: "aps.timestamp")
+        var problems = problem.map { [$0] } ?? []
+        if let date, date.timeIntervalSince(now) > DateRules.futureTimestampLimit {
+            problems.append(
+                PayloadProblem(
+                    .timestampInFuture, at: "aps.timestamp",
+                    "is \(DateRules.iso(date)), more than 8 hours ahead of now (\(DateRules.iso(now))); a phone drops a start or update that far in the future",
+                    severity: envelope.event == .end ? .warning : .error))
+        }
+        return problems
+    }
 
-        // attributes-type, and which contract applies
+    /// `aps.attributes-type` and the contract the payload is checked against: the one asked for,
+    /// else the one the type names.
+    func readContract(
+        _ aps: [String: JSONValue], event: LiveActivityEvent?, explicit: (any LiveActivityContract.Type)?, into problems: inout [PayloadProblem]
+    ) -> (any LiveActivityContract.Type)? {
         var contract = explicit
+        let isStart = event == .start
         switch aps["attributes-type"] {
         case nil:
             if isStart {
@@ -100,7 +154,8 @@ extension PayloadCheck {
             if event != nil, !isStart {
                 problems.append(
                     PayloadProblem(
-                        .ignoredKey, at: "aps.attributes-type", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
+                        .ignoredKey, at: "aps.attributes-type", "is only read on start; the phone ignores it on \(event?.rawValue ?? "")",
+                        severity: .warning))
             }
             if let known = registry.contract(named: name) {
                 if let explicit, explicit.typeName != name {
@@ -120,7 +175,6 @@ extension PayloadCheck {
             problems.append(
                 PayloadProblem(.typeMismatch, at: "aps.attributes-type", "expected the type name as a string, found \(other.kindDescription)"))
         }
-        report.contractName = contract?.typeName
         if contract == nil, aps["attributes-type"] == nil {
             problems.append(
                 PayloadProblem(
@@ -128,128 +182,127 @@ extension PayloadCheck {
                     "cannot tell which contract this payload is for: give the type name (liveline contracts check FILE --type TYPE) or add aps.attributes-type; known: \(registry.names.joined(separator: ", "))"
                 ))
         }
+        return contract
+    }
 
-        // content-state
-        if let state = aps["content-state"] {
-            if let contract {
-                problems += contract.contentStateProblems(state, document: json, path: ["aps", "content-state"], now: now)
-            } else if state.objectValue == nil {
-                problems.append(PayloadProblem(.typeMismatch, at: "aps.content-state", "must be an object, found \(state.kindDescription)"))
-            }
-        } else {
+    /// `aps.content-state`: there on every event, and what the contract's state decodes.
+    func contentStateProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let state = envelope.aps["content-state"] else {
             var message = "is missing: every event carries the whole content state (on end, the final one)"
-            if let other = NameSuggestion.closest(to: "content-state", among: Array(aps.keys)).first {
+            if let other = NameSuggestion.closest(to: "content-state", among: Array(envelope.aps.keys)).first {
                 message += "; the payload has '\(other)': the key is spelt content-state"
             }
-            problems.append(PayloadProblem(.missingKey, at: "aps.content-state", message))
+            return [PayloadProblem(.missingKey, at: "aps.content-state", message)]
         }
+        if let contract = envelope.contract {
+            return contract.contentStateProblems(state, document: envelope.json, path: ["aps", "content-state"], now: now)
+        }
+        return state.objectValue == nil
+            ? [PayloadProblem(.typeMismatch, at: "aps.content-state", "must be an object, found \(state.kindDescription)")] : []
+    }
 
-        // attributes
-        if let attributes = aps["attributes"] {
-            if event != nil, !isStart {
-                problems.append(
-                    PayloadProblem(
-                        .ignoredKey, at: "aps.attributes", "is only read on start; the phone ignores it on \(eventName)", severity: .warning))
-            }
-            if let contract {
-                problems += contract.attributesProblems(attributes, document: json, path: ["aps", "attributes"], now: now)
-            }
-        } else if isStart {
-            problems.append(
+    /// `aps.attributes`: on a start, what the contract's attributes decode; read on start only.
+    func attributesProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let attributes = envelope.aps["attributes"] else {
+            guard envelope.isStart else { return [] }
+            return [
                 PayloadProblem(
                     .missingKey, at: "aps.attributes",
-                    "is missing: a start carries the static attributes\(contract.map { " of \($0.typeName)" } ?? "")"))
+                    "is missing: a start carries the static attributes\(envelope.contract.map { " of \($0.typeName)" } ?? "")")
+            ]
         }
+        return [envelope.readOnStartOnly("attributes")].compactMap { $0 }
+            + (envelope.contract?.attributesProblems(attributes, document: envelope.json, path: ["aps", "attributes"], now: now) ?? [])
+    }
 
-        // alert
-        if let alert = aps["alert"] {
-            checkAlert(alert, isStart: isStart, into: &problems)
-        } else if isStart {
+    /// `aps.alert`: a start needs one with a title.
+    func alertProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        var problems: [PayloadProblem] = []
+        if let alert = envelope.aps["alert"] {
+            checkAlert(alert, isStart: envelope.isStart, into: &problems)
+        } else if envelope.isStart {
             problems.append(
                 PayloadProblem(.missingKey, at: "aps.alert", "is missing: a start needs an alert with a title ({\"title\": …, \"body\": …})"))
         }
+        return problems
+    }
 
-        // stale-date
-        if let value = aps["stale-date"] {
-            let (date, problem) = DateRules.headerDate(value, at: "aps.stale-date")
-            if let problem { problems.append(problem) }
-            if event == .end {
-                problems.append(PayloadProblem(.ignoredKey, at: "aps.stale-date", "has no effect on end (use dismissal-date)", severity: .warning))
-            } else if let date, date < now {
-                if isStart {
-                    problems.append(
-                        PayloadProblem(
-                            .staleDateInPast, at: "aps.stale-date",
-                            "is \(DateRules.iso(date)), already past (now \(DateRules.iso(now))); a start with a past stale date is created stale and never presented"
-                        ))
-                } else {
-                    problems.append(
-                        PayloadProblem(
-                            .staleDateInPast, at: "aps.stale-date",
-                            "is \(DateRules.iso(date)), already past; the card shows as out of date at once", severity: .warning))
-                }
-            }
+    /// `aps.stale-date`: a date, not on end, and not past (a start created stale is never presented).
+    func staleDateProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let value = envelope.aps["stale-date"] else { return [] }
+        let (date, problem) = DateRules.headerDate(value, at: "aps.stale-date")
+        var problems = problem.map { [$0] } ?? []
+        if envelope.event == .end {
+            problems.append(PayloadProblem(.ignoredKey, at: "aps.stale-date", "has no effect on end (use dismissal-date)", severity: .warning))
+        } else if let date, date < now {
+            problems.append(
+                envelope.isStart
+                    ? PayloadProblem(
+                        .staleDateInPast, at: "aps.stale-date",
+                        "is \(DateRules.iso(date)), already past (now \(DateRules.iso(now))); a start with a past stale date is created stale and never presented"
+                    )
+                    : PayloadProblem(
+                        .staleDateInPast, at: "aps.stale-date", "is \(DateRules.iso(date)), already past; the card shows as out of date at once",
+                        severity: .warning))
         }
+        return problems
+    }
 
-        // dismissal-date
-        if let value = aps["dismissal-date"] {
-            let (_, problem) = DateRules.headerDate(value, at: "aps.dismissal-date")
-            if let problem { problems.append(problem) }
-            if event != nil, event != .end {
-                problems.append(
-                    PayloadProblem(
-                        .dismissalDateNotOnEnd, at: "aps.dismissal-date",
-                        "only end takes a dismissal-date, not \(eventName); send it with the end push"))
-            }
+    /// `aps.dismissal-date`: a date, on end only.
+    func dismissalDateProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let value = envelope.aps["dismissal-date"] else { return [] }
+        let (_, problem) = DateRules.headerDate(value, at: "aps.dismissal-date")
+        var problems = problem.map { [$0] } ?? []
+        if envelope.event != nil, envelope.event != .end {
+            problems.append(
+                PayloadProblem(
+                    .dismissalDateNotOnEnd, at: "aps.dismissal-date",
+                    "only end takes a dismissal-date, not \(envelope.eventName); send it with the end push"))
         }
+        return problems
+    }
 
-        // relevance-score
-        if let score = aps["relevance-score"], score.numberValue == nil {
-            problems.append(PayloadProblem(.typeMismatch, at: "aps.relevance-score", "expected a number, found \(score.kindDescription)"))
-        }
+    /// `aps.relevance-score`: a number.
+    func relevanceScoreProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        guard let score = envelope.aps["relevance-score"], score.numberValue == nil else { return [] }
+        return [PayloadProblem(.typeMismatch, at: "aps.relevance-score", "expected a number, found \(score.kindDescription)")]
+    }
 
-        // input-push-token / input-push-channel
-        let token = aps["input-push-token"]
-        let channel = aps["input-push-channel"]
+    /// `aps.input-push-token` (1) or `aps.input-push-channel` (a channel id APNs returned), never
+    /// both, read on start only.
+    func inputPushProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        let token = envelope.aps["input-push-token"]
+        let channel = envelope.aps["input-push-channel"]
+        var problems: [PayloadProblem] = []
         if token != nil, channel != nil {
             problems.append(
                 PayloadProblem(
                     .pushTokenAndChannel, at: "aps",
                     "has both input-push-token and input-push-channel; they never go together: ask for an update token or subscribe to a channel"))
         }
-        if let token {
-            if token != .int(1) {
-                problems.append(PayloadProblem(.invalidValue, at: "aps.input-push-token", "must be 1, found \(token)"))
-            }
-            if event != nil, !isStart {
-                problems.append(PayloadProblem(.ignoredKey, at: "aps.input-push-token", "is only read on start", severity: .warning))
-            }
+        if let token, token != .int(1) {
+            problems.append(PayloadProblem(.invalidValue, at: "aps.input-push-token", "must be 1, found \(token)"))
         }
-        if let channel {
-            if let text = channel.stringValue, !text.isEmpty, Data(base64Encoded: text) != nil {
-                // A channel id as APNs returns it.
-            } else {
-                problems.append(
-                    PayloadProblem(.invalidValue, at: "aps.input-push-channel", "must be the base64 channel id that APNs returned, found \(channel)"))
-            }
-            if event != nil, !isStart {
-                problems.append(PayloadProblem(.ignoredKey, at: "aps.input-push-channel", "is only read on start", severity: .warning))
-            }
+        problems += [envelope.readOnStartOnly("input-push-token", "is only read on start")].compactMap { $0 }
+        if let channel, channel.stringValue.map({ $0.isEmpty || Data(base64Encoded: $0) == nil }) ?? true {
+            problems.append(
+                PayloadProblem(.invalidValue, at: "aps.input-push-channel", "must be the base64 channel id that APNs returned, found \(channel)"))
         }
+        problems += [envelope.readOnStartOnly("input-push-channel", "is only read on start")].compactMap { $0 }
+        return problems
+    }
 
-        // keys nobody reads
-        for key in aps.keys.sorted() where !Self.apsKeys.contains(key) {
+    /// Keys of `aps` a Live Activity does not read: alert-push keys, and near misses of ours.
+    func unreadKeyProblems(_ envelope: Envelope) -> [PayloadProblem] {
+        envelope.aps.keys.sorted().filter { !Self.apsKeys.contains($0) }.map { key in
             var message = "is not a Live Activity aps key; the phone ignores it"
             if Self.alertPushKeys.contains(key) {
                 message = "belongs to ordinary alert pushes; Live Activity pushes ignore it\(key == "sound" ? " (put sound inside alert)" : "")"
             } else if let suggestion = NameSuggestion.closest(to: key, among: Self.apsKeys).first {
                 message += ". Did you mean '\(suggestion)'?"
             }
-            problems.append(PayloadProblem(.unknownKey, at: "aps." + key, message, severity: .warning))
+            return PayloadProblem(.unknownKey, at: "aps." + key, message, severity: .warning)
         }
-
-        checkSizes(root: root, aps: aps, bodyBytes: json.count, into: &report, problems: &problems)
-        report.problems += problems
     }
 
     func checkAlert(_ alert: JSONValue, isStart: Bool, into problems: inout [PayloadProblem]) {
