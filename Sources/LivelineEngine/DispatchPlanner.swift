@@ -41,76 +41,95 @@ struct DispatchPlanner: Sendable {
         // A whole fan-out that did not reach every token goes again as a whole: that reaches the
         // targets APNs asked to retry as well, so none gets a retry of its own besides.
         let retriesTargets = prepared.unfinished == nil
-        var retryRow = false
-        var deadReason: String?
+        var verdict = RowVerdict()
         for outcome in outcomes {
-            switch outcome.result.outcome {
-            case .delivered:
-                if case .deleteChannel(let channelID) = outcome.send.request {
-                    plan.deletedChannels.append(channelID)
-                    plan.events.append(Self.event(.info, .channelDeleted, outcome, row: row, message: "APNs deleted the channel"))
-                }
-            case .tokenDead(let since):
-                guard case .token(let tokenID) = outcome.send.target else { break }
-                // A token of the default environment by guess that this environment does not know:
-                // tried once in the other one before it is called dead.
-                let moveTo = outcome.result.reason == .badDeviceToken ? outcome.send.fallbackEnvironment : nil
-                plan.invalidTokens.append(
-                    DispatchPlan.TokenInvalidation(
-                        tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
-                        apnsID: Self.apnsID(outcome.result), status: outcome.result.status, moveTo: moveTo
-                    ))
-                if moveTo != nil {
-                    // Sent again there once it moved (`tokenMoved`, logged when the move is made).
-                    if oneRecipient {
-                        retryRow = true
-                    } else if retriesTargets, let contextKey = row.contextKey {
-                        plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: now))
-                    }
-                }
-            case .retry, .rotateToken:
-                if oneRecipient {
-                    retryRow = true
-                } else if retriesTargets, let contextKey = row.contextKey {
-                    let dueAt = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: 1, using: &random)))
-                    plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: dueAt))
-                    plan.events.append(
-                        Self.event(
-                            .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
-                            message: "\(outcome.send.service) answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
-                        ))
-                }
-            case .permanent:
-                if case .deleteChannel(let channelID) = outcome.send.request, Self.channelIsGone(outcome.result) {
-                    plan.deletedChannels.append(channelID)  // not there: nothing left to delete
-                    plan.events.append(
-                        Self.event(
-                            .info, .channelDeleted, outcome, row: row, message: "APNs no longer has the channel (\(outcome.result.summary))"
-                        ))
-                    continue
-                }
-                let reason = "\(outcome.send.service) answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
-                if oneRecipient {
-                    deadReason = reason
-                } else if let contextKey = row.contextKey {
-                    plan.deadTargets.append(DispatchPlan.DeadTarget(contextKey: contextKey, target: outcome.send.target, reason: reason))
-                    plan.events.append(Self.event(.warning, .deadLetter, outcome, row: row, rev: prepared.rev, message: reason))
-                }
-            }
+            follow(
+                outcome, of: prepared, oneRecipient: oneRecipient, retriesTargets: retriesTargets, at: now, random: &random, into: &plan,
+                verdict: &verdict)
         }
         if let sync = prepared.sync { followSync(sync, outcomes: outcomes, unfinished: prepared.unfinished != nil, into: &plan) }
         if let startID = prepared.message?.startID, let outcome = outcomes.first {
             followStart(startID, outcome: outcome, row: row, into: &plan)
         }
-        if retryRow {
+        if verdict.retry {
             retry(prepared, last: outcomes.first, at: now, random: &random, into: &plan)
         } else if let unfinished = prepared.unfinished {
             retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan)
-        } else if let deadReason {
+        } else if let deadReason = verdict.deadReason {
             plan.row = .deadLetter(reason: deadReason)
             plan.rowEvent = Self.event(.warning, .deadLetter, outcomes.first, row: row, rev: prepared.rev, message: deadReason)
         }
         return plan
+    }
+
+    /// What the answers of a row of one recipient say of the row itself.
+    private struct RowVerdict {
+        /// Sent again, with backoff.
+        var retry = false
+        /// Refused for good: a dead letter, for this reason.
+        var deadReason: String?
+    }
+
+    /// Follows one answer: a deleted channel, a dead token (or one moved to the other
+    /// environment), a retry of the row or of the target alone, a target or row refused for good.
+    private func follow(
+        _ outcome: SendOutcome, of prepared: PreparedRow, oneRecipient: Bool, retriesTargets: Bool, at now: Date,
+        random: inout some RandomNumberGenerator, into plan: inout DispatchPlan, verdict: inout RowVerdict
+    ) {
+        let row = prepared.row
+        switch outcome.result.outcome {
+        case .delivered:
+            if case .deleteChannel(let channelID) = outcome.send.request {
+                plan.deletedChannels.append(channelID)
+                plan.events.append(Self.event(.info, .channelDeleted, outcome, row: row, message: "APNs deleted the channel"))
+            }
+        case .tokenDead(let since):
+            guard case .token(let tokenID) = outcome.send.target else { break }
+            // A token of the default environment by guess that this environment does not know:
+            // tried once in the other one before it is called dead.
+            let moveTo = outcome.result.reason == .badDeviceToken ? outcome.send.fallbackEnvironment : nil
+            plan.invalidTokens.append(
+                DispatchPlan.TokenInvalidation(
+                    tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
+                    apnsID: Self.apnsID(outcome.result), status: outcome.result.status, moveTo: moveTo
+                ))
+            if moveTo != nil {
+                // Sent again there once it moved (`tokenMoved`, logged when the move is made).
+                if oneRecipient {
+                    verdict.retry = true
+                } else if retriesTargets, let contextKey = row.contextKey {
+                    plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: now))
+                }
+            }
+        case .retry, .rotateToken:
+            if oneRecipient {
+                verdict.retry = true
+            } else if retriesTargets, let contextKey = row.contextKey {
+                let dueAt = now.addingTimeInterval(seconds(retryPolicy.delay(beforeRetry: 1, using: &random)))
+                plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: dueAt))
+                plan.events.append(
+                    Self.event(
+                        .debug, .pushRetried, outcome, row: row, rev: prepared.rev,
+                        message: "\(outcome.send.service) answered \(outcome.result.summary): this target is sent again at \(Self.time(dueAt))"
+                    ))
+            }
+        case .permanent:
+            if case .deleteChannel(let channelID) = outcome.send.request, Self.channelIsGone(outcome.result) {
+                plan.deletedChannels.append(channelID)  // not there: nothing left to delete
+                plan.events.append(
+                    Self.event(
+                        .info, .channelDeleted, outcome, row: row, message: "APNs no longer has the channel (\(outcome.result.summary))"
+                    ))
+                return
+            }
+            let reason = "\(outcome.send.service) answered \(outcome.result.summary) (\(outcome.send.note)); not retried"
+            if oneRecipient {
+                verdict.deadReason = reason
+            } else if let contextKey = row.contextKey {
+                plan.deadTargets.append(DispatchPlan.DeadTarget(contextKey: contextKey, target: outcome.send.target, reason: reason))
+                plan.events.append(Self.event(.warning, .deadLetter, outcome, row: row, rev: prepared.rev, message: reason))
+            }
+        }
     }
 
     /// An accepted sync clears the hints it carried and records the state a whole fan-out sent;

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Web pushes travel in a lane of their own: a row whose requests all go to browsers' push
 /// services is sent and left to answer while the dispatcher goes on; its answers are recorded at
-/// the next round or, while a batch waits for APNs, within 50 ms of the last — so a slow or
+/// the next round or, while a batch waits for APNs, within ``Dispatcher/lanePoll`` — so a slow or
 /// silent push service holds up neither the batch's APNs pushes nor the next batch. Each answer
 /// comes within the client's timeout from the moment the push was handed over (0.8 × the lease −
 /// 1 s, at least 1 s; README "Web Push"), inside the row's lease; the row stays leased until
@@ -56,7 +56,7 @@ extension Dispatcher {
         }
         guard !answered.isEmpty else { return 0 }
         var random = SystemRandomNumberGenerator()
-        // One time for all of them (they were answered within the last 50 ms or so): their rows
+        // One time for all of them (they were answered since the last look): their rows
         // are completed by one statement.
         let at = configuration.clock()
         let plans = answered.map { entry in

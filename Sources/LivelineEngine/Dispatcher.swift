@@ -153,7 +153,7 @@ public final class Dispatcher: Sendable {
     /// The periodic work, one batch, and a wait for the next enqueue when there was nothing to send.
     ///
     /// On a database other instances write to, their rows wake this one through notifications
-    /// that are spaced (at most one per instance per ~100 ms): for a moment after it had work, the
+    /// that are spaced (`docs/engine.md`, "Storage"): for a moment after it had work, the
     /// dispatcher looks again every ``hotPoll`` instead, so rows that follow one another closely
     /// are not held back by that spacing.
     private func round() {
@@ -192,7 +192,16 @@ public final class Dispatcher: Sendable {
         // many rows in flight nothing new is claimed (APNs rows neither) until answers come
         // (they wake the thread).
         guard webPushFlights.withLock({ $0.inFlight }) < Self.webPushLaneLimit * configuration.batchSize else { return recorded }
-        let claim: OutboxRepository.Claim
+        guard let claim = claimBatch() else { return recorded }
+        // Fan-outs of contexts nobody follows were completed by the claim (nothing to send).
+        recorded += claim.completed
+        guard !claim.rows.isEmpty else { return recorded }
+        return recorded + send(claim.rows, recorded: &recorded)
+    }
+
+    /// Claims the next batch of due rows (taking back expired leases at most once a second);
+    /// nil when the claim failed (logged).
+    private func claimBatch() -> OutboxRepository.Claim? {
         do {
             let now = configuration.clock()
             let reclaiming = lastReclaim.withLock { last in
@@ -202,18 +211,20 @@ public final class Dispatcher: Sendable {
                 }
                 return false
             }
-            claim = try store.outbox.claimForSending(
+            let claim = try store.outbox.claimForSending(
                 owner: configuration.dispatcherID, now: now, lease: configuration.lease, limit: configuration.batchSize, reclaiming: reclaiming
             )
             claimFailures.store(0, ordering: .relaxed)
+            return claim
         } catch {
             claimFailed(error)
-            return recorded
+            return nil
         }
-        // Fan-outs of contexts nobody follows were completed by the claim (nothing to send).
-        recorded += claim.completed
-        let rows = claim.rows
-        guard !rows.isEmpty else { return recorded }
+    }
+
+    /// Prepares and sends the claimed `rows`, waits for APNs' answers and records the plans;
+    /// `recorded` counts the web push lane's rows recorded meanwhile. Returns the rows handled.
+    private func send(_ rows: [OutboxRow], recorded: inout Int) -> Int {
         // The wait for answers counts from here: preparing (rendering) the batch uses the lease too.
         let claimed = DispatchTime.now()
         let now = configuration.clock()
@@ -239,17 +250,9 @@ public final class Dispatcher: Sendable {
             }
         }
         record(batch: unsent)
-        // A request APNs never answers must not stop all sending: after `answerTimeout` it counts
-        // as unanswered (retried with backoff; a late answer is ignored).
-        // Meanwhile the web push lane's answers are recorded as they come (every 50 ms), so a
-        // long wait here does not keep them past their rows' lease.
-        let deadline = claimed + answerTimeout
-        while group.wait(timeout: min(deadline, .now() + .milliseconds(50))) == .timedOut, DispatchTime.now() < deadline {
-            if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
-        }
+        recorded += waitForAnswers(group, claimedAt: claimed)
         let answeredAt = configuration.clock()
-        var plans: [DispatchPlan] = []
-        for (prepared, answers) in sending {
+        let plans = sending.map { prepared, answers in
             let outcomes = prepared.sends.indices.map { index in
                 answers.outcome(index)
                     ?? SendOutcome(
@@ -259,11 +262,28 @@ public final class Dispatcher: Sendable {
                     )
             }
             count(outcomes, of: prepared, answeredAt: answeredAt)
-            plans.append(planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random))
+            return planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random)
         }
         record(batch: plans)
-        return recorded + rows.count
+        return rows.count
     }
+
+    /// Waits for the batch's answers, at most ``answerTimeout`` from the claim: a request APNs
+    /// never answers must not stop all sending (it then counts as unanswered: retried with
+    /// backoff, a late answer ignored). Meanwhile the web push lane's answers are recorded as they
+    /// come (every ``lanePoll``), so a long wait here does not keep them past their rows' lease;
+    /// returns how many rows of the lane were recorded.
+    private func waitForAnswers(_ group: DispatchGroup, claimedAt claimed: DispatchTime) -> Int {
+        var recorded = 0
+        let deadline = claimed + answerTimeout
+        while group.wait(timeout: min(deadline, .after(Self.lanePoll))) == .timedOut, DispatchTime.now() < deadline {
+            if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
+        }
+        return recorded
+    }
+
+    /// How often a batch waiting for APNs records the web push lane's answers.
+    static let lanePoll: Duration = .milliseconds(50)
 
     /// The preparations of the batch's message rows, made on every core at once (a web push's
     /// encryption is the costly part of sending it; message rows are independent of each other
