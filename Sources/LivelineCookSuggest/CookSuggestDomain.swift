@@ -145,69 +145,89 @@ public struct CookSuggestDomain: Sendable {
             guard action.isAllowed(in: view.session.state) else {
                 throw CookSuggestRefusal(.conflict, "the session is \(view.session.state.rawValue): \(action.rawValue) is not possible now")
             }
-            var changed = true
-            var note = "\(action.rawValue) by \(actor)"
-            switch action {
-            case .join:
-                changed = !me.joined
-                if changed { try setParticipant(view, actor, "joined = 1", in: sql) }
-            case .answers:
-                let text = String(decoding: try JSONEncoder().encode(answers ?? CookSuggestAnswers()), as: UTF8.self)
-                try sql.execute(
-                    "UPDATE cook_suggest_participants SET answers = $3, joined = 1 WHERE session_id = $1 AND user_id = $2",
-                    [.text(sessionID), SQLValue(actor), .text(text)])
-                changed = (answers ?? CookSuggestAnswers()) != me.answers || !me.joined
-            case .ready:
-                changed = !me.ready
-                if changed { try setParticipant(view, actor, "ready = 1, joined = 1", in: sql) }
-            case .pick, .confirm:
-                guard let proposalID, view.proposals.contains(where: { $0.recipeID == proposalID }) else {
-                    throw CookSuggestRefusal(
-                        .badInput(field: "proposal_id"),
-                        "proposal_id must be one of the session's proposals (\(view.proposals.map(\.recipeID).joined(separator: ", "))), not '\((proposalID ?? "").prefix(60))'"
-                    )
-                }
-                // A new pick withdraws a confirmation of another proposal: an agreement is on what
-                // both picked last.
-                let assignments =
-                    action == .pick ? "pick = $3, confirmed = CASE WHEN confirmed = $3 THEN confirmed ELSE NULL END" : "pick = $3, confirmed = $3"
-                changed = me.pick != proposalID || (action == .confirm && me.confirmed != proposalID)
-                if changed {
-                    try sql.execute(
-                        "UPDATE cook_suggest_participants SET \(assignments) WHERE session_id = $1 AND user_id = $2",
-                        [.text(sessionID), SQLValue(actor), .text(proposalID)])
-                }
-            case .leave:
-                try setParticipant(view, actor, "present = 0", in: sql)
-            case .cancel:
-                note = "cancelled by \(actor)"
-            }
-            guard changed else { return view }
+            guard try record(action, by: me, in: view, answers: answers, proposalID: proposalID, sql: sql) else { return view }
             guard let reread = try self.view(sessionID, in: sql) else { throw StoreError(.database, "the session went away") }
             view = reread
-            // What follows from the step.
-            var next = view.session.state
-            var reason: String?
-            if action == .cancel {
-                next = .cancelled
-                reason = "cancelled"
-            } else if view.present.isEmpty {
-                next = .cancelled
-                reason = "left"
-                note = "the last participant left"
-            } else if next == .answering, view.present.allSatisfy(\.ready) {
-                next = .generating
-                // Due from now; run once the think time is over (counted by the runner, so a
-                // restart with another setting counts with that one).
-                try queueJob(.generate, session: sessionID, due: now, in: sql)
-            } else if next == .proposed, let agreed = Self.agreement(view) {
-                next = .finalizing
-                try sql.execute(
-                    "UPDATE cook_suggest_sessions SET decided_recipe_id = $2 WHERE id = $1", [.text(sessionID), .text(agreed)])
-                try queueJob(.finalize, session: sessionID, due: now, in: sql)
+            let next = Self.followUp(after: action, by: actor, in: view)
+            if let decided = next.decided {
+                try sql.execute("UPDATE cook_suggest_sessions SET decided_recipe_id = $2 WHERE id = $1", [.text(sessionID), .text(decided)])
             }
-            return try transition(view, to: next, reason: reason, note: note, leaving: action == .leave ? actor : nil, in: change)
+            // Due from now; generating runs once the think time is over (counted by the runner, so
+            // a restart with another setting counts with that one).
+            if let job = next.job { try queueJob(job, session: sessionID, due: now, in: sql) }
+            return try transition(view, to: next.state, reason: next.reason, note: next.note, leaving: action == .leave ? actor : nil, in: change)
         }
+    }
+
+    /// Writes `me`'s step; false when it changed nothing (joined, ready or picked again).
+    private func record(
+        _ action: CookSuggestAction, by me: CookSuggestParticipantRecord, in view: CookSuggestSessionView, answers: CookSuggestAnswers?,
+        proposalID: String?, sql: any SQLTransaction
+    ) throws -> Bool {
+        let sessionID = view.session.id
+        let actor = me.userID
+        switch action {
+        case .join:
+            if me.joined { return false }
+            try setParticipant(view, actor, "joined = 1", in: sql)
+        case .answers:
+            let text = String(decoding: try JSONEncoder().encode(answers ?? CookSuggestAnswers()), as: UTF8.self)
+            try sql.execute(
+                "UPDATE cook_suggest_participants SET answers = $3, joined = 1 WHERE session_id = $1 AND user_id = $2",
+                [.text(sessionID), SQLValue(actor), .text(text)])
+            return (answers ?? CookSuggestAnswers()) != me.answers || !me.joined
+        case .ready:
+            if me.ready { return false }
+            try setParticipant(view, actor, "ready = 1, joined = 1", in: sql)
+        case .pick, .confirm:
+            guard let proposalID, view.proposals.contains(where: { $0.recipeID == proposalID }) else {
+                throw CookSuggestRefusal(
+                    .badInput(field: "proposal_id"),
+                    "proposal_id must be one of the session's proposals (\(view.proposals.map(\.recipeID).joined(separator: ", "))), not '\((proposalID ?? "").prefix(60))'"
+                )
+            }
+            guard me.pick != proposalID || (action == .confirm && me.confirmed != proposalID) else { return false }
+            // A new pick withdraws a confirmation of another proposal: an agreement is on what
+            // both picked last.
+            let assignments =
+                action == .pick ? "pick = $3, confirmed = CASE WHEN confirmed = $3 THEN confirmed ELSE NULL END" : "pick = $3, confirmed = $3"
+            try sql.execute(
+                "UPDATE cook_suggest_participants SET \(assignments) WHERE session_id = $1 AND user_id = $2",
+                [.text(sessionID), SQLValue(actor), .text(proposalID)])
+        case .leave:
+            try setParticipant(view, actor, "present = 0", in: sql)
+        case .cancel:
+            break
+        }
+        return true
+    }
+
+    /// What follows a step that changed the session (`docs/features/cook-suggest.md`).
+    struct FollowUp: Sendable, Hashable {
+        var state: CookSuggestState
+        var reason: String?
+        /// The line the cards' timelines get.
+        var note: String
+        /// The job that carries the session on from here.
+        var job: CookSuggestJobKind?
+        /// The proposal both agreed on.
+        var decided: String?
+    }
+
+    /// The session's next state after `action` by `actor`, read back (`view`): cancelled when
+    /// asked or when nobody is left, generating once everyone present is ready, finalizing once
+    /// all confirmed one proposal; else it stays.
+    static func followUp(after action: CookSuggestAction, by actor: UserID, in view: CookSuggestSessionView) -> FollowUp {
+        let note = "\(action.rawValue) by \(actor)"
+        if action == .cancel { return FollowUp(state: .cancelled, reason: "cancelled", note: "cancelled by \(actor)") }
+        if view.present.isEmpty { return FollowUp(state: .cancelled, reason: "left", note: "the last participant left") }
+        if view.session.state == .answering, view.present.allSatisfy(\.ready) {
+            return FollowUp(state: .generating, note: note, job: .generate)
+        }
+        if view.session.state == .proposed, let agreed = agreement(view) {
+            return FollowUp(state: .finalizing, note: note, job: .finalize, decided: agreed)
+        }
+        return FollowUp(state: view.session.state, note: note)
     }
 
     /// The proposal every present participant confirmed, when they all confirmed the same one.
