@@ -117,27 +117,11 @@ public final class ChildProcess: Sendable {
         // Nothing else of the test process reaches the child.
         try Self.check(posix_spawn_file_actions_addclosefrom_np(&actions, 3), "posix_spawn_file_actions_addclosefrom_np")
 
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        try Self.check(posix_spawnattr_setsigmask(&attributes, &empty), "posix_spawnattr_setsigmask")
-        try Self.check(posix_spawnattr_setsigdefault(&attributes, &all), "posix_spawnattr_setsigdefault")
-        try Self.check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
-        try Self.check(
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)),
-            "posix_spawnattr_setflags"
-        )
+        try Self.startClean(&attributes)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        // A child's crash report goes to its standard error, which tests read: its standard output
-        // is often /dev/null (`SWIFT_BACKTRACE`'s `output-to`, set by scripts/test.sh).
-        var environment = environment
-        if let backtrace = (environment ?? ProcessInfo.processInfo.environment)["SWIFT_BACKTRACE"], backtrace.contains("output-to=stdout") {
-            environment = (environment ?? ProcessInfo.processInfo.environment)
-                .merging(["SWIFT_BACKTRACE": backtrace.replacingOccurrences(of: "output-to=stdout", with: "output-to=stderr")]) { $1 }
-        }
+        let environment = Self.childEnvironment(environment)
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in envp ?? [] { free(pointer) } }
 
@@ -160,11 +144,39 @@ public final class ChildProcess: Sendable {
         self.standardOutput = ours[STDOUT_FILENO].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         self.standardError = ours[STDERR_FILENO].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
 
-        // One thread waits for the child's end (a blocking wait never runs on a task's thread).
-        // It waits without reaping, then reaps under the lock that `send` holds: a signal never
-        // reaches a pid the system may have given to another process.
-        let child = pid
-        let thread = Thread { [end] in
+        Self.watchEnd(of: pid, into: end)
+    }
+
+    /// Signals as a new process has them (none blocked, default handlers), in a process group of
+    /// its own.
+    private static func startClean(_ attributes: inout posix_spawnattr_t) throws {
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        try check(posix_spawnattr_setsigmask(&attributes, &empty), "posix_spawnattr_setsigmask")
+        try check(posix_spawnattr_setsigdefault(&attributes, &all), "posix_spawnattr_setsigdefault")
+        try check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
+        try check(
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)),
+            "posix_spawnattr_setflags"
+        )
+    }
+
+    /// The child's environment: a crash report goes to its standard error, which tests read (its
+    /// standard output is often /dev/null; `SWIFT_BACKTRACE`'s `output-to`, set by scripts/test.sh).
+    private static func childEnvironment(_ environment: [String: String]?) -> [String: String]? {
+        guard let backtrace = (environment ?? ProcessInfo.processInfo.environment)["SWIFT_BACKTRACE"], backtrace.contains("output-to=stdout")
+        else { return environment }
+        return (environment ?? ProcessInfo.processInfo.environment)
+            .merging(["SWIFT_BACKTRACE": backtrace.replacingOccurrences(of: "output-to=stdout", with: "output-to=stderr")]) { $1 }
+    }
+
+    /// One thread waits for the child's end (a blocking wait never runs on a task's thread). It
+    /// waits without reaping, then reaps under the lock that `send` holds: a signal never reaches
+    /// a pid the system may have given to another process.
+    private static func watchEnd(of child: pid_t, into end: End) {
+        let thread = Thread {
             var info = siginfo_t()
             while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
             end.termination.withLock { termination in

@@ -44,66 +44,10 @@ enum DoctorCommand: CLICommand {
         let args = try Arguments(arguments, options: APNSOptions.names.union(["info-plist", "entitlements"]))
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let config = try APNSOptions.configuration(args, context: context)
-        if let plist = args.value("info-plist") {
-            let server: ServerConfiguration
-            do {
-                server = try ServerConfiguration.fromEnvironment(context.environment)
-            } catch let error as ConfigurationError {
-                throw CLIError(error.message)
-            }
-            var budgets = ["LIVELINE_PRIORITY_BUDGET": server.priorityBudget]
-            for (type, budget) in server.priorityBudgetByType { budgets["LIVELINE_PRIORITY_BUDGET_BY_TYPE \(type)"] = budget }
-            let outcome = InfoPlistCheck.run(
-                infoPlist: URL(fileURLWithPath: plist), entitlements: args.value("entitlements").map { URL(fileURLWithPath: $0) },
-                bundleID: config.bundleID, environment: config.environment, budgets: budgets)
-            outcome.lines.forEach(context.print)
-            return outcome.failures == 0 ? 0 : 1
-        }
+        if let plist = args.value("info-plist") { return try checkApp(infoPlist: plist, args: args, config: config, context: context) }
         guard args.value("entitlements") == nil else { throw CLIError("--entitlements goes with --info-plist") }
-        var failures = 0
-        func pass(_ text: String) { context.print("✔ \(text)") }
-        func fail(_ text: String) {
-            failures += 1
-            context.print("✘ \(text)")
-        }
-
-        guard let keyPath = config.keyPath else {
-            fail("no APNs key configured: set LIVELINE_APNS_KEY_PATH (or --key) to your .p8 file")
-            return 1
-        }
-        let key: ES256PrivateKey
-        do {
-            key = try ES256PrivateKey(contentsOf: URL(fileURLWithPath: keyPath))
-            pass("key \(keyPath) is a P-256 private key (ES256)")
-        } catch {
-            fail("key \(keyPath): \(error)")
-            return 1
-        }
-        guard let keyID = config.keyID, keyID.count == 10 else {
-            fail("key id: \(config.keyID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_KEY_ID or --key-id)")")
-            return 1
-        }
-        pass("key id \(keyID)")
-        guard let teamID = config.teamID, teamID.count == 10 else {
-            fail("team id: \(config.teamID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_TEAM_ID or --team-id)")")
-            return 1
-        }
-        pass("team id \(teamID)")
-        do {
-            try config.validate()
-            pass("bundle id \(config.bundleID); Live Activity topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID))")
-        } catch {
-            fail("\(error)")
-        }
-        do {
-            let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int(Date().timeIntervalSince1970), key: key)
-            guard token.verify(with: key.publicKey) else { throw CLIError("the signature does not verify") }
-            pass("signed a provider token (ES256, kid \(keyID), iss \(teamID))")
-        } catch {
-            fail("signing a provider token: \(error)")
-            return 1
-        }
-
+        let report = Report(context: context)
+        guard let credentials = credentials(config, report: report) else { return 1 }
         // Both environments when a server with this configuration pushes to both
         // (`APNSConfiguration.servesOtherEnvironment`), each through its own server.
         var targets = [(config.environment, config.apnsEnvironment)]
@@ -121,10 +65,83 @@ enum DoctorCommand: CLICommand {
             let prefix = labelled ? "\(label(environment)): " : ""
             try check(
                 endpoints, of: environment, isDefault: environment == config.environment, labelled: labelled, bundleID: config.bundleID,
-                credentials: APNSCredentials(keyID: keyID, teamID: teamID, key: key),
-                pass: { pass(prefix + $0) }, fail: { fail(prefix + $0) })
+                credentials: credentials, pass: { report.pass(prefix + $0) }, fail: { report.fail(prefix + $0) })
         }
-        return failures == 0 ? 0 : 1
+        return report.failures == 0 ? 0 : 1
+    }
+
+    /// The ✔ and ✘ lines of a run, and how many failed.
+    final class Report {
+        let context: CLIContext
+        private(set) var failures = 0
+
+        init(context: CLIContext) { self.context = context }
+
+        func pass(_ text: String) { context.print("✔ \(text)") }
+
+        func fail(_ text: String) {
+            failures += 1
+            context.print("✘ \(text)")
+        }
+    }
+
+    /// `--info-plist`: the app's Info.plist (and entitlements) against this configuration.
+    static func checkApp(infoPlist plist: String, args: Arguments, config: APNSConfiguration, context: CLIContext) throws -> Int32 {
+        let server: ServerConfiguration
+        do {
+            server = try ServerConfiguration.fromEnvironment(context.environment)
+        } catch let error as ConfigurationError {
+            throw CLIError(error.message)
+        }
+        var budgets = ["LIVELINE_PRIORITY_BUDGET": server.priorityBudget]
+        for (type, budget) in server.priorityBudgetByType { budgets["LIVELINE_PRIORITY_BUDGET_BY_TYPE \(type)"] = budget }
+        let outcome = InfoPlistCheck.run(
+            infoPlist: URL(fileURLWithPath: plist), entitlements: args.value("entitlements").map { URL(fileURLWithPath: $0) },
+            bundleID: config.bundleID, environment: config.environment, budgets: budgets)
+        outcome.lines.forEach(context.print)
+        return outcome.failures == 0 ? 0 : 1
+    }
+
+    /// The key, its id, the team id and the bundle id, checked one line each, and a provider
+    /// token signed with them; nil when the server could not sign one.
+    static func credentials(_ config: APNSConfiguration, report: Report) -> APNSCredentials? {
+        guard let keyPath = config.keyPath else {
+            report.fail("no APNs key configured: set LIVELINE_APNS_KEY_PATH (or --key) to your .p8 file")
+            return nil
+        }
+        let key: ES256PrivateKey
+        do {
+            key = try ES256PrivateKey(contentsOf: URL(fileURLWithPath: keyPath))
+            report.pass("key \(keyPath) is a P-256 private key (ES256)")
+        } catch {
+            report.fail("key \(keyPath): \(error)")
+            return nil
+        }
+        guard let keyID = config.keyID, keyID.count == 10 else {
+            report.fail("key id: \(config.keyID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_KEY_ID or --key-id)")")
+            return nil
+        }
+        report.pass("key id \(keyID)")
+        guard let teamID = config.teamID, teamID.count == 10 else {
+            report.fail("team id: \(config.teamID.map { "'\($0)' is not 10 characters" } ?? "missing (LIVELINE_APNS_TEAM_ID or --team-id)")")
+            return nil
+        }
+        report.pass("team id \(teamID)")
+        do {
+            try config.validate()
+            report.pass("bundle id \(config.bundleID); Live Activity topic \(APNSPushType.liveActivity.topic(bundleID: config.bundleID))")
+        } catch {
+            report.fail("\(error)")
+        }
+        do {
+            let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int(Date().timeIntervalSince1970), key: key)
+            guard token.verify(with: key.publicKey) else { throw CLIError("the signature does not verify") }
+            report.pass("signed a provider token (ES256, kid \(keyID), iss \(teamID))")
+        } catch {
+            report.fail("signing a provider token: \(error)")
+            return nil
+        }
+        return APNSCredentials(keyID: keyID, teamID: teamID, key: key)
     }
 
     /// Apple's name of the environment (`sandbox` is its development one).

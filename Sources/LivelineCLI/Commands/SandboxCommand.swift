@@ -83,47 +83,8 @@ enum SandboxCommand: CLICommand {
             flags: ["accept-any-token"]
         )
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
-        var configuration = SandboxConfiguration(folder: URL(fileURLWithPath: args.value("data") ?? "liveline-sandbox"))
-        configuration.devicePort = try args.integer("port", in: 0...65535) ?? 2197
-        configuration.managementPort = try args.integer("management-port", in: 0...65535) ?? 2195
-        configuration.controlPort = try args.integer("control-port", in: 0...65535) ?? 2199
-        configuration.webPushPort = try args.integer("web-push-port", in: 0...65535) ?? 2198
-        configuration.host = args.value("host") ?? "127.0.0.1"
-        configuration.bundleID = args.value("bundle-id") ?? configuration.bundleID
-        configuration.maxConcurrentStreams = UInt32(try args.integer("max-concurrent-streams", in: 1...100_000) ?? 1000)
-        configuration.acceptAnyToken = args.flag("accept-any-token")
-        configuration.threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        let both = args.value("environment") == "both"
-        if let environment = args.value("environment"), !both {
-            guard let value = SandboxEnvironment(rawValue: environment) else {
-                throw CLIError("--environment must be development or production (or both, one of each), not '\(environment)'")
-            }
-            configuration.environment = value
-        }
-        if !both, let option = productionOptions.first(where: { args.value($0) != nil }) {
-            throw CLIError("--\(option) needs --environment both")
-        }
-        let productionPorts = (
-            device: try args.integer("production-port", in: 0...65535) ?? 2297,
-            management: try args.integer("production-management-port", in: 0...65535) ?? 2295,
-            control: try args.integer("production-control-port", in: 0...65535) ?? 2299,
-            webPush: try args.integer("production-web-push-port", in: 0...65535) ?? 2298
-        )
-        if both {
-            // Two push servers on one port would share it (SO_REUSEPORT), not fail: refuse it here.
-            let ports = [
-                ("--port", configuration.devicePort), ("--management-port", configuration.managementPort),
-                ("--control-port", configuration.controlPort ?? 0), ("--web-push-port", configuration.webPushPort),
-                ("--production-port", productionPorts.device), ("--production-management-port", productionPorts.management),
-                ("--production-control-port", productionPorts.control), ("--production-web-push-port", productionPorts.webPush),
-            ]
-            for (index, (name, port)) in ports.enumerated() where port != 0 {
-                if let (other, _) = ports[..<index].first(where: { $0.1 == port }) {
-                    throw CLIError("\(other) and \(name) are both \(port): every port of the two sandboxes needs its own number (0 picks a free one)")
-                }
-            }
-        }
-
+        let (configuration, both) = try Self.configuration(args)
+        let productionPorts = try Self.productionPorts(args, both: both, development: configuration)
         let deviceFile: DeviceFile? = try args.value("devices").map { path in
             do {
                 return try DeviceFile.load(URL(fileURLWithPath: path))
@@ -145,29 +106,8 @@ enum SandboxCommand: CLICommand {
         }
         for sandbox in sandboxes { context.printError(description(of: sandbox, acceptAnyToken: configuration.acceptAnyToken)) }
         if both { context.printError(serveVariablesDescription(development: sandboxes[0], production: sandboxes[1])) }
-        var fleet: DeviceFleet?
-        var printer: (any DispatchSourceTimer)?
-        if let deviceFile {
-            let devices =
-                both
-                ? DeviceFleet(development: sandboxes[0], production: sandboxes[1], faults: deviceFile.deviceFaults)
-                : DeviceFleet(sandbox: sandboxes[0], faults: deviceFile.deviceFaults)
-            for configuration in deviceFile.configurations {
-                let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
-                let token = deviceFile.devices.first { $0.id == configuration.id }?.token
-                let client = token.flatMap { token in
-                    deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) }
-                }
-                devices.add(device, client: client)
-                let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
-                let environment = both ? ", \(configuration.environment == .production ? "production" : "development") sandbox" : ""
-                context.printError(
-                    "  device \(device.id): iOS \(configuration.os)\(environment), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
-                )
-            }
-            fleet = devices
-            printer = Self.printLogs(of: devices, to: context)
-        }
+        let fleet = deviceFile.map { attachDevices($0, to: sandboxes, context: context) }
+        let printer = fleet.map { Self.printLogs(of: $0, to: context) }
 
         signals.wait()
         printer?.cancel()
@@ -176,6 +116,81 @@ enum SandboxCommand: CLICommand {
         for sandbox in sandboxes.reversed() { sandbox.stop() }
         context.printError("liveline sandbox: stopped")
         return 0
+    }
+
+    /// The (development, or only) sandbox's configuration from the options; whether
+    /// `--environment both` asks for a production one too.
+    static func configuration(_ args: Arguments) throws -> (SandboxConfiguration, both: Bool) {
+        var configuration = SandboxConfiguration(folder: URL(fileURLWithPath: args.value("data") ?? "liveline-sandbox"))
+        configuration.devicePort = try args.integer("port", in: 0...65535) ?? 2197
+        configuration.managementPort = try args.integer("management-port", in: 0...65535) ?? 2195
+        configuration.controlPort = try args.integer("control-port", in: 0...65535) ?? 2199
+        configuration.webPushPort = try args.integer("web-push-port", in: 0...65535) ?? 2198
+        configuration.host = args.value("host") ?? "127.0.0.1"
+        configuration.bundleID = args.value("bundle-id") ?? configuration.bundleID
+        configuration.maxConcurrentStreams = UInt32(try args.integer("max-concurrent-streams", in: 1...100_000) ?? 1000)
+        configuration.acceptAnyToken = args.flag("accept-any-token")
+        configuration.threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let both = args.value("environment") == "both"
+        if let environment = args.value("environment"), !both {
+            guard let value = SandboxEnvironment(rawValue: environment) else {
+                throw CLIError("--environment must be development or production (or both, one of each), not '\(environment)'")
+            }
+            configuration.environment = value
+        }
+        if !both, let option = productionOptions.first(where: { args.value($0) != nil }) {
+            throw CLIError("--\(option) needs --environment both")
+        }
+        return (configuration, both)
+    }
+
+    /// The production sandbox's ports of `--environment both`, each its own.
+    static func productionPorts(
+        _ args: Arguments, both: Bool, development configuration: SandboxConfiguration
+    ) throws -> (device: Int, management: Int, control: Int, webPush: Int) {
+        let productionPorts = (
+            device: try args.integer("production-port", in: 0...65535) ?? 2297,
+            management: try args.integer("production-management-port", in: 0...65535) ?? 2295,
+            control: try args.integer("production-control-port", in: 0...65535) ?? 2299,
+            webPush: try args.integer("production-web-push-port", in: 0...65535) ?? 2298
+        )
+        guard both else { return productionPorts }
+        // Two push servers on one port would share it (SO_REUSEPORT), not fail: refuse it here.
+        let ports = [
+            ("--port", configuration.devicePort), ("--management-port", configuration.managementPort),
+            ("--control-port", configuration.controlPort ?? 0), ("--web-push-port", configuration.webPushPort),
+            ("--production-port", productionPorts.device), ("--production-management-port", productionPorts.management),
+            ("--production-control-port", productionPorts.control), ("--production-web-push-port", productionPorts.webPush),
+        ]
+        for (index, (name, port)) in ports.enumerated() where port != 0 {
+            if let (other, _) = ports[..<index].first(where: { $0.1 == port }) {
+                throw CLIError("\(other) and \(name) are both \(port): every port of the two sandboxes needs its own number (0 picks a free one)")
+            }
+        }
+        return productionPorts
+    }
+
+    /// The simulated iPhones of `deviceFile`, attached to the sandboxes (each to its environment's).
+    static func attachDevices(_ deviceFile: DeviceFile, to sandboxes: [APNSSandbox], context: CLIContext) -> DeviceFleet {
+        let both = sandboxes.count == 2
+        let devices =
+            both
+            ? DeviceFleet(development: sandboxes[0], production: sandboxes[1], faults: deviceFile.deviceFaults)
+            : DeviceFleet(sandbox: sandboxes[0], faults: deviceFile.deviceFaults)
+        for configuration in deviceFile.configurations {
+            let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
+            let token = deviceFile.devices.first { $0.id == configuration.id }?.token
+            let client = token.flatMap { token in
+                deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) }
+            }
+            devices.add(device, client: client)
+            let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
+            let environment = both ? ", \(configuration.environment == .production ? "production" : "development") sandbox" : ""
+            context.printError(
+                "  device \(device.id): iOS \(configuration.os)\(environment), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
+            )
+        }
+        return devices
     }
 
     /// Prints every new log line of every device, `device <id> <verdict> [context]: reason`.

@@ -45,6 +45,23 @@ enum SandboxControlAPI {
             current.acceptedCount = core.state.withLock { $0.acceptedCount }
             return try .json(current)
         }
+        addDeviceRoutes(to: &router, core: core, info: info)
+        addFaultRoutes(to: &router, core: core)
+        router.add(token) { _ in
+            let compact = try ProviderToken.sign(
+                keyID: info.keyID, teamID: info.teamID, issuedAt: Int(core.now.timeIntervalSince1970), key: signingKey
+            ).compact
+            return try .json(SandboxControlBodies.Token(token: compact, authorization: "bearer " + compact))
+        }
+        router.add(reset) { _ in
+            core.reset(bundleID: info.bundleID)
+            return try .json(SandboxControlBodies.Done())
+        }
+        return router
+    }
+
+    /// Devices (registered, unregistered, expired) and what was accepted for each device and channel.
+    private static func addDeviceRoutes(to router: inout Router, core: SandboxCore, info: Info) {
         router.add(registerDevice) { request in
             let body = try request.decode(SandboxControlBodies.RegisterDevice.self)
             guard WireFormats.isDeviceToken(body.token) else {
@@ -91,6 +108,10 @@ enum SandboxControlAPI {
             let pushes = core.state.withLock { $0.acceptedByChannel[channel] ?? [] }
             return try .json(SandboxControlBodies.Pushes(pushes: pushes.map(SandboxControlBodies.Push.init)))
         }
+    }
+
+    /// The faults the sandbox plays: read, set (checked) and cleared.
+    private static func addFaultRoutes(to router: inout Router, core: SandboxCore) {
         router.add(readFaults) { _ in
             try .json(SandboxControlBodies.Faults(core.state.withLock { $0.faults }))
         }
@@ -122,17 +143,6 @@ enum SandboxControlAPI {
             }
             return try .json(SandboxControlBodies.Faults(.none))
         }
-        router.add(token) { _ in
-            let compact = try ProviderToken.sign(
-                keyID: info.keyID, teamID: info.teamID, issuedAt: Int(core.now.timeIntervalSince1970), key: signingKey
-            ).compact
-            return try .json(SandboxControlBodies.Token(token: compact, authorization: "bearer " + compact))
-        }
-        router.add(reset) { _ in
-            core.reset(bundleID: info.bundleID)
-            return try .json(SandboxControlBodies.Done())
-        }
-        return router
     }
 
     /// A channel ID as sent in a URL: base64url (`-`, `_`, no padding) or standard base64 become
