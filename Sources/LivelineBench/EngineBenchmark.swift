@@ -66,7 +66,7 @@ public enum EngineBenchmark {
         defer { app.shutdown() }
         // Kept until the process exits (``keptUntilExit``).
         keptUntilExit.withLock { $0.append(server) }
-        guard let sandbox = server.sandbox else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
+        guard server.sandbox != nil else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
         let user = try app.store.accounts.createUser(
             household: "Bench", name: "B", avatarTint: "azure", emoji: "🚆", locale: "de", tokenHash: SHA256.hex("bench"), now: Date()
         )
@@ -78,20 +78,7 @@ public enum EngineBenchmark {
             let sizeRounds = roundsFor(count: count, largest: largest, rounds: rounds)
             let key = "trip:fanout-\(count)"
             let tokens = (0..<count).map { String(format: "%064x", 0xfa00000 + offset * 1_000_000 + $0) }
-            for start in stride(from: 0, to: count, by: 5_000) {
-                let chunk = start..<min(count, start + 5_000)
-                for index in chunk { sandbox.registerDevice(token: tokens[index]) }
-                try app.store.write { transaction in
-                    for index in chunk {
-                        _ = try app.store.tokens.register(
-                            TokenRegistration(
-                                householdID: user.householdID, userID: user.id, deviceID: "phone-\(offset)-\(index)", kind: .update,
-                                environment: .sandbox, token: tokens[index], attributesType: "TripLiveActivityAttributes", contextKey: key
-                            ), now: Date(), in: transaction)
-                    }
-                }
-                app.store.tokens.noteCommitted()
-            }
+            try register(tokens, for: key, user: user, device: "phone-\(offset)", in: server)
             let connection = try TestHTTPConnection(port: app.port, timeout: 120)
             // The engine's rounds and the ceiling's alternate (the machine's speed moves between
             // minutes: neither side gets all the slow ones).
@@ -102,45 +89,9 @@ public enum EngineBenchmark {
             var peak = 0.0
             ProcessMemory.resetPeak()
             for round in 1...sizeRounds {
-                let before = sandbox.acceptedCount
-                let started = ContinuousClock.now
-                let response = try connection.request(
-                    "PUT", "/v1/contexts/\(key)", headers: ["Authorization": "Bearer \(adminKey)"], json: trip(delay: round)
-                )
-                guard response.status == 200 || response.status == 201 else {
-                    throw EngineBenchmarkError("PUT answered \(response.status): \(response.text)")
-                }
-                let deadline = Date().addingTimeInterval(120)
-                while sandbox.acceptedCount < before + count {
-                    guard Date() < deadline else {
-                        throw EngineBenchmarkError("round \(round): only \(sandbox.acceptedCount - before) of \(count) accepted after 120 s")
-                    }
-                    usleep(200)
-                }
-                times.append(seconds(ContinuousClock.now - started))
-                // Let the dispatcher finish recording the round's attempts before the ceiling's round.
-                while try app.store.outbox.depth(now: Date()).leased > 0 { usleep(1000) }
+                times.append(try engineRound(round, key: key, tokens: tokens, connection: connection, in: server))
                 if round == 1 { peak = ProcessMemory.peakMegabytes() }
-
-                // The ceiling: the same pushes straight through the client, all at once — the
-                // payload the engine's round sent (the full snapshot with its stale date), to the
-                // same tokens, made as the engine makes them (the topic once, ids from one
-                // generator), while timed.
-                guard let payload = sandbox.accepted(token: tokens[0]).last?.payload else {
-                    throw EngineBenchmarkError("the sandbox holds no push of the engine's round")
-                }
-                let ceilingStarted = ContinuousClock.now
-                let group = DispatchGroup()
-                let topic = APNSPushType.liveActivity.topic(bundleID: sandbox.bundleID)
-                var ids = APNSIDGenerator()
-                for token in tokens {
-                    group.enter()
-                    let notification = APNSNotification(
-                        deviceToken: token, pushType: .liveActivity, topic: topic, apnsID: ids.next(), payload: payload)
-                    app.apns.send(notification) { _ in group.leave() }
-                }
-                group.wait()
-                ceilings.append(seconds(ContinuousClock.now - ceilingStarted))
+                ceilings.append(try ceilingRound(tokens: tokens, in: server))
             }
             let sorted = times.sorted()
             let median = sorted[sorted.count / 2]
@@ -162,6 +113,73 @@ public enum EngineBenchmark {
             "(ceiling: the median of as many runs of the same pushes straight through APNSClient, each after one of the engine's rounds; "
                 + "\(rounds) rounds for the largest size, a smaller one as many as push the same number of tokens, up to \(mostRounds); "
                 + "goal: median ≤ 1.2× ceiling)")
+    }
+
+    /// Registers `tokens` as `la-update` tokens of `key` with the sandbox and the store, in
+    /// transactions of 5,000.
+    static func register(_ tokens: [String], for key: String, user: UserRecord, device: String, in server: Assembly.Server) throws {
+        let app = server.app
+        for start in stride(from: 0, to: tokens.count, by: 5_000) {
+            let chunk = start..<min(tokens.count, start + 5_000)
+            for index in chunk { server.sandbox?.registerDevice(token: tokens[index]) }
+            try app.store.write { transaction in
+                for index in chunk {
+                    _ = try app.store.tokens.register(
+                        TokenRegistration(
+                            householdID: user.householdID, userID: user.id, deviceID: "\(device)-\(index)", kind: .update,
+                            environment: .sandbox, token: tokens[index], attributesType: "TripLiveActivityAttributes", contextKey: key
+                        ), now: Date(), in: transaction)
+                }
+            }
+            app.store.tokens.noteCommitted()
+        }
+    }
+
+    /// One engine round: a PUT, timed until the sandbox accepted a push for every token; returns
+    /// once the dispatcher recorded the attempts too (not timed).
+    static func engineRound(
+        _ round: Int, key: String, tokens: [String], connection: TestHTTPConnection, in server: Assembly.Server
+    ) throws -> Double {
+        guard let sandbox = server.sandbox else { throw EngineBenchmarkError("the server did not start its in-process sandbox") }
+        let before = sandbox.acceptedCount
+        let started = ContinuousClock.now
+        let response = try connection.request(
+            "PUT", "/v1/contexts/\(key)", headers: ["Authorization": "Bearer \(adminKey)"], json: trip(delay: round)
+        )
+        guard response.status == 200 || response.status == 201 else {
+            throw EngineBenchmarkError("PUT answered \(response.status): \(response.text)")
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while sandbox.acceptedCount < before + tokens.count {
+            guard Date() < deadline else {
+                throw EngineBenchmarkError("round \(round): only \(sandbox.acceptedCount - before) of \(tokens.count) accepted after 120 s")
+            }
+            usleep(200)
+        }
+        let elapsed = seconds(ContinuousClock.now - started)
+        // Let the dispatcher finish recording the round's attempts before the ceiling's round.
+        while try server.app.store.outbox.depth(now: Date()).leased > 0 { usleep(1000) }
+        return elapsed
+    }
+
+    /// The ceiling: the same pushes straight through the client, all at once — the payload the
+    /// engine's round sent (the full snapshot with its stale date), to the same tokens, made as
+    /// the engine makes them (the topic once, ids from one generator), while timed.
+    static func ceilingRound(tokens: [String], in server: Assembly.Server) throws -> Double {
+        guard let sandbox = server.sandbox, let payload = sandbox.accepted(token: tokens[0]).last?.payload else {
+            throw EngineBenchmarkError("the sandbox holds no push of the engine's round")
+        }
+        let started = ContinuousClock.now
+        let group = DispatchGroup()
+        let topic = APNSPushType.liveActivity.topic(bundleID: sandbox.bundleID)
+        var ids = APNSIDGenerator()
+        for token in tokens {
+            group.enter()
+            let notification = APNSNotification(deviceToken: token, pushType: .liveActivity, topic: topic, apnsID: ids.next(), payload: payload)
+            server.app.apns.send(notification) { _ in group.leave() }
+        }
+        group.wait()
+        return seconds(ContinuousClock.now - started)
     }
 
     static func seconds(_ duration: Duration) -> Double {

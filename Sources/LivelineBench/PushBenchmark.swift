@@ -45,8 +45,20 @@ public enum PushBenchmark {
                 format: "liveline APNSClient: %.0f pushes/s (%d of %d delivered, %d connection)", livelineRate, delivered, count,
                 client.connectionCounts.device))
 
-        // aioapns, from the test virtualenv.
-        var aioRate: Double?
+        let aioRate = try aioapnsRate(sandbox: sandbox, token: token, count: count, window: window, repositoryRoot: repositoryRoot, output: output)
+        let h2Rate = try h2loadRate(
+            sandbox: sandbox, token: token, jwt: try client.tokens.token().compact, payload: payload, folder: folder, count: count, window: window,
+            output: output)
+        if let aioRate { output(String(format: "liveline / aioapns = %.1f× (goal ≥ 10×)", livelineRate / aioRate)) }
+        if let h2Rate { output(String(format: "liveline / h2load  = %.2f× (goal ≥ 0.3×)", livelineRate / h2Rate)) }
+        return Figures(liveline: livelineRate, aioapns: aioRate, h2load: h2Rate)
+    }
+
+    /// aioapns (Python, from the test virtualenv) sending the same push to the sandbox; nil when
+    /// it is not installed or gave no figure.
+    static func aioapnsRate(
+        sandbox: APNSSandbox, token: String, count: Int, window: Int, repositoryRoot: URL, output: @Sendable (String) -> Void
+    ) throws -> Double? {
         let python = repositoryRoot.appendingPathComponent(".venv/bin/python").path
         if FileManager.default.isExecutableFile(atPath: python) {
             let aioCount = min(count, 20_000)
@@ -61,7 +73,7 @@ public enum PushBenchmark {
             if let data = text.split(separator: "\n").last.map({ Data($0.utf8) }),
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let rate = json["rate"] as? Double
             {
-                aioRate = rate
+                return rate
                 output(String(format: "aioapns (Python):    %.0f pushes/s (%@ of %d accepted)", rate, "\(json["ok"] ?? "?")", aioCount))
             } else {
                 output("aioapns: no result: \(text.suffix(300))")
@@ -69,10 +81,15 @@ public enum PushBenchmark {
         } else {
             output("aioapns: skipped — run scripts/test-venv.sh to create .venv")
         }
+        return nil
+    }
 
-        // h2load: the same request, as fast as nghttp2 can send it.
-        var h2Rate: Double?
-        let jwt = try client.tokens.token().compact
+    /// h2load sending the same request, as fast as nghttp2 can (the ceiling); nil when it is not
+    /// installed or gave no figure.
+    static func h2loadRate(
+        sandbox: APNSSandbox, token: String, jwt: String, payload: [UInt8], folder: URL, count: Int, window: Int,
+        output: @Sendable (String) -> Void
+    ) throws -> Double? {
         let payloadFile = folder.appendingPathComponent("payload.json")
         try Data(payload).write(to: payloadFile)
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/h2load") {
@@ -88,18 +105,16 @@ public enum PushBenchmark {
                 let rateText = line.split(separator: ",").dropFirst().first?.trimmingCharacters(in: .whitespaces).split(separator: " ").first,
                 let rate = Double(rateText)
             {
-                h2Rate = rate
                 let codes = text.split(separator: "\n").first { $0.hasPrefix("status codes") } ?? ""
                 output(String(format: "h2load (ceiling):     %.0f requests/s (%@)", rate, String(codes)))
+                return rate
             } else {
                 output("h2load: no result: \(text.suffix(300))")
             }
         } else {
             output("h2load: skipped — install nghttp2-client")
         }
-        if let aioRate { output(String(format: "liveline / aioapns = %.1f× (goal ≥ 10×)", livelineRate / aioRate)) }
-        if let h2Rate { output(String(format: "liveline / h2load  = %.2f× (goal ≥ 0.3×)", livelineRate / h2Rate)) }
-        return Figures(liveline: livelineRate, aioapns: aioRate, h2load: h2Rate)
+        return nil
     }
 
     /// Sends `count` pushes keeping `window` in flight; returns how many were delivered.
