@@ -207,7 +207,7 @@ let package = Package(
                 "LivelineDashboard", "LivelineServer", "LivelineCLI", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
                 "LivelineCards",
             ],
-            exclude: ["Browser/dashboard_browser.py"],
+            exclude: ["Browser/dashboard_browser.py", "Browser/demo_overview.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

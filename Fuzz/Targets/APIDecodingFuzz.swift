@@ -32,7 +32,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     do {
         _ = try decoders[pick](body)
     } catch let error as DecodingError {
-        let problem = DecodingProblem(error)
+        let problem = DecodingProblem(error, in: body)
         _ = problem.description
     } catch {}
     return 0

@@ -10,7 +10,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let method = parts.count == 2 ? String(parts[0]) : "GET"
     let path = String(parts.last ?? "")
     switch fuzzRouter.resolve(method: method, path: path) {
-    case .matched(_, let parameters):
+    case .matched(_, let parameters, _):
         let route = Routes.all.first { $0.method.rawValue == method && $0.match(path: path) == parameters }
         guard let route else { fatalError("the router matched \(method) \(path) but no route does") }
         let printed = route.path(parameters)

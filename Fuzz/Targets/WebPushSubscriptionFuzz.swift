@@ -11,7 +11,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     do {
         subscription = try JSONDecoder().decode(WebPushSubscription.self, from: raw)
     } catch let error as DecodingError {
-        _ = DecodingProblem(error).description
+        _ = DecodingProblem(error, in: raw).description
         return 0
     } catch {
         return 0

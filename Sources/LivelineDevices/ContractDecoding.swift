@@ -5,19 +5,19 @@ import LivelineModel
 /// model's types; the exact error when it fails.
 extension LiveActivityContract {
     static func decodingError(contentState data: Data) -> String? {
-        decodingError { try JSONDecoder().decode(ContentState.self, from: data) }
+        decodingError(data) { try JSONDecoder().decode(ContentState.self, from: data) }
     }
 
     static func decodingError(attributes data: Data) -> String? {
-        decodingError { try JSONDecoder().decode(Self.self, from: data) }
+        decodingError(data) { try JSONDecoder().decode(Self.self, from: data) }
     }
 
-    private static func decodingError(_ decode: () throws -> Any) -> String? {
+    private static func decodingError(_ data: Data, _ decode: () throws -> Any) -> String? {
         do {
             _ = try decode()
             return nil
         } catch let error as DecodingError {
-            return DecodingProblem(error).description
+            return DecodingProblem(error, in: data).description
         } catch {
             return "\(error)"
         }

@@ -62,7 +62,7 @@ public struct DeviceFile: Sendable, Decodable {
         do {
             file = try JSONDecoder().decode(DeviceFile.self, from: data)
         } catch let error as DecodingError {
-            throw DeviceFileError("\(url.path): \(DecodingProblem(error).description)")
+            throw DeviceFileError("\(url.path): \(DecodingProblem(error, in: data).description)")
         } catch {
             throw DeviceFileError("\(url.path) is not JSON: \(error.localizedDescription)")
         }

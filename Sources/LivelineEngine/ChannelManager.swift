@@ -18,6 +18,8 @@ final class ChannelManager: Sendable {
     let senders: [(environment: PushEnvironment, sender: any PushSender)]
     let configuration: EngineConfiguration
     let logger: Logger
+    /// Where APNs's answers to creations are counted (`/metrics`).
+    let metrics: EngineMetrics
     /// The creations in flight in this process, by environment and context: concurrent starts
     /// of a context share one (and so create one channel).
     private let creations = Mutex<[String: ChannelCreation]>([:])
@@ -33,9 +35,10 @@ final class ChannelManager: Sendable {
 
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
-        logger: Logger = .discarding
+        metrics: EngineMetrics = EngineMetrics(), logger: Logger = .discarding
     ) {
         self.store = store
+        self.metrics = metrics
         senders =
             [(configuration.environment, sender)]
             + configuration.otherEnvironments.compactMap { environment in otherSenders[environment].map { (environment, $0) } }
@@ -102,6 +105,7 @@ final class ChannelManager: Sendable {
         }
         sender.createChannel(bundleID: configuration.bundleID, storagePolicy: configuration.channelStoragePolicy) { [self] result in
             managementSlow.withLock { $0 = false }
+            metrics.channelOperation(.create, environment: environment, status: result.status, reason: result.reason?.rawValue)
             let go = stopped.withLock { stopped -> Bool in
                 // Entered under the lock `stop` takes: a stop either waits for this recording or keeps it from starting.
                 if !stopped { recordings.enter() }

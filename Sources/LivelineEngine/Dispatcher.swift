@@ -371,15 +371,20 @@ public final class Dispatcher: Sendable {
     }
 
     /// The answers in `/metrics` (status and reason, budget pressure, latency from the row being
-    /// due) and, at debug level, in the log.
+    /// due; a channel's deletion apart from the pushes) and, at debug level, in the log.
     func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date) {
         let row = prepared.row
         if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)
         for outcome in outcomes {
-            if case .webPush = outcome.send.request {
+            switch outcome.send.request {
+            case .webPush:
                 metrics.webPush(status: outcome.result.status)
-            } else {
+            case .deleteChannel:
+                metrics.channelOperation(
+                    .delete, environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
+                    reason: outcome.result.reason?.rawValue)
+            case .device, .broadcast:
                 metrics.push(
                     environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
                     reason: outcome.result.reason?.rawValue)

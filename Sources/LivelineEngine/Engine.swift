@@ -42,7 +42,8 @@ public final class Engine: Sendable {
         self.metrics = metrics
         self.logger = logger
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
-        channels = ChannelManager(store: store, sender: sender, otherSenders: others, configuration: configuration, logger: logger)
+        channels = ChannelManager(
+            store: store, sender: sender, otherSenders: others, configuration: configuration, metrics: metrics, logger: logger)
         let lifecycle = LifecycleSweeper(
             store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic
         )

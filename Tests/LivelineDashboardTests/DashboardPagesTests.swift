@@ -59,7 +59,8 @@ import Testing
         }
         #expect(attempts.count >= 1 && attempts.allSatisfy { $0 == 200 })
         #expect(
-            overview.text.contains("<p>\(attempts.count) pushes in the last hour: \(attempts.count) accepted, 0 refused, 0 without an answer</p>"))
+            overview.text.contains(
+                #"<p id="push-summary">\#(attempts.count) pushes in the last hour: \#(attempts.count) accepted, 0 refused, 0 without an answer</p>"#))
         #expect(overview.text.contains(#"<rect class="fill-accepted""#), "a bar is drawn")
         #expect(overview.text.contains("APNs stand-in"))
         #expect(overview.text.contains("<code>aabbccdd…</code>"))

@@ -70,7 +70,7 @@ import Testing
         #expect(try await harness.raw(token, badAttributes).status == 200)
         #expect(await harness.until { phone.logged("attributes do not decode") })
         #expect(phone.logged("start without an alert title"))
-        #expect(phone.logged("attributes do not decode: line: expected a string, found number"), "\(phone.messages())")
+        #expect(phone.logged("attributes do not decode: line must be a string, not 5"), "\(phone.messages())")
         #expect(phone.activities.isEmpty)
     }
 

@@ -35,7 +35,7 @@ import Testing
             ["event": "update", "timestamp": harness.now + 100, "content-state": Self.state(delay: 4, nextStopTime: "2026-01-05T10:00:00Z")]
             as [String: Any]
         #expect(try await harness.raw(token, iso).status == 200, "APNs accepts it: only the phone drops it")
-        #expect(await harness.until { phone.logged("content-state does not decode: nextStopTime: expected a number") }, "\(phone.messages())")
+        #expect(await harness.until { phone.logged("content-state does not decode: nextStopTime must be a number, not '") }, "\(phone.messages())")
         var missing = Self.state(delay: 4)
         missing.removeValue(forKey: "phase")
         #expect(try await harness.raw(token, ["event": "update", "timestamp": harness.now + 101, "content-state": missing]).status == 200)

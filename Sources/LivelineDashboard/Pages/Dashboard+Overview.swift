@@ -42,7 +42,9 @@ extension Dashboard {
     }
 
     /// Pushes of the last hour in 5-minute slots, by outcome, as bars (and as a table for those
-    /// who do not see the bars).
+    /// who do not see the bars): accepted is any 2xx (``DeliveryVerdict``: APNs' 200, a push
+    /// service's 201). A broadcast channel's deletion is channel management, not a push: it is
+    /// counted on a line of its own.
     func pushChart(now: Date) throws -> HTML {
         let slots = 12
         let slotSeconds = 300
@@ -50,11 +52,16 @@ extension Dashboard {
         var accepted = [Int](repeating: 0, count: slots)
         var refused = [Int](repeating: 0, count: slots)
         var unanswered = [Int](repeating: 0, count: slots)
+        var deletions: [DeliveryVerdict: Int] = [:]
         for outcome in try reads.deliveryOutcomes(since: since, slotSeconds: slotSeconds) where (0..<slots).contains(outcome.slot) {
-            switch outcome.status {
-            case 200: accepted[outcome.slot] += outcome.count
-            case 0: unanswered[outcome.slot] += outcome.count
-            default: refused[outcome.slot] += outcome.count
+            if outcome.channelDeletion {
+                deletions[outcome.verdict, default: 0] += outcome.count
+                continue
+            }
+            switch outcome.verdict {
+            case .accepted: accepted[outcome.slot] += outcome.count
+            case .unanswered: unanswered[outcome.slot] += outcome.count
+            case .refused: refused[outcome.slot] += outcome.count
             }
         }
         let total = accepted.reduce(0, +) + refused.reduce(0, +) + unanswered.reduce(0, +)
@@ -79,13 +86,18 @@ extension Dashboard {
             let start = since.addingTimeInterval(Double(slot * slotSeconds))
             rows.append(["\(Markup.clock(start))", "\(accepted[slot])", "\(refused[slot])", "\(unanswered[slot])"])
         }
+        let management: HTML =
+            deletions.isEmpty
+            ? ""
+            : "<p class=\"note\" id=\"channel-management\">Broadcast channels deleted through APNs's channel management API, not counted "
+                + "as pushes: \(deletions[.accepted] ?? 0) accepted, \(deletions[.refused] ?? 0) refused, \(deletions[.unanswered] ?? 0) without an answer.</p>"
         return """
             <section class="panel chart" aria-labelledby="h-pushes"><h2 id="h-pushes">Pushes of the last hour</h2>
-            <p>\(summary)</p>
+            <p id="push-summary">\(summary)</p>
             <svg viewBox="0 0 \(width) \(height + 22)" role="img" aria-label=\(Markup.quoted(summary + ", in 5-minute slots"))>\(bars)<line x1="0" y1="\(height)" x2="\(width)" y2="\(height)" stroke="#86868b"></line><text x="0" y="\(height + 17)" class="axis">an hour ago</text><text x="\(width)" y="\(height + 17)" class="axis" text-anchor="end">now</text></svg>
-            <ul class="legend"><li><span class="swatch fill-accepted"></span>accepted (200)</li><li><span class="swatch fill-refused"></span>refused (4xx, 5xx)</li><li><span class="swatch fill-noanswer"></span>no answer</li></ul>
+            <ul class="legend"><li><span class="swatch fill-accepted"></span>accepted (2xx)</li><li><span class="swatch fill-refused"></span>refused (4xx, 5xx)</li><li><span class="swatch fill-noanswer"></span>no answer</li></ul>
             <details><summary>The numbers</summary>\(Markup.table(caption: "Pushes per 5 minutes", columns: ["from", "accepted", "refused", "no answer"], rows: rows, empty: "No pushes in the last hour."))</details>
-            </section>
+            \(management)</section>
             """
     }
 

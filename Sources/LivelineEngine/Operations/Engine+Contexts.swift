@@ -27,6 +27,13 @@ extension Engine {
             let problem = registry.checkContentState(json: Data("{}".utf8), typeName: put.type, now: now).first
             throw EngineError(.payloadRefused, problem?.message ?? "'\(put.type)' is not a known contract type", field: "type")
         }
+        // Left out, the attributes are `{}`: refused as a whole where the contract requires keys of them.
+        let required = contract.schema.attributes.filter { !$0.isOptional }.map(\.key)
+        if put.attributes == nil, !required.isEmpty {
+            throw EngineError(
+                .payloadRefused, "attributes is required: the static attributes of \(put.type), an object with \(required.joined(separator: ", "))",
+                field: "attributes")
+        }
         let attributes = put.attributes ?? .object([:])
         let attributesJSON = attributes.compactJSON
         let attributesText = String(decoding: attributesJSON, as: UTF8.self)

@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     public var parameters: [String: String]
     /// The address the connection came from (IPv4 dotted or IPv6), when known.
     public var clientAddress: String?
+    /// What the matched route's JSON body holds (``Router/describeBody(of:as:)``): the words of a
+    /// refusal of a body that does not decode.
+    public var bodyDescription: (any BodyDescription)?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
@@ -38,7 +41,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Decodes the JSON body as `T`. An empty body, invalid JSON or a wrong field is a 400 that
-    /// names the field and what was expected.
+    /// names the field and what was expected (``refusal(of:)``).
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if body.isEmpty {
             throw HTTPError.badRequest("the request needs a JSON body", field: "body")
@@ -46,13 +49,27 @@ public struct HTTPRequest: Sendable {
         do {
             return try APICoding.makeDecoder().decode(T.self, from: Data(body))
         } catch let error as DecodingError {
-            let problem = DecodingProblem(error)
-            throw HTTPError.badRequest(problem.description, field: problem.keyPath.isEmpty ? "body" : problem.keyPath)
+            throw refusal(of: error)
         } catch let error as HTTPError {
             throw error
         } catch {
             throw HTTPError.badRequest("the body is not valid JSON", field: "body")
         }
+    }
+
+    /// The 400 for a body that failed to decode with `error`: the field (`body` for the whole)
+    /// and what it must be in the words of ``bodyDescription`` where it has them, else of the
+    /// decoded type (``DecodingProblem``) — never Foundation's text — and what was sent instead.
+    public func refusal(of error: DecodingError) -> HTTPError {
+        let document = try? JSONValue(json: body)
+        var problem = DecodingProblem(error, in: document)
+        // A number no Int holds, or a string that is no date, fails at the top (Foundation names no
+        // key): the documented schema finds it.
+        if problem.kind == .unplaced, let document, let path = bodyDescription?.firstUnfitValue(in: document) {
+            problem = DecodingProblem(path: path, kind: .invalid, found: DecodingProblem.value(at: path, in: document).map(DecodingProblem.words))
+        }
+        let message = problem.message(expecting: bodyDescription?.expectation(at: problem.path), document: "the body")
+        return .badRequest(message, field: problem.path.isEmpty ? "body" : problem.keyPath)
     }
 
     /// Decodes the JSON body as `T`, first through `plain`: the body parsed into a ``JSONValue``

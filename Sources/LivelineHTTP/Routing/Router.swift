@@ -9,14 +9,16 @@ public struct Router: Sendable {
 
     /// The outcome of looking a request up.
     public enum Resolution: Sendable {
-        case matched(Handler, parameters: [String: String])
+        /// The route's handler, its `{parameters}` and what its JSON body holds (when described).
+        case matched(Handler, parameters: [String: String], body: (any BodyDescription)?)
         case methodNotAllowed(allowed: [String])
         case notFound
     }
 
-    private var entries: [(route: Route, handler: Handler)] = []
-    /// Routes without parameters, by path, then method: found without building a key string.
-    private var literal: [String: [String: Handler]] = [:]
+    private var entries: [(route: Route, handler: Handler, body: (any BodyDescription)?)] = []
+    /// Routes without parameters, by path, then method, as indices into `entries`: found without
+    /// building a key string.
+    private var literal: [String: [String: Int]] = [:]
     /// Routes whose first two segments are literal (`/api/shopping/{week}`), as indices into
     /// `entries`, by segment count and those two segments: a request's path is matched against
     /// these few instead of every route (this runs on every request).
@@ -33,10 +35,10 @@ public struct Router: Sendable {
     /// Adds a handler for `route`. Adding the same route twice is a programming error.
     public mutating func add(_ route: Route, _ handler: @escaping Handler) {
         precondition(!entries.contains { $0.route == route }, "route \(route) is added twice")
-        entries.append((route, handler))
+        entries.append((route, handler, nil))
         let index = entries.count - 1
         if route.parameterNames.isEmpty {
-            literal[route.path(), default: [:]][route.method.rawValue] = handler
+            literal[route.path(), default: [:]][route.method.rawValue] = index
         }
         // Every route also by its shape: a path written otherwise than the route prints it
         // (`/dashboard/` for `/dashboard`) is found by its segments.
@@ -50,9 +52,16 @@ public struct Router: Sendable {
     /// Every route served, in the order added.
     public var routes: [Route] { entries.map(\.route) }
 
+    /// Says what `route`'s JSON body holds: a body of it that does not decode is refused in these
+    /// words (``HTTPRequest/refusal(of:)``). The route must have been added.
+    public mutating func describeBody(of route: Route, as description: any BodyDescription) {
+        guard let index = entries.firstIndex(where: { $0.route == route }) else { preconditionFailure("route \(route) is not served") }
+        entries[index].body = description
+    }
+
     public func resolve(method: String, path: String) -> Resolution {
         if let methods = literal[path] {
-            if let handler = methods[method] { return .matched(handler, parameters: [:]) }
+            if let index = methods[method] { return .matched(entries[index].handler, parameters: [:], body: entries[index].body) }
             // A path some route names literally is that route's resource: a route with a parameter
             // there (`/api/trips/{id}` for `/api/trips/end-all`) does not claim it.
             return .methodNotAllowed(allowed: entries.map(\.route).filter { $0.parameterNames.isEmpty && $0.path() == path }.map(\.method.rawValue))
@@ -60,10 +69,10 @@ public struct Router: Sendable {
         let segments = Route.split(path: path)
         var allowed: [String] = []
         for index in candidates(for: segments) {
-            let (route, handler) = entries[index]
+            let (route, handler, body) = entries[index]
             guard let parameters = route.match(segments: segments) else { continue }
             if route.method.rawValue == method {
-                return .matched(handler, parameters: parameters)
+                return .matched(handler, parameters: parameters, body: body)
             }
             allowed.append(route.method.rawValue)
         }

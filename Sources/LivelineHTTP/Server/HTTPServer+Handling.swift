@@ -85,7 +85,7 @@ extension HTTPServer {
                 message: "\(state.method) is not allowed on \(state.path); allowed: \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))]
             ).response
-        case .matched(let handler, let parameters):
+        case .matched(let handler, let parameters, let body):
             let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection))
             if configuration.requiresJSONBodies, !state.body.isEmpty, !Self.isJSON(headers["content-type"]),
                 !(Self.isForm(headers["content-type"]) && configuration.formPathPrefixes.contains(where: { state.path.hasPrefix($0) }))
@@ -97,10 +97,11 @@ extension HTTPServer {
             }
             var query: [String: String] = [:]
             for (name, value) in values(of: .GET_ARGUMENT_KIND, on: connection) { query[name] = value }
-            let request = HTTPRequest(
+            var request = HTTPRequest(
                 method: state.method, path: state.path, query: query, headers: headers,
                 body: state.body, parameters: parameters, clientAddress: Self.clientAddress(of: connection)
             )
+            request.bodyDescription = body
             do {
                 return try handler(request)
             } catch let error as HTTPError {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A context's lifecycle state.
-public enum ContextLifecycle: String, Codable, Sendable, Hashable {
+public enum ContextLifecycle: String, JSONEnum, Sendable, Hashable {
     case active
     case ended
 }

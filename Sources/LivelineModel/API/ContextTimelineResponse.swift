@@ -4,7 +4,7 @@ import Foundation
 /// and its dead letters, newest first.
 public struct ContextTimelineResponse: Codable, Sendable, Hashable {
     public struct Entry: Codable, Sendable, Hashable {
-        public enum Kind: String, Codable, Sendable, Hashable {
+        public enum Kind: String, JSONEnum, Sendable, Hashable {
             /// A change: the revision went up.
             case revision
             /// One push to one target, and APNs' answer.

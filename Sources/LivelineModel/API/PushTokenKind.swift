@@ -1,5 +1,5 @@
 /// The kinds of push token an app registers (`docs/engine.md`, "Push tokens").
-public enum PushTokenKind: String, Codable, Sendable, Hashable, CaseIterable {
+public enum PushTokenKind: String, JSONEnum, Sendable, Hashable {
     /// The app's ordinary APNs device token; one per device.
     case alert
     /// The ActivityKit push-to-start token (iOS 17.2+); one per device and attributes type.
@@ -11,7 +11,7 @@ public enum PushTokenKind: String, Codable, Sendable, Hashable, CaseIterable {
 }
 
 /// The APNs environment a token belongs to; sandbox and production tokens never mix.
-public enum PushEnvironment: String, Codable, Sendable, Hashable, CaseIterable {
+public enum PushEnvironment: String, JSONEnum, Sendable, Hashable {
     case sandbox
     case production
 }

@@ -1,7 +1,7 @@
 /// Answer of `POST /api/apns/register`.
 public struct RegisterTokenResponse: Codable, Sendable, Hashable {
     /// What the call did to the registry.
-    public enum Outcome: String, Codable, Sendable, Hashable {
+    public enum Outcome: String, JSONEnum, Sendable, Hashable {
         /// A token was stored where none was.
         case created
         /// The same token was already registered; only its registration time moved.

@@ -27,6 +27,20 @@ public struct ContractField: Sendable, Hashable {
             case .object(let name, _): name
             }
         }
+
+        /// The JSON a value of this type is, in words: "a whole number", "one of a, b".
+        public var jsonDescription: String {
+            switch self {
+            case .string: "a string"
+            case .int: "a whole number"
+            case .double: "a number"
+            case .bool: "true or false"
+            case .date: "a number of seconds since 2001-01-01 00:00:00 UTC"
+            case .enumeration(_, let cases): "one of \(cases.joined(separator: ", "))"
+            case .array: "an array"
+            case .object: "an object"
+            }
+        }
     }
 
     /// The JSON key, equal to the Swift property name.

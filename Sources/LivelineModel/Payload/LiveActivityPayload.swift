@@ -99,9 +99,7 @@ public struct LiveActivityPayload<Attributes: LiveActivityContract>: Codable, Ha
         timestamp = Date(timeIntervalSince1970: try aps.decode(Double.self, forKey: .timestamp))
         contentState = try aps.decode(Attributes.ContentState.self, forKey: .contentState)
         if let type = try aps.decodeIfPresent(String.self, forKey: .attributesType), type != Attributes.typeName {
-            throw DecodingError.dataCorruptedError(
-                forKey: .attributesType, in: aps, debugDescription: "is '\(type)', expected '\(Attributes.typeName)'"
-            )
+            throw DecodingError.invalidValue("'\(Attributes.typeName)'", at: aps.codingPath + [APSKeys.attributesType])
         }
         attributes = try aps.decodeIfPresent(Attributes.self, forKey: .attributes)
         staleDate = try aps.decodeIfPresent(Double.self, forKey: .staleDate).map(Date.init(timeIntervalSince1970:))

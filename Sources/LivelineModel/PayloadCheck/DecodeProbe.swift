@@ -29,9 +29,9 @@ struct DecodeProbe<Value: Decodable>: Decodable {
             _ = try decoder.decode(Self.self, from: document)
             return nil
         } catch let error as DecodingError {
-            return DecodingProblem(error)
+            return DecodingProblem(error, in: document)
         } catch {
-            return DecodingProblem(keyPath: path.joined(separator: "."), reason: "could not be decoded: \(error)")
+            return DecodingProblem(path: path.map(DecodingProblem.Step.key), kind: .invalid)
         }
     }
 }

@@ -18,7 +18,8 @@ struct SchemaValidator {
             guard let member = members[field.key] else {
                 if !field.isOptional {
                     var message =
-                        "is missing: \(owner) requires \(field.key) (\(field.typeDescription)), so the phone drops the whole push without a word"
+                        "is missing: \(owner) requires \(field.key), \(field.type.jsonDescription) (\(field.typeDescription)), "
+                        + "so the phone drops the whole push without a word"
                     if let renamed = strangers.first(where: { NameSuggestion.closest(to: $0, among: [field.key]).first != nil }) {
                         message += "; the payload has '\(renamed)' instead: a renamed key?"
                     }

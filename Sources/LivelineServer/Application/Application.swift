@@ -271,8 +271,8 @@ private func assembleApplication(
 
     var router = Router()
     router.mapError = APIErrors.map
-    try OperationHandlers(version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock)
-        .addRoutes(to: &router)
+    let operations = try OperationHandlers(version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock)
+    operations.addRoutes(to: &router)
     AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
     PushTokenHandlers(
         auth: auth, engine: engine,
@@ -287,6 +287,7 @@ private func assembleApplication(
     MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)
     StandInHandler(auth: auth, record: transport.standIn).addRoutes(to: &router)
     try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
+    operations.describeBodies(in: &router)
     let dashboard = Dashboard(
         engine: engine,
         configuration: DashboardConfiguration(

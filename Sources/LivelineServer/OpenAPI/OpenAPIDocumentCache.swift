@@ -1,15 +1,17 @@
 import Foundation
 import LivelineAPI
+import LivelineModel
 import Synchronization
 
 /// The encoded `/openapi.json` of the current UTC day: made again when the day changes, since
 /// the contracts' dates are documented as the range the payload check accepts that day
-/// (`DateRules.plausibleContentDates`).
+/// (`DateRules.plausibleContentDates`). Its component schemas are also what a refused request
+/// body is described with (``RequestSchema``).
 final class OpenAPIDocumentCache: Sendable {
     let version: String
     let features: [APIDocumentationPart]
     let clock: @Sendable () -> Date
-    private let current = Mutex<(day: Int, bytes: [UInt8])?>(nil)
+    private let current = Mutex<(day: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
 
     init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date) {
         self.version = version
@@ -18,14 +20,24 @@ final class OpenAPIDocumentCache: Sendable {
     }
 
     /// The document for now's day.
-    func bytes() throws -> [UInt8] {
+    func bytes() throws -> [UInt8] { try document().bytes }
+
+    /// The document's `components.schemas` for now's day, by name.
+    func schemas() throws -> [String: JSONValue] { try document().schemas }
+
+    private func document() throws -> (bytes: [UInt8], schemas: [String: JSONValue]) {
         let now = clock()
         let day = Int((now.timeIntervalSinceReferenceDate / 86_400).rounded(.down))
-        if let kept = current.withLock({ $0 }), kept.day == day { return kept.bytes }
+        if let kept = current.withLock({ $0 }), kept.day == day { return (kept.bytes, kept.schemas) }
+        let document = OpenAPIDocument.build(version: version, features: features, now: now)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        let bytes = try Array(encoder.encode(OpenAPIDocument.build(version: version, features: features, now: now)))
-        current.withLock { $0 = (day, bytes) }
-        return bytes
+        let bytes = try Array(encoder.encode(document))
+        var schemas: [String: JSONValue] = [:]
+        if case .object(let components)? = document.objectValue?["components"], case .object(let named)? = components["schemas"] {
+            schemas = named
+        }
+        current.withLock { $0 = (day, bytes, schemas) }
+        return (bytes, schemas)
     }
 }

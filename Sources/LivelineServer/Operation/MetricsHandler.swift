@@ -6,9 +6,10 @@ import LivelineModel
 import LivelineStore
 
 /// `GET /metrics` in the Prometheus text format (`docs/engine.md`, "Configuration and operation"),
-/// behind the admin key: APNs answers by status and reason, outbox depth and the age of the
-/// oldest due row, whether the database's disk is full, the dispatch latency histogram, dead
-/// letters, budget pressure, starts and suspect push-to-start tokens.
+/// behind the admin key: APNs answers to pushes by status and reason, and apart from them to the
+/// creation and deletion of broadcast channels, outbox depth and the age of the oldest due row,
+/// whether the database's disk is full, the dispatch latency histogram, dead letters, budget
+/// pressure, starts and suspect push-to-start tokens.
 ///
 /// Counters count since this process started; the outbox gauges read the database, so they are
 /// the same on every instance that shares it.
@@ -35,12 +36,29 @@ struct MetricsHandler: Sendable {
 
         out.family(
             "liveline_pushes_total", type: "counter",
-            help: "APNs answers to the engine's pushes, by APNs environment, HTTP status and reason (status 0: no answer).")
+            help:
+                "APNs answers to the engine's pushes (to device tokens and broadcast channels; not channel management), by APNs environment, "
+                + "HTTP status and reason (status 0: no answer).")
         for answer in metrics.pushes.keys.sorted() {
             out.sample(
                 "liveline_pushes_total",
                 ["environment": answer.environment.rawValue, "status": String(answer.status), "reason": answer.reason],
                 metrics.pushes[answer]!)
+        }
+
+        out.family(
+            "liveline_channel_operations_total", type: "counter",
+            help:
+                "APNs answers to the engine's channel management: broadcast channels created (201) and deleted (204), by APNs environment, "
+                + "operation, HTTP status and reason (status 0: no answer).")
+        for answer in metrics.channelOperations.keys.sorted() {
+            out.sample(
+                "liveline_channel_operations_total",
+                [
+                    "environment": answer.environment.rawValue, "operation": answer.operation.rawValue, "status": String(answer.status),
+                    "reason": answer.reason,
+                ],
+                metrics.channelOperations[answer]!)
         }
 
         out.family(

@@ -19,4 +19,16 @@ struct OperationHandlers: Sendable {
         router.add(Routes.healthz) { [health] _ in .jsonBytes(health) }
         router.add(Routes.openAPI) { [openAPI] _ in .jsonBytes(try openAPI.bytes()) }
     }
+
+    /// Describes the body of every documented route that takes one, in its documented schema
+    /// (``RequestSchema``): a body that does not decode is refused saying what the document says
+    /// the field must be. Called once every route is added.
+    func describeBodies(in router: inout Router) {
+        let documentation = APIDocumentation.routes + openAPI.features.flatMap(\.routes)
+        let schemas: @Sendable () -> [String: JSONValue] = { [openAPI] in (try? openAPI.schemas()) ?? [:] }
+        for route in documentation {
+            guard let body = route.requestBody else { continue }
+            router.describeBody(of: route.route, as: RequestSchema(named: body, schemas: schemas))
+        }
+    }
 }

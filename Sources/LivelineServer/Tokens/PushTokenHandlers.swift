@@ -35,7 +35,7 @@ struct PushTokenHandlers: Sendable {
             let caller = try auth.caller(of: request)
             let body = try request.decode(RegisterTokenRequest.self)
             guard let raw = body.token, !raw.isEmpty else {
-                throw HTTPError.badRequest("token is required: the token to remove", field: "token")
+                throw HTTPError.badRequest("token is required: the token to remove, \(TokenFields.tokenExpectation)", field: "token")
             }
             // Stored tokens are normalised; normalise the same way so the caller's form matches.
             let token: String =

@@ -59,6 +59,9 @@ enum TokenFields {
         "required": ["endpoint", "keys"],
     ]
 
+    /// What `token` is, in the words of the documented body (an APNs token, or a subscription).
+    static let tokenExpectation = RequestSchema(root: schemas["RegisterToken"]!).expectation(at: [.key("token")]) ?? "a push token"
+
     static func kind(_ kinds: [PushTokenKind]) -> JSONValue { ["type": "string", "enum": .array(kinds.map { .string($0.rawValue) })] }
 
     static let schemas: [String: JSONValue] = [

@@ -18,13 +18,12 @@ struct TokenRegistrationRules: Sendable {
 
     func registration(_ body: RegisterTokenRequest, caller: Caller) throws -> TokenRegistration {
         guard let kind = body.kind else {
-            throw HTTPError.badRequest(
-                "kind is required: one of \(PushTokenKind.allCases.map(\.rawValue).joined(separator: ", "))", field: "kind"
-            )
+            throw HTTPError.badRequest("kind is required: \(PushTokenKind.expectation)", field: "kind")
         }
         guard let raw = body.token, !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw HTTPError.badRequest(
-                "token is required and may not be null or empty (a missing token never deletes one; use DELETE)", field: "token")
+                "token is required, not null or empty: \(TokenFields.tokenExpectation) (a missing token never deletes one; use DELETE)",
+                field: "token")
         }
         // The store keys a web-push subscription by its endpoint; the device stays the caller's.
         let deviceID = try Self.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
@@ -68,10 +67,12 @@ struct TokenRegistrationRules: Sendable {
         do {
             subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
         } catch let error as DecodingError {
-            let problem = DecodingProblem(error)
-            let path = problem.keyPath.isEmpty ? "token" : "token." + problem.keyPath
-            throw HTTPError.badRequest(
-                "\(path): \(problem.reason); a web-push token is the subscription {endpoint, keys: {p256dh, auth}}", field: path)
+            // Told as the same subscription sent as an object is (`token.keys.auth is required: …`).
+            var problem = DecodingProblem(error, in: try? JSONValue(json: Data(raw.utf8)))
+            if problem.kind == .notJSON { problem = DecodingProblem(path: [], kind: .invalid, found: DecodingProblem.words(for: .string(raw))) }
+            let expected = RequestSchema(root: TokenFields.subscription).expectation(at: problem.path)
+            problem.path.insert(.key("token"), at: 0)
+            throw HTTPError.badRequest(problem.message(expecting: expected), field: problem.keyPath)
         } catch {
             throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
         }

@@ -33,6 +33,14 @@ public struct DeliveryAttempt: Sendable, Hashable {
     /// The APNs environment it went to (`nil` on attempts recorded before environments were).
     public var environment: PushEnvironment?
 
+    /// Whether it deleted a broadcast channel through APNs's channel management API rather than
+    /// pushed: the only attempt on a channel without a revision (a broadcast sends a sync's
+    /// snapshot, whose revision it records).
+    public var isChannelDeletion: Bool { targetKind == .channel && rev == nil }
+
+    /// ``isChannelDeletion`` as an SQL condition on a `deliveries` row.
+    static let channelDeletionSQL = "(target_kind = 'channel' AND rev IS NULL)"
+
     public init(
         id: Int? = nil, outboxID: Int?, contextKey: String?, rev: Int?, targetKind: DeliveryTargetKind, target: String,
         apnsID: String?, status: Int, reason: String?, priority: Int, latencyMilliseconds: Double, attemptedAt: Date,

@@ -59,24 +59,35 @@ public struct OperationsReads: Sendable {
         }
     }
 
-    /// Delivery attempts of one time slot with one HTTP status (0: no answer).
+    /// Delivery attempts of one time slot, of one kind, with one HTTP status (0: no answer).
     public struct OutcomeCount: Sendable, Hashable {
         /// The slot: 0 for the one starting at `since`, then one per `slotSeconds`.
         public var slot: Int
         public var status: Int
+        /// Broadcast channels deleted through APNs's channel management API, not pushes
+        /// (``DeliveryAttempt/isChannelDeletion``).
+        public var channelDeletion: Bool
         public var count: Int
+
+        /// What the status says: accepted (any 2xx), refused, or no answer.
+        public var verdict: DeliveryVerdict { DeliveryVerdict(status: status) }
     }
 
-    /// Delivery attempts since `since`, by slot of `slotSeconds` and by status.
+    /// Delivery attempts since `since`, by slot of `slotSeconds`, by kind (a push, or a channel's
+    /// deletion) and by status.
     public func deliveryOutcomes(since: Date, slotSeconds: Int) throws -> [OutcomeCount] {
         precondition(slotSeconds > 0)
+        let deletion = "CASE WHEN \(DeliveryAttempt.channelDeletionSQL) THEN 1 ELSE 0 END"
         return try database.read { transaction in
             try transaction.query(
                 """
-                SELECT (attempted_at - $1) / $2 AS slot, status, COUNT(*) AS n FROM deliveries
-                WHERE attempted_at >= $1 GROUP BY (attempted_at - $1) / $2, status
+                SELECT (attempted_at - $1) / $2 AS slot, \(deletion) AS deletion, status, COUNT(*) AS n FROM deliveries
+                WHERE attempted_at >= $1 GROUP BY (attempted_at - $1) / $2, \(deletion), status
                 """, [SQLValue(since), .integer(Int64(slotSeconds) * 1000)]
-            ).map { row in OutcomeCount(slot: try row.int("slot"), status: try row.int("status"), count: try row.int("n")) }
+            ).map { row in
+                OutcomeCount(
+                    slot: try row.int("slot"), status: try row.int("status"), channelDeletion: try row.int("deletion") == 1, count: try row.int("n"))
+            }
         }
     }
 

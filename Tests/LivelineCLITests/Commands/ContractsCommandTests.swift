@@ -77,7 +77,7 @@ struct ContractsCommandTests {
             expected: ["aps.content-state.nextStop", "missingKey", "'next_stop'", "Did you mean 'nextStop'?"]),
         Breakage(
             name: "required key removed", file: "shopping-update.json", replace: #""rev": 31 "#, with: #""ended2": null "#,
-            expected: ["aps.content-state.rev", "is missing", "requires rev (Int)"]),
+            expected: ["aps.content-state.rev", "is missing", "requires rev, a whole number (Int)"]),
         Breakage(
             name: "Date as ISO string", file: "trip-start.json", replace: "803461320", with: #""2026-06-18T07:42:00Z""#,
             expected: ["aps.content-state.nextStopTime", "dateAsString", "seconds since 2001-01-01", "send 803461320"]),

@@ -12,7 +12,7 @@ struct RouterTests {
     }
 
     @Test func resolvesParameterRoutesToTheirHandler() throws {
-        guard case .matched(let handler, let parameters) = Self.router().resolve(method: "GET", path: "/a/42") else {
+        guard case .matched(let handler, let parameters, _) = Self.router().resolve(method: "GET", path: "/a/42") else {
             Issue.record("GET /a/42 did not match")
             return
         }

@@ -1,5 +1,5 @@
 /// How full the vehicle is, as the real-time feed reports it (`docs/contracts.md` §3).
-public enum OccupancyLevel: String, Codable, Hashable, Sendable, CaseIterable {
+public enum OccupancyLevel: String, JSONEnum, Hashable, Sendable {
     case unknown
     case low
     case medium
