@@ -271,8 +271,11 @@ private func assembleApplication(
 
     var router = Router()
     router.mapError = APIErrors.map
-    try OperationHandlers(version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock)
-        .addRoutes(to: &router)
+    try OperationHandlers(
+        version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock,
+        allowInsecureWebPush: configuration.webPushAllowInsecure
+    )
+    .addRoutes(to: &router)
     AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
     PushTokenHandlers(
         auth: auth, engine: engine,

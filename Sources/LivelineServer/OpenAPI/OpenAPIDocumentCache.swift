@@ -9,12 +9,14 @@ final class OpenAPIDocumentCache: Sendable {
     let version: String
     let features: [APIDocumentationPart]
     let clock: @Sendable () -> Date
+    let allowInsecureWebPush: Bool
     private let current = Mutex<(day: Int, bytes: [UInt8])?>(nil)
 
-    init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date) {
+    init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date, allowInsecureWebPush: Bool = false) {
         self.version = version
         self.features = features
         self.clock = clock
+        self.allowInsecureWebPush = allowInsecureWebPush
     }
 
     /// The document for now's day.
@@ -24,7 +26,8 @@ final class OpenAPIDocumentCache: Sendable {
         if let kept = current.withLock({ $0 }), kept.day == day { return kept.bytes }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        let bytes = try Array(encoder.encode(OpenAPIDocument.build(version: version, features: features, now: now)))
+        let bytes = try Array(
+            encoder.encode(OpenAPIDocument.build(version: version, features: features, now: now, allowInsecureWebPush: allowInsecureWebPush)))
         current.withLock { $0 = (day, bytes) }
         return bytes
     }
