@@ -162,7 +162,7 @@ let package = Package(
             name: "LivelineServerTests",
             dependencies: [
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
-                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit",
+                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
             ],
             exclude: ["Peers/prometheus_peer.py", "Peers/webpush_check.py"], swiftSettings: swiftSettings
         ),

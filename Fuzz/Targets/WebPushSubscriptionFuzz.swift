@@ -3,7 +3,9 @@ import Foundation
 /// A web-push token as the server first reads it: the subscription JSON decoded with
 /// Foundation's decoder (as `TokenRegistrationRules.webPushSubscription` does), a decoding error
 /// turned into the `DecodingProblem` the 400 names, and the stored form (`canonicalJSON`), which
-/// must decode to the same subscription. The endpoint is parsed as the rules parse it.
+/// must decode to the same subscription. The endpoint is parsed as the Web Push client parses it
+/// for its origin (`VAPIDIdentity.origin(of:)`; registration's own rules are patterns, checked by
+/// `FieldRuleTests`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let raw = Data(bytes: start, count: count)

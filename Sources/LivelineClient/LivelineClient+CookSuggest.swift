@@ -21,12 +21,13 @@ extension LivelineClient {
         return try await call(Routes.cookSuggestSession, parameters: ["id": id], query: query)
     }
 
-    /// The session a deep link (`/cook-suggest/{id}`, the invitation's `link`) opens, or nil when
-    /// the link is not one.
+    /// The session a deep link (`/cook-suggest/{id}`, the invitation's `link`; a query or fragment
+    /// after it is ignored) opens, or nil when the link is not one — also when it is no
+    /// ``DeepLink`` at all (a URL with a scheme, `//host`).
     public static func cookSuggestSessionID(fromLink link: String) -> String? {
-        let parts = link.split(separator: "/")
-        guard parts.count == 2, parts[0] == "cook-suggest", parts[1].hasPrefix("cs_") else { return nil }
-        return String(parts[1])
+        guard let segments = DeepLink(link)?.segments, segments.count == 2, segments[0] == "cook-suggest", segments[1].hasPrefix("cs_")
+        else { return nil }
+        return String(segments[1])
     }
 
     /// The invited partner opens the session.

@@ -34,15 +34,19 @@ struct Decision {
         if push.pushType == "alert" {
             func text(_ value: JSONValue?) -> String? { if case .string(let text)? = value { text } else { nil } }
             let title = text(aps["alert"]?.objectValue?["title"]) ?? "?"
+            // The app opens a link only when it is a deep link (an app path), the one form it reads.
+            let link = text(root["link"])
+            let opens = link.flatMap(DeepLink.init)
             let shown = ShownNotification(
-                title: title, body: text(aps["alert"]?.objectValue?["body"]), link: text(root["link"]), shownAt: now, collapseID: push.collapseID)
+                title: title, body: text(aps["alert"]?.objectValue?["body"]), link: opens?.text, shownAt: now, collapseID: push.collapseID)
             // Notifications with one `apns-collapse-id` are shown as one: the newer replaces the older.
             if let collapseID = push.collapseID, let index = state.notifications.firstIndex(where: { $0.collapseID == collapseID }) {
                 note(.applied, nil, "alert shown in place of the one with collapse id \(collapseID): \(title)")
                 state.notifications[index] = shown
                 return []
             }
-            note(.applied, nil, "alert shown: \(title)" + (root["link"].map { " (link \($0))" } ?? ""))
+            let linkNote = link.map { opens == nil ? " (link '\($0)' is no app path: a tap opens nothing)" : " (link \($0))" } ?? ""
+            note(.applied, nil, "alert shown: \(title)" + linkNote)
             state.notifications.append(shown)
             return []
         }

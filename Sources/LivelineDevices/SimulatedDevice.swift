@@ -311,7 +311,8 @@ extension String {
 public struct ShownNotification: Sendable, Hashable {
     public var title: String
     public var body: String?
-    /// The top-level `link` of the payload: where a tap opens the app (`/cook-suggest/cs_…`).
+    /// The top-level `link` of the payload when it is a ``DeepLink``: where a tap opens the app
+    /// (`/cook-suggest/cs_…`); nil when there is none or it is not an app path.
     public var link: String?
     public var shownAt: Date
     /// Its `apns-collapse-id`: a later alert with the same one takes its place.

@@ -47,6 +47,8 @@ struct DispatchPlan: Sendable, Hashable {
         /// Tried first: the token moves to this environment (a default guess APNs refused with
         /// `BadDeviceToken`) and is sent again there; only if it cannot move is it marked invalid.
         var moveTo: PushEnvironment? = nil
+        /// What the `tokenInvalidated` event says, when not that APNs no longer knows the token.
+        var message: String? = nil
     }
 
     /// APNs' verdict on a push-to-start: accepted (`sent`) or not (`failed`, with the reason).

@@ -274,6 +274,13 @@ struct DispatchPlanner: Sendable {
                 EngineEvent(
                     .info, status == .sent ? .startAnswered : .startCancelled, contextKey: row.contextKey, outboxID: row.id,
                     tokenID: row.target?.tokenID, startID: startID, message: why))
+        case .subscriptionUnusable(let tokenID, let why):
+            plan.invalidTokens.append(
+                DispatchPlan.TokenInvalidation(
+                    tokenID: tokenID, reason: why, registeredBefore: nil, apnsID: nil, status: 0,
+                    message: "the browser's subscription has a key no push can be encrypted for: marked invalid, never pushed again"))
+            plan.row = .deadLetter(reason: why)
+            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: tokenID, message: why)
         case .tokenInactive(let startID, let note):
             let why = "the token is no longer active: \(note)"
             if let startID {

@@ -43,6 +43,8 @@ extension Dispatcher {
             let recipient: WebPushMessage.Recipient
             do {
                 recipient = try WebPushMessage.Recipient(subscription)
+            } catch let error as WebPushError {
+                throw WebPushError("the web push could not be made: \(error)", code: error.code)
             } catch {
                 throw WebPushError("the web push could not be made: \(error)")
             }
@@ -276,6 +278,8 @@ extension Dispatcher {
         do {
             recipient = try (subscriptions ?? SubscriptionCache()).recipient(of: token)
         } catch {
+            // A key no push can be encrypted for ends its subscription (README, "Web Push").
+            if error.code == .invalidKey { return .unsent(.subscriptionUnusable(tokenID: tokenID, why: error.description)) }
             return .unsent(.unsendable(error.description))
         }
         let request: WebPushRequest
@@ -283,6 +287,8 @@ extension Dispatcher {
             request = try WebPushMessage.request(
                 payload: row.payload ?? [], to: recipient, ttl: delivery.ttl, urgency: delivery.urgency, topic: delivery.topic,
                 identity: webPush.identity, now: now)
+        } catch let error as WebPushError where error.code == .invalidKey {
+            return .unsent(.subscriptionUnusable(tokenID: tokenID, why: "the web push could not be made: \(error)"))
         } catch {
             return .unsent(.unsendable("the web push could not be made: \(error)"))
         }

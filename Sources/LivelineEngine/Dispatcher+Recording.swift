@@ -323,7 +323,7 @@ extension Dispatcher {
                     invalidated ? .info : .debug, invalidated ? .tokenInvalidated : .tokenKept, contextKey: plan.contextKey, outboxID: plan.rowID,
                     apnsID: token.apnsID, tokenID: token.tokenID, status: token.status, reason: token.reason,
                     message: invalidated
-                        ? "APNs no longer knows the token: marked invalid, never pushed again"
+                        ? token.message ?? "APNs no longer knows the token: marked invalid, never pushed again"
                         : "APNs called the token dead, but it was registered again since (or had ended already): kept as it is"
                 ))
         }

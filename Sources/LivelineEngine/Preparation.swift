@@ -36,5 +36,8 @@ enum Preparation: Sendable {
         case channelInUse(channelID: String, contextKey: String)
         /// A push-to-start or alert whose token is no longer active.
         case tokenInactive(startID: Int?, note: String)
+        /// A web push whose subscription can never be sent to: its key is no point on P-256
+        /// (`why` says so). The subscription ends (marked invalid), and the row is a dead letter.
+        case subscriptionUnusable(tokenID: PushTokenID, why: String)
     }
 }

@@ -37,9 +37,18 @@ public enum WebPushMessage {
         let p256dh: [UInt8]
         let auth: [UInt8]
 
-        /// Throws naming what is wrong with the subscription's keys or endpoint.
+        /// Throws a ``WebPushError`` naming what is wrong with the subscription's keys or endpoint;
+        /// with ``WebPushError/Code/invalidKey`` when `p256dh` is no point on P-256 (registration
+        /// checks its shape only: a pattern cannot tell a point) or not base64url.
         public init(_ subscription: WebPushSubscription) throws {
-            guard let p256dh = Base64URL.decode(subscription.keys.p256dh) else { throw WebPushError("keys.p256dh is not base64url") }
+            guard let p256dh = Base64URL.decode(subscription.keys.p256dh) else {
+                throw WebPushError("keys.p256dh is not base64url", code: .invalidKey)
+            }
+            do {
+                _ = try ES256PublicKey(uncompressed: p256dh)
+            } catch {
+                throw WebPushError("keys.p256dh is not a P-256 public key: \(error.message)", code: .invalidKey)
+            }
             guard let auth = Base64URL.decode(subscription.keys.auth), auth.count == 16 else {
                 throw WebPushError("keys.auth is not a 16-byte secret in base64url")
             }
@@ -63,7 +72,7 @@ public enum WebPushMessage {
             body = try WebPushPayload.encrypt(payload, toPoint: recipient.p256dh, authSecret: recipient.auth)
         } catch {
             guard error.code == .invalidKey else { throw error }
-            throw WebPushError("keys.p256dh is not a P-256 public key: \(error)")
+            throw WebPushError("keys.p256dh is not a P-256 public key: \(error)", code: .invalidKey)
         }
         var headers = [
             WebPushRequest.Header("TTL", String(max(0, ttl))),

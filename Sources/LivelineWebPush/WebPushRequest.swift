@@ -64,6 +64,18 @@ public struct WebPushResponse: Sendable, Hashable {
 
 /// A web push could not be prepared or sent.
 public struct WebPushError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// What a caller may act on.
+    public enum Code: Sendable, Hashable {
+        case failed
+        /// The subscription's `p256dh` is no uncompressed point on P-256 (or not even base64url):
+        /// no push can ever be encrypted for it (RFC 8291 §3.1), so the subscription is of no use.
+        case invalidKey
+    }
+
+    public let code: Code
     public let description: String
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String, code: Code = .failed) {
+        self.code = code
+        self.description = description
+    }
 }

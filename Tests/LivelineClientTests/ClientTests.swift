@@ -159,10 +159,10 @@ import Testing
         defer { server.stop() }
         let client = server.client()
         #expect(
-            try server.admin("POST", "/v1/notify", json: #"{"userId":\#(server.userID),"title":"Hi","dedupeKey":"k","link":"app://x"}"#).status == 201
+            try server.admin("POST", "/v1/notify", json: #"{"userId":\#(server.userID),"title":"Hi","dedupeKey":"k","link":"/x"}"#).status == 201
         )
         let items = try await client.notifications()
-        #expect(items.count == 1 && items[0].title == "Hi" && !items[0].read && items[0].link == "app://x")
+        #expect(items.count == 1 && items[0].title == "Hi" && !items[0].read && items[0].link == "/x")
         try await client.markRead(notificationID: items[0].id)
         #expect(try await client.notifications().first?.read == true)
     }

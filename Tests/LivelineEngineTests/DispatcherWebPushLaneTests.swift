@@ -82,4 +82,46 @@ import Testing
         let depth = try store.outbox.depth(now: clock.now)
         #expect(depth.leased == 0 && depth.due == 0 && depth.dead == 0, "\(depth)")
     }
+
+    /// Registration checks a key's shape only; a key that is no point on P-256 ends its
+    /// subscription at its first push: nothing is sent, the token is invalid with the reason (the
+    /// dashboard shows it), the row is a dead letter saying why, and later notifies queue no web
+    /// push for it.
+    @Test func aKeyThatIsNoPointEndsItsSubscriptionAtItsFirstPush() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-lane-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Store.open(try TestBackend.database(folder: folder))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let user = try store.accounts.createUser(
+            household: "H", name: "U", avatarTint: "azure", emoji: "🔔", locale: "de", tokenHash: UUID().uuidString, now: clock.now)
+        let service = HeldPushService()
+        let log = LogSink.inMemory()
+        let engine = Engine(
+            store: store, sender: ScriptedSender(),
+            configuration: EngineConfiguration(
+                bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0, clock: clock.function),
+            webPush: WebPushTransport(
+                sender: service, identity: VAPIDIdentity(key: try ES256PrivateKey.generate(), subject: "mailto:ops@liveline.test")),
+            logger: Logger(sink: log, level: .debug))
+        defer { engine.stop() }
+        let subscription = WebPushSubscription(
+            endpoint: "https://push.example/sub",
+            keys: .init(p256dh: Base64URL.encode([0x04] + [UInt8](repeating: 7, count: 64)), auth: Base64URL.encode(SecureRandom.bytes(16))))
+        try store.tokens.register(
+            TokenRegistration(
+                householdID: user.householdID, userID: user.id, deviceID: "laptop", kind: .webPush, environment: .sandbox,
+                token: subscription.canonicalJSON),
+            now: clock.now)
+
+        #expect(try engine.notify(userID: user.id, title: "one", dedupeKey: "1").queued["web-push"] == 1)
+        _ = engine.dispatcher.runOnce()
+        engine.dispatcher.drain()
+        #expect(service.sent.load(ordering: .relaxed) == 0)
+        let token = try #require(try store.tokens.history(householdID: user.householdID).first)
+        #expect(token.status == .invalid && token.endReason?.contains("not a P-256 public key") == true, "\(token)")
+        #expect(try store.outbox.depth(now: clock.now).dead == 1)
+        #expect(log.lines.contains { $0.contains("tokenInvalidated") && $0.contains("no push can be encrypted for") }, "\(log.lines)")
+        #expect(try engine.notify(userID: user.id, title: "two", dedupeKey: "2").queued["web-push"] == 0)
+    }
 }

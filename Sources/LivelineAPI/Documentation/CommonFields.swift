@@ -21,9 +21,7 @@ public enum CommonFields {
             "id",
             .text(
                 length: prefix.unicodeScalars.count...64,
-                format: TextFormat(
-                    name: nil, pattern: "^\(prefix)[A-Za-z0-9]*$", about: "\(prefix) and letters or digits",
-                    isValid: { PublicID.isValid($0, prefix: prefix) })), about: about)
+                format: TextFormat(pattern: "^\(prefix)[A-Za-z0-9]*$", about: "\(prefix) and letters or digits")), about: about)
     }
     /// A JSON value with no white space or control characters (device ids, context keys of tokens).
     public static func visible(_ name: String, _ length: ClosedRange<Int>, about: String) -> FieldRule {
@@ -32,8 +30,17 @@ public enum CommonFields {
             .text(
                 length: length,
                 format: TextFormat(
-                    name: nil, pattern: "^[^\\u0000-\\u0020\\u007F]*$",
-                    about: "\(length.lowerBound) to \(length.upperBound) characters without spaces or control characters",
-                    isValid: { $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7f } })), about: about)
+                    pattern: "^[^\\u0000-\\u0020\\u007F]*$",
+                    about: "\(length.lowerBound) to \(length.upperBound) characters without spaces or control characters")), about: about)
+    }
+    /// A day, `YYYY-MM-DD` (RFC 3339 `full-date`, years 0001 to 9999): a real one, exactly as the
+    /// pattern says (``RFC3339/fullDate``).
+    public static func day(_ name: String, about: String) -> FieldRule {
+        FieldRule(
+            name,
+            .text(
+                length: 10...10,
+                format: TextFormat(pattern: "^\(RFC3339.fullDate)$", format: "date", about: "a day written YYYY-MM-DD, e.g. 2026-06-18")),
+            about: about)
     }
 }

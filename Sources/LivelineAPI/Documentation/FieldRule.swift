@@ -13,7 +13,8 @@ public struct FieldRule: Sendable {
         case number(ClosedRange<Double>)
         /// Text of `length` Unicode scalars, never U+0000 (PostgreSQL stores no NUL in text); of
         /// `characters` only, when given; with at least one scalar that is not white space, when
-        /// `nonBlank`; valid for `format`, when given.
+        /// `nonBlank`; a match of `format`, when given (whose pattern is then the whole rule
+        /// besides the length: neither `characters` nor `nonBlank` go with it).
         case text(length: ClosedRange<Int>, characters: ASCIISet? = nil, nonBlank: Bool = false, format: TextFormat? = nil)
         /// One of these strings.
         case oneOf([String])
@@ -25,17 +26,24 @@ public struct FieldRule: Sendable {
     public let about: String
     /// A query parameter that must be given (path parameters always are).
     public let required: Bool
+    /// The name of the schema in `components.schemas` the document prints once for this rule,
+    /// and refers to (`$ref`) wherever the rule is used; nil prints the schema in place.
+    public let component: String?
 
-    public init(_ name: String, _ kind: Kind, about: String = "", required: Bool = false) {
+    public init(_ name: String, _ kind: Kind, about: String = "", required: Bool = false, component: String? = nil) {
+        if case .text(_, let characters, let nonBlank, let format?) = kind {
+            precondition(characters == nil && !nonBlank, "\(name): a format's pattern is the whole rule (the document prints only it)")
+        }
         self.name = name
         self.kind = kind
         self.about = about
         self.required = required
+        self.component = component
     }
 
     /// The same rule under another name (`by` in a body and in a query, say).
     public func named(_ name: String, required: Bool? = nil) -> FieldRule {
-        FieldRule(name, kind, about: about, required: required ?? self.required)
+        FieldRule(name, kind, about: about, required: required ?? self.required, component: component)
     }
 
     // MARK: Checks
@@ -164,26 +172,26 @@ public struct FieldRule: Sendable {
                 schema["pattern"] = .string("^[^\\u0000]*$")
             }
             if let format {
-                // A custom format stands alone: generators that know it make valid values, and
-                // a pattern beside it would have others make values the pattern allows but
-                // the format does not (`0000-00-00` for a Monday).
-                if let name = format.name {
-                    schema["format"] = .string(name)
-                    schema["pattern"] = nil
-                } else {
-                    schema["pattern"] = .string(format.pattern)
-                }
+                schema["pattern"] = .string(format.pattern)
+                if let standard = format.format { schema["format"] = .string(standard) }
             }
         }
         if !about.isEmpty { schema["description"] = .string(expectation) }
         return .object(schema)
     }
 
+    /// Where the rule is used: a reference to its ``component`` when it has one, else its
+    /// ``schema``.
+    public var reference: JSONValue { component.map(Schema.ref) ?? schema }
+
+    /// The components this rule prints once (``component``): its name and ``schema``.
+    public var components: [String: JSONValue] { component.map { [$0: schema] } ?? [:] }
+
     /// The parameter object of a path (`in: "path"`) or query parameter.
     public func parameter(in location: String) -> JSONValue {
         [
             "name": .string(name), "in": .string(location), "required": .bool(location == "path" || required),
-            "description": .string(expectation), "schema": schema,
+            "description": .string(expectation), "schema": reference,
         ]
     }
 

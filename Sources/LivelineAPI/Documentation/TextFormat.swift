@@ -1,23 +1,36 @@
-/// A kind of text: either exactly a regular expression (`name` nil: the document prints the
-/// `pattern`), or one no JSON Schema keyword expresses exactly (the ISO date of a Monday, say):
-/// the document prints its `name` as a custom `format` (and its `about` as the description).
-/// `isValid` is the server's check. Generators of test data that do not know the
-/// format must be told how to make values (`Tests/LivelineServerTests/OpenAPI/schemathesis_hooks.py`
-/// registers each for schemathesis).
+import LivelineModel
+
+/// A kind of text that is exactly a regular expression: the document prints the `pattern`, and
+/// the server's check is a match of that very pattern (compiled once), so the server can neither
+/// refuse a value the document calls valid nor take one it calls invalid — for any client, also
+/// one that knows no `format` (OpenAPI 3.1 makes every `format` an annotation unless a validator
+/// chooses to assert it; JSON Schema Validation 2020-12 §7.2). `docs/reliability.md`, "The API
+/// contract (OpenAPI and schemathesis)".
+///
+/// The pattern is anchored (`^…$`), uses only what ECMA-262, Python's `re`, Rust's `regex` and
+/// Swift's `Regex` read alike (literals, classes, groups, alternation, counted repeats, `\uXXXX`),
+/// and is matched by Unicode scalars, as JSON Schema's `pattern` is.
 public struct TextFormat: Sendable {
-    /// The custom `format` printed with the pattern, for what the pattern cannot say; nil when
-    /// the pattern is exact.
-    public let name: String?
-    /// A regular expression every valid value matches (when `name` is nil: exactly the valid ones).
+    /// The regular expression of exactly the valid values.
     public let pattern: String
+    /// A standard `format` of JSON Schema Validation 2020-12 §7.3 (`date`, say) every match of
+    /// the pattern satisfies, printed beside it for the tools that know it; an annotation, never a
+    /// check of its own.
+    public let format: String?
     /// What a valid value is, in words.
     public let about: String
-    public let isValid: @Sendable (String) -> Bool
+    private let compiled: CompiledPattern
 
-    public init(name: String?, pattern: String, about: String, isValid: @escaping @Sendable (String) -> Bool) {
-        self.name = name
+    /// `pattern` must compile and be anchored at both ends (a mistake here is a programming
+    /// error: the formats are constants, and every one is matched by the tests).
+    public init(pattern: String, format: String? = nil, about: String) {
+        precondition(pattern.hasPrefix("^") && pattern.hasSuffix("$"), "a format's pattern is anchored: \(pattern)")
+        compiled = CompiledPattern(pattern)
         self.pattern = pattern
+        self.format = format
         self.about = about
-        self.isValid = isValid
     }
+
+    /// Whether `text` is valid: it matches the pattern, all of it.
+    public func isValid(_ text: String) -> Bool { compiled.matches(text) }
 }

@@ -71,7 +71,7 @@ enum CookSuggestDocumentation {
 
     static let schemas: [String: JSONValue] = [
         "CreateCookSuggestSession": object(
-            ["date": ["type": "string", "format": "date"], "with_user_id": CommonFields.userID.schema, "by": CommonFields.by.schema], required: []),
+            ["date": CookSuggestInput.date.schema, "with_user_id": CommonFields.userID.schema, "by": CommonFields.by.schema], required: []),
         "CookSuggestStep": object(["by": CommonFields.by.schema], required: []),
         "CookSuggestProposalChoice": object(
             ["proposal_id": CookSuggestInput.proposalID.schema, "by": CommonFields.by.schema], required: ["proposal_id"]),

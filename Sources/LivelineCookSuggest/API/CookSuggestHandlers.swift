@@ -174,12 +174,9 @@ struct CookSuggestHandlers: Sendable {
     // MARK: Input
 
     /// The `{id}` parameter: `cs_` and letters or digits.
-    /// `date`: a real day written `YYYY-MM-DD`.
+    /// `date`: a real day written `YYYY-MM-DD` (``CookSuggestInput/date``).
     static func day(_ text: String) throws -> String {
-        guard CookSuggestInput.isDay(text) else {
-            throw HTTPError.badRequest("date must be a day written YYYY-MM-DD, e.g. 2026-06-18, not '\(text.prefix(40))'", field: "date")
-        }
-        return text
+        try CookSuggestInput.date.text(text)
     }
 
     /// Today in `zone`, `YYYY-MM-DD`.

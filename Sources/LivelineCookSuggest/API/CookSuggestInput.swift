@@ -12,6 +12,7 @@ enum CookSuggestInput {
     static let useUp = FieldRule("useUp", .text(length: 1...60, nonBlank: true), about: "an ingredient's name")
     static let useUpCount = 20
     static let proposalID = FieldRule("proposal_id", .text(length: 1...200), about: "a proposal's id")
+    static let date = CommonFields.day("date", about: "the day the meal is for")
 
     /// `answers` as stored (names trimmed), or a 400 naming the first field that is wrong.
     static func checked(_ answers: CookSuggestAnswers) throws -> CookSuggestAnswers {
@@ -40,7 +41,4 @@ enum CookSuggestInput {
         }
         return checked
     }
-
-    /// `YYYY-MM-DD`, a real day.
-    static func isDay(_ text: String) -> Bool { ShoppingWeek.containing(text) != nil }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 extension PayloadCheck {
-    /// Checks an ordinary alert push: at most 4096 bytes, a `relevance-score` from 0 to 1, and
-    /// something to show. Related APNs documentation: "Generating a remote notification";
-    /// `docs/apns.md` §1.9.
+    /// Checks an ordinary alert push: at most 4096 bytes, a `relevance-score` from 0 to 1,
+    /// something to show, and a `link` that is a ``DeepLink`` (an app path: the one form the app
+    /// reads). Related APNs documentation: "Generating a remote notification"; `docs/apns.md` §1.9.
     public func check(_ alert: AlertPushPayload) -> PayloadCheckReport {
         let limit = PushDestination.device.bodyLimit
         let body: Data
@@ -32,6 +32,9 @@ extension PayloadCheck {
         if let score = alert.relevanceScore, !(0...1).contains(score) {
             report.problems.append(
                 PayloadProblem(.invalidValue, at: "aps.relevance-score", "is \(score); for ordinary notifications it is from 0 to 1"))
+        }
+        if let link = alert.link, !DeepLink.isValid(link) {
+            report.problems.append(PayloadProblem(.invalidValue, at: "link", "is '\(link.prefix(40))'; it must be \(DeepLink.rule)"))
         }
         if alert.title == nil, alert.body == nil {
             report.problems.append(

@@ -271,7 +271,9 @@ private func assembleApplication(
 
     var router = Router()
     router.mapError = APIErrors.map
-    let operations = try OperationHandlers(version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock)
+    let operations = try OperationHandlers(
+        version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock,
+        allowInsecureWebPush: configuration.webPushAllowInsecure)
     operations.addRoutes(to: &router)
     AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
     PushTokenHandlers(

@@ -108,7 +108,11 @@ enum APIDocumentation {
             response: "ResolveResult", errors: [400, 404]),
     ]
 
-    static let schemas: [String: JSONValue] = coreSchemas.merging(TokenFields.schemas) { first, _ in first }
+    /// The core's schemas; `allowInsecureWebPush`: the web push endpoints registration takes with
+    /// `LIVELINE_WEBPUSH_ALLOW_INSECURE` (``TokenFields/endpoint(allowInsecure:)``).
+    static func schemas(allowInsecureWebPush: Bool) -> [String: JSONValue] {
+        coreSchemas.merging(TokenFields.schemas(allowInsecure: allowInsecureWebPush)) { first, _ in first }
+    }
 
     static let coreSchemas: [String: JSONValue] = [
         "Error": object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message"])]),

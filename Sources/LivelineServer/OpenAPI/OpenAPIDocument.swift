@@ -5,9 +5,13 @@ import LivelineModel
 /// Builds the OpenAPI 3.1 document served at `/openapi.json` from the core's documentation
 /// (`APIDocumentation`) and the features'.
 enum OpenAPIDocument {
-    /// `now`: when the document is made (the contracts' dates must be within ten years of it).
-    static func build(version: String, features: [APIDocumentationPart] = [], now: Date = Date()) -> JSONValue {
-        let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas)] + features
+    /// `now`: when the document is made (the contracts' dates must be within ten years of it);
+    /// `allowInsecureWebPush`: the server's `LIVELINE_WEBPUSH_ALLOW_INSECURE` (it takes more web
+    /// push endpoints, and the document says which).
+    static func build(version: String, features: [APIDocumentationPart] = [], now: Date = Date(), allowInsecureWebPush: Bool = false) -> JSONValue {
+        let parts =
+            [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas(allowInsecureWebPush: allowInsecureWebPush))]
+            + features
         // Request bodies (and what they refer to) take null for a left-out optional field.
         var schemas = parts.reduce(into: [String: JSONValue]()) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }
         var requestNames = Set(parts.flatMap(\.routes).compactMap(\.requestBody))

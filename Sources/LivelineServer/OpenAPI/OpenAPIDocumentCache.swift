@@ -11,12 +11,14 @@ final class OpenAPIDocumentCache: Sendable {
     let version: String
     let features: [APIDocumentationPart]
     let clock: @Sendable () -> Date
+    let allowInsecureWebPush: Bool
     private let current = Mutex<(day: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
 
-    init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date) {
+    init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date, allowInsecureWebPush: Bool = false) {
         self.version = version
         self.features = features
         self.clock = clock
+        self.allowInsecureWebPush = allowInsecureWebPush
     }
 
     /// The document for now's day.
@@ -29,7 +31,7 @@ final class OpenAPIDocumentCache: Sendable {
         let now = clock()
         let day = Int((now.timeIntervalSinceReferenceDate / 86_400).rounded(.down))
         if let kept = current.withLock({ $0 }), kept.day == day { return (kept.bytes, kept.schemas) }
-        let document = OpenAPIDocument.build(version: version, features: features, now: now)
+        let document = OpenAPIDocument.build(version: version, features: features, now: now, allowInsecureWebPush: allowInsecureWebPush)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let bytes = try Array(encoder.encode(document))

@@ -9,9 +9,11 @@ struct OperationHandlers: Sendable {
     let health: [UInt8]
     let openAPI: OpenAPIDocumentCache
 
-    init(version: String, features: [APIDocumentationPart] = [], clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    init(
+        version: String, features: [APIDocumentationPart] = [], clock: @escaping @Sendable () -> Date = { Date() }, allowInsecureWebPush: Bool = false
+    ) throws {
         health = Array(#"{"status":"ok","version":"\#(version)"}"#.utf8)
-        openAPI = OpenAPIDocumentCache(version: version, features: features, clock: clock)
+        openAPI = OpenAPIDocumentCache(version: version, features: features, clock: clock, allowInsecureWebPush: allowInsecureWebPush)
         _ = try openAPI.bytes()
     }
 

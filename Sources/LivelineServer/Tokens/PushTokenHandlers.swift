@@ -40,8 +40,8 @@ struct PushTokenHandlers: Sendable {
             // Stored tokens are normalised; normalise the same way so the caller's form matches.
             let token: String =
                 if body.kind == .webPush || raw.hasPrefix("{") {
-                    // Removing one takes any endpoint it may have been stored with.
-                    try TokenRegistrationRules.webPushSubscription(raw, allowInsecure: true).canonicalJSON
+                    // The subscription as registration takes it (the document's WebPushSubscription).
+                    try TokenRegistrationRules.webPushSubscription(raw, allowInsecure: rules.allowInsecureWebPush).canonicalJSON
                 } else {
                     try TokenRegistrationRules.apnsToken(raw)
                 }

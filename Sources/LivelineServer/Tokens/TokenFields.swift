@@ -1,9 +1,9 @@
 import LivelineAPI
-import LivelineCrypto
 import LivelineModel
 
 /// The input fields of `POST`/`DELETE /api/apns/register`, declared once (``FieldRule``); the
-/// document's `RegisterToken` and `UnregisterToken` are made from them (``schemas``).
+/// document's `RegisterToken`, `UnregisterToken` and `WebPushSubscription` are made from them
+/// (``schemas(allowInsecure:)``).
 enum TokenFields {
     /// An APNs device token: hex digits, an even number, 16 to 2048 of them (Apple says to assume
     /// no length).
@@ -11,79 +11,112 @@ enum TokenFields {
         "token",
         .text(
             length: 16...2048,
-            format: TextFormat(
-                name: nil, pattern: "^([0-9A-Fa-f]{2})+$", about: "the APNs token as hex digits (an even number, 16 to 2048 of them)",
-                isValid: { text in text.utf8.count % 2 == 0 && text.utf8.allSatisfy(isHex) })),
+            format: TextFormat(pattern: "^([0-9A-Fa-f]{2})+$", about: "the APNs token as hex digits (an even number, 16 to 2048 of them)")),
         about: "the APNs token")
     static let deviceID = CommonFields.visible("device_id", 1...128, about: "the device")
     static let contextKey = CommonFields.visible("context_key", 1...200, about: "the context the activity shows")
     static let attributesType = FieldRule("attributes_type", .oneOf(ContractRegistry.known.names), about: "the ActivityAttributes type")
     static let environment = FieldRule("environment", .oneOf(["sandbox", "production"]), about: "the token's APNs environment")
-    /// `keys.auth` of a web-push subscription: a 16-byte secret, base64url.
+    /// `keys.auth` of a web-push subscription: a 16-byte secret, base64url (22 characters; the
+    /// padding `==` may be given).
     static let webPushAuth = FieldRule(
-        "token.keys.auth",
-        .text(
-            length: 22...24,
-            format: TextFormat(
-                name: nil, pattern: "^[A-Za-z0-9_-]{22}(==)?$", about: "a 16-byte secret, base64url", isValid: { Base64URL.decode($0)?.count == 16 })),
+        "token.keys.auth", .text(length: 22...24, format: TextFormat(pattern: "^[A-Za-z0-9_-]{22}(==)?$", about: "a 16-byte secret, base64url")),
         about: "the subscription's secret")
+    /// `keys.p256dh`: the shape of an uncompressed P-256 public key, 65 bytes 0x04 ‖ X ‖ Y
+    /// (RFC 8291 §3.1), base64url — 87 characters (`=` may follow), the first two `B` and one of
+    /// `A`–`P` (those spell the 0x04). Whether it is a point on the curve no pattern can say: a
+    /// key that is not ends its subscription at its first push (README, "Web Push").
+    static let p256dh = FieldRule(
+        "token.keys.p256dh",
+        .text(
+            length: 87...88,
+            format: TextFormat(
+                pattern: "^B[A-P][A-Za-z0-9_-]{85}=?$",
+                about: "an uncompressed P-256 public key (65 bytes starting 0x04), base64url; one that is not a point on the curve "
+                    + "ends the subscription at its first push")),
+        about: "the browser's public key")
 
-    static func isHex(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    /// `endpoint`: `https://`, a DNS host name of two or more labels whose last one starts with
+    /// a letter (so no IP address and no single label such as `localhost`), an optional port, an
+    /// optional path and query of RFC 3986 characters (``URIPattern``). An address of this
+    /// machine or a private network a name resolves to is refused when the push is sent
+    /// (`PushServiceAddress`). With `allowInsecure` (`LIVELINE_WEBPUSH_ALLOW_INSECURE`, local push
+    /// services and tests) also `http://` or `https://` to `127.0.0.1`, `localhost` or `[::1]`.
+    static func endpoint(allowInsecure: Bool) -> FieldRule { allowInsecure ? insecureEndpoint : secureEndpoint }
+    private static let secureEndpoint = makeEndpoint(allowInsecure: false)
+    private static let insecureEndpoint = makeEndpoint(allowInsecure: true)
+
+    private static func makeEndpoint(allowInsecure: Bool) -> FieldRule {
+        let label = "[A-Za-z0-9]+(-+[A-Za-z0-9]+)*"
+        let host = "\(label)(\\.\(label))*\\.[A-Za-z][A-Za-z0-9]*(-+[A-Za-z0-9]+)*"
+        let port = "(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+        let rest = "\(port)(/\(URIPattern.pathOrSlash)*)?(\\?\(URIPattern.queryCharacter)*)?"
+        let origin = allowInsecure ? "(https://\(host)|https?://(127\\.0\\.0\\.1|localhost|\\[::1\\]))" : "https://\(host)"
+        return FieldRule(
+            "token.endpoint",
+            .text(
+                length: 12...2048,
+                format: TextFormat(
+                    pattern: "^\(origin)\(rest)$",
+                    about: "https:// and a host name (not an IP address, not a single label such as localhost), "
+                        + "an optional port, path and query"
+                        + (allowInsecure ? "; or, as this server allows insecure web push, http(s) to 127.0.0.1, localhost or [::1]" : ""))),
+            about: "the push service's URL for this subscription")
     }
 
-    /// A web-push subscription `{endpoint, keys: {p256dh, auth}}` (RFC 8291). The endpoint's and
-    /// the key's validity (an `https` push service on the internet, a point on P-256) are custom
-    /// formats: `Tests/LivelineServerTests/OpenAPI/schemathesis_hooks.py` makes valid ones.
-    static let subscription: JSONValue = [
-        "type": "object",
-        "description": "the browser's PushSubscription (toJSON())",
-        "properties": [
-            "endpoint": [
-                "type": "string", "format": "push-service-url",
-                "description": "an https URL of a push service on the internet (not a private or local address)",
-            ],
-            "keys": [
-                "type": "object",
-                "properties": [
-                    "p256dh": [
-                        "type": "string", "format": "p256-public-key",
-                        "description": "an uncompressed P-256 public key (65 bytes), base64url",
-                    ],
-                    "auth": webPushAuth.schema,
+    /// A web-push subscription `{endpoint, keys: {p256dh, auth}}` (RFC 8291), each field exactly
+    /// its rule.
+    static func subscription(allowInsecure: Bool) -> JSONValue {
+        [
+            "type": "object",
+            "description": "the browser's PushSubscription (toJSON())",
+            "properties": [
+                "endpoint": endpoint(allowInsecure: allowInsecure).schema,
+                "keys": [
+                    "type": "object",
+                    "properties": ["p256dh": p256dh.schema, "auth": webPushAuth.schema],
+                    "required": ["p256dh", "auth"],
                 ],
-                "required": ["p256dh", "auth"],
             ],
-        ],
-        "required": ["endpoint", "keys"],
-    ]
+            "required": ["endpoint", "keys"],
+        ]
+    }
 
     /// What `token` is, in the words of the documented body (an APNs token, or a subscription).
-    static let tokenExpectation = RequestSchema(root: schemas["RegisterToken"]!).expectation(at: [.key("token")]) ?? "a push token"
+    static let tokenExpectation =
+        RequestSchema(root: schemas(allowInsecure: false)["RegisterToken"]!).expectation(at: [.key("token")]) ?? "a push token"
 
     static func kind(_ kinds: [PushTokenKind]) -> JSONValue { ["type": "string", "enum": .array(kinds.map { .string($0.rawValue) })] }
 
-    static let schemas: [String: JSONValue] = [
-        "RegisterToken": [
-            "description": "one variant per kind: each names the fields that kind needs",
-            "oneOf": [
-                registration([.alert], token: apnsToken.schema),
-                registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema)),
-                registration([.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType.schema)),
-                registration([.webPush], token: subscription),
-            ],
-        ],
-        "UnregisterToken": [
-            "description": "the token to remove: an APNs token, or a web-push subscription",
-            "oneOf": [
-                [
-                    "type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart]), "token": apnsToken.schema], "required": ["token"],
+    /// `RegisterToken`, `UnregisterToken` and `WebPushSubscription`; `allowInsecure`: the server
+    /// takes the endpoints ``endpoint(allowInsecure:)`` allows with it.
+    static func schemas(allowInsecure: Bool) -> [String: JSONValue] {
+        [
+            "WebPushSubscription": subscription(allowInsecure: allowInsecure),
+            "RegisterToken": [
+                "description": "one variant per kind: each names the fields that kind needs",
+                "oneOf": [
+                    registration([.alert], token: apnsToken.schema),
+                    registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema)),
+                    registration([.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType.schema)),
+                    registration([.webPush], token: Schema.ref("WebPushSubscription")),
                 ],
-                ["type": "object", "properties": ["kind": kind(PushTokenKind.allCases), "token": subscription], "required": ["token"]],
             ],
-        ],
-    ]
+            "UnregisterToken": [
+                "description": "the token to remove: an APNs token, or a web-push subscription",
+                "oneOf": [
+                    [
+                        "type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart]), "token": apnsToken.schema],
+                        "required": ["token"],
+                    ],
+                    [
+                        "type": "object", "properties": ["kind": kind(PushTokenKind.allCases), "token": Schema.ref("WebPushSubscription")],
+                        "required": ["token"],
+                    ],
+                ],
+            ],
+        ]
+    }
 
     static func registration(_ kinds: [PushTokenKind], token: JSONValue, needs: (String, JSONValue)? = nil) -> JSONValue {
         var properties: [String: JSONValue] = [

@@ -1,6 +1,5 @@
 import Foundation
 import LivelineAPI
-import LivelineCrypto
 import LivelineHTTP
 import LivelineModel
 import LivelineStore
@@ -59,9 +58,11 @@ struct TokenRegistrationRules: Sendable {
         try TokenFields.apnsToken.text(raw).lowercased()
     }
 
-    /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291): an
-    /// `https` endpoint (or `http` to this machine with `allowInsecure`), a P-256 public key and a
-    /// 16-byte secret.
+    /// A web-push token: the subscription JSON `{endpoint, keys: {p256dh, auth}}` (RFC 8291),
+    /// each field checked by its rule (``TokenFields``): an `https` push service by name (or `http`
+    /// to this machine with `allowInsecure`), a key of the shape of an uncompressed P-256 point and
+    /// a 16-byte secret. Whether the key is a point on the curve is found at the first push, which
+    /// then ends the subscription (README, "Web Push").
     static func webPushSubscription(_ raw: String, allowInsecure: Bool) throws -> WebPushSubscription {
         let subscription: WebPushSubscription
         do {
@@ -70,59 +71,16 @@ struct TokenRegistrationRules: Sendable {
             // Told as the same subscription sent as an object is (`token.keys.auth is required: …`).
             var problem = DecodingProblem(error, in: try? JSONValue(json: Data(raw.utf8)))
             if problem.kind == .notJSON { problem = DecodingProblem(path: [], kind: .invalid, found: DecodingProblem.words(for: .string(raw))) }
-            let expected = RequestSchema(root: TokenFields.subscription).expectation(at: problem.path)
+            let expected = RequestSchema(root: TokenFields.subscription(allowInsecure: allowInsecure)).expectation(at: problem.path)
             problem.path.insert(.key("token"), at: 0)
             throw HTTPError.badRequest(problem.message(expecting: expected), field: problem.keyPath)
         } catch {
             throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
         }
-        guard let url = URLComponents(string: subscription.endpoint), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
-        else {
-            throw HTTPError.badRequest("token.endpoint must be an https URL", field: "token.endpoint")
-        }
-        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
-        guard scheme == "https" || (scheme == "http" && loopback && allowInsecure) else {
-            let why =
-                scheme == "http" && loopback
-                ? "token.endpoint must be an https URL (http:// to this machine only with LIVELINE_WEBPUSH_ALLOW_INSECURE=1)"
-                : "token.endpoint must be an https URL"
-            throw HTTPError.badRequest(why, field: "token.endpoint")
-        }
-        // Push services are on the internet: an address of this machine or a private network
-        // would let a subscription make the server post to it (only with the setting, loopback).
-        if Self.isPrivateAddress(host), !(loopback && allowInsecure) {
-            throw HTTPError.badRequest(
-                "token.endpoint must be a push service on the internet, not a private or local address", field: "token.endpoint")
-        }
-        guard let key = Base64URL.decode(subscription.keys.p256dh), key.count == 65, key.first == 0x04 else {
-            throw HTTPError.badRequest("token.keys.p256dh must be an uncompressed P-256 public key (65 bytes, base64url)", field: "token.keys.p256dh")
-        }
-        do {
-            _ = try ES256PublicKey(uncompressed: key)
-        } catch {
-            throw HTTPError.badRequest("token.keys.p256dh is not a point on the P-256 curve", field: "token.keys.p256dh")
-        }
-        guard let secret = Base64URL.decode(subscription.keys.auth), secret.count == 16 else {
-            throw HTTPError.badRequest("token.keys.auth must be a 16-byte secret, base64url", field: "token.keys.auth")
-        }
+        try TokenFields.endpoint(allowInsecure: allowInsecure).text(subscription.endpoint)
+        try TokenFields.p256dh.text(subscription.keys.p256dh)
+        try TokenFields.webPushAuth.text(subscription.keys.auth)
         return subscription
-    }
-
-    /// An IP literal of this machine, a private network or link-local use (RFC 1918, RFC 4193,
-    /// RFC 3927, RFC 4291), or `localhost`. Host names are not resolved here: the Web Push client
-    /// checks the address it connects to (`PushServiceAddress`).
-    static func isPrivateAddress(_ host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
-        if parts.count == 4, parts.allSatisfy({ $0 != nil && (0...255).contains($0!) }) {
-            let (a, b) = (parts[0]!, parts[1]!)
-            return a == 0 || a == 10 || a == 127 || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
-                || (a == 100 && (64...127).contains(b))
-        }
-        guard name.contains(":") else { return false }
-        return name == "::1" || name == "::" || name.hasPrefix("fc") || name.hasPrefix("fd") || name.hasPrefix("fe8")
-            || name.hasPrefix("fe9") || name.hasPrefix("fea") || name.hasPrefix("feb") || name.hasPrefix("::ffff:")
     }
 
     func attributes(_ value: String?) throws -> String {

@@ -52,7 +52,9 @@ enum ShoppingDocumentation {
         ),
     ]
 
-    static let schemas: [String: JSONValue] = [
+    static let schemas: [String: JSONValue] = ShoppingFields.week.components.merging(bodySchemas) { first, _ in first }
+
+    static let bodySchemas: [String: JSONValue] = [
         "ShoppingListItem": object(
             [
                 "id": integer, "label": string, "price": nullableNumber, "position": integer, "done": boolean, "addedBy": nullableInteger,

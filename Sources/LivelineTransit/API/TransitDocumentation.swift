@@ -15,6 +15,7 @@ enum TransitDocumentation {
     static let stopID = FieldRule("stop_id", .text(length: 1...200), about: "the stop's id (GET /api/transit/stops)", required: true)
     static let timetableID = FieldRule("trip_id", .text(length: 1...200), about: "an id of the timetable")
     static let start = FieldRule("start", .oneOf(["local", "push"]), about: "who starts the card")
+    static let serviceDate = CommonFields.day("service_date", about: "the timetable's day the ride runs on")
 
     static let part = APIDocumentationPart(routes: routes, schemas: schemas)
 
@@ -61,7 +62,7 @@ enum TransitDocumentation {
         "StartTrip": object(
             [
                 "trip_id": timetableID.schema, "from_stop_id": timetableID.named("from_stop_id").schema,
-                "to_stop_id": timetableID.named("to_stop_id").schema, "service_date": ["type": "string", "format": "date"],
+                "to_stop_id": timetableID.named("to_stop_id").schema, "service_date": serviceDate.schema,
                 "start": start.schema,
             ], required: ["trip_id", "from_stop_id", "to_stop_id"]),
         "Trip": object(

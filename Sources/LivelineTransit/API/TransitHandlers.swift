@@ -62,8 +62,9 @@ struct TransitHandlers: Sendable {
             let start = try TransitDocumentation.start.text(body.start ?? "local")
             var day: ServiceDay?
             if let text = body.serviceDate {
-                guard let parsed = ServiceDay(text), text.count == 10 else {
-                    throw HTTPError.badRequest("service_date must be a day written YYYY-MM-DD, not '\(text.prefix(20))'", field: "service_date")
+                // The rule's pattern is a real day, which ServiceDay reads.
+                guard let parsed = ServiceDay(try TransitDocumentation.serviceDate.text(text)) else {
+                    throw TransitDocumentation.serviceDate.refusal(text)
                 }
                 day = parsed
             }
@@ -128,14 +129,15 @@ struct TransitHandlers: Sendable {
             starts: starts)
     }
 
-    /// `after`: an RFC 3339 time (fractional seconds allowed) or POSIX seconds (years 1970 to 9999).
+    /// `after`: POSIX seconds of 1 to 11 digits, or an RFC 3339 `date-time` (``RFC3339/dateTime``:
+    /// any offset, fractional seconds, years 0001 to 9999, no leap second) — exactly the pattern.
     static let after = FieldRule(
         "after",
         .text(
             length: 1...64,
             format: TextFormat(
-                name: "date-time-or-seconds", pattern: "^([0-9]{1,12}|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt].+)$",
-                about: "a time: RFC 3339 (2026-06-18T08:00:00Z) or POSIX seconds", isValid: { time($0) != nil })),
+                pattern: "^([0-9]{1,11}|\(RFC3339.dateTime))$",
+                about: "a time: RFC 3339 (2026-06-18T08:00:00Z, any offset, fractional seconds) or POSIX seconds (1 to 11 digits)")),
         about: "the earliest departure (default: now)")
 
     /// `after` of `request`; nil when not given.
@@ -143,14 +145,10 @@ struct TransitHandlers: Sendable {
         try after.textQuery(of: request).flatMap(time)
     }
 
-    /// An RFC 3339 time, with or without fractional seconds, or POSIX seconds up to year 9999.
+    /// The moment a valid `after` names: POSIX seconds, or an RFC 3339 time.
     static func time(_ text: String) -> Date? {
-        if let seconds = Int(text) { return (0...253_402_300_799).contains(seconds) ? Date(timeIntervalSince1970: TimeInterval(seconds)) : nil }
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text.uppercased()) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text.uppercased())
+        if let seconds = Int(text) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
+        return RFC3339.date(fromDateTime: text)
     }
 
     static func refusals<T>(_ body: () throws -> T) throws -> T {

@@ -37,7 +37,7 @@ import Testing
         let alert = try #require(line.firstMatch(of: /alert token ([0-9a-f]{64})/)?.1)
 
         let payload = folder.appendingPathComponent("alert.json")
-        try Data(#"{"aps":{"alert":{"title":"Hello from the CLI"}},"link":"app://x"}"#.utf8).write(to: payload)
+        try Data(#"{"aps":{"alert":{"title":"Hello from the CLI"}},"link":"/hello?from=cli"}"#.utf8).write(to: payload)
         let push = CapturedOutput()
         push.environment = [
             "LIVELINE_APNS_KEY_PATH": try #require(value("key file (.p8)")), "LIVELINE_APNS_KEY_ID": "LLKEY00001",
@@ -46,7 +46,9 @@ import Testing
         ]
         #expect(push.run(["push", "--token", String(alert), "--type", "alert", "--payload", payload.path]) == 0, "\(push.standardError)")
         #expect(
-            await eventually(timeout: 10) { output.text.contains("device iphone-cli applied: alert shown: Hello from the CLI (link \"app://x\")") },
+            await eventually(timeout: 10) {
+                output.text.contains("device iphone-cli applied: alert shown: Hello from the CLI (link /hello?from=cli)")
+            },
             "\(output.text)")
 
         process.terminate()

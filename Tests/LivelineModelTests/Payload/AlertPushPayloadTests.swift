@@ -8,10 +8,10 @@ struct AlertPushPayloadTests {
         let push = AlertPushPayload(
             title: "Einkauf", body: .localized(key: "SHOPPING_DONE %@", arguments: ["Dennis"]), sound: "default",
             threadID: "shopping-7", interruptionLevel: .timeSensitive, relevanceScore: 0.5, mutableContent: true,
-            link: "liveline://shopping/2026-01-05", custom: ["household": .int(7)]
+            link: "/shopping/2026-01-05", custom: ["household": .int(7)]
         )
         let root = try #require(try JSONValue(json: push.encoded()).objectValue)
-        #expect(root["link"] == .string("liveline://shopping/2026-01-05"))
+        #expect(root["link"] == .string("/shopping/2026-01-05"))
         #expect(root["household"] == .int(7))
         let aps = try #require(root["aps"]?.objectValue)
         #expect(aps["thread-id"] == .string("shopping-7"))
@@ -22,7 +22,7 @@ struct AlertPushPayloadTests {
         #expect(alert["title"] == .string("Einkauf"))
         #expect(alert["loc-key"] == .string("SHOPPING_DONE %@"))
         #expect(alert["loc-args"] == .array([.string("Dennis")]))
-        #expect(String(decoding: try push.encoded(), as: UTF8.self).contains("liveline://shopping"), "slashes are not escaped")
+        #expect(String(decoding: try push.encoded(), as: UTF8.self).contains(#""link":"/shopping/2026-01-05""#), "slashes are not escaped")
 
         let decoded = try JSONDecoder().decode(AlertPushPayload.self, from: push.encoded())
         #expect(decoded == push)
@@ -34,6 +34,13 @@ struct AlertPushPayloadTests {
         #expect(!report.isAccepted)
         #expect(report.problems(.bodyTooLarge).first?.message.contains("aps.alert") == true)
         #expect(report.problems(.invalidValue).map(\.keyPath) == ["aps.relevance-score"])
-        #expect(PayloadCheck(now: .exampleNow).check(AlertPushPayload(title: "ok", link: "liveline://x")).isAccepted)
+        #expect(PayloadCheck(now: .exampleNow).check(AlertPushPayload(title: "ok", link: "/x")).isAccepted)
+    }
+
+    @Test func checkRefusesALinkThatIsNoAppPath() {
+        for link in ["liveline://x", "https://example.com/x", "//example.com/x", "x/y", "/a b"] {
+            let report = PayloadCheck(now: .exampleNow).check(AlertPushPayload(title: "ok", link: link))
+            #expect(report.problems(.invalidValue).map(\.keyPath) == ["link"], "\(link)")
+        }
     }
 }

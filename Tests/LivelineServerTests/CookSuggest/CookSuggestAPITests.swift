@@ -140,5 +140,11 @@ import Testing
         #expect((resolved.json?["notifications"] as? [[String: Any]])?.first?["resolved"] as? Bool == true, "\(resolved.text)")
         let final = try Self.request(setup, "POST", "/api/cook-suggest/sessions/\(id)/cancel", herBearer)
         #expect(final.status == 409 && final.text.contains("decided"))
+
+        // A backend sending the invitation's own link through /v1/notify: the same form is taken.
+        let link = try #require(alert["link"] as? String)
+        let relayed = try setup.admin(
+            "POST", "/v1/notify", json: #"{"userId":\#(her.id),"title":"Noch Hunger?","link":"\#(link)","dedupeKey":"relay-\#(id)"}"#)
+        #expect(relayed.status == 201, "\(relayed.text)")
     }
 }

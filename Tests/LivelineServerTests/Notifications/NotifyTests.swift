@@ -18,7 +18,7 @@ import Testing
             ).status == 200)
 
         let body =
-            #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"liveline://cook/7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
+            #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"/cook-suggest/cs_7","icon":"🍝","dedupeKey":"cook:7:invite"}"#
         let first = try setup.admin("POST", "/v1/notify", json: body)
         #expect(first.status == 201, "\(first.text)")
         #expect(first.json?["created"] as? Bool == true && (first.json?["queued"] as? [String: Int]) == ["alert": 1, "web-push": 0])
@@ -35,7 +35,7 @@ import Testing
         // The record's id as collapse id: sent again after a crash, it shows as one notification.
         #expect(pushes.first?.collapseID == "notify:\(first.json?["id"] as? Int ?? -1)")
         let payload = try #require(try JSONSerialization.jsonObject(with: Data(pushes[0].payload)) as? [String: Any])
-        #expect(payload["link"] as? String == "liveline://cook/7")
+        #expect(payload["link"] as? String == "/cook-suggest/cs_7")
         #expect(((payload["aps"] as? [String: Any])?["alert"] as? [String: Any])?["title"] as? String == "Kochen heute?")
 
         let inbox = try setup.server.request("GET", "/api/notifications", token: setup.bearer)
@@ -78,5 +78,25 @@ import Testing
         #expect(try setup.admin("POST", "/v1/notify", json: #"{"userId":424242,"title":"T","dedupeKey":"k"}"#).status == 404)
         #expect(try setup.admin("POST", "/v1/notify/resolve", json: #"{"userId":\#(other.id),"dedupeKey":"nope"}"#).status == 404)
         #expect(try setup.server.app.store.notifications.notifications(userID: other.id).count == 1, "nothing stored by bad input")
+    }
+
+    /// A link is an app path, the form the server's own invitation sends (`/cook-suggest/{id}`);
+    /// a URL with a scheme, or `//host` (another host to a browser), is a 400 that says the rule.
+    @Test func aLinkIsAnAppPathAndNothingElse() throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        for link in ["/cook-suggest/cs_4kq2m0v8x1", "/shopping/2026-01-05?from=notify#top", "/"] {
+            let body = #"{"userId":\#(setup.userID),"title":"T","dedupeKey":"\#(link)","link":"\#(link)"}"#
+            let response = try setup.admin("POST", "/v1/notify", json: body)
+            #expect(response.status == 201, "\(link): \(response.text)")
+        }
+        for link in ["liveline://cook-suggest/cs_4kq2m0v8x1", "https://example.com/cook-suggest/cs_1", "//example.com/x", "cook-suggest/cs_1"] {
+            let body = #"{"userId":\#(setup.userID),"title":"T","dedupeKey":"\#(link)","link":"\#(link)"}"#
+            let response = try setup.admin("POST", "/v1/notify", json: body)
+            #expect(response.status == 400 && response.errorField == "link", "\(link): \(response.text)")
+            let message = (response.json?["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.hasPrefix("link must be the deep link: an app path (RFC 3986 path-absolute") && message.contains("not //host, no scheme"))
+        }
+        #expect(try setup.server.app.store.notifications.notifications(userID: setup.userID).count == 3, "nothing stored by a refused link")
     }
 }

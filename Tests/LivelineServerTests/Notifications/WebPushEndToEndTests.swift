@@ -40,7 +40,7 @@ import Testing
         try setup.admin(
             "POST", "/v1/notify",
             json:
-                #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"https://app.example/cook/7","icon":"🍝","dedupeKey":"\#(dedupeKey)"\#(extra)}"#
+                #"{"userId":\#(setup.userID),"title":"Kochen heute?","body":"Anna schlägt Pasta vor","link":"/cook-suggest/cs_7","icon":"🍝","dedupeKey":"\#(dedupeKey)"\#(extra)}"#
         )
     }
 
@@ -63,7 +63,7 @@ import Testing
         let plaintext = try #require(push.plaintext)
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(plaintext)) as? [String: Any])
         #expect(shown["title"] as? String == "Kochen heute?" && shown["body"] as? String == "Anna schlägt Pasta vor")
-        #expect(shown["link"] as? String == "https://app.example/cook/7" && shown["icon"] as? String == "🍝")
+        #expect(shown["link"] as? String == "/cook-suggest/cs_7" && shown["icon"] as? String == "🍝")
         #expect(shown["dedupeKey"] as? String == "cook:7" && shown["notificationId"] as? Int == id)
         let claims = try #require(push.vapid)
         #expect(claims.audience == setup.sandbox.webPush.origin && claims.subject == Self.subject)

@@ -174,16 +174,17 @@ import Testing
         func text(_ fields: [String: JSONValue]) throws -> String {
             switch fields["format"]?.stringValue {
             case "date-time"?: return "2026-01-05T08:00:00Z"
-            case "date"?, "iso-monday"?: return "2026-01-05"
-            case "url-with-scheme"?: return "https://liveline.example.com/inbox"
-            case "push-service-url"?: return "https://push.example.net/send/abc123"
-            case "p256-public-key"?: return p256
+            case "date"?: return "2026-01-05"
             case let format?: throw Unknown(what: "format \(format): add a sample for it")
             case nil: break
             }
             let length = (fields["minLength"]?.numberValue.map(Int.init) ?? 0)...(fields["maxLength"]?.numberValue.map(Int.init) ?? .max)
             let pattern = try fields["pattern"]?.stringValue.map { try NSRegularExpression(pattern: $0) }
-            for candidate in ["Milch", "trip:42", "aabbccddeeff00112233445566778899", "AAAAAAAAAAAAAAAAAAAAAA", "cs_a1b2"] {
+            let candidates = [
+                "Milch", "trip:42", "aabbccddeeff00112233445566778899", "AAAAAAAAAAAAAAAAAAAAAA", "cs_a1b2", "/cook-suggest/cs_abc",
+                "https://push.example.net/send/abc123", p256, "2026-01-05",
+            ]
+            for candidate in candidates {
                 let range = NSRange(candidate.startIndex..., in: candidate)
                 if length.contains(candidate.count), pattern.map({ $0.firstMatch(in: candidate, range: range) != nil }) ?? true { return candidate }
             }

@@ -12,7 +12,7 @@ struct NotificationRepositoryTests {
             let create = { (user: UserRecord, key: String) in
                 try store.database.write { transaction in
                     try store.notifications.create(
-                        userID: user.id, title: "T", body: nil, icon: nil, link: "app://x", dedupeKey: key, now: time(1), in: transaction
+                        userID: user.id, title: "T", body: nil, icon: nil, link: "/x", dedupeKey: key, now: time(1), in: transaction
                     )
                 }
             }
@@ -24,7 +24,7 @@ struct NotificationRepositoryTests {
             #expect(try store.notifications.markRead(id: first.id, userID: ada.id, now: time(5)))
             #expect(try !store.notifications.markRead(id: first.id, userID: bob.id, now: time(5)), "not Bob's")
             let record = try #require(try store.notifications.notifications(userID: ada.id).first)
-            #expect(record.resolved && record.readAt == time(5) && record.link == "app://x")
+            #expect(record.resolved && record.readAt == time(5) && record.link == "/x")
             #expect(try store.notifications.notifications(userID: bob.id).first?.resolved == false)
         }
     }
