@@ -20,17 +20,27 @@ public struct TextFormat: Sendable {
     /// What a valid value is, in words.
     public let about: String
     private let compiled: CompiledPattern
+    /// The same test written out, for a rule on a hot path (a shopping pull checks its week);
+    /// nil: the pattern is matched.
+    private let equivalent: (@Sendable (String) -> Bool)?
 
     /// `pattern` must compile and be anchored at both ends (a mistake here is a programming
-    /// error: the formats are constants, and every one is matched by the tests).
-    public init(pattern: String, format: String? = nil, about: String) {
+    /// error: the formats are constants, and every one is matched by the tests). `equivalent`,
+    /// when given, must take exactly what the pattern matches: its tests hold it to
+    /// ``matchesPattern(_:)`` (a regular expression of a few kilobytes costs a request more than
+    /// the rest of a pull does).
+    public init(pattern: String, format: String? = nil, about: String, equivalent: (@Sendable (String) -> Bool)? = nil) {
         precondition(pattern.hasPrefix("^") && pattern.hasSuffix("$"), "a format's pattern is anchored: \(pattern)")
         compiled = CompiledPattern(pattern)
         self.pattern = pattern
         self.format = format
         self.about = about
+        self.equivalent = equivalent
     }
 
     /// Whether `text` is valid: it matches the pattern, all of it.
-    public func isValid(_ text: String) -> Bool { compiled.matches(text) }
+    public func isValid(_ text: String) -> Bool { equivalent?(text) ?? compiled.matches(text) }
+
+    /// Whether `text` matches the pattern itself, also where an equivalent check stands in for it.
+    public func matchesPattern(_ text: String) -> Bool { compiled.matches(text) }
 }
