@@ -25,8 +25,10 @@ extension LivelineClient {
     /// after it is ignored) opens, or nil when the link is not one — also when it is no
     /// ``DeepLink`` at all (a URL with a scheme, `//host`).
     public static func cookSuggestSessionID(fromLink link: String) -> String? {
-        guard let segments = DeepLink(link)?.segments, segments.count == 2, segments[0] == "cook-suggest", segments[1].hasPrefix("cs_")
-        else { return nil }
+        // A trailing slash names the same session.
+        guard var segments = DeepLink(link)?.segments else { return nil }
+        if segments.last?.isEmpty == true { segments.removeLast() }
+        guard segments.count == 2, segments[0] == "cook-suggest", segments[1].hasPrefix("cs_") else { return nil }
         return String(segments[1])
     }
 

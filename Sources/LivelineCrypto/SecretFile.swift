@@ -17,19 +17,44 @@ public enum SecretFile {
         let descriptor = open(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CryptoError.file(.unwritableFile, "create", url, errno: errno) }
         defer { unlink(staging) }
-        var written = 0
-        while written < contents.count {
-            let count = contents.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            guard count > 0 else { break }
-            written += count
-        }
-        let failure = written < contents.count ? errno : fsync(descriptor) != 0 ? errno : 0
+        let failure = write(all: contents, to: descriptor)
         close(descriptor)
         guard failure == 0 else { throw CryptoError.file(.unwritableFile, "write", url, errno: failure) }
         guard link(staging, url.path) == 0 else {
+            switch errno {
+            case EEXIST: return false
+            // A file system without hard links: created in place (a reader may then see it half-written).
+            case EPERM, EXDEV, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS: return try createInPlace(at: url, contents: contents)
+            default: throw CryptoError.file(.unwritableFile, "create", url, errno: errno)
+            }
+        }
+        return true
+    }
+
+    /// ``create(at:contents:)`` without the link: the file is made empty, then written.
+    private static func createInPlace(at url: URL, contents: [UInt8]) throws -> Bool {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             if errno == EEXIST { return false }
             throw CryptoError.file(.unwritableFile, "create", url, errno: errno)
         }
+        let failure = write(all: contents, to: descriptor)
+        close(descriptor)
+        guard failure == 0 else {
+            unlink(url.path)
+            throw CryptoError.file(.unwritableFile, "write", url, errno: failure)
+        }
         return true
+    }
+
+    /// Writes all of `contents` and flushes it to disk; 0, or the error number.
+    private static func write(all contents: [UInt8], to descriptor: Int32) -> Int32 {
+        var written = 0
+        while written < contents.count {
+            let count = contents.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            guard count > 0 else { break }
+            written += count
+        }
+        return written < contents.count ? errno : fsync(descriptor) != 0 ? errno : 0
     }
 }

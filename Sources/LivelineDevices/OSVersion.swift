@@ -27,7 +27,7 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let version = OSVersion(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an iOS version like 17.2"))
+            throw DecodingError.invalidValue("an iOS version like 17.2", at: decoder.codingPath)
         }
         self = version
     }

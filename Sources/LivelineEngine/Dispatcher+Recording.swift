@@ -324,7 +324,7 @@ extension Dispatcher {
                     apnsID: token.apnsID, tokenID: token.tokenID, status: token.status, reason: token.reason,
                     message: invalidated
                         ? token.message ?? "APNs no longer knows the token: marked invalid, never pushed again"
-                        : "APNs called the token dead, but it was registered again since (or had ended already): kept as it is"
+                        : "the push service called the token dead, but it was registered again since (or had ended already): kept as it is"
                 ))
         }
     }

@@ -196,7 +196,8 @@ public final class Dispatcher: Sendable {
         // Fan-outs of contexts nobody follows were completed by the claim (nothing to send).
         recorded += claim.completed
         guard !claim.rows.isEmpty else { return recorded }
-        return recorded + send(claim.rows, recorded: &recorded)
+        let sent = send(claim.rows, recorded: &recorded)
+        return recorded + sent
     }
 
     /// Claims the next batch of due rows (taking back expired leases at most once a second);

@@ -1,3 +1,4 @@
+import LivelineModel
 import LivelineStore
 
 /// A shopping week, named by the ISO date of its Monday (`docs/features/shopping.md`: "anything else is a 400").
@@ -62,15 +63,6 @@ public struct ShoppingWeek: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// ISO weekday, 1 = Monday … 7 = Sunday (days since 1970-01-01, a Thursday).
-    static func weekday(year: Int, month: Int, day: Int) -> Int {
-        // Howard Hinnant's days_from_civil.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return ((days % 7 + 7) % 7 + 3) % 7 + 1
-    }
+    /// ISO weekday, 1 = Monday … 7 = Sunday.
+    static func weekday(year: Int, month: Int, day: Int) -> Int { CivilDays.isoWeekday(year: year, month: month, day: day) }
 }

@@ -10,6 +10,8 @@ public struct SlowCommitDatabase: Database {
 
     private final class Pause: Sendable {
         let seconds = Mutex<TimeInterval>(0)
+        /// Signalled each time a write's body is done and its pause begins.
+        let paused = DispatchSemaphore(value: 0)
     }
 
     public init(inner: any Database) {
@@ -20,6 +22,12 @@ public struct SlowCommitDatabase: Database {
     public var delay: TimeInterval {
         get { wait.seconds.withLock { $0 } }
         nonmutating set { wait.seconds.withLock { $0 = newValue } }
+    }
+
+    /// Waits until a write's body is done and it holds its locks, uncommitted (at most
+    /// `timeout`); false when none did.
+    public func waitForPausedWrite(timeout: TimeInterval = 10) -> Bool {
+        wait.paused.wait(timeout: .now() + timeout) == .success
     }
 
     public var dialect: SQLDialect { inner.dialect }
@@ -37,7 +45,10 @@ public struct SlowCommitDatabase: Database {
         let pause = delay
         return try inner.write { transaction in
             let result = try body(transaction)
-            if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+            if pause > 0 {
+                wait.paused.signal()
+                Thread.sleep(forTimeInterval: pause)
+            }
             return result
         }
     }

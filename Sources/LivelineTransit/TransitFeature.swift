@@ -93,7 +93,7 @@ public struct TransitFeature: Feature {
         setup.logger.info(
             fresh ? "transit.feedLoaded" : "transit.feedKept",
             [
-                ("feed", .string(source)), ("stops", .int(loaded.stops)), ("trips", .int(loaded.trips)),
+                ("feed", .string(source)), ("fingerprint", .string(loaded.fingerprint)), ("stops", .int(loaded.stops)), ("trips", .int(loaded.trips)),
                 ("stopTimes", .int(loaded.stopTimes)),
             ])
     }

@@ -97,8 +97,7 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             if index == 0 {
                 beat.withLock { $0 = try? f.domain.heartbeat(week: f.week, householdID: f.anna.householdID, actor: f.anna.id, now: beatAt) }
-            } else {
-                usleep(100_000)  // the heartbeat's update first
+            } else if f.slow.waitForPausedWrite() {  // the heartbeat's update done, not committed
                 expired.withLock { $0 = try? f.domain.expireSessions(now: later) }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 
 /// RFC 3339 §5.6 dates and times as regular expressions exact to the proleptic Gregorian
 /// calendar (a 29 February only in a leap year, every month its own length), for the patterns
@@ -66,12 +67,6 @@ public enum RFC3339 {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// Days from 1970-01-01 to the day (proleptic Gregorian; Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-    }
+    /// Days from 1970-01-01 to the day (``CivilDays``).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int { CivilDays.since1970(year: year, month: month, day: day) }
 }

@@ -1,8 +1,9 @@
 import LivelineModel
 
 /// A kind of text that is exactly a regular expression: the document prints the `pattern`, and
-/// the server's check is a match of that very pattern (compiled once), so the server can neither
-/// refuse a value the document calls valid nor take one it calls invalid — for any client, also
+/// the server's check is a match of that very pattern (compiled once) or a check written out
+/// that the tests hold to it, so the server can neither refuse a value the document calls valid
+/// nor take one it calls invalid — for any client, also
 /// one that knows no `format` (OpenAPI 3.1 makes every `format` an annotation unless a validator
 /// chooses to assert it; JSON Schema Validation 2020-12 §7.2). `docs/reliability.md`, "The API
 /// contract (OpenAPI and schemathesis)".
@@ -26,9 +27,8 @@ public struct TextFormat: Sendable {
 
     /// `pattern` must compile and be anchored at both ends (a mistake here is a programming
     /// error: the formats are constants, and every one is matched by the tests). `equivalent`,
-    /// when given, must take exactly what the pattern matches: its tests hold it to
-    /// ``matchesPattern(_:)`` (a regular expression of a few kilobytes costs a request more than
-    /// the rest of a pull does).
+    /// when given, must take exactly what the pattern matches (its tests hold it to
+    /// ``matchesPattern(_:)``): for a long pattern on a hot path (`docs/performance.md`, "Reads").
     public init(pattern: String, format: String? = nil, about: String, equivalent: (@Sendable (String) -> Bool)? = nil) {
         precondition(pattern.hasPrefix("^") && pattern.hasSuffix("$"), "a format's pattern is anchored: \(pattern)")
         compiled = CompiledPattern(pattern)
@@ -38,7 +38,7 @@ public struct TextFormat: Sendable {
         self.equivalent = equivalent
     }
 
-    /// Whether `text` is valid: it matches the pattern, all of it.
+    /// Whether `text` is valid: it matches the pattern, all of it (by the equivalent check, if given).
     public func isValid(_ text: String) -> Bool { equivalent?(text) ?? compiled.matches(text) }
 
     /// Whether `text` matches the pattern itself, also where an equivalent check stands in for it.

@@ -21,9 +21,9 @@ public struct CompiledPattern: @unchecked Sendable {
         self.source = source
     }
 
-    /// `source` with each group `(` made non-capturing `(?:`: the same matches, and Swift's
-    /// engine matches several times faster when it records no captures (nothing here reads
-    /// them). Escapes (`\(`) and character classes (`[()]`) are left as they are.
+    /// `source` with each group `(` made non-capturing `(?:`: the same matches without recording
+    /// captures nothing here reads (`docs/performance.md`, "Reads"). Escapes (`\(`) and character
+    /// classes (`[()]`) are left as they are.
     static func withoutCaptures(_ source: String) -> String {
         var result = ""
         var inClass = false

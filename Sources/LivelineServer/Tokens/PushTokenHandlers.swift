@@ -40,8 +40,8 @@ struct PushTokenHandlers: Sendable {
             // Stored tokens are normalised; normalise the same way so the caller's form matches.
             let token: String =
                 if body.kind == .webPush || raw.hasPrefix("{") {
-                    // The subscription as registration takes it (the document's WebPushSubscription).
-                    try TokenRegistrationRules.webPushSubscription(raw, allowInsecure: rules.allowInsecureWebPush).canonicalJSON
+                    // As it was stored, whatever the endpoint rules were then (StoredWebPushSubscription).
+                    try TokenRegistrationRules.storedSubscription(raw).canonicalJSON
                 } else {
                     try TokenRegistrationRules.apnsToken(raw)
                 }

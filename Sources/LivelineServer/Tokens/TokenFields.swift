@@ -82,9 +82,32 @@ enum TokenFields {
         ]
     }
 
+    /// A subscription to remove: as it was registered, whatever the rules of its endpoint were
+    /// then (an endpoint, a key and a secret as text); one registered with other fields is not
+    /// found.
+    static let storedSubscription: JSONValue = [
+        "type": "object",
+        "description": "a subscription as it was registered (toJSON()), whatever the endpoint rules were then",
+        "properties": [
+            "endpoint": storedText("token.endpoint", about: "the push service's URL it was registered with"),
+            "keys": [
+                "type": "object",
+                "properties": [
+                    "p256dh": storedText("token.keys.p256dh", about: "the browser's public key"),
+                    "auth": storedText("token.keys.auth", about: "the subscription's secret"),
+                ],
+                "required": ["p256dh", "auth"],
+            ],
+        ],
+        "required": ["endpoint", "keys"],
+    ]
+
+    /// A stored subscription's text field: 1 to 2048 characters but U+0000.
+    static func storedText(_ name: String, about: String) -> JSONValue { FieldRule(name, .text(length: 1...2048), about: about).schema }
+
     /// What `token` is, in the words of the documented body (an APNs token, or a subscription).
     static let tokenExpectation =
-        RequestSchema(root: schemas(allowInsecure: false)["RegisterToken"]!).expectation(at: [.key("token")]) ?? "a push token"
+        RequestSchema(named: "RegisterToken", schemas: { schemas(allowInsecure: false) }).expectation(at: [.key("token")]) ?? "a push token"
 
     static func kind(_ kinds: [PushTokenKind]) -> JSONValue { ["type": "string", "enum": .array(kinds.map { .string($0.rawValue) })] }
 
@@ -93,6 +116,7 @@ enum TokenFields {
     static func schemas(allowInsecure: Bool) -> [String: JSONValue] {
         [
             "WebPushSubscription": subscription(allowInsecure: allowInsecure),
+            "StoredWebPushSubscription": storedSubscription,
             "RegisterToken": [
                 "description": "one variant per kind: each names the fields that kind needs",
                 "oneOf": [
@@ -110,7 +134,7 @@ enum TokenFields {
                         "required": ["token"],
                     ],
                     [
-                        "type": "object", "properties": ["kind": kind(PushTokenKind.allCases), "token": Schema.ref("WebPushSubscription")],
+                        "type": "object", "properties": ["kind": kind(PushTokenKind.allCases), "token": Schema.ref("StoredWebPushSubscription")],
                         "required": ["token"],
                     ],
                 ],

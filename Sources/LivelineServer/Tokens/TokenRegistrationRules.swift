@@ -64,23 +64,39 @@ struct TokenRegistrationRules: Sendable {
     /// a 16-byte secret. Whether the key is a point on the curve is found at the first push, which
     /// then ends the subscription (README, "Web Push").
     static func webPushSubscription(_ raw: String, allowInsecure: Bool) throws -> WebPushSubscription {
-        let subscription: WebPushSubscription
+        let subscription = try decodeSubscription(raw, schema: TokenFields.subscription(allowInsecure: allowInsecure))
+        try TokenFields.endpoint(allowInsecure: allowInsecure).text(subscription.endpoint)
+        try TokenFields.p256dh.text(subscription.keys.p256dh)
+        try TokenFields.webPushAuth.text(subscription.keys.auth)
+        return subscription
+    }
+
+    /// A subscription to remove: decoded, its fields text, whatever the rules of registration
+    /// were when it was stored (``TokenFields/storedSubscription``).
+    static func storedSubscription(_ raw: String) throws -> WebPushSubscription {
+        let subscription = try decodeSubscription(raw, schema: TokenFields.storedSubscription)
+        for (name, value) in [
+            ("token.endpoint", subscription.endpoint), ("token.keys.p256dh", subscription.keys.p256dh), ("token.keys.auth", subscription.keys.auth),
+        ] {
+            try FieldRule(name, .text(length: 1...2048)).text(value)
+        }
+        return subscription
+    }
+
+    /// The subscription JSON decoded; a problem is told in the words of `schema`.
+    private static func decodeSubscription(_ raw: String, schema: JSONValue) throws -> WebPushSubscription {
         do {
-            subscription = try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
+            return try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
         } catch let error as DecodingError {
             // Told as the same subscription sent as an object is (`token.keys.auth is required: …`).
             var problem = DecodingProblem(error, in: try? JSONValue(json: Data(raw.utf8)))
             if problem.kind == .notJSON { problem = DecodingProblem(path: [], kind: .invalid, found: DecodingProblem.words(for: .string(raw))) }
-            let expected = RequestSchema(root: TokenFields.subscription(allowInsecure: allowInsecure)).expectation(at: problem.path)
+            let expected = RequestSchema(root: schema).expectation(at: problem.path)
             problem.path.insert(.key("token"), at: 0)
             throw HTTPError.badRequest(problem.message(expecting: expected), field: problem.keyPath)
         } catch {
             throw HTTPError.badRequest("a web-push token is the subscription JSON {endpoint, keys: {p256dh, auth}}", field: "token")
         }
-        try TokenFields.endpoint(allowInsecure: allowInsecure).text(subscription.endpoint)
-        try TokenFields.p256dh.text(subscription.keys.p256dh)
-        try TokenFields.webPushAuth.text(subscription.keys.auth)
-        return subscription
     }
 
     func attributes(_ value: String?) throws -> String {

@@ -15,6 +15,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     private let handle: OpaquePointer
     private let redaction: PostgresSettings
+    /// How long one statement may run (`SET statement_timeout` of every connection).
+    var statementTimeoutMilliseconds: Int { redaction.statementTimeoutMilliseconds }
     /// Whether the last committed transaction inserted, updated or deleted rows (or ran a script).
     private(set) var lastTransactionChanged = false
     /// Prepared statement names by the SQL text.
@@ -389,11 +391,13 @@ final class PostgresTransaction: SQLTransaction {
         changed = true
     }
 
-    /// `pg_advisory_xact_lock` (or `_shared`) in the name space 72619, keyed by schema and name.
+    /// `pg_advisory_xact_lock` (or `_shared`) in the name space 72619, keyed by schema and name;
+    /// a patient wait runs without the statement timeout, which is set again once it is held.
     func holdLock(_ name: String, shared: Bool, patient: Bool) throws {
         if patient { try executeScript("SET LOCAL statement_timeout = 0") }
         let function = shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
         try execute("SELECT \(function)(72619, hashtext(current_schema() || ':' || $1))", [.text(name)])
+        if patient { try executeScript("SET LOCAL statement_timeout = \(connection.statementTimeoutMilliseconds)") }
     }
 
     private func ensureOpen() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 
 /// A GTFS time of day (`arrival_time`, `departure_time`): `H:MM:SS` or `HH:MM:SS`, counted from
 /// "noon minus 12 h" of the service day, so it may pass `24:00:00` for trips after midnight.
@@ -114,14 +115,7 @@ public struct ServiceDay: Sendable, Hashable, Comparable, CustomStringConvertibl
     public func date(_ seconds: Int, in zone: TimeZone) -> Date { reference(in: zone).addingTimeInterval(TimeInterval(seconds)) }
 
     /// ISO weekday: 1 Monday … 7 Sunday.
-    public var weekday: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-        return ((days % 7 + 7) % 7 + 3) % 7 + 1
-    }
+    public var weekday: Int { CivilDays.isoWeekday(year: year, month: month, day: day) }
 
     /// The day before (service days of trips past midnight start on it).
     public var previous: ServiceDay {

@@ -3,11 +3,10 @@ import LivelineEngine
 import LivelineLog
 import Synchronization
 
-/// Loads the configured feed again when its files change (looked at every ``interval``,
-/// `LIVELINE_GTFS_CHECK_INTERVAL_S`): a new
-/// feed that reads without errors becomes current (rides in progress keep theirs); one with
-/// errors, or one that cannot be read, is refused with its report in the log and the server goes
-/// on with the feed it has.
+/// Loads the configured feed again when its files change, looked at every ``interval``
+/// (`LIVELINE_GTFS_CHECK_INTERVAL_S`): a new feed that reads without errors becomes current (rides
+/// in progress keep theirs); one with errors, or one that cannot be read, is refused with its
+/// report in the log and the server goes on with the feed it has.
 final class FeedWatcher: Sendable {
     let path: URL
     let store: TransitFeedStore

@@ -92,7 +92,7 @@ import Testing
     /// that get each key of it wrong.
     struct Samples {
         let components: [String: JSONValue]
-        /// A P-256 public key (the `p256-public-key` format of a web-push subscription).
+        /// A P-256 public key (a web-push subscription's `keys.p256dh`).
         let p256: String
 
         init(components: [String: JSONValue]) throws {

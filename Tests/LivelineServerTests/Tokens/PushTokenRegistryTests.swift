@@ -1,5 +1,7 @@
 import Foundation
 import LivelineCrypto
+import LivelineModel
+import LivelineStore
 import LivelineTestSupport
 import Testing
 
@@ -171,6 +173,30 @@ import Testing
         #expect(try server.app.store.tokens.activeTokens(userID: user.id).count == 1)
         let removed = try server.request("DELETE", "/api/apns/register", token: bearer, json: #"{"kind":"web-push","token":\#(subscription)}"#)
         #expect(removed.json?["removed"] as? Int == 1, "\(removed.text)")
+    }
+
+    /// A subscription stored when registration took other endpoints (an earlier version, or
+    /// `LIVELINE_WEBPUSH_ALLOW_INSECURE` since turned off) can still be removed as it was stored.
+    @Test func aSubscriptionStoredUnderOtherRulesCanBeRemoved() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (user, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        for endpoint in ["https://pushservice/x", "http://127.0.0.1:9/x", "HTTPS://Push.Example/x#frag"] {
+            let subscription = WebPushSubscription(endpoint: endpoint, keys: .init(p256dh: Self.p256dh, auth: Self.auth))
+            try server.app.store.tokens.register(
+                TokenRegistration(
+                    householdID: user.householdID, userID: user.id, deviceID: "browser", kind: .webPush, environment: .sandbox,
+                    token: subscription.canonicalJSON, attributesType: nil, contextKey: nil),
+                now: Date())
+            #expect(try server.app.store.tokens.activeTokens(userID: user.id).count == 1)
+            let removed = try server.request(
+                "DELETE", "/api/apns/register", token: bearer, json: #"{"kind":"web-push","token":\#(subscription.canonicalJSON)}"#)
+            #expect(removed.status == 200 && removed.json?["removed"] as? Int == 1, "\(endpoint): \(removed.text)")
+            #expect(try server.app.store.tokens.activeTokens(userID: user.id).isEmpty, "\(endpoint)")
+        }
+        // Without a token, a web-push removal is told the subscription's form.
+        let missing = try server.request("DELETE", "/api/apns/register", token: bearer, json: #"{"kind":"web-push"}"#)
+        #expect(missing.status == 400 && missing.text.contains("PushSubscription"), "\(missing.text)")
     }
 
     @Test func deleteRemovesOnlyTheCallersHouseholdsToken() throws {
