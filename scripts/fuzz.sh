@@ -59,7 +59,8 @@ case $target in
       -I "$out/modules/CMicroHTTPD" "$out/lib/CMicroHTTPD.o" -lmicrohttpd Sources/LivelineHTTP/Routing/Router.swift Sources/LivelineHTTP/Streaming/EventStream.swift
       $(find Sources/LivelineHTTP/Messages -name '*.swift' | sort)) ;;
   gtfs-csv) harness=GTFSCSV maxlen=8192
-    build=(-module-name LivelineTransit -I Sources/CCSV -I Sources/CZip -lcsv -lzip $(find Sources/LivelineTransit/GTFS -name '*.swift' | sort)) ;;
+    model
+    build=(-module-name LivelineTransit -I "$out/lib" "$out/lib/LivelineModel.o" -I Sources/CCSV -I Sources/CZip -lcsv -lzip $(find Sources/LivelineTransit/GTFS -name '*.swift' | sort)) ;;
   gtfs-realtime) harness=GTFSRealtime maxlen=8192
     model
     ctarget CGTFSRealtime
