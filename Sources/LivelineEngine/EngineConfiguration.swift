@@ -37,9 +37,8 @@ public struct EngineConfiguration: Sendable {
     /// ~8 % more web pushes/s and outbox rows/s on PostgreSQL, `liveline-bench webpush|outbox`).
     public var batchSize: Int
     /// Tokens a whole fan-out reads per page once its render committed, each page sent as it is
-    /// read (docs/engine.md, "Fan-out for a sync"): the first requests of a fan-out to 100,000
-    /// tokens were ready 0.27–0.46 s after the change when they were all read at once, 8–23 ms
-    /// with pages of 2,000 (docs/performance.md, "Fan-out").
+    /// read, so the first requests leave long before the last token is read (docs/engine.md,
+    /// "Fan-out for a sync"; the figures in docs/performance.md, "Fan-out").
     public var tokenPageSize = 2_000
     /// Backoff for pushes APNs asked to retry; after `maximumAttempts` a target is a dead letter.
     public var retryPolicy: RetryPolicy

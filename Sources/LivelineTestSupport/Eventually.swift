@@ -1,6 +1,6 @@
 import Foundation
 
-/// Polls `condition` (which may wait itself) every 10 ms until it holds or `timeout` passed;
+/// Polls `condition` (which may wait itself) every hundredth of a second until it holds or `timeout` passed;
 /// returns whether it held. For waiting on background work (the dispatcher, a child process)
 /// without fixed sleeps.
 public func eventually(timeout: TimeInterval = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
@@ -12,7 +12,7 @@ public func eventually(timeout: TimeInterval = 10, _ condition: () async throws 
     }
 }
 
-/// Polls `condition` every 5 ms for up to `timeout` seconds on the calling thread, without giving
+/// Polls `condition` every few milliseconds for up to `timeout` seconds on the calling thread, without giving
 /// it up: what follows runs the moment the condition holds, even while the threads every test's
 /// async code shares are busy (use it inside ``offThePool(_:)`` from an async test).
 public func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {

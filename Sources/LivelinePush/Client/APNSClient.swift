@@ -5,11 +5,9 @@ import Synchronization
 
 /// Sends pushes to APNs (or to a sandbox speaking its protocol) over HTTP/2 with token auth.
 ///
-/// Transport: a client on libnghttp2 (shared with the sandbox's server), not libcurl's multi
-/// interface. Measured on this project's 2-core machines: libcurl 7.88
-/// costs about 36 µs of CPU per request and tops out near 15–25k requests/s on one connection,
-/// and Debian's build cannot do h2c; nghttp2 sessions driven by our own epoll loop have no such
-/// per-transfer cost, so one connection is bounded by the server instead.
+/// Transport: a client on libnghttp2 (shared with the sandbox's server) driven by our own epoll
+/// loop, not libcurl's multi interface, whose per-request CPU cost bounded one connection and
+/// whose Debian build cannot do h2c (docs/performance.md, "APNs client").
 ///
 /// What it takes care of: the provider token (signed once, renewed every 50 minutes, rotated once
 /// on `ExpiredProviderToken`), the first request of a connection going alone, the server's stream

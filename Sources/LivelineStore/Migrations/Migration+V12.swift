@@ -2,9 +2,9 @@ extension Migration {
     /// `push_tokens_context` ends in the token's id: a fan-out reads its tokens in pages by id
     /// (``PushTokenRepository/updateTargets(contextKey:environment:householdID:onlyID:ledgerSince:after:limit:in:)``),
     /// and each page is then one range of the index on both backends. (SQLite's index entries
-    /// ended in the row id already. PostgreSQL's did not: for a page of 2,000 of a context holding
-    /// 1 % of a million tokens it scanned the primary key from the page's first id and filtered,
-    /// 55 ms; through this index, 2.5 ms — `EXPLAIN ANALYZE`, docs/performance.md, "Fan-out".)
+    /// ended in the row id already. PostgreSQL's did not, and scanned the primary key from the
+    /// page's first id and filtered instead; `EXPLAIN ANALYZE` figures in docs/performance.md,
+    /// "Fan-out".)
     /// Built in the migration's transaction: on PostgreSQL, writes to `push_tokens` wait until it
     /// is built.
     static let v12 = Migration(

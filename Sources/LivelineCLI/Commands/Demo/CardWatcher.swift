@@ -3,7 +3,7 @@ import LivelineCards
 import LivelineDevices
 import LivelineModel
 
-/// Narrates what the phones show (README, "Quick start"): every 250 ms it lets time pass on each
+/// Narrates what the phones show (README, "Quick start"): four times a second it lets time pass on each
 /// phone (stale dates, dismissals: `SimulatedDevice.tick`), and prints one line per card change —
 /// the phones that show the same change at once share the line — and one per push a phone
 /// ignored, with the phone's reason.

@@ -7,8 +7,8 @@ import LivelineTransit
 /// The demo feed ships one recorded-style sequence (`Sources/LivelineTransit/Demo/README.md`,
 /// "rt/"): a snapshot a minute of trip `5-wd-hd-0802` on 2026-06-18, with its delays, a skipped
 /// stop and the occupancy. A ride on a trip that runs like it (same stops, same running times) gets
-/// that sequence moved in time to the ride's trip and day; every demo second (at most every 250 ms of
-/// real time) the snapshot in effect at the demo clock's time is written (atomically, only when it changes). Otherwise —
+/// that sequence moved in time to the ride's trip and day; every demo second (at most four times a
+/// real second) the snapshot in effect at the demo clock's time is written (atomically, only when it changes). Otherwise —
 /// and between rides — the file holds a fresh feed without trips, and rides follow the timetable.
 final class DemoRealtime: @unchecked Sendable {
     let file: URL

@@ -31,7 +31,7 @@ final class DemoStage: Sendable {
         return !isStopping
     }
 
-    /// Waits until `condition` holds (looking every 100 ms), at most `timeout` real seconds or
+    /// Waits until `condition` holds (looking every tenth of a second), at most `timeout` real seconds or
     /// until the demo stops; whether it holds.
     @discardableResult
     func until(timeout: TimeInterval, _ condition: () async -> Bool) async -> Bool {
