@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "LivelineModel", targets: ["LivelineModel"]),
         // What an iOS app links to talk to Liveline: Foundation (+ FoundationNetworking) and the model.
         .library(name: "LivelineClient", targets: ["LivelineClient"]),
+        // The composition root and the modules a backend built on it adds a feature with.
+        .library(
+            name: "Liveline",
+            targets: ["Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -96,14 +100,23 @@ let package = Package(
             name: "LivelineServer",
             dependencies: [
                 "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineWebPush",
-                "LivelineEngine", "LivelineAPI", "LivelineDashboard",
+                "LivelineEngine", "LivelineAPI",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Liveline",
+            dependencies: [
+                "LivelineServer", "LivelineAPI", "LivelineDashboard", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineModel",
+                "LivelinePush", "LivelineSandbox", "LivelineStore", "LivelineWebPush", "LivelineCrypto", "LivelineShopping",
+                "LivelineCookSuggest", "LivelineTransit",
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LivelineCLI",
             dependencies: [
-                "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
+                "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
                 "LivelineCards",
                 "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
             ],
@@ -116,7 +129,7 @@ let package = Package(
             name: "LivelineBench",
             dependencies: [
                 "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
-                "LivelineCLI", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog", "CSQLite",
+                "Liveline", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog", "CSQLite",
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,7 +175,7 @@ let package = Package(
             name: "LivelineServerTests",
             dependencies: [
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
-                "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
+                "Liveline", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
             ],
             exclude: ["Peers/prometheus_peer.py", "Peers/webpush_check.py"], swiftSettings: swiftSettings
         ),
@@ -170,7 +183,7 @@ let package = Package(
             name: "LivelineClientTests",
             dependencies: [
                 "LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox",
-                "LivelineCLI",
+                "Liveline",
             ],
             swiftSettings: swiftSettings
         ),
@@ -178,7 +191,7 @@ let package = Package(
             name: "LivelineDevicesTests",
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
-                "LivelineTestSupport", "LivelinePush", "LivelineStore", "LivelineCLI", "LivelineTransit",
+                "LivelineTestSupport", "LivelinePush", "LivelineStore", "Liveline", "LivelineTransit",
             ],
             swiftSettings: swiftSettings
         ),
@@ -204,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "LivelineDashboardTests",
             dependencies: [
-                "LivelineDashboard", "LivelineServer", "LivelineCLI", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
+                "LivelineDashboard", "LivelineServer", "Liveline", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
                 "LivelineCards",
             ],
             exclude: ["Browser/dashboard_browser.py", "Browser/demo_overview.py"],

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import LivelineCLI
+import Liveline
 import LivelineCrypto
 import LivelineEngine
 import LivelineModel

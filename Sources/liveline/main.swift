@@ -4,4 +4,4 @@ import LivelineCLI
 import Glibc
 #endif
 
-exit(Liveline.run(Array(CommandLine.arguments.dropFirst())))
+exit(LivelineCommandLine.run(Array(CommandLine.arguments.dropFirst())))

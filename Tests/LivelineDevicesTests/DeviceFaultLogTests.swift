@@ -1,5 +1,5 @@
 import Foundation
-import LivelineCLI
+import Liveline
 import LivelineClient
 import LivelineCrypto
 import LivelineDevices

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Liveline
 import LivelineServer
 
 /// `liveline serve`: runs the server until SIGINT, SIGTERM or SIGHUP, then shuts down gracefully.

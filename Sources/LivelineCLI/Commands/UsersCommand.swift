@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineCrypto
 import LivelineModel
 import LivelineServer

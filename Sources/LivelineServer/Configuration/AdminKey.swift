@@ -3,9 +3,9 @@ import LivelineCrypto
 
 /// The admin key of the `/v1` API: from configuration, or generated once and kept in
 /// `<data>/admin-key` (mode 0600) so it survives restarts.
-enum AdminKey {
+public enum AdminKey {
     /// The key and whether it was generated just now (then the caller prints it once).
-    static func loadOrCreate(configured: String?, dataDirectory: URL) throws -> (key: String, generated: Bool) {
+    public static func loadOrCreate(configured: String?, dataDirectory: URL) throws -> (key: String, generated: Bool) {
         if let configured { return (configured, false) }
         let file = dataDirectory.appendingPathComponent("admin-key")
         if let kept = try read(file) { return (kept, false) }

@@ -6,13 +6,13 @@ import Testing
     @Test func topLevelHelpListsEveryCommand() {
         let output = CapturedOutput()
         #expect(output.run(["--help"]) == 0)
-        for command in Liveline.commands {
+        for command in LivelineCommandLine.commands {
             #expect(output.standardOutput.contains("  \(command.name)"), "\(command.name) missing from --help")
         }
     }
 
     @Test func everyCommandHasItsOwnHelp() {
-        for command in Liveline.commands {
+        for command in LivelineCommandLine.commands {
             let output = CapturedOutput()
             #expect(output.run([command.name, "--help"]) == 0)
             #expect(output.standardOutput.contains("liveline \(command.name)"), "\(command.name) --help")

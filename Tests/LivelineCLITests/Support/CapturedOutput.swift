@@ -23,6 +23,6 @@ final class CapturedOutput: @unchecked Sendable {
 
     /// Runs `liveline <arguments>` in-process; returns the exit code.
     func run(_ arguments: [String]) -> Int32 {
-        Liveline.run(arguments, context: context)
+        LivelineCommandLine.run(arguments, context: context)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import LivelineCLI
+import Liveline
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineAPI
-import LivelineCLI
+import Liveline
 import LivelineCrypto
 import LivelineEngine
 import LivelineHTTP
@@ -90,8 +90,8 @@ struct NotesFeature: Feature {
         configuration.accessLog = "off"
         configuration.minimumPushInterval = 0
         TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
-        let (transport, sandbox) = try Assembly.transport(configuration)
-        let app = try buildApplication(configuration, transport: transport, features: [NotesFeature(staleAfter: staleAfter)])
+        let server = try Assembly.server(configuration, features: [NotesFeature(staleAfter: staleAfter)])
+        let (app, sandbox) = (server.app, server.sandbox)
         try app.start()
         TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         defer { app.shutdown() }

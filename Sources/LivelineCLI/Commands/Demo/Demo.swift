@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Liveline
 import LivelineDevices
 import LivelineServer
 import LivelineShopping

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineServer
 
 /// `liveline demo`: the whole product in one command, with no setup (README, "Quick start").

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineClient
 import LivelineCrypto
 import LivelineDevices

@@ -8,10 +8,11 @@ import LivelineCookSuggest
 import LivelineShopping
 import LivelineTransit
 
-/// What `liveline serve` runs: the features, and where its pushes go. Tests and benchmarks that
-/// run a server assemble it here too, so they run what ships.
+/// The composition root: configuration and features in, a server out, pushing to APNs or to an
+/// in-process sandbox. `liveline serve`, the tests and the benchmarks all assemble it here, and a
+/// backend built on Liveline adds its own features the same way (docs/architecture.md).
 public enum Assembly {
-    /// The features of the server, in the order their migrations run.
+    /// The built-in features, in the order their migrations run.
     public static let features: [any Feature] = [ShoppingFeature(), CookSuggestFeature(), TransitFeature()]
 
     /// A server and the APNs sandbox it pushes to when it runs one in-process.
@@ -145,10 +146,12 @@ public enum Assembly {
             ))
     }
 
-    /// The server of `configuration` with ``features``, pushing where ``transport(_:)`` says; its
-    /// times from `clock`, by default the database's (``buildApplication(_:transport:features:clock:)``).
+    /// The server of `configuration` with `features` (by default the built-in ones), pushing where
+    /// ``transport(_:)`` says; its times from `clock`, by default the database's
+    /// (``buildApplication(_:transport:features:clock:wallClock:)``).
     public static func server(
-        _ configuration: ServerConfiguration, clock: (@Sendable () -> Date)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }
+        _ configuration: ServerConfiguration, features: [any Feature] = Assembly.features, clock: (@Sendable () -> Date)? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Server {
         let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {

@@ -1,5 +1,5 @@
 /// The `liveline` command line: dispatches to one of `commands`.
-public enum Liveline {
+public enum LivelineCommandLine {
     /// Every command, in `--help` order.
     public static let commands: [any CLICommand.Type] = [
         ServeCommand.self,

@@ -6,6 +6,7 @@ import LivelineHTTP
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelineServer
 import LivelineStore
 import LivelineWebPush
 
@@ -247,49 +248,15 @@ private func assembleApplication(
     }
     for feature in features { try feature.install(into: setup) }
 
-    var engineConfiguration = EngineConfiguration(
-        bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, lease: configuration.outboxLease,
-        retryPolicy: configuration.pushRetry,
-        minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
-        priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
-        priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget,
-        orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
-    )
-    for (type, lifecycle) in setup.lifecycleByType {
-        engineConfiguration.setStaleAfter(lifecycle.staleAfter, type: type)
-        engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
-        // A feature's budget for its type, unless LIVELINE_PRIORITY_BUDGET_BY_TYPE names one.
-        if let budget = lifecycle.priorityBudget, engineConfiguration.priorityBudgetByType[type] == nil {
-            engineConfiguration.priorityBudgetByType[type] = budget
-        }
-        if lifecycle.dismissFromEnd { engineConfiguration.typesDismissedFromTheirEnd.insert(type) }
-    }
+    let engineConfiguration = engineConfiguration(configuration, lifecycles: setup.lifecycleByType, clock: clock)
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,
         sources: setup.sources, periodic: setup.tasks, webPush: WebPushTransport(sender: webPushClient, identity: identity), logger: logger
     )
 
-    var router = Router()
-    router.mapError = APIErrors.map
-    let operations = try OperationHandlers(
-        version: Application.version, features: setup.documentationParts, clock: engineConfiguration.clock,
-        allowInsecureWebPush: configuration.webPushAllowInsecure)
-    operations.addRoutes(to: &router)
-    AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
-    PushTokenHandlers(
-        auth: auth, engine: engine,
-        rules: TokenRegistrationRules(
-            defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(ContractRegistry.known.names),
-            allowInsecureWebPush: configuration.webPushAllowInsecure
-        )
-    ).addRoutes(to: &router)
-    ContextHandlers(auth: auth, engine: engine, registry: .known, clock: clock).addRoutes(to: &router)
-    ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
-    NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
-    MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)
-    StandInHandler(auth: auth, record: transport.standIn).addRoutes(to: &router)
-    try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
-    operations.describeBodies(in: &router)
+    var router = try CoreAPI.router(
+        configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, standIn: transport.standIn,
+        version: Application.version, clock: clock)
     let dashboard = Dashboard(
         engine: engine,
         configuration: DashboardConfiguration(
@@ -306,8 +273,44 @@ private func assembleApplication(
         ),
         router: router, accessLog: accessLog, errorLog: logSink
     )
+    let warnings = try startupWarnings(configuration, store: store, vapidKeyGenerated: vapidKey.generated, identity: identity)
+    return Application(
+        configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, transport: transport,
+        engine: engine, features: features.map(\.name), dashboard: dashboard, http: http, webPushClient: webPushClient,
+        startupWarnings: warnings
+    )
+}
+
+/// The engine's settings: the configuration's, with each feature's lifecycle for its types.
+private func engineConfiguration(
+    _ configuration: ServerConfiguration, lifecycles: [String: ActivityLifecycle], clock: @escaping @Sendable () -> Date
+) -> EngineConfiguration {
+    var engineConfiguration = EngineConfiguration(
+        bundleID: configuration.apns.bundleID, environment: configuration.apns.environment, lease: configuration.outboxLease,
+        retryPolicy: configuration.pushRetry,
+        minimumPushInterval: configuration.minimumPushInterval, quietChangeDebounce: configuration.quietChangeDebounce,
+        priorityBudget: configuration.priorityBudget, frequentPriorityBudget: configuration.frequentPriorityBudget,
+        priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget,
+        orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
+    )
+    for (type, lifecycle) in lifecycles {
+        engineConfiguration.setStaleAfter(lifecycle.staleAfter, type: type)
+        engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
+        // A feature's budget for its type, unless LIVELINE_PRIORITY_BUDGET_BY_TYPE names one.
+        if let budget = lifecycle.priorityBudget, engineConfiguration.priorityBudgetByType[type] == nil {
+            engineConfiguration.priorityBudgetByType[type] = budget
+        }
+        if lifecycle.dismissFromEnd { engineConfiguration.typesDismissedFromTheirEnd.insert(type) }
+    }
+    return engineConfiguration
+}
+
+/// What `serve` says before it listens: settings a part of the server needs and lacks.
+private func startupWarnings(
+    _ configuration: ServerConfiguration, store: Store, vapidKeyGenerated: Bool, identity: VAPIDIdentity
+) throws -> [String] {
     var warnings: [String] = []
-    if vapidKey.generated {
+    if vapidKeyGenerated {
         warnings.append(
             "a new VAPID key for web pushes was made and kept in \(configuration.dataDirectory.appendingPathComponent("webpush-vapid-key.pem").path) "
                 + "(browsers subscribe with its public half; keep the file, or set LIVELINE_WEBPUSH_VAPID_KEY)")
@@ -322,9 +325,5 @@ private func assembleApplication(
             "browser subscriptions are registered, but LIVELINE_WEBPUSH_SUBJECT is not set: web pushes become dead letters until it is "
                 + "(a mailto: or https: contact push services can reach)")
     }
-    return Application(
-        configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, transport: transport,
-        engine: engine, features: features.map(\.name), dashboard: dashboard, http: http, webPushClient: webPushClient,
-        startupWarnings: warnings
-    )
+    return warnings
 }
