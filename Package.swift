@@ -116,7 +116,8 @@ let package = Package(
         .target(
             name: "LivelineCLI",
             dependencies: [
-                "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox", "LivelineDevices",
+                "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox",
+                "LivelineDevices",
                 "LivelineCards",
                 "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
             ],

@@ -251,7 +251,8 @@ private func assembleApplication(
     let engineConfiguration = engineConfiguration(configuration, lifecycles: setup.lifecycleByType, clock: clock)
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,
-        sources: setup.sources, periodic: setup.tasks, webPush: WebPushTransport(sender: webPushClient, identity: identity), logger: logger
+        sources: setup.sources, periodic: setup.tasks, registry: Assembly.contracts(of: features),
+        webPush: WebPushTransport(sender: webPushClient, identity: identity), logger: logger
     )
 
     var router = try CoreAPI.router(

@@ -15,6 +15,11 @@ public enum Assembly {
     /// The built-in features, in the order their migrations run.
     public static let features: [any Feature] = [ShoppingFeature(), CookSuggestFeature(), TransitFeature()]
 
+    /// The contracts of `features`: what a server of them checks and renders against.
+    public static func contracts(of features: [any Feature] = features) -> ContractRegistry {
+        ContractRegistry(features.flatMap(\.contracts))
+    }
+
     /// A server and the APNs sandbox it pushes to when it runs one in-process.
     public struct Server: Sendable {
         public let app: Application

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineEngine
 import LivelineModel
 import LivelinePush
@@ -41,7 +42,8 @@ public enum OutboxBenchmark {
             return Engine(
                 store: store, sender: sender,
                 configuration: EngineConfiguration(
-                    bundleID: "dev.liveline.bench", dispatcherID: "bench-\(index)-\(UUID().uuidString.prefix(6))", clock: { database.now() })
+                    bundleID: "dev.liveline.bench", dispatcherID: "bench-\(index)-\(UUID().uuidString.prefix(6))", clock: { database.now() }),
+                registry: Assembly.contracts()
             )
         }
         let cpuBefore = CPUTimes.now()
@@ -88,7 +90,8 @@ public enum OutboxBenchmark {
         let receivingDatabase = receivingStore.database
         let receiving = Engine(
             store: receivingStore, sender: sender,
-            configuration: EngineConfiguration(bundleID: "dev.liveline.bench", dispatcherID: "bench-receiver", clock: { receivingDatabase.now() })
+            configuration: EngineConfiguration(bundleID: "dev.liveline.bench", dispatcherID: "bench-receiver", clock: { receivingDatabase.now() }),
+            registry: Assembly.contracts()
         )
         receiving.start()
         defer {

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineCrypto
 import LivelineEngine
 import LivelineModel
@@ -51,7 +52,8 @@ public enum WebPushBenchmark {
         let identity = VAPIDIdentity(key: try ES256PrivateKey.generate(), subject: "mailto:bench@liveline.test")
         let engine = Engine(
             store: store, sender: RecordingPushSender(),
-            configuration: EngineConfiguration(bundleID: "dev.liveline.bench"), webPush: WebPushTransport(sender: client, identity: identity))
+            configuration: EngineConfiguration(bundleID: "dev.liveline.bench"), registry: Assembly.contracts(),
+            webPush: WebPushTransport(sender: client, identity: identity))
         let user = try store.accounts.createUser(
             household: "Bench", name: "B", avatarTint: "azure", emoji: "🔔", locale: "de", tokenHash: String(repeating: "c", count: 64), now: Date())
         for index in 0..<subscriptions {

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Liveline
 import LivelineEngine
 import LivelineModel
 import LivelineStore
@@ -81,7 +82,9 @@ public enum WriteBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         try seedContexts(folder: folder, count: contexts, output: output)
         let store = try Store.openSQLite(folder: folder)
-        let engine = Engine(store: store, sender: RecordingPushSender(), configuration: EngineConfiguration(bundleID: "dev.liveline.demo"))
+        let engine = Engine(
+            store: store, sender: RecordingPushSender(), configuration: EngineConfiguration(bundleID: "dev.liveline.demo"),
+            registry: Assembly.contracts())
         let attributesValue = try JSONValue(json: Data(attributes.utf8))
         let states = try (0..<30).map { try JSONValue(json: Data(contentState(delay: $0).utf8)) }
         let path = folder.appendingPathComponent(SQLiteDatabase.fileName).path

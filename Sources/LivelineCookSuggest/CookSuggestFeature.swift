@@ -12,6 +12,7 @@ public struct CookSuggestFeature: Feature {
     public init() {}
 
     public var name: String { "cooksuggest" }
+    public var contracts: [any LiveActivityContract.Type] { [CookSuggestActivityAttributes.self] }
     public var migrations: [Migration] { CookSuggestMigrations.all }
 
     public static let ttl = FeatureSetting(

@@ -15,12 +15,13 @@ public struct DeviceConfiguration: Sendable, Hashable, Codable {
     public var liveActivitiesAllowed: Bool
     /// "More frequent updates" allowed in Settings (a larger priority-10 budget).
     public var frequentUpdatesAllowed: Bool
-    /// The app's `ActivityAttributes` types (push-to-start tokens exist for these).
-    public var activityTypes: [String]
+    /// The app's `ActivityAttributes` types (push-to-start tokens exist for these); nil: every
+    /// type of the device's registry.
+    public var activityTypes: [String]?
 
     public init(
         id: String, userID: Int, householdID: Int, environment: PushEnvironment = .sandbox, os: OSVersion = OSVersion(18, 0),
-        liveActivitiesAllowed: Bool = true, frequentUpdatesAllowed: Bool = false, activityTypes: [String] = ContractRegistry.known.names
+        liveActivitiesAllowed: Bool = true, frequentUpdatesAllowed: Bool = false, activityTypes: [String]? = nil
     ) {
         self.id = id
         self.userID = userID

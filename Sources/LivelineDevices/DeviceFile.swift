@@ -50,8 +50,9 @@ public struct DeviceFile: Sendable, Decodable {
     public var rules: Rules?
     public var devices: [Device]
 
-    /// Reads and checks the file; errors name the file, the field and what was expected.
-    public static func load(_ url: URL) throws -> DeviceFile {
+    /// Reads and checks the file against `registry`; errors name the file, the field and what was
+    /// expected.
+    public static func load(_ url: URL, registry: ContractRegistry) throws -> DeviceFile {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -66,11 +67,11 @@ public struct DeviceFile: Sendable, Decodable {
         } catch {
             throw DeviceFileError("\(url.path) is not JSON: \(error.localizedDescription)")
         }
-        try file.validate(path: url.path)
+        try file.validate(path: url.path, registry: registry)
         return file
     }
 
-    func validate(path: String) throws {
+    func validate(path: String, registry: ContractRegistry) throws {
         guard !devices.isEmpty else { throw DeviceFileError("\(path): devices: expected at least one device") }
         var ids = Set<String>()
         for (index, device) in devices.enumerated() {
@@ -81,9 +82,9 @@ public struct DeviceFile: Sendable, Decodable {
             if let os = device.os, OSVersion(os) == nil {
                 throw DeviceFileError("\(path): \(field).os: expected an iOS version like 18.0, not '\(os)'")
             }
-            for type in device.activityTypes ?? [] where ContractRegistry.known.contract(named: type) == nil {
+            for type in device.activityTypes ?? [] where registry.contract(named: type) == nil {
                 throw DeviceFileError(
-                    "\(path): \(field).activityTypes: '\(type)' is not a known contract (\(ContractRegistry.known.names.joined(separator: ", ")))")
+                    "\(path): \(field).activityTypes: '\(type)' is not a known contract (\(registry.names.joined(separator: ", ")))")
             }
             if device.token != nil && server == nil { throw DeviceFileError("\(path): server: needed when a device has a token") }
         }
@@ -96,7 +97,7 @@ public struct DeviceFile: Sendable, Decodable {
             DeviceConfiguration(
                 id: device.id, userID: device.userId, householdID: device.householdId, environment: device.environment ?? .sandbox,
                 os: device.os.flatMap(OSVersion.init) ?? OSVersion(18, 0), liveActivitiesAllowed: device.liveActivitiesAllowed ?? true,
-                frequentUpdatesAllowed: device.frequentUpdatesAllowed ?? false, activityTypes: device.activityTypes ?? ContractRegistry.known.names
+                frequentUpdatesAllowed: device.frequentUpdatesAllowed ?? false, activityTypes: device.activityTypes
             )
         }
     }

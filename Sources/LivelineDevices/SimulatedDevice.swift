@@ -31,7 +31,7 @@ public final class SimulatedDevice: Sendable {
 
     public init(
         _ configuration: DeviceConfiguration, rules: DeviceRules = DeviceRules(), seed: UInt64 = 1,
-        contextKey: @escaping ContextKeyResolver = ContextKeys.standard, registry: ContractRegistry = .known,
+        contextKey: @escaping ContextKeyResolver = ContextKeys.standard, registry: ContractRegistry,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
@@ -42,7 +42,7 @@ public final class SimulatedDevice: Sendable {
         var random = SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: configuration.id.hashValueStable))
         let alert = random.token()
         var starts: [String: String] = [:]
-        for type in configuration.activityTypes where configuration.os >= .pushToStart { starts[type] = random.token() }
+        for type in configuration.activityTypes ?? registry.names where configuration.os >= .pushToStart { starts[type] = random.token() }
         state = Mutex(State(allowed: configuration.liveActivitiesAllowed, alertToken: alert, startTokens: starts, random: random))
     }
 
@@ -160,7 +160,7 @@ public final class SimulatedDevice: Sendable {
                 Self.note(&state, now, .dropped, nil, "the app's own start of \(type) failed: \(why)")
                 return []
             }
-            guard configuration.activityTypes.contains(type), registry.contract(named: type) != nil else {
+            guard (configuration.activityTypes ?? registry.names).contains(type), registry.contract(named: type) != nil else {
                 return refuse("the app has no type \(type)")
             }
             if let problem = registry.attributesError(attributes, typeName: type) { return refuse("attributes do not decode: \(problem)") }

@@ -108,7 +108,7 @@ extension Dispatcher {
             pages = first.environments.isEmpty ? nil : first
         }
         let broadcastOnly = pushes.allSatisfy { $0.token == nil }
-        let report = PayloadCheck(destination: broadcastOnly && !pushes.isEmpty ? .broadcast : .device, now: now)
+        let report = PayloadCheck(destination: broadcastOnly && !pushes.isEmpty ? .broadcast : .device, now: now, registry: renderer.registry)
             .check(json: Data(rendered.payload), typeName: rendered.contractName)
         guard report.isAccepted else {
             let problems = report.errors.prefix(3).map { "\($0.keyPath) [\($0.code.rawValue)] \($0.message)" }.joined(separator: "; ")

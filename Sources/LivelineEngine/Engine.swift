@@ -20,6 +20,8 @@ public final class Engine: Sendable {
     /// Where the engine's events go.
     public let logger: Logger
     let renderer: SyncRenderer
+    /// The Live Activity contracts it checks and renders against: the root's registry.
+    public var contracts: ContractRegistry { renderer.registry }
     let channels: ChannelManager
     let lifecycle: LifecycleSweeper
     let starter: Starter
@@ -30,7 +32,7 @@ public final class Engine: Sendable {
     /// builds). A context gets a broadcast channel in each environment its devices are started in.
     public init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], configuration: EngineConfiguration,
-        sources: [String: any SnapshotSource] = [:], periodic: [any PeriodicTask] = [], registry: ContractRegistry = .known,
+        sources: [String: any SnapshotSource] = [:], periodic: [any PeriodicTask] = [], registry: ContractRegistry,
         webPush: WebPushTransport? = nil, logger: Logger = .discarding
     ) {
         var configuration = configuration
@@ -147,7 +149,8 @@ public final class Engine: Sendable {
             relevanceScore: relevanceScore, now: now
         )
         let payload = JSONValue.object(["aps": aps])
-        return PayloadCheck(destination: .device, now: now).check(json: payload.compactJSON, document: payload, typeName: type)
+        return PayloadCheck(destination: .device, now: now, registry: renderer.registry).check(
+            json: payload.compactJSON, document: payload, typeName: type)
     }
 
     /// The lifecycle's periodic work now, whatever its interval (tests, tools).

@@ -18,17 +18,18 @@ public enum CoreAPI {
         var router = Router()
         router.mapError = APIErrors.map
         let operations = try OperationHandlers(
-            version: version, features: setup.documentationParts, clock: clock, allowInsecureWebPush: configuration.webPushAllowInsecure)
+            version: version, features: setup.documentationParts, registry: engine.contracts, clock: clock,
+            allowInsecureWebPush: configuration.webPushAllowInsecure)
         operations.addRoutes(to: &router)
         AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
         PushTokenHandlers(
             auth: auth, engine: engine,
             rules: TokenRegistrationRules(
-                defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(ContractRegistry.known.names),
+                defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(engine.contracts.names),
                 allowInsecureWebPush: configuration.webPushAllowInsecure
             )
         ).addRoutes(to: &router)
-        ContextHandlers(auth: auth, engine: engine, registry: .known, clock: clock).addRoutes(to: &router)
+        ContextHandlers(auth: auth, engine: engine, registry: engine.contracts, clock: clock).addRoutes(to: &router)
         ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
         NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
         MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)

@@ -10,6 +10,7 @@ public struct ShoppingFeature: Feature {
     public init() {}
 
     public var name: String { "shopping" }
+    public var contracts: [any LiveActivityContract.Type] { [ShoppingActivityAttributes.self] }
     public var migrations: [Migration] { ShoppingMigrations.all }
 
     /// `LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S`.

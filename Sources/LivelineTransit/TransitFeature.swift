@@ -12,6 +12,7 @@ public struct TransitFeature: Feature {
     public init() {}
 
     public var name: String { "transit" }
+    public var contracts: [any LiveActivityContract.Type] { [TripLiveActivityAttributes.self] }
     public var migrations: [Migration] { TransitMigrations.all }
 
     public static let gtfsPath = FeatureSetting(

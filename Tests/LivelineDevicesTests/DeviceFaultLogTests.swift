@@ -41,7 +41,8 @@ import FoundationNetworking
         let fleet = DeviceFleet(sandbox: try #require(server.sandbox))
         defer { fleet.detach() }
         let device = SimulatedDevice(
-            DeviceConfiguration(id: "early-phone", userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox))
+            DeviceConfiguration(id: "early-phone", userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox),
+            registry: .known)
         let client = LivelineClient(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!, bearerToken: bearer, deviceID: "early-phone",
             session: URLSession(configuration: .ephemeral),

@@ -109,7 +109,7 @@ final class DeviceHarness: @unchecked Sendable {
                 id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, environment: environment, os: os,
                 liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
             ),
-            rules: rules, clock: clock.function
+            rules: rules, registry: .known, clock: clock.function
         )
         fleet.add(device, client: client(bearer: member?.bearer, deviceID: id))
         await fleet.settle(timeout: 30)

@@ -30,8 +30,8 @@ import Testing
         let fleet = DeviceFleet(development: pair.development, production: pair.production)
         defer { fleet.detach() }
         #expect(fleet.sandbox === pair.development && fleet.sandbox(for: .production) === pair.production)
-        let debug = SimulatedDevice(DeviceConfiguration(id: "debug-build", userID: 1, householdID: 1, environment: .sandbox))
-        let store = SimulatedDevice(DeviceConfiguration(id: "app-store-build", userID: 1, householdID: 1, environment: .production))
+        let debug = SimulatedDevice(DeviceConfiguration(id: "debug-build", userID: 1, householdID: 1, environment: .sandbox), registry: .known)
+        let store = SimulatedDevice(DeviceConfiguration(id: "app-store-build", userID: 1, householdID: 1, environment: .production), registry: .known)
         fleet.add(debug, client: nil)
         fleet.add(store, client: nil)
 

@@ -46,7 +46,8 @@ import Testing
                 try store.channels.link(contextKey: "trip:1", environment: .sandbox, channelID: theirs, in: transaction)
             }
         }
-        let engine = Engine(store: store, sender: sender, configuration: EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0))
+        let engine = Engine(
+            store: store, sender: sender, configuration: EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0), registry: .known)
         try EnvironmentRoutingTests.putTrip(engine)
         let started = try engine.startActivities(
             contextKey: "trip:1", userIDs: [], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)

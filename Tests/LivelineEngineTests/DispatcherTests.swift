@@ -33,7 +33,8 @@ import Testing
             engine = Engine(
                 store: store, sender: client,
                 configuration: EngineConfiguration(
-                    bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy))
+                    bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy),
+                registry: .known)
             let user = try store.accounts.createUser(
                 household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID

@@ -61,7 +61,9 @@ import Testing
 
         /// An engine pushing to both: development the default environment.
         func engine(_ configuration: EngineConfiguration) -> Engine {
-            Engine(store: harness.store, sender: harness.client, otherSenders: [.production: productionClient], configuration: configuration)
+            Engine(
+                store: harness.store, sender: harness.client, otherSenders: [.production: productionClient], configuration: configuration,
+                registry: .known)
         }
 
         func stop() {

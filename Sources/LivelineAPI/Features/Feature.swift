@@ -1,5 +1,6 @@
 import Foundation
 import LivelineEngine
+import LivelineModel
 import LivelineStore
 
 /// A feature of the server — the shopping list, meal planning, transit, or one an app adds: one
@@ -16,6 +17,8 @@ public protocol Feature: Sendable {
     var name: String { get }
     /// The feature's own tables, numbered from 1 within the feature.
     var migrations: [Migration] { get }
+    /// The Live Activity contracts it owns: the root's registry holds every feature's.
+    var contracts: [any LiveActivityContract.Type] { get }
     /// The `LIVELINE_…` variables it reads (for `serve --help` and the README).
     var settings: [FeatureSetting] { get }
     /// Contributes what the feature brings; called once, before the engine starts.
@@ -24,6 +27,7 @@ public protocol Feature: Sendable {
 
 extension Feature {
     public var settings: [FeatureSetting] { [] }
+    public var contracts: [any LiveActivityContract.Type] { [] }
 
     /// The feature's migrations under its name.
     public var featureMigrations: FeatureMigrations { FeatureMigrations(feature: name, migrations: migrations) }

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineModel
 
 /// `liveline contracts`: lists the Live Activity contracts, shows one, and checks a payload file
@@ -46,7 +47,7 @@ enum ContractsCommand: CLICommand {
         switch subcommand {
         case "list":
             guard operands.isEmpty else { throw CLIError("`contracts list` takes no arguments") }
-            ContractRegistry.known.names.forEach(context.print)
+            Assembly.contracts().names.forEach(context.print)
             return 0
         case "show":
             guard operands.count == 1 else { throw CLIError("`contracts show` takes one TYPE") }
@@ -69,10 +70,10 @@ enum ContractsCommand: CLICommand {
             throw CLIError("cannot read \(file): \((error as NSError).localizedDescription)")
         }
         let destination: PushDestination = arguments.flag("broadcast") ? .broadcast : .device
-        let report = PayloadCheck(destination: destination, now: now).check(json: json, contract: contract)
+        let report = PayloadCheck(destination: destination, now: now, registry: Assembly.contracts()).check(json: json, contract: contract)
         if contract == nil, !report.problems(.unknownContract).isEmpty {
             throw CLIError(
-                "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(ContractRegistry.known.names.joined(separator: ", "))"
+                "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(Assembly.contracts().names.joined(separator: ", "))"
             )
         }
         context.print(report.text(file: file, destination: destination))
@@ -80,9 +81,9 @@ enum ContractsCommand: CLICommand {
     }
 
     static func contract(named name: String) throws -> any LiveActivityContract.Type {
-        if let contract = ContractRegistry.known.contract(named: name) { return contract }
-        var message = "unknown contract type '\(name)'; known: \(ContractRegistry.known.names.joined(separator: ", "))"
-        if let suggestion = ContractRegistry.known.suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }
+        if let contract = Assembly.contracts().contract(named: name) { return contract }
+        var message = "unknown contract type '\(name)'; known: \(Assembly.contracts().names.joined(separator: ", "))"
+        if let suggestion = Assembly.contracts().suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }
         throw CLIError(message)
     }
 

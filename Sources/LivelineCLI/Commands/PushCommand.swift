@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineModel
 import LivelinePush
 import LivelineServer
@@ -68,7 +69,8 @@ enum PushCommand: CLICommand {
 
         if pushType == .liveActivity && !args.flag("no-check") {
             let destination: PushDestination = channel == nil ? .device : .broadcast
-            let report = PayloadCheck(destination: destination, now: Date()).check(json: payload, typeName: args.value("attributes-type"))
+            let report = PayloadCheck(destination: destination, now: Date(), registry: Assembly.contracts()).check(
+                json: payload, typeName: args.value("attributes-type"))
             if !report.isAccepted {
                 context.print(report.text(file: payloadPath, destination: destination))
                 context.printError("not sent: the payload check failed (--no-check sends it anyway)")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Liveline
 import LivelineClient
 import LivelineDevices
 import LivelineSandbox
@@ -87,7 +88,7 @@ enum SandboxCommand: CLICommand {
         let productionPorts = try Self.productionPorts(args, both: both, development: configuration)
         let deviceFile: DeviceFile? = try args.value("devices").map { path in
             do {
-                return try DeviceFile.load(URL(fileURLWithPath: path))
+                return try DeviceFile.load(URL(fileURLWithPath: path), registry: Assembly.contracts())
             } catch let error as DeviceFileError {
                 throw CLIError(error.description)
             }
@@ -178,7 +179,7 @@ enum SandboxCommand: CLICommand {
             ? DeviceFleet(development: sandboxes[0], production: sandboxes[1], faults: deviceFile.deviceFaults)
             : DeviceFleet(sandbox: sandboxes[0], faults: deviceFile.deviceFaults)
         for configuration in deviceFile.configurations {
-            let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1)
+            let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1, registry: Assembly.contracts())
             let token = deviceFile.devices.first { $0.id == configuration.id }?.token
             let client = token.flatMap { token in
                 deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) }

@@ -58,7 +58,7 @@ extension Dashboard {
         let destination = fields["destination"] ?? "device"
         let options = HTML.join(
             [HTML(trusted: "<option value=\"\"\(chosen.isEmpty ? " selected" : "")>from the payload's aps.attributes-type</option>")]
-                + ContractRegistry.known.names.map { name in
+                + engine.contracts.names.map { name in
                     "<option value=\(Markup.quoted(name))\(HTML(trusted: name == chosen ? " selected" : ""))>\(name)</option>"
                 })
         var main: HTML = """
@@ -88,12 +88,13 @@ extension Dashboard {
         guard !payload.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return "Paste a payload to check." }
         let destination: PushDestination = fields["destination"] == "broadcast" ? .broadcast : .device
         let chosen = fields["contract"].flatMap { $0.isEmpty ? nil : $0 }
-        let contract = chosen.flatMap { ContractRegistry.known.contract(named: $0) }
-        if let chosen, contract == nil { return "Unknown contract '\(chosen)'; known: \(ContractRegistry.known.names.joined(separator: ", "))" }
-        let report = PayloadCheck(destination: destination, now: clock()).check(json: Data(payload.utf8), contract: contract)
+        let contract = chosen.flatMap { engine.contracts.contract(named: $0) }
+        if let chosen, contract == nil { return "Unknown contract '\(chosen)'; known: \(engine.contracts.names.joined(separator: ", "))" }
+        let report = PayloadCheck(destination: destination, now: clock(), registry: engine.contracts).check(
+            json: Data(payload.utf8), contract: contract)
         if contract == nil, !report.problems(.unknownContract).isEmpty {
             return
-                "The payload names no contract (no aps.attributes-type): pick one above; known: \(ContractRegistry.known.names.joined(separator: ", "))"
+                "The payload names no contract (no aps.attributes-type): pick one above; known: \(engine.contracts.names.joined(separator: ", "))"
         }
         return report.text(file: "payload", destination: destination)
     }

@@ -39,8 +39,8 @@ struct ActivityReportHandlers: Sendable {
         router.add(Routes.setOptIn) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(OptInRequest.self)
-            guard ContractRegistry.known.contract(named: body.attributesType) != nil else {
-                let known = ContractRegistry.known.names.joined(separator: ", ")
+            guard engine.contracts.contract(named: body.attributesType) != nil else {
+                let known = engine.contracts.names.joined(separator: ", ")
                 throw HTTPError.badRequest("attributes_type must be a known activity type (\(known))", field: "attributes_type")
             }
             try engine.setOptIn(userID: caller.userID, attributesType: body.attributesType, enabled: body.enabled)

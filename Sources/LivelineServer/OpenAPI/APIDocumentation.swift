@@ -110,8 +110,14 @@ enum APIDocumentation {
 
     /// The core's schemas; `allowInsecureWebPush`: the web push endpoints registration takes with
     /// `LIVELINE_WEBPUSH_ALLOW_INSECURE` (``TokenFields/endpoint(allowInsecure:)``).
-    static func schemas(allowInsecureWebPush: Bool) -> [String: JSONValue] {
-        coreSchemas.merging(TokenFields.schemas(allowInsecure: allowInsecureWebPush)) { first, _ in first }
+    /// `contractNames`: the registry's types (an opt-in and a push-to-start token name one).
+    static func schemas(allowInsecureWebPush: Bool, contractNames: [String]) -> [String: JSONValue] {
+        var schemas = coreSchemas.merging(TokenFields.schemas(allowInsecure: allowInsecureWebPush, contractNames: contractNames)) { first, _ in first
+        }
+        schemas["OptIn"] = object([
+            "attributes_type": ["type": "string", "enum": .array(contractNames.map { .string($0) })], "enabled": boolean,
+        ])
+        return schemas
     }
 
     static let coreSchemas: [String: JSONValue] = [
@@ -202,9 +208,6 @@ enum APIDocumentation {
                 "starts": Schema.startOutcomes,
             ], required: ["key", "starts"]),
         "DismissedReport": object(["context_key": ActivityReportFields.contextKey.schema]),
-        "OptIn": object([
-            "attributes_type": ["type": "string", "enum": .array(ContractRegistry.known.names.map { .string($0) })], "enabled": boolean,
-        ]),
         "OptIns": object(["preferences": ["type": "object", "additionalProperties": boolean]]),
         "DismissedResult": object(["contextKey": string, "endedTokens": integer]),
         "ReceiptReport": object(

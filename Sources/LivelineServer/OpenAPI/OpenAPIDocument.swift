@@ -7,11 +7,12 @@ import LivelineModel
 enum OpenAPIDocument {
     /// `now`: when the document is made (the contracts' dates must be within ten years of it);
     /// `allowInsecureWebPush`: the server's `LIVELINE_WEBPUSH_ALLOW_INSECURE` (it takes more web
-    /// push endpoints, and the document says which).
-    static func build(version: String, features: [APIDocumentationPart] = [], now: Date = Date(), allowInsecureWebPush: Bool = false) -> JSONValue {
-        let parts =
-            [APIDocumentationPart(routes: APIDocumentation.routes, schemas: APIDocumentation.schemas(allowInsecureWebPush: allowInsecureWebPush))]
-            + features
+    /// push endpoints, and the document says which); `registry`: the contracts a context may be of.
+    static func build(
+        version: String, features: [APIDocumentationPart] = [], registry: ContractRegistry, now: Date = Date(), allowInsecureWebPush: Bool = false
+    ) -> JSONValue {
+        let core = APIDocumentation.schemas(allowInsecureWebPush: allowInsecureWebPush, contractNames: registry.names)
+        let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: core)] + features
         // Request bodies (and what they refer to) take null for a left-out optional field.
         var schemas = parts.reduce(into: [String: JSONValue]()) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }
         var requestNames = Set(parts.flatMap(\.routes).compactMap(\.requestBody))
@@ -21,7 +22,7 @@ enum OpenAPIDocument {
         }
         for name in requestNames { schemas[name] = schemas[name].map(Schema.nullableOptionals) }
         // Says itself where null is taken (a contract's `rev` may be left out, not null).
-        schemas["PutContext"] = ContractDocumentation.putContext(registry: .known, now: now)
+        schemas["PutContext"] = ContractDocumentation.putContext(registry: registry, now: now)
         var paths: [String: [String: JSONValue]] = [:]
         for doc in parts.flatMap(\.routes) {
             paths[doc.route.template, default: [:]][doc.route.method.rawValue.lowercased()] = Self.operation(doc)

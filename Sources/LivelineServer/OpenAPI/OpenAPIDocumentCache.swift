@@ -10,13 +10,18 @@ import Synchronization
 final class OpenAPIDocumentCache: Sendable {
     let version: String
     let features: [APIDocumentationPart]
+    let registry: ContractRegistry
     let clock: @Sendable () -> Date
     let allowInsecureWebPush: Bool
     private let current = Mutex<(day: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
 
-    init(version: String, features: [APIDocumentationPart], clock: @escaping @Sendable () -> Date, allowInsecureWebPush: Bool = false) {
+    init(
+        version: String, features: [APIDocumentationPart], registry: ContractRegistry, clock: @escaping @Sendable () -> Date,
+        allowInsecureWebPush: Bool = false
+    ) {
         self.version = version
         self.features = features
+        self.registry = registry
         self.clock = clock
         self.allowInsecureWebPush = allowInsecureWebPush
     }
@@ -31,7 +36,8 @@ final class OpenAPIDocumentCache: Sendable {
         let now = clock()
         let day = Int((now.timeIntervalSinceReferenceDate / 86_400).rounded(.down))
         if let kept = current.withLock({ $0 }), kept.day == day { return (kept.bytes, kept.schemas) }
-        let document = OpenAPIDocument.build(version: version, features: features, now: now, allowInsecureWebPush: allowInsecureWebPush)
+        let document = OpenAPIDocument.build(
+            version: version, features: features, registry: registry, now: now, allowInsecureWebPush: allowInsecureWebPush)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let bytes = try Array(encoder.encode(document))

@@ -10,10 +10,12 @@ struct OperationHandlers: Sendable {
     let openAPI: OpenAPIDocumentCache
 
     init(
-        version: String, features: [APIDocumentationPart] = [], clock: @escaping @Sendable () -> Date = { Date() }, allowInsecureWebPush: Bool = false
+        version: String, features: [APIDocumentationPart] = [], registry: ContractRegistry, clock: @escaping @Sendable () -> Date = { Date() },
+        allowInsecureWebPush: Bool = false
     ) throws {
         health = Array(#"{"status":"ok","version":"\#(version)"}"#.utf8)
-        openAPI = OpenAPIDocumentCache(version: version, features: features, clock: clock, allowInsecureWebPush: allowInsecureWebPush)
+        openAPI = OpenAPIDocumentCache(
+            version: version, features: features, registry: registry, clock: clock, allowInsecureWebPush: allowInsecureWebPush)
         _ = try openAPI.bytes()
     }
 

@@ -3,7 +3,7 @@ import LivelineModel
 
 /// The input fields of `POST`/`DELETE /api/apns/register`, declared once (``FieldRule``); the
 /// document's `RegisterToken`, `UnregisterToken` and `WebPushSubscription` are made from them
-/// (``schemas(allowInsecure:)``).
+/// (``schemas(allowInsecure:contractNames:)``).
 enum TokenFields {
     /// An APNs device token: hex digits, an even number, 16 to 2048 of them (Apple says to assume
     /// no length).
@@ -15,7 +15,9 @@ enum TokenFields {
         about: "the APNs token")
     static let deviceID = CommonFields.visible("device_id", 1...128, about: "the device")
     static let contextKey = CommonFields.visible("context_key", 1...200, about: "the context the activity shows")
-    static let attributesType = FieldRule("attributes_type", .oneOf(ContractRegistry.known.names), about: "the ActivityAttributes type")
+    static func attributesType(_ names: [String]) -> FieldRule {
+        FieldRule("attributes_type", .oneOf(names), about: "the ActivityAttributes type")
+    }
     static let environment = FieldRule("environment", .oneOf(["sandbox", "production"]), about: "the token's APNs environment")
     /// `keys.auth` of a web-push subscription: a 16-byte secret, base64url (22 characters; the
     /// padding `==` may be given).
@@ -107,13 +109,15 @@ enum TokenFields {
 
     /// What `token` is, in the words of the documented body (an APNs token, or a subscription).
     static let tokenExpectation =
-        RequestSchema(named: "RegisterToken", schemas: { schemas(allowInsecure: false) }).expectation(at: [.key("token")]) ?? "a push token"
+        RequestSchema(named: "RegisterToken", schemas: { schemas(allowInsecure: false, contractNames: []) }).expectation(at: [.key("token")])
+        ?? "a push token"
 
     static func kind(_ kinds: [PushTokenKind]) -> JSONValue { ["type": "string", "enum": .array(kinds.map { .string($0.rawValue) })] }
 
     /// `RegisterToken`, `UnregisterToken` and `WebPushSubscription`; `allowInsecure`: the server
-    /// takes the endpoints ``endpoint(allowInsecure:)`` allows with it.
-    static func schemas(allowInsecure: Bool) -> [String: JSONValue] {
+    /// takes the endpoints ``endpoint(allowInsecure:)`` allows with it; `contractNames`: the
+    /// registry's types, which a push-to-start token names.
+    static func schemas(allowInsecure: Bool, contractNames: [String]) -> [String: JSONValue] {
         [
             "WebPushSubscription": subscription(allowInsecure: allowInsecure),
             "StoredWebPushSubscription": storedSubscription,
@@ -122,7 +126,7 @@ enum TokenFields {
                 "oneOf": [
                     registration([.alert], token: apnsToken.schema),
                     registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema)),
-                    registration([.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType.schema)),
+                    registration([.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType(contractNames).schema)),
                     registration([.webPush], token: Schema.ref("WebPushSubscription")),
                 ],
             ],

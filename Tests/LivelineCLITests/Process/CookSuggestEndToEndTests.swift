@@ -61,7 +61,8 @@ import FoundationNetworking
         /// A phone of `user`, its app launched (tokens registered).
         func phone(_ id: String, of user: UserRecord, bearer: String, os: OSVersion = OSVersion(18, 0)) async throws -> CookSuggestApp {
             let device = SimulatedDevice(
-                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox, os: os))
+                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox, os: os),
+                registry: .known)
             let client = client(bearer, device: id)
             fleet.add(device, client: client)
             let tokens = 1 + device.startTokens.count

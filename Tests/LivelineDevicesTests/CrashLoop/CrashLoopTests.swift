@@ -129,7 +129,7 @@ import FoundationNetworking
         for id in Self.devices {
             let user = id.hasPrefix("dennis") ? dennis : jaqueline
             let device = SimulatedDevice(
-                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue), rules: rules)
+                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue), rules: rules, registry: .known)
             fleet.add(device, client: client(bearers[user.id.rawValue]!, id))
             phones.append(device)
         }

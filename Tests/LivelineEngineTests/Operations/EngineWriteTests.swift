@@ -18,7 +18,7 @@ import Testing
 
         init(configuration: EngineConfiguration = EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0)) throws {
             store = try TestBackend.openStore(folder: folder)
-            engine = Engine(store: store, sender: sender, configuration: configuration)
+            engine = Engine(store: store, sender: sender, configuration: configuration, registry: .known)
         }
 
         func user(_ name: String, household: String = "H") throws -> UserRecord {

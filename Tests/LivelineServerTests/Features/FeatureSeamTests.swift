@@ -1,6 +1,6 @@
 import Foundation
-import LivelineAPI
 import Liveline
+import LivelineAPI
 import LivelineCrypto
 import LivelineEngine
 import LivelineHTTP
@@ -10,17 +10,40 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// A feature that exists only in this test: a household's notes, shown on a meal-planning card.
-/// It plugs in through the seam alone — a migration of its own table, a snapshot source, a route
-/// with its documentation, a lifecycle default — and no core file knows it.
+/// A Live Activity type that exists only in this test: a household's notes.
+struct NotesActivityAttributes: LiveActivityContract {
+    struct ContentState: Codable, Hashable, Sendable {
+        var count: Int
+        var latest: String
+        var rev: Int
+    }
+
+    var household: String
+
+    static let typeName = "NotesActivityAttributes"
+    static let version = 1
+    static let schema = ContractSchema(
+        attributes: [ContractField("household", .string, "the household's name")],
+        contentState: [
+            ContractField("count", .int, "how many notes"), ContractField("latest", .string, "the latest note"),
+            ContractField("rev", .int, "the context's revision"),
+        ])
+    static let example = NotesActivityAttributes(household: "Seam")
+    static let exampleContentState = ContentState(count: 1, latest: "Zwiebeln", rev: 1)
+}
+
+/// A feature that exists only in this test: a household's notes on a card of its own type. It
+/// plugs in through the seam alone — its contract, a migration of its own table, a snapshot
+/// source, a route with its documentation, a lifecycle default — and no core file knows it.
 struct NotesFeature: Feature {
     static let route = Route(.post, "/api/test-notes")
-    static let type = CookSuggestActivityAttributes.typeName
+    static let type = NotesActivityAttributes.typeName
 
     /// Its lifecycle's stale time (nil: its cards carry no stale date).
     var staleAfter: TimeInterval? = 5 * 60
 
     var name: String { "notes" }
+    var contracts: [any LiveActivityContract.Type] { [NotesActivityAttributes.self] }
     var migrations: [Migration] {
         [
             Migration(
@@ -35,9 +58,7 @@ struct NotesFeature: Feature {
     struct Card: SnapshotSource {
         func contentState(of context: ContextRecord, in transaction: any SQLTransaction) throws -> JSONValue {
             let rows = try transaction.query("SELECT text FROM test_notes WHERE household_id = $1 ORDER BY id", [SQLValue(context.householdID)])
-            var state = CookSuggestActivityAttributes.exampleContentState
-            state.statusLabel = "\(rows.count) notes, the last: \(try rows.last?.string("text") ?? "-")"
-            state.rev = context.rev
+            let state = NotesActivityAttributes.ContentState(count: rows.count, latest: try rows.last?.string("text") ?? "-", rev: context.rev)
             return try JSONValue(json: JSONEncoder().encode(state))
         }
     }
@@ -55,7 +76,7 @@ struct NotesFeature: Feature {
                 let key = Self.key(householdID: caller.householdID)
                 let rev = try door.write { change in
                     if try change.context(key) == nil {
-                        let attributes = String(decoding: try JSONEncoder().encode(CookSuggestActivityAttributes.example), as: UTF8.self)
+                        let attributes = String(decoding: try JSONEncoder().encode(NotesActivityAttributes.example), as: UTF8.self)
                         try change.createContext(key: key, activityType: Self.type, householdID: caller.householdID, attributes: attributes)
                     }
                     try change.sql.execute(
@@ -125,7 +146,8 @@ struct NotesFeature: Feature {
             await eventually(timeout: 20) {
                 sandboxServer.accepted(token: token).contains { push in
                     let aps = (try? JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: Any])?["aps"] as? [String: Any]
-                    return (aps?["content-state"] as? [String: Any])?["statusLabel"] as? String == "2 notes, the last: Knoblauch"
+                    let state = aps?["content-state"] as? [String: Any]
+                    return state?["count"] as? Int == 2 && state?["latest"] as? String == "Knoblauch"
                 }
             })
         let last = try #require(sandboxServer.accepted(token: token).last)
@@ -146,5 +168,21 @@ struct NotesFeature: Feature {
         let paths = try #require(document.json?["paths"] as? [String: Any])
         #expect(paths[NotesFeature.route.template] != nil)
         #expect(((document.json?["components"] as? [String: Any])?["schemas"] as? [String: Any])?["TestNote"] != nil)
+
+        // Its type is the server's whole registry: /v1 contexts, push-to-start tokens and the
+        // document take it, and a built-in type this server was not given is refused.
+        let admin = ["Authorization": "Bearer \(app.adminKey)"]
+        let notes = #"{"type":"NotesActivityAttributes","attributes":{"household":"Seam"},"contentState":{"count":0,"latest":"-"}}"#
+        #expect(try later.request("PUT", "/v1/contexts/notes-api:1", headers: admin, json: notes).status == 201)
+        let refused = try later.request("PUT", "/v1/contexts/trip-api:1", headers: admin, json: ContextAPITests.trip(delay: 0))
+        #expect(refused.status == 422 && refused.text.contains("known: NotesActivityAttributes"), "\(refused.text)")
+        let start = try later.request(
+            "POST", "/api/apns/register", headers: auth,
+            json:
+                #"{"kind":"la-pushToStart","token":"\#(String(repeating: "6f", count: 32))","attributes_type":"NotesActivityAttributes","device_id":"phone"}"#
+        )
+        #expect(start.status == 200 || start.status == 201, "\(start.text)")
+        let variants = (((document.json?["components"] as? [String: Any])?["schemas"] as? [String: Any])?["PutContext"] as? [String: Any])?["oneOf"]
+        #expect("\(variants ?? "")".contains("NotesActivityAttributes") && !"\(variants ?? "")".contains("TripLiveActivityAttributes"))
     }
 }

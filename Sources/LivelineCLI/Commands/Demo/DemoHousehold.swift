@@ -74,7 +74,7 @@ final class DemoHousehold: Sendable {
             let configuration = DeviceConfiguration(
                 id: id, userID: owner.id, householdID: owner.user.householdID.rawValue, environment: .sandbox, os: os)
             return Phone(
-                device: SimulatedDevice(configuration, rules: rules, clock: clock.function), owner: owner,
+                device: SimulatedDevice(configuration, rules: rules, registry: app.engine.contracts, clock: clock.function), owner: owner,
                 client: LivelineClient(
                     baseURL: server, bearerToken: owner.bearer, deviceID: id, environment: .sandbox, session: session, timeout: 20))
         }
