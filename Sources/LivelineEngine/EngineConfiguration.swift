@@ -100,8 +100,8 @@ public struct EngineConfiguration: Sendable {
         lease: TimeInterval = 30, batchSize: Int = 512, retryPolicy: RetryPolicy = RetryPolicy(), minimumPushInterval: TimeInterval = 1,
         quietChangeDebounce: TimeInterval = 30, priorityBudget: Int = 12, frequentPriorityBudget: Int = 36,
         priorityBudgetByType: [String: Int] = [:], staleAfter: TimeInterval? = 15 * 60,
-        staleAfterByType: [String: TimeInterval] = EngineConfiguration.defaultStaleAfter, dismissAfter: TimeInterval = 15 * 60,
-        dismissAfterByType: [String: TimeInterval] = EngineConfiguration.defaultDismissAfter, startBudget: Int = 8,
+        staleAfterByType: [String: TimeInterval] = [:], dismissAfter: TimeInterval = 15 * 60,
+        dismissAfterByType: [String: TimeInterval] = [:], startBudget: Int = 8,
         startBudgetWindow: TimeInterval = 3600, startAnswerTimeout: TimeInterval = 5 * 60, deadlineMargin: TimeInterval = 10 * 60,
         lifecycleInterval: TimeInterval = 1, channelStoragePolicy: APNSChannelStoragePolicy = .mostRecentMessageStored,
         orphanChannelGrace: TimeInterval = 60, idlePoll: Duration = .milliseconds(250), clock: @escaping @Sendable () -> Date = { Date() }
@@ -131,21 +131,6 @@ public struct EngineConfiguration: Sendable {
         self.idlePoll = idlePoll
         self.clock = clock
     }
-
-    /// Freshness windows of the contracts the `/v1` API serves without a feature: a trip's
-    /// real-time data ages fast, a meal-planning session more slowly. A feature that owns a type
-    /// sets its own (the server puts them in ``staleAfterByType``).
-    public static let defaultStaleAfter: [String: TimeInterval] = [
-        TripLiveActivityAttributes.typeName: 10 * 60,
-        CookSuggestActivityAttributes.typeName: 30 * 60,
-    ]
-
-    /// How long an ended card of those contracts stays (docs/engine.md, "Lifecycle"): a
-    /// decided cook-suggest session about 2 min, an arrived trip 30 s.
-    public static let defaultDismissAfter: [String: TimeInterval] = [
-        CookSuggestActivityAttributes.typeName: 2 * 60,
-        TripLiveActivityAttributes.typeName: 30,
-    ]
 
     /// How long after it is sent an update of `type` is stale; nil sends no `stale-date`.
     public func staleAfter(type: String) -> TimeInterval? {
