@@ -1,9 +1,11 @@
 import Foundation
 import LivelineCards
+import LivelineModel
 
 extension CardRenderer {
-    /// The card of `activity`, or nil when its state does not decode (it would not render at all).
-    public static func render(_ activity: SimulatedActivity) -> RenderedCard? {
+    /// The card of `activity`, or nil when its state does not decode against `registry` (it would
+    /// not render at all).
+    public static func render(_ activity: SimulatedActivity, registry: ContractRegistry) -> RenderedCard? {
         let phase: CardPhase =
             switch activity.state {
             case .stale: .stale
@@ -12,6 +14,6 @@ extension CardRenderer {
             }
         return render(
             attributesType: activity.attributesType, attributes: activity.attributes.compactJSON, contentState: activity.contentState.compactJSON,
-            phase: phase)
+            phase: phase, registry: registry)
     }
 }

@@ -69,7 +69,7 @@ public final class SimulatedDevice: Sendable {
 
     /// The card of `contextKey` as it renders now (nil when none is on the lock screen).
     public func card(contextKey: String) -> RenderedCard? {
-        activity(contextKey: contextKey).flatMap(CardRenderer.render)
+        activity(contextKey: contextKey).flatMap { CardRenderer.render($0, registry: registry) }
     }
 
     /// What the app registers at launch: its alert token and a push-to-start token per type.

@@ -57,7 +57,7 @@ import Testing
             state: .active, startedAt: Date(), staleAt: nil, endedAt: nil, dismissAt: nil, updateToken: nil, channelID: nil,
             awaitingAllow: false, priorityLedger: [], presented: true
         )
-        let card = try #require(CardRenderer.render(trip))
+        let card = try #require(CardRenderer.render(trip, registry: .known))
         let example = TripLiveActivityAttributes.exampleContentState
         #expect(card.lockScreen.hasPrefix("🚆 \(TripLiveActivityAttributes.example.line) → \(TripLiveActivityAttributes.example.destination)"))
         #expect(card.compactLeading == "🚆 \(TripLiveActivityAttributes.example.line)")
@@ -66,10 +66,10 @@ import Testing
         cook.attributesType = CookSuggestActivityAttributes.typeName
         cook.attributes = try JSONValue(json: JSONEncoder().encode(CookSuggestActivityAttributes.example))
         cook.contentState = try JSONValue(json: JSONEncoder().encode(CookSuggestActivityAttributes.exampleContentState))
-        let cookCard = try #require(CardRenderer.render(cook))
+        let cookCard = try #require(CardRenderer.render(cook, registry: .known))
         #expect(cookCard.lockScreen.hasPrefix("🍳 \(CookSuggestActivityAttributes.exampleContentState.statusLabel)"))
         var broken = trip
         broken.contentState = ["currentStop": "A"]
-        #expect(CardRenderer.render(broken) == nil, "a state that does not decode renders nothing")
+        #expect(CardRenderer.render(broken, registry: .known) == nil, "a state that does not decode renders nothing")
     }
 }

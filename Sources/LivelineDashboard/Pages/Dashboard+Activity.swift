@@ -55,7 +55,8 @@ extension Dashboard {
         let phase: CardPhase = context.state == .ended ? .ended : .active
         guard
             let card = CardRenderer.render(
-                attributesType: context.activityType, attributes: Data(context.attributes.utf8), contentState: contentState.compactJSON, phase: phase)
+                attributesType: context.activityType, attributes: Data(context.attributes.utf8), contentState: contentState.compactJSON, phase: phase,
+                registry: engine.contracts)
         else {
             return """
                 <section class="panel" aria-labelledby="h-card"><h2 id="h-card">Card</h2>

@@ -26,4 +26,7 @@ public protocol LiveActivityContract: Codable, Hashable, Sendable {
     /// Why the change from `old` to `new` is *material* (it goes at priority 10 while the budget
     /// lasts), or nil when it is not. Default: every change (`LiveActivityContract+Materiality`).
     static func materialChange(from old: ContentState, to new: ContentState) -> String?
+    /// The card the widget draws, in text (the simulated iPhones and the dashboard show it).
+    /// Default: the state's keys and values (`LiveActivityContract+Card`).
+    static func card(_ attributes: Self, _ state: ContentState, badge: String) -> RenderedCard
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineCards
 import LivelineDevices
 import LivelineModel
@@ -83,7 +84,7 @@ final class CardWatcher: @unchecked Sendable {
             guard let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: data) else { return nil }
             return "🍳 \(state.statusLabel)" + badge + rev
         case TripLiveActivityAttributes.typeName:
-            guard let card = CardRenderer.render(activity) else { return nil }
+            guard let card = CardRenderer.render(activity, registry: Assembly.contracts()) else { return nil }
             return card.lockScreen.replacingOccurrences(of: "\n", with: ": ") + rev
         default:
             return nil
