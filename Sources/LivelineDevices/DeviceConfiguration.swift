@@ -34,20 +34,17 @@ public struct DeviceConfiguration: Sendable, Hashable, Codable {
     }
 }
 
-/// The server's context key of an activity, from its attributes and the device's user
-/// (`docs/contracts.md`): `shopping:{householdId}:{week}`, `cooksuggest:{sessionId}:{userId}`,
-/// `trip:{tripId}`. Replaceable for apps that key their contexts otherwise.
+/// The server's context key of an activity, from its attributes and the device's user. By
+/// default each contract's own rule (``LiveActivityContract/contextKey(of:userID:householdID:)``);
+/// replaceable for apps that key their contexts otherwise.
 public typealias ContextKeyResolver = @Sendable (_ attributesType: String, _ attributes: JSONValue, _ device: DeviceConfiguration) -> String?
 
 public enum ContextKeys {
-    public static let standard: ContextKeyResolver = { type, attributes, device in
-        let fields = attributes.objectValue ?? [:]
-        func text(_ key: String) -> String? { if case .string(let value)? = fields[key] { value } else { nil } }
-        switch type {
-        case ShoppingActivityAttributes.typeName: return text("week").map { "shopping:\(device.householdID):\($0)" }
-        case CookSuggestActivityAttributes.typeName: return text("sessionId").map { "cooksuggest:\($0):\(device.userID)" }
-        case TripLiveActivityAttributes.typeName: return text("tripId").map { "trip:\($0)" }
-        default: return nil
+    /// Each contract's own rule, from `registry`.
+    public static func contracts(_ registry: ContractRegistry) -> ContextKeyResolver {
+        { type, attributes, device in
+            registry.contract(named: type)?.contextKey(
+                attributes: attributes.compactJSON, userID: device.userID, householdID: device.householdID)
         }
     }
 }

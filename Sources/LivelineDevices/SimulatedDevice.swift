@@ -31,13 +31,13 @@ public final class SimulatedDevice: Sendable {
 
     public init(
         _ configuration: DeviceConfiguration, rules: DeviceRules = DeviceRules(), seed: UInt64 = 1,
-        contextKey: @escaping ContextKeyResolver = ContextKeys.standard, registry: ContractRegistry,
+        contextKey: ContextKeyResolver? = nil, registry: ContractRegistry,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
         self.rules = rules
         self.registry = registry
-        self.contextKey = contextKey
+        self.contextKey = contextKey ?? ContextKeys.contracts(registry)
         self.clock = clock
         var random = SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: configuration.id.hashValueStable))
         let alert = random.token()

@@ -29,4 +29,7 @@ public protocol LiveActivityContract: Codable, Hashable, Sendable {
     /// The card the widget draws, in text (the simulated iPhones and the dashboard show it).
     /// Default: the state's keys and values (`LiveActivityContract+Card`).
     static func card(_ attributes: Self, _ state: ContentState, badge: String) -> RenderedCard
+    /// The server's context key of an activity with `attributes` on the phone of `userID` in
+    /// `householdID` (`docs/contracts.md`), so the app can pull it; nil: no rule (the default).
+    static func contextKey(of attributes: Self, userID: Int, householdID: Int) -> String?
 }

@@ -3,6 +3,7 @@ import LivelineModel
 import Testing
 
 /// A contract without a drawing of its own gets the plain card; one with a drawing is drawn by it.
+/// The same for the context-key rule: none by default, each built-in contract its own.
 @Suite struct ContractCardTests {
     struct ParcelAttributes: LiveActivityContract {
         struct ContentState: Codable, Hashable, Sendable {
@@ -37,5 +38,21 @@ import Testing
         let state = try JSONEncoder().encode(TripLiveActivityAttributes.exampleContentState)
         let card = try #require(TripLiveActivityAttributes.card(attributes: attributes, contentState: state, badge: ""))
         #expect(card.lockScreen.hasPrefix("🚆 RNV 5 → Bismarckplatz"))
+    }
+
+    @Test func eachBuiltInContractKnowsItsContextKeyAndOthersDoNot() throws {
+        let encoder = JSONEncoder()
+        let keys = try [
+            ShoppingActivityAttributes.contextKey(attributes: encoder.encode(ShoppingActivityAttributes.example), userID: 2, householdID: 7),
+            TripLiveActivityAttributes.contextKey(attributes: encoder.encode(TripLiveActivityAttributes.example), userID: 2, householdID: 7),
+            CookSuggestActivityAttributes.contextKey(attributes: encoder.encode(CookSuggestActivityAttributes.example), userID: 2, householdID: 7),
+            ParcelAttributes.contextKey(attributes: encoder.encode(ParcelAttributes.example), userID: 2, householdID: 7),
+        ]
+        #expect(
+            keys == [
+                "shopping:7:\(ShoppingActivityAttributes.example.week)", "trip:\(TripLiveActivityAttributes.example.tripId)",
+                "cooksuggest:\(CookSuggestActivityAttributes.example.sessionId):2", nil,
+            ])
+        #expect(TripLiveActivityAttributes.contextKey(attributes: Data("{}".utf8), userID: 2, householdID: 7) == nil)
     }
 }

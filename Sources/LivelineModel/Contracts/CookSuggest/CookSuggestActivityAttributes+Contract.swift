@@ -37,4 +37,9 @@ extension CookSuggestActivityAttributes: LiveActivityContract {
         partnerPickTitle: nil, partnerReady: true, decidedTitle: nil, updatedAt: "2026-06-18 19:12:03",
         rev: 7, ended: nil
     )
+
+    /// The context key: `cooksuggest:{sessionId}:{userID}` (`docs/contracts.md`).
+    public static func contextKey(of attributes: CookSuggestActivityAttributes, userID: Int, householdID: Int) -> String? {
+        "cooksuggest:\(attributes.sessionId):\(userID)"
+    }
 }

@@ -57,4 +57,9 @@ extension ShoppingActivityAttributes: LiveActivityContract {
         activeShoppers: [Shopper(name: "Jaqueline", avatarTint: "coral", userId: 2)],
         ended: nil, rev: 31
     )
+
+    /// The context key: `shopping:{householdID}:{week}` (`docs/contracts.md`).
+    public static func contextKey(of attributes: ShoppingActivityAttributes, userID: Int, householdID: Int) -> String? {
+        "shopping:\(householdID):\(attributes.week)"
+    }
 }

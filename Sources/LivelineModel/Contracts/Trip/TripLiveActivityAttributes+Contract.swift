@@ -32,4 +32,9 @@ extension TripLiveActivityAttributes: LiveActivityContract {
         nextStopTime: Date(timeIntervalSinceReferenceDate: 803_461_320), remainingTime: 240,
         delay: 2, occupancy: .medium, phase: .inProgress, progress: 0.8
     )
+
+    /// The context key: `trip:{tripId}` (`docs/contracts.md`).
+    public static func contextKey(of attributes: TripLiveActivityAttributes, userID: Int, householdID: Int) -> String? {
+        "trip:\(attributes.tripId)"
+    }
 }
