@@ -19,6 +19,7 @@ let package = Package(
         .library(
             name: "Liveline",
             targets: ["Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel"]),
+        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport", "LivelineSandbox"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -124,6 +125,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
+        // The test harness: a real server on port 0 with its sandbox, for this package's tests and
+        // for a backend built on Liveline.
+        .target(
+            name: "LivelineTesting",
+            dependencies: ["Liveline", "LivelineAPI", "LivelineCrypto", "LivelineSandbox", "LivelineServer", "LivelineStore", "LivelineTestSupport"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Benchmarks (not part of the product).
         .target(
@@ -177,6 +185,7 @@ let package = Package(
             dependencies: [
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
                 "Liveline", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
+                "LivelineTesting",
             ],
             exclude: ["Peers/prometheus_peer.py", "Peers/webpush_check.py"], swiftSettings: swiftSettings
         ),
@@ -184,7 +193,7 @@ let package = Package(
             name: "LivelineClientTests",
             dependencies: [
                 "LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox",
-                "Liveline",
+                "Liveline", "LivelineTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,7 +201,7 @@ let package = Package(
             name: "LivelineDevicesTests",
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
-                "LivelineTestSupport", "LivelinePush", "LivelineStore", "Liveline", "LivelineTransit",
+                "LivelineTestSupport", "LivelinePush", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -219,7 +228,7 @@ let package = Package(
             name: "LivelineDashboardTests",
             dependencies: [
                 "LivelineDashboard", "LivelineServer", "Liveline", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
-                "LivelineCards",
+                "LivelineCards", "LivelineTesting",
             ],
             exclude: ["Browser/dashboard_browser.py", "Browser/demo_overview.py"],
             swiftSettings: swiftSettings

@@ -104,7 +104,7 @@ import Testing
         #expect(second.rev == 2 && second.state.delay == 4)
 
         // Another household's user cannot pull it, even knowing the key.
-        let (otherBearer, _, _) = try ClientTestServer.addUser(server.app, household: "Other", name: "Olga")
+        let otherBearer = try server.server.addUser(household: "Other", name: "Olga").token
         await #expect(throws: LivelineClientError.server(status: 404, code: "notFound", message: "there is no context trip:pull", field: nil)) {
             try await server.client(bearer: otherBearer).pull(contextKey: "trip:pull", sinceRev: nil)
         }

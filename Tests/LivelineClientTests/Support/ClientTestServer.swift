@@ -10,13 +10,15 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 
 /// A real Liveline server for the SDK's tests: HTTP on a free port, SQLite in a temporary
 /// folder, the in-process APNs sandbox; a user with a bearer token and an admin helper.
 final class ClientTestServer: @unchecked Sendable {
     static let adminKey = "client-tests-admin-key-0123456789"
-    let folder: URL
-    let app: Application
+    let server: TestServer
+    var folder: URL { server.folder }
+    var app: Application { server.app }
     let bearer: String
     let userID: UserID
     let householdID: HouseholdID
@@ -24,31 +26,13 @@ final class ClientTestServer: @unchecked Sendable {
     let session = URLSession(configuration: .ephemeral)
 
     init(clock: ManualClock? = nil) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-client-\(UUID().uuidString)")
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.dataDirectory = folder
-        configuration.databaseURL = try TestBackend.databaseURL()
-        configuration.accessLog = "off"
-        configuration.logLevel = .error  // the engine's events: only what went wrong for good
-        configuration.adminKey = Self.adminKey
-        configuration.minimumPushInterval = 0
-        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
-        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
-        app = server.app
+        server = try TestServer(clock: clock) { configuration in
+            configuration.adminKey = Self.adminKey
+            configuration.minimumPushInterval = 0
+        }
         sandbox = server.sandbox!
-        try app.start()
-        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
-        (bearer, userID, householdID) = try Self.addUser(app, household: "Fisch", name: "Dennis")
-    }
-
-    static func addUser(_ app: Application, household: String, name: String) throws -> (String, UserID, HouseholdID) {
-        let token = SecureRandom.token(prefix: "ll_")
-        let user = try app.store.accounts.createUser(
-            household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()
-        )
-        return (token, user.id, user.householdID)
+        let (user, token) = try server.addUser(household: "Fisch", name: "Dennis")
+        (bearer, userID, householdID) = (token, user.id, user.householdID)
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(app.port)")! }
@@ -79,8 +63,5 @@ final class ClientTestServer: @unchecked Sendable {
         return depth.due == 0 && depth.leased == 0
     }
 
-    func stop() {
-        app.shutdown()
-        try? FileManager.default.removeItem(at: folder)
-    }
+    func stop() { server.stop() }
 }

@@ -5,75 +5,35 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 
-/// A real server for a dashboard test, assembled as `liveline serve` assembles it (a temporary
-/// data folder, HTTP on a free port, the features, the in-process APNs sandbox), with a known
-/// admin key.
+/// A real server for a dashboard test (``TestServer``) with a known admin key.
 final class DashboardServer {
     static let adminKey = "dashboard-test-admin-key-0123456789"
 
-    let folder: URL
-    let app: Application
-    let sandbox: APNSSandbox?
+    let server: TestServer
+    var folder: URL { server.folder }
+    var app: Application { server.app }
+    var sandbox: APNSSandbox? { server.sandbox }
+    var port: Int { server.port }
 
-    /// A server on `folder` (a new one by default; a stopped server's, to start it again: with
-    /// PostgreSQL its database URL is kept there), on `clock` when given (for its sessions too,
-    /// unless `sessionsOnRealTime`: a demo's server runs faster than its people).
+    /// A server on `folder` (a new one by default; a stopped server's, to start it again), on
+    /// `clock` when given (for its sessions too, unless `sessionsOnRealTime`).
     init(
         folder: URL? = nil, clock: ManualClock? = nil, sessionsOnRealTime: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        let folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
-        self.folder = folder
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.dataDirectory = folder
-        configuration.accessLog = "off"
-        configuration.logLevel = .error
-        configuration.adminKey = Self.adminKey
-        configuration.databaseURL = try Self.databaseURL(of: folder)
-        configure(&configuration)
-        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
-        let server: Assembly.Server
-        if let clock {
-            let serverClock = clock.function
-            let wallClock: @Sendable () -> Date
-            if sessionsOnRealTime { wallClock = { Date() } } else { wallClock = serverClock }
-            server = try Assembly.server(configuration, clock: serverClock, wallClock: wallClock)
-        } else {
-            server = try Assembly.server(configuration)
+        server = try TestServer(folder: folder, clock: clock, sessionsOnRealTime: sessionsOnRealTime) { configuration in
+            configuration.adminKey = Self.adminKey
+            configure(&configuration)
         }
-        app = server.app
-        sandbox = server.sandbox
-        try app.start()
-        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
-    }
-
-    var port: Int { app.port }
-
-    /// With PostgreSQL, the database of `folder` (kept in it, so a server started again on the
-    /// folder finds its data); nil with SQLite.
-    static func databaseURL(of folder: URL) throws -> String? {
-        let file = folder.appendingPathComponent("test-database-url")
-        if let kept = try? String(contentsOf: file, encoding: .utf8) { return kept }
-        guard let url = try TestBackend.databaseURL() else { return nil }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(url.utf8).write(to: file)
-        return url
     }
 
     /// Stops the server and, unless `keepData`, deletes its folder.
-    func stop(keepData: Bool = false) {
-        app.shutdown()
-        if !keepData { try? FileManager.default.removeItem(at: folder) }
-    }
+    func stop(keepData: Bool = false) { server.stop(keepData: keepData) }
 
     /// A user and their bearer token.
     func addUser(household: String, name: String) throws -> (user: UserRecord, token: String) {
-        let token = SecureRandom.token(prefix: "ll_")
-        let user = try app.store.accounts.createUser(
-            household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date())
-        return (user, token)
+        try server.addUser(household: household, name: name)
     }
 
     /// One request on a new connection.

@@ -2,6 +2,7 @@ import Foundation
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import LivelinePush
 import Testing
 

@@ -3,6 +3,7 @@ import LivelineModel
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// The embedded default (README, "Quick start"): without an APNs key the server pushes to its own

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTesting
 import Testing
 
 @Suite struct AuthenticationTests {

@@ -4,6 +4,7 @@ import LivelineCrypto
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// Sessions end when their user signs out or an administrator revokes them, and the token is

@@ -5,6 +5,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// The `/v1` contexts API end to end: real HTTP on port 0, a real SQLite file, the engine's

@@ -5,6 +5,7 @@ import LivelinePush
 import LivelineSandbox
 import LivelineServer
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// One server, both APNs environments: the team's development builds beside App Store builds

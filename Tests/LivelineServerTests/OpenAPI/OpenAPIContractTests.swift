@@ -1,6 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// The contract `/openapi.json` states, checked by schemathesis (PyPI, in the test virtualenv)

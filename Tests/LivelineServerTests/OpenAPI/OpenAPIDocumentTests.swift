@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineTesting
 import Testing
 
 @Suite struct OpenAPIDocumentTests {

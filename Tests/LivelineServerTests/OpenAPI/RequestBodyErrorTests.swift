@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineModel
+import LivelineTesting
 import Testing
 
 /// Every request body the API takes — enumerated from `/openapi.json`, so a body added later is

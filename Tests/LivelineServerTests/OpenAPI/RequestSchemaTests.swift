@@ -1,6 +1,7 @@
 import Foundation
 import LivelineAPI
 import LivelineModel
+import LivelineTesting
 import Testing
 
 /// A documented body's schema read as words (``RequestSchema``), and what the server answers with

@@ -4,6 +4,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Synchronization
 import Testing
 

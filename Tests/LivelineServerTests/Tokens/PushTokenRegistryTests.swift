@@ -3,6 +3,7 @@ import LivelineCrypto
 import LivelineModel
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// `POST`/`DELETE`/`GET /api/apns/register` through HTTP against a real SQLite file.

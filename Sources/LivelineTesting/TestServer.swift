@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineAPI
 import LivelineCrypto
 import LivelineSandbox
 import LivelineServer
@@ -7,17 +8,24 @@ import LivelineStore
 import LivelineTestSupport
 
 /// A real Liveline server for a test, assembled as `liveline serve` assembles it: a temporary
-/// data folder, SQLite, HTTP on a free port, the features, and the APNs the configuration names
-/// (without a key: an in-process sandbox).
-final class TestServer {
-    let folder: URL
-    let app: Application
+/// data folder, SQLite (PostgreSQL with `LIVELINE_TEST_BACKEND=postgres`), HTTP on a free port,
+/// the features, and the APNs the configuration names (without a key: an in-process sandbox).
+/// The one server harness of the tests, and of a backend built on Liveline.
+public final class TestServer: @unchecked Sendable {
+    public let folder: URL
+    public let app: Application
     /// The in-process APNs sandbox, when the configuration has no APNs key.
-    let sandbox: APNSSandbox?
+    public let sandbox: APNSSandbox?
     /// The other environment's in-process sandbox, with `LIVELINE_SANDBOX_ENVIRONMENTS=both`.
-    let otherSandbox: APNSSandbox?
+    public let otherSandbox: APNSSandbox?
 
-    init(folder: URL? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// A server on `folder` (a new one by default; a stopped server's, to start it again), with
+    /// `features` (the built-in ones by default), its times from `clock` when given (people's
+    /// sign-ins too, unless `sessionsOnRealTime`: a demo's server runs faster than its people).
+    public init(
+        folder: URL? = nil, features: [any Feature] = Assembly.features, clock: ManualClock? = nil, sessionsOnRealTime: Bool = false,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-test-\(UUID().uuidString)")
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -28,7 +36,10 @@ final class TestServer {
         configuration.databaseURL = try Self.databaseURL(of: self.folder)
         configure(&configuration)
         TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
-        let server = if let clock { try Assembly.server(configuration, clock: clock.function) } else { try Assembly.server(configuration) }
+        let serverClock = clock?.function
+        let realTime: @Sendable () -> Date = { Date() }
+        let wallClock = sessionsOnRealTime ? realTime : serverClock ?? realTime
+        let server = try Assembly.server(configuration, features: features, clock: serverClock, wallClock: wallClock)
         app = server.app
         sandbox = server.sandbox
         otherSandbox = server.otherSandbox
@@ -36,11 +47,11 @@ final class TestServer {
         TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
     }
 
-    var port: Int { app.port }
+    public var port: Int { app.port }
 
     /// With PostgreSQL, the database of `folder`: a server started again on a folder finds the
-    /// data its first start left (the URL is kept in the folder).
-    static func databaseURL(of folder: URL) throws -> String? {
+    /// data its first start left (the URL is kept in the folder); nil with SQLite.
+    public static func databaseURL(of folder: URL) throws -> String? {
         let file = folder.appendingPathComponent("test-database-url")
         if let kept = try? String(contentsOf: file, encoding: .utf8) { return kept }
         guard let url = try TestBackend.databaseURL() else { return nil }
@@ -50,7 +61,7 @@ final class TestServer {
     }
 
     /// Creates a user and returns it with its bearer token.
-    func addUser(household: String, name: String) throws -> (user: UserRecord, token: String) {
+    public func addUser(household: String, name: String) throws -> (user: UserRecord, token: String) {
         let token = SecureRandom.token(prefix: "ll_")
         let user = try app.store.accounts.createUser(
             household: household, name: name, avatarTint: "azure", emoji: "🐟", locale: "de",
@@ -59,17 +70,22 @@ final class TestServer {
         return (user, token)
     }
 
-    func connection() throws -> TestHTTPConnection { try TestHTTPConnection(port: port) }
+    public func connection() throws -> TestHTTPConnection { try TestHTTPConnection(port: port) }
 
     /// One request on a new connection, with `token` as bearer when given.
-    func request(_ method: String, _ path: String, token: String? = nil, json: String? = nil) throws -> TestHTTPConnection.Response {
+    public func request(_ method: String, _ path: String, token: String? = nil, json: String? = nil) throws -> TestHTTPConnection.Response {
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         return try connection().request(method, path, headers: headers, body: json.map { Array($0.utf8) })
     }
 
-    /// Stops the server and deletes the data folder.
-    func stop(keepData: Bool = false) {
+    /// One request with the admin key (the `/v1` API).
+    public func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
+        try request(method, path, token: app.adminKey, json: json)
+    }
+
+    /// Stops the server and, unless `keepData`, deletes the data folder.
+    public func stop(keepData: Bool = false) {
         app.shutdown()
         if !keepData { try? FileManager.default.removeItem(at: folder) }
     }
