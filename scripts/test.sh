@@ -16,6 +16,10 @@ swift build --build-tests
 # examples/ios, type-checked against stubs of the Apple API they use (README, "Using Liveline from
 # your iOS app"): a package of its own, never part of the product.
 swift build --package-path Tests/AppleGlue --scratch-path .build/apple-glue
+# examples/custom-backend: another package built on the Liveline library with a feature of its own
+# (docs/architecture.md, "Adding a feature"), built and tested end to end against the product.
+swift format lint --strict -r examples/custom-backend/Sources examples/custom-backend/Tests examples/custom-backend/Package.swift
+swift build --package-path examples/custom-backend --scratch-path .build/custom-backend --build-tests
 # Swift Testing runs at most 8 test cases at once; without this, this toolchain starts every
 # test together. Server and simulated-iPhone tests do blocking work (starting a server, creating
 # and migrating its PostgreSQL schema) on the concurrency runtime's threads (one per core: two
@@ -45,6 +49,8 @@ export LIVELINE_TEST_LOG_DIR="$PWD/.build/test-logs"
 rm -rf "$LIVELINE_TEST_LOG_DIR"
 mkdir -p "$LIVELINE_TEST_LOG_DIR"
 timeout --foreground --kill-after=30 1800 swift test --skip-build --skip SeveralInstancesTests --skip CrashLoopTests --skip OpenAPIContractTests
+# The custom backend's own end-to-end test (built above).
+timeout --foreground --kill-after=30 600 swift test --package-path examples/custom-backend --scratch-path .build/custom-backend --skip-build
 LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
   --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests|LivelineDashboardTests' \
   --skip CrashLoopTests --skip OpenAPIContractTests
