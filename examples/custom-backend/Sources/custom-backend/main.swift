@@ -17,7 +17,7 @@ do {
     print("custom-backend: listening on \(server.app.baseURL) (\(server.app.features.joined(separator: ", ")))")
     if server.app.adminKeyGenerated { print("admin key: \(server.app.adminKey)") }
     for name in [SIGINT, SIGTERM] { signal(name, SIG_IGN) }
-    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0) }
+    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
     for source in signals {
         source.setEventHandler { exit(server.app.shutdown() ? 0 : 1) }
         source.resume()
