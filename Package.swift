@@ -19,7 +19,7 @@ let package = Package(
         .library(
             name: "Liveline",
             targets: ["Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel"]),
-        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport", "LivelineSandbox"]),
+        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport", "LivelineSandbox", "LivelinePush", "LivelineModel"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -207,20 +207,26 @@ let package = Package(
         ),
         .testTarget(
             name: "LivelineShoppingTests",
-            dependencies: ["LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport"],
+            dependencies: [
+                "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport", "LivelineTesting",
+                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LivelineCookSuggestTests",
             dependencies: [
                 "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
-                "LivelineLog",
+                "LivelineLog", "LivelineTesting", "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LivelineTransitTests",
-            dependencies: ["LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime"],
+            dependencies: [
+                "LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime", "LivelineTesting",
+                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

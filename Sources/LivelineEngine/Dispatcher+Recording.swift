@@ -184,14 +184,11 @@ extension Dispatcher {
         for (plan, applied) in zip(ordered, applied) { settled(plan, applied) }
     }
 
-    /// On PostgreSQL, holds the context rows of `plans` (`FOR UPDATE`, in key order) before
-    /// anything else of their recording: a change committing meanwhile waits, and every
-    /// transaction that holds a context and an outbox row took the context first. SQLite's
-    /// writes are one at a time already.
+    /// Holds the context rows of `plans` before anything else of their recording
+    /// (``ContextRepository/lock(keys:in:)``): a change committing meanwhile waits, and every
+    /// transaction that holds a context and an outbox row took the context first.
     private func lockContexts(of plans: [DispatchPlan], in transaction: any SQLTransaction) throws {
-        let keys = Set(plans.compactMap(\.contextKey)).sorted()
-        guard store.database.dialect == .postgres, !keys.isEmpty else { return }
-        try store.contexts.lock(keys: keys, in: transaction)
+        try store.contexts.lock(keys: Set(plans.compactMap(\.contextKey)).sorted(), in: transaction)
     }
 
     /// Applies the plans kept after a failed recording, oldest first. Returns how many were

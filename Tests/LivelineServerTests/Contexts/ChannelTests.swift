@@ -5,6 +5,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// Broadcast channels end to end (`docs/engine.md`, "Broadcast channels"): created on the first start
@@ -22,12 +23,6 @@ import Testing
                 credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
                 environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
             ))
-    }
-
-    static func externalSandbox(_ folder: URL, quota: Int = 10_000) throws -> APNSSandbox {
-        var configuration = SandboxConfiguration(folder: folder.appendingPathComponent("sandbox"))
-        configuration.channelQuota = quota
-        return try APNSSandbox.start(configuration)
     }
 
     @Test func aChannelIsCreatedOnTheFirstStartCarriesTheUpdatesAndIsDeletedAfterTheEnd() async throws {
@@ -85,7 +80,7 @@ import Testing
     @Test func anOrphanChannelIsDeletedWhenTheServerStartsAgain() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try Self.externalSandbox(folder)
+        let sandbox = try APISetup.externalSandbox(folder)
         defer { sandbox.stop() }
         let data = folder.appendingPathComponent("data")
 
@@ -115,7 +110,7 @@ import Testing
     @Test func aChannelListedBeforeItsRowWasWrittenIsNotDeletedAsAnOrphan() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try Self.externalSandbox(folder)
+        let sandbox = try APISetup.externalSandbox(folder)
         defer { sandbox.stop() }
         let client = try Self.client(of: sandbox)
         defer { client.shutdown() }
@@ -154,7 +149,7 @@ import Testing
     @Test func whenAPNSWillNotCreateAChannelTheStartFallsBackToTokens() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try Self.externalSandbox(folder, quota: 0)
+        let sandbox = try APISetup.externalSandbox(folder, quota: 0)
         defer { sandbox.stop() }
         let setup = try ContextAPITests.Setup(folder: folder.appendingPathComponent("data"), external: sandbox)
         defer { setup.stop() }

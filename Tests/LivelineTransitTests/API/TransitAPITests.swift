@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import LivelineTransit
 import Testing
 
@@ -17,12 +18,12 @@ import Testing
     final class Scene {
         let clock: ManualClock
         let realtime = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-rt-\(UUID().uuidString).pb")
-        let setup: ContextAPITests.Setup
+        let setup: APISetup
 
         init(realtime withRealtime: Bool = true, at start: Date = TransitAPITests.berlin(7, 55)) throws {
             clock = ManualClock(start)
             let path = realtime.path
-            setup = try ContextAPITests.Setup(clock: clock) { configuration in
+            setup = try APISetup(clock: clock) { configuration in
                 if withRealtime { configuration.environment["LIVELINE_GTFS_RT_URL"] = path }
                 configuration.minimumPushInterval = 0
             }
@@ -152,7 +153,7 @@ import Testing
         let folder = try DemoFeed.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: folder) }
         let clock = ManualClock(Self.berlin(7, 55))
-        let setup = try ContextAPITests.Setup(clock: clock) { $0.environment["LIVELINE_GTFS_PATH"] = folder.path }
+        let setup = try APISetup(clock: clock) { $0.environment["LIVELINE_GTFS_PATH"] = folder.path }
         defer { setup.stop() }
         let store = setup.server.app.store
         func current() throws -> Int? {

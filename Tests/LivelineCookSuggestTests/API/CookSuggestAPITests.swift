@@ -5,6 +5,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// Meal planning through the HTTP API (`docs/features/cook-suggest.md`): a real server on port 0,
@@ -12,8 +13,8 @@ import Testing
 @Suite struct CookSuggestAPITests {
     static let type = CookSuggestActivityAttributes.typeName
 
-    static func setup(think: Int = 0) throws -> ContextAPITests.Setup {
-        try ContextAPITests.Setup { configuration in
+    static func setup(think: Int = 0) throws -> APISetup {
+        try APISetup { configuration in
             configuration.environment["LIVELINE_COOKSUGGEST_THINK_MS"] = String(think)
             configuration.webPushSubject = "mailto:ops@liveline.test"
             configuration.webPushAllowInsecure = true
@@ -21,7 +22,7 @@ import Testing
     }
 
     static func request(
-        _ setup: ContextAPITests.Setup, _ method: String, _ path: String, _ bearer: String, json: String? = nil
+        _ setup: APISetup, _ method: String, _ path: String, _ bearer: String, json: String? = nil
     ) throws -> TestHTTPConnection.Response {
         try setup.server.request(method, path, token: bearer, json: json)
     }

@@ -13,9 +13,9 @@ import Testing
 @Suite struct ShoppingAPITests {
     static let week = "2026-01-05"
 
-    /// A server, the user of `ContextAPITests.Setup` ("Dennis …") and a second member, Jaqueline.
+    /// A server, the user of `APISetup` ("Dennis …") and a second member, Jaqueline.
     final class Household {
-        let setup: ContextAPITests.Setup
+        let setup: APISetup
         let clock: ManualClock?
         let partner: (id: UserID, token: String)
 
@@ -23,7 +23,7 @@ import Testing
             folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
         ) throws {
             self.clock = clock
-            setup = try ContextAPITests.Setup(folder: folder, external: external, clock: clock, configure: configure)
+            setup = try APISetup(folder: folder, external: external, clock: clock, configure: configure)
             let (user, token) = try setup.server.addUser(household: "Fisch", name: "Jaqueline")
             partner = (user.id, token)
         }
@@ -391,7 +391,7 @@ import Testing
     @Test func anOptedOutMemberIsNotStartedAndWithoutAChannelTheCardsGoByTokens() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-shopping-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try ChannelTests.externalSandbox(folder, quota: 0)
+        let sandbox = try APISetup.externalSandbox(folder, quota: 0)
         defer { sandbox.stop() }
         let home = try Household(folder: folder.appendingPathComponent("data"), external: sandbox)
         defer { home.stop() }
