@@ -25,13 +25,13 @@ public struct PushTransport: Sendable {
     public let stop: @Sendable () -> Void
     /// What the in-process sandbox accepted (the dashboard and `GET /v1/sandbox/accepted`
     /// show it); nil when pushes go to APNs.
-    public let standIn: StandInRecord?
+    public let sandboxRecord: SandboxRecord?
 
     public init(
         client: APNSClient, otherClients: [PushEnvironment: APNSClient] = [:], description: String, stop: @escaping @Sendable () -> Void = {},
-        standIn: StandInRecord? = nil
+        sandboxRecord: SandboxRecord? = nil
     ) {
-        self.standIn = standIn
+        self.sandboxRecord = sandboxRecord
         self.client = client
         self.otherClients = otherClients
         self.description = description
@@ -256,13 +256,13 @@ private func assembleApplication(
     )
 
     var router = try CoreAPI.router(
-        configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, standIn: transport.standIn,
+        configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, sandboxRecord: transport.sandboxRecord,
         version: Application.version, clock: clock)
     let dashboard = Dashboard(
         engine: engine,
         configuration: DashboardConfiguration(
             adminKey: adminKey, secureCookies: configuration.publicURL?.scheme?.lowercased() == "https", panels: setup.dashboardPanels,
-            standIn: transport.standIn, apnsDescription: transport.description, signInLimiter: auth.limiter),
+            sandboxRecord: transport.sandboxRecord, apnsDescription: transport.description, signInLimiter: auth.limiter),
         clock: clock, wallClock: wallClock, logger: logger)
     dashboard.addRoutes(to: &router)
 

@@ -74,7 +74,7 @@ public enum Assembly {
             at: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
-        // A server left running keeps a bounded record of what its stand-in accepted.
+        // A server left running keeps a bounded record of what its sandbox accepted.
         sandboxConfiguration.acceptedKept = (perTarget: 1000, total: 100_000)
         let sandbox: APNSSandbox
         var other: APNSSandbox?
@@ -102,13 +102,13 @@ public enum Assembly {
                 sandbox.stop()
                 other?.stop()
             }
-            // What the stand-in accepted, for the dashboard and GET /v1/sandbox/accepted.
-            let record = StandInRecord(description: description)
+            // What the sandbox accepted, for the dashboard and GET /v1/sandbox/accepted.
+            let record = SandboxRecord(description: description)
             for stand in [sandbox, other].compactMap({ $0 }) {
-                _ = stand.observeAccepted { push in record.record(standInPush(push)) }
+                _ = stand.observeAccepted { push in record.record(sandboxPush(push)) }
             }
             return (
-                PushTransport(client: client, otherClients: others, description: description, stop: stop, standIn: record), sandbox, other
+                PushTransport(client: client, otherClients: others, description: description, stop: stop, sandboxRecord: record), sandbox, other
             )
         } catch {
             for client in clients { client.shutdown() }
@@ -118,10 +118,10 @@ public enum Assembly {
         }
     }
 
-    /// An accepted push as the stand-in's record keeps it: the token by prefix, the event read
+    /// An accepted push as the sandbox's record keeps it: the token by prefix, the event read
     /// from the body without decoding all of it.
-    static func standInPush(_ push: AcceptedPush) -> StandInRecord.Push {
-        StandInRecord.Push(
+    static func sandboxPush(_ push: AcceptedPush) -> SandboxRecord.Push {
+        SandboxRecord.Push(
             apnsID: push.apnsID, pushType: push.pushType, priority: push.priority, tokenPrefix: push.token.map { String($0.prefix(8)) + "…" },
             channelID: push.channelID, bytes: push.payload.count, event: event(in: push.payload), acceptedAt: push.receivedAt)
     }
@@ -161,7 +161,7 @@ public enum Assembly {
         let (transport, sandbox, other) = try transportAndSandboxes(configuration)
         do {
             let app = try buildApplication(configuration, transport: transport, features: features, clock: clock, wallClock: wallClock)
-            // The in-process sandbox is this server's own stand-in for APNs: the tokens its users
+            // The in-process sandbox is this server's own APNs for testing: the tokens its users
             // register are devices it knows (everything else it answers as APNs does).
             // Playing both environments, each knows the tokens said (or learned) to be of its own.
             let tokens = app.store.tokens

@@ -15,7 +15,7 @@ public struct DashboardConfiguration: Sendable {
     /// Pages the features add (transit's feeds).
     public var panels: [DashboardPanel]
     /// What the in-process APNs sandbox accepted, when the server pushes to one.
-    public var standIn: StandInRecord?
+    public var sandboxRecord: SandboxRecord?
     /// Where pushes go, for a person.
     public var apnsDescription: String
     /// How often an open page looks for changes.
@@ -24,14 +24,15 @@ public struct DashboardConfiguration: Sendable {
     public var signInLimiter: AuthFailureLimiter
 
     public init(
-        adminKey: String, secureCookies: Bool = false, panels: [DashboardPanel] = [], standIn: StandInRecord? = nil, apnsDescription: String = "",
+        adminKey: String, secureCookies: Bool = false, panels: [DashboardPanel] = [], sandboxRecord: SandboxRecord? = nil,
+        apnsDescription: String = "",
         liveInterval: TimeInterval = 1, signInLimiter: AuthFailureLimiter = AuthFailureLimiter(perMinute: 0)
     ) {
         self.signInLimiter = signInLimiter
         self.adminKey = adminKey
         self.secureCookies = secureCookies
         self.panels = panels
-        self.standIn = standIn
+        self.sandboxRecord = sandboxRecord
         self.apnsDescription = apnsDescription
         self.liveInterval = liveInterval
     }

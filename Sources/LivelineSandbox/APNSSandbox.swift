@@ -169,7 +169,7 @@ public final class APNSSandbox: Sendable {
     // MARK: Devices and apps
 
     /// From now on a push to a token this sandbox does not know is accepted when `registered`
-    /// says the server registered it (the sandbox as a server's own stand-in for APNs: the tokens
+    /// says the server registered it (the sandbox as a server's own APNs for testing: the tokens
     /// its users register work). Everything else is answered as APNs answers it.
     public func acceptTokens(_ registered: @escaping @Sendable (String) -> Bool) {
         core.knownTokens.withLock { $0 = registered }

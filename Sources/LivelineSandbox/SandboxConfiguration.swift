@@ -32,8 +32,8 @@ public struct SandboxConfiguration: Sendable {
     /// Channels one app may have at once in this environment.
     public var channelQuota: Int
     /// The most accepted pushes kept per token or channel, and in all (the oldest go first); nil
-    /// keeps every one (tests that look at a whole history). A sandbox that serves as a server's
-    /// stand-in for APNs sets a bound, or a server left running grows without limit.
+    /// keeps every one (tests that look at a whole history). A server's own in-process
+    /// sandbox sets a bound, or a server left running grows without limit.
     public var acceptedKept: (perTarget: Int, total: Int)?
     /// The sandbox's idea of now: `iat` age, 410 timestamps, token update spacing, `receivedAt`
     /// (of the Web Push service too, and VAPID `exp`).

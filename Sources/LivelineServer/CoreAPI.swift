@@ -13,7 +13,7 @@ public enum CoreAPI {
     /// documentation (`/openapi.json` describes all of them).
     public static func router(
         configuration: ServerConfiguration, engine: Engine, auth: Authenticator, webPush identity: VAPIDIdentity, setup: FeatureSetup,
-        standIn: StandInRecord?, version: String, clock: @escaping @Sendable () -> Date
+        sandboxRecord: SandboxRecord?, version: String, clock: @escaping @Sendable () -> Date
     ) throws -> Router {
         var router = Router()
         router.mapError = APIErrors.map
@@ -33,7 +33,7 @@ public enum CoreAPI {
         ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
         NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
         MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)
-        StandInHandler(auth: auth, record: standIn).addRoutes(to: &router)
+        SandboxAcceptedHandler(auth: auth, record: sandboxRecord).addRoutes(to: &router)
         try setup.addRoutes(to: &router, context: FeatureContext(engine: engine, auth: auth, clock: clock))
         operations.describeBodies(in: &router)
         return router

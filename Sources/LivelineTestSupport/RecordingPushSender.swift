@@ -3,7 +3,7 @@ import LivelineEngine
 import LivelinePush
 import Synchronization
 
-/// A stand-in for APNs that keeps what the engine sends and answers each push with 200 (or what
+/// A test double for APNs that keeps what the engine sends and answers each push with 200 (or what
 /// ``answer`` says), without sockets: for engine and handler tests that look at what was sent,
 /// and for benchmarks of the write path without the network.
 public final class RecordingPushSender: PushSender {

@@ -34,7 +34,7 @@ import Testing
         )
         #expect(registered.status == 200 || registered.status == 201)
         try server.putTrip("trip:9", stop: "Messe", delay: 2)
-        // The stand-in accepts the server's own token: a 200 for the newest revision.
+        // The sandbox accepts the server's own token: a 200 for the newest revision.
         let accepted = try await eventually {
             try server.app.store.deliveries.lastDeliveredRev(contextKey: "trip:9") == 2
         }
@@ -51,7 +51,7 @@ import Testing
         #expect(page.text.contains(#"<span class="status-ok">200</span>"#))
         #expect(page.text.contains("apns-id <code>"))
         #expect(!page.text.contains(Self.token), "a token shows by its prefix only")
-        // The overview's chart counts those pushes (all accepted), and shows what the stand-in
+        // The overview's chart counts those pushes (all accepted), and shows what the sandbox
         // accepted; the same is on the control route.
         let overview = try visitor.get("/dashboard")
         let attempts = try #require(try server.app.engine.timeline(key: "trip:9")).entries.compactMap { entry -> Int? in
@@ -62,7 +62,7 @@ import Testing
             overview.text.contains(
                 #"<p id="push-summary">\#(attempts.count) pushes in the last hour: \#(attempts.count) accepted, 0 refused, 0 without an answer</p>"#))
         #expect(overview.text.contains(#"<rect class="fill-accepted""#), "a bar is drawn")
-        #expect(overview.text.contains("APNs stand-in"))
+        #expect(overview.text.contains("APNs sandbox"))
         #expect(overview.text.contains("<code>aabbccdd…</code>"))
         let control = try server.admin("GET", "/v1/sandbox/accepted?limit=5")
         #expect(control.status == 200)

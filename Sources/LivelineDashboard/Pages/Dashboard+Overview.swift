@@ -37,7 +37,7 @@ extension Dashboard {
         main += try pushChart(now: now)
         main += try activityList(now: now)
         main += try deadLetters(now: now)
-        main += standIn(now: now)
+        main += sandboxRecord(now: now)
         return PageContent(title: "Overview", main: main, events: "/dashboard/events?page=overview")
     }
 
@@ -133,8 +133,8 @@ extension Dashboard {
     }
 
     /// What the in-process APNs sandbox accepted (when the server pushes to one).
-    func standIn(now: Date) -> HTML {
-        guard let record = configuration.standIn else { return "" }
+    func sandboxRecord(now: Date) -> HTML {
+        guard let record = configuration.sandboxRecord else { return "" }
         // The sandbox's times are real time (the server's clock may run a demo faster).
         let realNow = wallClock()
         let rows: [[HTML]] = record.newest(15).map { push in
@@ -144,8 +144,8 @@ extension Dashboard {
             ]
         }
         return """
-            <section class="panel" aria-labelledby="h-standin"><h2 id="h-standin">APNs stand-in</h2>
-            <p>No APNs key is configured, so pushes go to the in-process APNs sandbox, this server's own stand-in for APNs: it accepts the tokens registered with this server and answers everything else as APNs does. \(record.total) pushes accepted since the server started (the newest \(record.capacity) are kept; also at <code>GET /v1/sandbox/accepted</code> with the admin key).</p>
+            <section class="panel" aria-labelledby="h-sandbox"><h2 id="h-sandbox">APNs sandbox</h2>
+            <p>No APNs key is configured, so pushes go to the in-process APNs sandbox, this server's own APNs for testing: it accepts the tokens registered with this server and answers everything else as APNs does. \(record.total) pushes accepted since the server started (the newest \(record.capacity) are kept; also at <code>GET /v1/sandbox/accepted</code> with the admin key).</p>
             \(Markup.table(caption: "The newest accepted pushes", columns: ["accepted", "push type", "event", "priority", "token", "bytes", "apns-id"], rows: rows, empty: "Nothing accepted yet."))
             </section>
             """

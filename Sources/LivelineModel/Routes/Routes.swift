@@ -64,7 +64,7 @@ public enum Routes {
     /// `?userId=…&dedupeKey=…`: a notification's pushes and their answers, its dead letters.
     public static let notificationTimeline = Route(.get, "/v1/notify/timeline")
 
-    /// What the in-process APNs sandbox (the server's stand-in for APNs without an APNs key)
+    /// What the in-process APNs sandbox (the server's own APNs for testing without an APNs key)
     /// accepted: the newest pushes, tokens by prefix (`?limit=`).
     public static let sandboxAccepted = Route(.get, "/v1/sandbox/accepted")
 

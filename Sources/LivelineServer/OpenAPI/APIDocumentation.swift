@@ -100,8 +100,8 @@ enum APIDocumentation {
         ),
         .init(
             Routes.sandboxAccepted,
-            "What the in-process APNs sandbox (the stand-in for APNs when no APNs key is configured) accepted, newest first; 404 when pushes go to APNs",
-            auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [CommonFields.limit(1...StandInRecord.defaultCapacity)]
+            "What the in-process APNs sandbox (the server's own APNs for testing when no APNs key is configured) accepted, newest first; 404 when pushes go to APNs",
+            auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [CommonFields.limit(1...SandboxRecord.defaultCapacity)]
         ),
         .init(
             Routes.resolveNotification, "Mark the user's notification with this dedupeKey resolved", auth: .admin, request: "Resolve",

@@ -45,7 +45,7 @@ import Testing
         #expect(signedIn.status == 303)
         let session = try #require(signedIn.setCookies.first { $0.hasPrefix("liveline_session=") }).split(separator: ";")[0]
 
-        // A household's phone registers its update token; the context changes; the stand-in takes it.
+        // A household's phone registers its update token; the context changes; the sandbox takes it.
         let users = try ChildProcess.run(
             ServeProcess.executable.path,
             ["users", "add", "--data", data.path, "--household", "Fisch", "--name", "Dennis", "--tint", "azure", "--emoji", "x"])

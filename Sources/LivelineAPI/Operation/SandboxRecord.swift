@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
 
-/// What the in-process APNs sandbox — the server's own stand-in for APNs when no APNs key is
+/// What the in-process APNs sandbox — the server's own APNs for testing when no APNs key is
 /// configured — accepted, for the dashboard and `GET /v1/sandbox/accepted`: the newest pushes
 /// (bounded), and a count since the server started. Tokens are kept by prefix only.
-public final class StandInRecord: Sendable {
+public final class SandboxRecord: Sendable {
     /// One accepted push, as the dashboard shows it.
     public struct Push: Sendable, Hashable, Codable {
         public var apnsID: String
@@ -38,7 +38,7 @@ public final class StandInRecord: Sendable {
         }
     }
 
-    /// Where the stand-in listens, for a person.
+    /// Where the sandbox listens, for a person.
     public let description: String
     /// How many pushes are kept.
     public let capacity: Int

@@ -4,17 +4,17 @@ import LivelineHTTP
 import LivelineModel
 
 /// `GET /v1/sandbox/accepted` (admin key): what the in-process APNs sandbox accepted, newest
-/// first — the server's stand-in for APNs when no APNs key is configured. 404 when pushes go to
+/// first — the server's own APNs for testing when no APNs key is configured. 404 when pushes go to
 /// APNs itself.
-struct StandInHandler: Sendable {
+struct SandboxAcceptedHandler: Sendable {
     let auth: Authenticator
-    let record: StandInRecord?
+    let record: SandboxRecord?
 
     struct Answer: Encodable {
         var description: String
         var total: Int
         var kept: Int
-        var pushes: [StandInRecord.Push]
+        var pushes: [SandboxRecord.Push]
     }
 
     func addRoutes(to router: inout Router) {
