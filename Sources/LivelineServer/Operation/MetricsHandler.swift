@@ -29,11 +29,24 @@ struct MetricsHandler: Sendable {
         }
     }
 
+    /// The exposition: the engine's families in a fixed order, then the features' (`docs/engine.md`,
+    /// "Configuration and operation").
     func text() throws -> String {
         let metrics = engine.metrics.snapshot
         let depth = try engine.outboxDepth()
         var out = PrometheusText()
+        Self.writeAnswers(metrics, to: &out)
+        writeOutbox(depth, to: &out)
+        Self.writeGivenUpAndLowered(metrics, to: &out)
+        try writeStarts(metrics, to: &out)
+        Self.writeLatency(metrics, to: &out)
+        writeFeatures(to: &out)
+        return out.text
+    }
 
+    /// Writes the push services' answers: APNs' to pushes and to channel management, and web push
+    /// services' (`docs/engine.md`, "Configuration and operation").
+    static func writeAnswers(_ metrics: EngineMetrics.Snapshot, to out: inout PrometheusText) {
         out.family(
             "liveline_pushes_total", type: "counter",
             help:
@@ -67,7 +80,11 @@ struct MetricsHandler: Sendable {
         for status in metrics.webPushes.keys.sorted() {
             out.sample("liveline_web_pushes_total", ["status": String(status)], metrics.webPushes[status]!)
         }
+    }
 
+    /// Writes the outbox gauges, read from the database, and whether its disk is full
+    /// (`docs/reliability.md`, "Disk full").
+    func writeOutbox(_ depth: OutboxDepth, to out: inout PrometheusText) {
         out.family(
             "liveline_outbox_rows", type: "gauge",
             help: "Outbox rows by state: due (waiting), leased (being sent), dead (never sent, see the timeline).")
@@ -83,7 +100,11 @@ struct MetricsHandler: Sendable {
             "liveline_storage_full", type: "gauge",
             help: "1 while the disk holding the database is full: writes answer 503 storageFull and change nothing (docs/reliability.md).")
         out.sample("liveline_storage_full", [:], engine.store.database.isStorageFull ? 1 : 0)
+    }
 
+    /// Writes what this process gave up on (dead letters) and sent at a lower priority than asked
+    /// (`docs/engine.md`, "Budgets and priority").
+    static func writeGivenUpAndLowered(_ metrics: EngineMetrics.Snapshot, to out: inout PrometheusText) {
         out.family("liveline_dead_letters_total", type: "counter", help: "Outbox rows and fan-out targets given up on by this process.")
         out.sample("liveline_dead_letters_total", [:], metrics.deadLetters)
 
@@ -91,7 +112,11 @@ struct MetricsHandler: Sendable {
             "liveline_budget_limited_pushes_total", type: "counter",
             help: "Material changes sent at priority 5 because the activity's hourly priority-10 budget was used.")
         out.sample("liveline_budget_limited_pushes_total", [:], metrics.budgetLimited)
+    }
 
+    /// Writes the push-to-start outcomes and the tokens whose last start went unanswered
+    /// (`docs/engine.md`, "Lifecycle").
+    func writeStarts(_ metrics: EngineMetrics.Snapshot, to out: inout PrometheusText) throws {
         out.family(
             "liveline_starts_total", type: "counter",
             help: "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed).")
@@ -101,7 +126,12 @@ struct MetricsHandler: Sendable {
 
         out.family("liveline_suspect_start_tokens", type: "gauge", help: "Active push-to-start tokens whose last start went unanswered.")
         out.sample("liveline_suspect_start_tokens", [:], try engine.suspectStartTokens())
+    }
 
+    /// Writes the dispatch latency histogram over ``EngineMetrics/latencyBuckets``: each bucket counts
+    /// every answer up to its bound, then `+Inf`, `_sum` and `_count` (Prometheus text format,
+    /// https://prometheus.io/docs/instrumenting/exposition_formats/).
+    static func writeLatency(_ metrics: EngineMetrics.Snapshot, to out: inout PrometheusText) {
         out.family("liveline_dispatch_latency_seconds", type: "histogram", help: "From an outbox row being due to APNs' answers to its pushes.")
         var cumulative = 0
         for (index, bound) in EngineMetrics.latencyBuckets.enumerated() {
@@ -111,11 +141,14 @@ struct MetricsHandler: Sendable {
         out.sample("liveline_dispatch_latency_seconds_bucket", ["le": "+Inf"], metrics.latencyCount)
         out.sample("liveline_dispatch_latency_seconds_sum", [:], metrics.latencySum)
         out.sample("liveline_dispatch_latency_seconds_count", [:], metrics.latencyCount)
+    }
+
+    /// Writes the features' families (``FeatureSetup/metrics(_:)``) as they give them.
+    func writeFeatures(to out: inout PrometheusText) {
         for family in features() {
             out.family(family.name, type: family.type, help: family.help)
             for sample in family.samples { out.sample(family.name, sample.labels, sample.value) }
         }
-        return out.text
     }
 }
 

@@ -21,7 +21,16 @@ struct ShoppingHandlers: Sendable {
         self.domain = domain
     }
 
+    /// Adds the shopping routes in the order of the API's table (docs/features/shopping.md, "API").
     func addRoutes(to router: inout Router) {
+        addListRoutes(to: &router)
+        addItemRoutes(to: &router)
+        addSessionRoutes(to: &router)
+    }
+
+    /// Adds the routes of a week's list: reading it (with the `since_rev` shortcut) and adding an
+    /// item to it (docs/features/shopping.md, "API").
+    func addListRoutes(to router: inout Router) {
         router.add(Routes.shoppingWeek) { request in
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)
@@ -51,6 +60,11 @@ struct ShoppingHandlers: Sendable {
                 week: week, householdID: caller.householdID, actor: actor.id, label: label, price: price, now: clock())
             return try .json(ShoppingItemResponse(item: item, rev: rev), status: 201)
         }
+    }
+
+    /// Adds the routes of one item, by its id: changing it and removing it (docs/features/shopping.md,
+    /// "API").
+    func addItemRoutes(to router: inout Router) {
         router.add(Routes.updateShoppingItem) { request in
             let caller = try auth.caller(of: request)
             let id = try Self.itemID(of: request)
@@ -91,6 +105,11 @@ struct ShoppingHandlers: Sendable {
             }
             return try .json(RemoveShoppingItemResponse(id: id, removed: true, rev: rev))
         }
+    }
+
+    /// Adds the routes of a shopping session: starting it, keeping the shopper present and ending it
+    /// (docs/features/shopping.md, "Sessions and presence").
+    func addSessionRoutes(to router: inout Router) {
         router.add(Routes.startShopping) { request in
             let caller = try auth.caller(of: request)
             let week = try Self.week(of: request)

@@ -21,7 +21,16 @@ struct TransitHandlers: Sendable {
         self.tracker = tracker
     }
 
+    /// Adds the transit routes in the order of the endpoints' table (docs/features/transit.md,
+    /// "Endpoints").
     func addRoutes(to router: inout Router) {
+        addTimetableRoutes(to: &router)
+        addTripRoutes(to: &router)
+    }
+
+    /// Adds the routes that read the loaded timetable: stop search and a stop's departures with real
+    /// time (docs/features/transit.md, "Endpoints").
+    func addTimetableRoutes(to router: inout Router) {
         router.add(Routes.transitStops) { request in
             _ = try auth.caller(of: request)
             let query = (try TransitDocumentation.query.textQuery(of: request) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -53,6 +62,11 @@ struct TransitHandlers: Sendable {
             return try .json(
                 TransitDeparturesResponse(stop: Self.stop(stop), departures: Array(shown.sorted { $0.expected < $1.expected }.prefix(10))))
         }
+    }
+
+    /// Adds the routes of the caller's rides: starting one, reading it with the `since_rev` shortcut,
+    /// ending it and ending them all (docs/features/transit.md, "Endpoints").
+    func addTripRoutes(to router: inout Router) {
         router.add(Routes.startTrip) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(StartTripRequest.self)
