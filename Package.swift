@@ -43,13 +43,17 @@ let package = Package(
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // JSON-lines logs (the access log and the engine's events): Foundation only.
         .target(name: "LivelineLog", swiftSettings: swiftSettings),
-        .target(name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog"], swiftSettings: swiftSettings),
+        .target(name: "LivelineScheduling", swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog", "LivelineScheduling"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
-        .target(name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelineScheduling"],
+            swiftSettings: swiftSettings),
         .target(name: "LivelineWebPush", dependencies: ["CCurl", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
-            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush"],
+            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush", "LivelineScheduling"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
@@ -82,7 +86,7 @@ let package = Package(
         // The cards as the phone draws them, in text: for the simulated iPhones' logs and the dashboard.
         .target(name: "LivelineCards", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
         .target(
-            name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineCards", "LivelineClient", "LivelineSandbox"],
+            name: "LivelineDevices", dependencies: ["LivelineModel", "LivelineCards", "LivelineClient", "LivelineSandbox", "LivelineScheduling"],
             swiftSettings: swiftSettings
         ),
         // The web dashboard at /dashboard: sign-in, pages, live updates (Server-Sent Events).
@@ -94,7 +98,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "LivelineEngine", dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog"],
+            name: "LivelineEngine",
+            dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog", "LivelineScheduling"],
             swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "CLibPQ", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
@@ -121,6 +126,7 @@ let package = Package(
                 "LivelineDevices",
                 "LivelineCards",
                 "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
+                "LivelineScheduling",
             ],
             swiftSettings: swiftSettings
         ),

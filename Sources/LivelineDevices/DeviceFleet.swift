@@ -2,6 +2,7 @@ import Foundation
 import LivelineClient
 import LivelineModel
 import LivelineSandbox
+import LivelineScheduling
 import Synchronization
 
 /// Simulated iPhones attached to an APNs sandbox (`docs/devices.md`): every push the sandbox accepts for
@@ -271,8 +272,7 @@ public final class DeviceFleet: Sendable {
         if let delay = faults.delay {
             device(id)?.note(
                 .event, "delayed \(delay) (network fault: seed \(faults.seed)): \(pushes.map(\.apnsID).joined(separator: ", "))")
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: work)
+            Scheduler.after(delay, on: queue, work)
         } else {
             queue.async(execute: work)
         }

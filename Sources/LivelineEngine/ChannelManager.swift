@@ -2,6 +2,7 @@ import Foundation
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelineScheduling
 import LivelineStore
 import Synchronization
 
@@ -96,7 +97,7 @@ final class ChannelManager: Sendable {
         _ creation: ChannelCreation, name: String, contextKey: String, environment: PushEnvironment, sender: any PushSender, now: Date
     ) {
         let timeout = configuration.channelCreationTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+        Scheduler.after(timeout) { [self] in
             guard !creation.isSettled else { return }
             let fallback =
                 "no channel in \(environment.rawValue) (APNs did not answer in time: \(Self.seconds(timeout)) s); updates go to each device's token"

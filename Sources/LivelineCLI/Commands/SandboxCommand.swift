@@ -4,6 +4,7 @@ import Liveline
 import LivelineClient
 import LivelineDevices
 import LivelineSandbox
+import LivelineScheduling
 
 /// `liveline sandbox`: runs the APNs sandbox standalone until SIGINT or SIGTERM, and prints what
 /// a client needs to use it (URLs, the CA file, the provider key and its IDs). With
@@ -195,19 +196,15 @@ enum SandboxCommand: CLICommand {
     }
 
     /// Prints every new log line of every device, `device <id> <verdict> [context]: reason`.
-    static func printLogs(of fleet: DeviceFleet, to context: CLIContext) -> any DispatchSourceTimer {
+    static func printLogs(of fleet: DeviceFleet, to context: CLIContext) -> RepeatingTimer {
         let printed = LogCursor()
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "liveline-device-log"))
-        timer.schedule(deadline: .now(), repeating: .milliseconds(200))
-        timer.setEventHandler {
+        return RepeatingTimer(every: 0.2, firstAfter: 0, queue: DispatchQueue(label: "liveline-device-log")) {
             for device in fleet.devices {
                 let log = device.log
                 for entry in log.dropFirst(printed.count(device.id)) { context.printError("device \(device.id) \(entry)") }
                 printed.set(device.id, log.count)
             }
         }
-        timer.resume()
-        return timer
     }
 
     /// What a client needs, one fact per line (tests and scripts read the `key: value` lines; with

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import LivelineLog
 import LivelineModel
+import LivelineScheduling
 import Synchronization
 
 /// The HTTP/1.1 API server, on libmicrohttpd (a thread pool, each thread with its own epoll set).
@@ -37,7 +38,7 @@ public final class HTTPServer: Sendable {
     /// Set by the first `shutdown` (a second one, concurrent or later, returns at once).
     private let shuttingDown = Atomic<Bool>(false)
     let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
-    private let keepAlive = Mutex<TimerBox?>(nil)
+    private let keepAlive = Mutex<RepeatingTimer?>(nil)
 
     public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink, errorLog: LogSink? = nil) {
         self.configuration = configuration
@@ -112,14 +113,11 @@ public final class HTTPServer: Sendable {
     private func startKeepAlive() {
         let interval = configuration.eventStreamKeepAliveSeconds
         guard interval > 0 else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in
+        let timer = RepeatingTimer(every: interval) { [weak self] in
             guard let self else { return }
             for stream in self.streams.withLock({ Array($0.values) }) { stream.comment("keep-alive") }
         }
-        timer.resume()
-        keepAlive.withLock { $0 = TimerBox(timer: timer) }
+        keepAlive.withLock { $0 = timer }
     }
 
     /// Drains and stops: closes event streams, waits up to `timeout` for the requests that arrived
@@ -132,7 +130,7 @@ public final class HTTPServer: Sendable {
         // Sequentially consistent with the request side (`access`): a request either sees the
         // drain and is answered 503, or this loop sees it counted and waits for it.
         draining.store(true, ordering: .sequentiallyConsistent)
-        keepAlive.withLock { $0?.timer.cancel() }
+        keepAlive.withLock { $0?.cancel() }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             // Streams may still be opened by handlers that passed the draining check: close
@@ -165,16 +163,10 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        keepAlive.withLock { $0?.timer.cancel() }
+        keepAlive.withLock { $0?.cancel() }
         closeEventStreams()
         if !shuttingDown.load(ordering: .relaxed), let handle = daemon.withLock({ $0 }) { MHD_stop_daemon(handle.raw) }
     }
-}
-
-/// A dispatch timer kept by the server (cancelled once, under the server's lock).
-final class TimerBox: @unchecked Sendable {
-    let timer: any DispatchSourceTimer
-    init(timer: any DispatchSourceTimer) { self.timer = timer }
 }
 
 /// The daemon pointer, owned by the server.

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelineScheduling
 import Synchronization
 
 /// Sends pushes to APNs (or to a sandbox speaking its protocol) over HTTP/2 with token auth.
@@ -23,7 +24,7 @@ public final class APNSClient: Sendable {
     private let devicePool: APNSConnectionPool
     private let broadcastPool: APNSConnectionPool
     private let managementPool: APNSConnectionPool
-    private let pinger = Mutex<TimerHolder?>(nil)
+    private let pinger = Mutex<RepeatingTimer?>(nil)
     private let isShutDown = Atomic<Bool>(false)
 
     public init(configuration: APNSClientConfiguration) throws {
@@ -151,7 +152,7 @@ public final class APNSClient: Sendable {
     /// Closes every connection; requests in flight fail.
     public func shutdown() {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
-        pinger.withLock { $0?.timer.cancel() }
+        pinger.withLock { $0?.cancel() }
         devicePool.closeAll()
         broadcastPool.closeAll()
         managementPool.closeAll()
@@ -236,7 +237,7 @@ public final class APNSClient: Sendable {
                         // The same request again (same apns-id) on another connection: APNs either
                         // never saw it or the device ignores the duplicate's older timestamp.
                         let backoff = min(0.5, Double(attempt - 1) * 0.02)
-                        DispatchQueue.global().asyncAfter(deadline: .now() + backoff) { [self] in
+                        Scheduler.after(backoff) { [self] in
                             perform(request, on: pool, attempt: attempt + 1, rotated: rotated, started: started, completion: completion)
                         }
                         return
@@ -256,12 +257,8 @@ public final class APNSClient: Sendable {
     private func startPinging() {
         let interval = configuration.idlePingInterval
         guard interval > 0 else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        let check = min(interval, 60)
-        timer.schedule(deadline: .now() + check, repeating: check)
-        timer.setEventHandler { [weak self] in self?.pingIdleConnections() }
-        timer.resume()
-        pinger.withLock { $0 = TimerHolder(timer: timer) }
+        let timer = RepeatingTimer(every: min(interval, 60)) { [weak self] in self?.pingIdleConnections() }
+        pinger.withLock { $0 = timer }
     }
 
     /// PINGs each connection idle for `idlePingInterval`; one that does not answer is retired.
@@ -275,10 +272,4 @@ public final class APNSClient: Sendable {
             }
         }
     }
-}
-
-/// A dispatch timer owned by the client.
-final class TimerHolder: @unchecked Sendable {
-    let timer: any DispatchSourceTimer
-    init(timer: any DispatchSourceTimer) { self.timer = timer }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import LivelineHTTP2
+import LivelineScheduling
 
 /// Serves one of the sandbox's HTTP/2 ports: asks the core for the answer and sends it, later and
 /// from another thread when a latency fault is set.
@@ -10,8 +11,7 @@ struct SandboxRequestHandler: HTTP2RequestHandler {
     func handle(_ request: HTTP2Request, respond: @escaping @Sendable (HTTP2Response) -> Void) {
         let (response, delay) = core.answer(request, on: port)
         guard let delay, delay > .zero else { return respond(response) }
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { respond(response) }
+        Scheduler.after(delay) { respond(response) }
     }
 
     func connectionClosed(_ connectionID: UInt64) {

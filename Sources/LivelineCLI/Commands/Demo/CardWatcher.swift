@@ -3,6 +3,7 @@ import Liveline
 import LivelineCards
 import LivelineDevices
 import LivelineModel
+import LivelineScheduling
 
 /// Narrates what the phones show (README, "Quick start"): four times a second it lets time pass on each
 /// phone (stale dates, dismissals: `SimulatedDevice.tick`), and prints one line per card change —
@@ -12,7 +13,7 @@ final class CardWatcher: @unchecked Sendable {
     private let household: DemoHousehold
     private let narrator: DemoNarrator
     private let queue = DispatchQueue(label: "liveline-demo-cards")
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: RepeatingTimer?
     /// Touched on `queue` only: what each activity showed when last looked at, and how much of
     /// each phone's log was read.
     private var shown: [String: (SimulatedActivity.State, JSONValue)] = [:]
@@ -24,11 +25,7 @@ final class CardWatcher: @unchecked Sendable {
     }
 
     func start() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: .milliseconds(250))
-        timer.setEventHandler { [self] in look() }
-        timer.resume()
-        self.timer = timer
+        timer = RepeatingTimer(every: 0.25, firstAfter: 0, queue: queue) { [self] in look() }
     }
 
     /// Stops watching; the last changes are printed first.

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineScheduling
 import LivelineTransit
 
 /// The GTFS-Realtime feed of the demo's tram rides, a file the server reads as any real-time feed
@@ -16,7 +17,7 @@ final class DemoRealtime: @unchecked Sendable {
     private let timetable: DemoTimetable
     private let recorded: [RealtimeFeed]
     private let queue = DispatchQueue(label: "liveline-demo-realtime")
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: RepeatingTimer?
     /// Touched on `queue` only.
     private var snapshots: [RealtimeFeed] = []
     private var written: (key: String, timestamp: Int) = ("", 0)
@@ -33,12 +34,8 @@ final class DemoRealtime: @unchecked Sendable {
         try queue.sync { try publish() }
         // Often enough that a new snapshot is written within a demo second of its time: the
         // one before is 60 s old then, and past 65 s a feed is stale.
-        let interval = DispatchTimeInterval.milliseconds(max(10, min(250, Int(1000 / clock.speed))))
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [self] in try? publish() }
-        timer.resume()
-        self.timer = timer
+        let interval = Double(max(10, min(250, Int(1000 / clock.speed)))) / 1000
+        timer = RepeatingTimer(every: interval, queue: queue) { [self] in try? publish() }
     }
 
     func stop() { queue.sync { timer?.cancel() } }
