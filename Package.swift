@@ -47,13 +47,18 @@ let package = Package(
         .target(
             name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog", "LivelineScheduling"], swiftSettings: swiftSettings),
         .target(name: "LivelineHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "LivelinePushWire", dependencies: ["LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
-            name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelineScheduling"],
+            name: "LivelinePush", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineModel", "LivelinePushWire", "LivelineScheduling"],
             swiftSettings: swiftSettings),
-        .target(name: "LivelineWebPush", dependencies: ["CCurl", "LivelineCrypto", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineWebPush", dependencies: ["CCurl", "LivelineCrypto", "LivelineModel", "LivelinePushWire"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineSandbox",
-            dependencies: ["LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush", "LivelineScheduling"],
+            dependencies: [
+                "LivelineHTTP2", "LivelineHTTP", "LivelineLog", "LivelineCrypto", "LivelineModel", "LivelinePush", "LivelinePushWire",
+                "LivelineScheduling",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "LivelineClient", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
@@ -99,13 +104,14 @@ let package = Package(
         ),
         .target(
             name: "LivelineEngine",
-            dependencies: ["LivelineStore", "LivelinePush", "LivelineWebPush", "LivelineModel", "LivelineLog", "LivelineScheduling"],
+            dependencies: ["LivelineStore", "LivelinePushWire", "LivelineModel", "LivelineLog", "LivelineScheduling"],
             swiftSettings: swiftSettings),
         .target(name: "LivelineStore", dependencies: ["CSQLite", "CLibPQ", "LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineServer",
             dependencies: [
-                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelineWebPush",
+                "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelinePushWire",
+                "LivelineWebPush",
                 "LivelineEngine", "LivelineAPI",
             ],
             swiftSettings: swiftSettings
@@ -114,7 +120,7 @@ let package = Package(
             name: "Liveline",
             dependencies: [
                 "LivelineServer", "LivelineAPI", "LivelineDashboard", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineModel",
-                "LivelinePush", "LivelineSandbox", "LivelineStore", "LivelineWebPush", "LivelineCrypto", "LivelineShopping",
+                "LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineStore", "LivelineWebPush", "LivelineCrypto", "LivelineShopping",
                 "LivelineCookSuggest", "LivelineTransit",
             ],
             swiftSettings: swiftSettings
@@ -122,7 +128,8 @@ let package = Package(
         .target(
             name: "LivelineCLI",
             dependencies: [
-                "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelineSandbox",
+                "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
+                "LivelineSandbox",
                 "LivelineDevices",
                 "LivelineCards",
                 "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
@@ -143,7 +150,8 @@ let package = Package(
         .target(
             name: "LivelineBench",
             dependencies: [
-                "LivelinePush", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineTestSupport",
+                "LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel",
+                "LivelineTestSupport",
                 "Liveline", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog", "CSQLite",
             ],
             swiftSettings: swiftSettings
@@ -152,7 +160,7 @@ let package = Package(
 
         // MARK: Tests mirror the sources.
         .target(
-            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelineStore"],
+            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelinePushWire", "LivelineStore"],
             path: "Sources/LivelineTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -162,14 +170,16 @@ let package = Package(
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineWebPushTests",
-            dependencies: ["LivelineWebPush", "LivelineHTTP", "LivelineModel", "LivelineCrypto", "LivelineSandbox", "LivelineTestSupport"],
+            dependencies: [
+                "LivelineWebPush", "LivelinePushWire", "LivelineHTTP", "LivelineModel", "LivelineCrypto", "LivelineSandbox", "LivelineTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "LivelineHTTPTests", dependencies: ["LivelineHTTP", "LivelineLog", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineHTTP2Tests", dependencies: ["LivelineHTTP2", "LivelineCrypto", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelinePushTests",
-            dependencies: ["LivelinePush", "LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel"],
+            dependencies: ["LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineHTTP2", "LivelineCrypto", "LivelineModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -181,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "LivelineEngineTests",
             dependencies: [
-                "LivelineEngine", "LivelineStore", "LivelinePush", "LivelineSandbox", "LivelineModel", "LivelineLog", "LivelineTestSupport",
+                "LivelineEngine", "LivelineStore", "LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineModel", "LivelineLog",
+                "LivelineTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -189,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "LivelineServerTests",
             dependencies: [
-                "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelineSandbox",
+                "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelinePushWire",
+                "LivelineSandbox",
                 "Liveline", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
                 "LivelineTesting",
             ],
@@ -207,7 +219,7 @@ let package = Package(
             name: "LivelineDevicesTests",
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
-                "LivelineTestSupport", "LivelinePush", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
+                "LivelineTestSupport", "LivelinePush", "LivelinePushWire", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -215,7 +227,7 @@ let package = Package(
             name: "LivelineShoppingTests",
             dependencies: [
                 "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport", "LivelineTesting",
-                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
+                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
             swiftSettings: swiftSettings
         ),
@@ -223,7 +235,7 @@ let package = Package(
             name: "LivelineCookSuggestTests",
             dependencies: [
                 "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
-                "LivelineLog", "LivelineTesting", "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
+                "LivelineLog", "LivelineTesting", "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
             swiftSettings: swiftSettings
         ),
@@ -231,7 +243,7 @@ let package = Package(
             name: "LivelineTransitTests",
             dependencies: [
                 "LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime", "LivelineTesting",
-                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush",
+                "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

@@ -6,6 +6,7 @@ import LivelineHTTP
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineServer
 import LivelineStore
 import LivelineWebPush

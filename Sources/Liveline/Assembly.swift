@@ -1,10 +1,11 @@
 import Foundation
 import LivelineAPI
+import LivelineCookSuggest
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
-import LivelineCookSuggest
 import LivelineShopping
 import LivelineTransit
 

@@ -1,13 +1,14 @@
 import Foundation
-import Synchronization
 import Liveline
 import LivelineCrypto
 import LivelineEngine
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import Synchronization
 
 /// `liveline-bench fanout` and `liveline-bench upsert`: the engine's figures (fan-out and upsert rates), measured
 /// on a real server (HTTP on a free port, SQLite in a temporary folder, the in-process APNs

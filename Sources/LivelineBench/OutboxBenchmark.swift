@@ -3,6 +3,7 @@ import Liveline
 import LivelineEngine
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import Synchronization
 

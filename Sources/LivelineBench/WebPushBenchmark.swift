@@ -3,6 +3,7 @@ import Liveline
 import LivelineCrypto
 import LivelineEngine
 import LivelineModel
+import LivelinePushWire
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineLog
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineScheduling
 import LivelineStore
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineLog
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// Decides what APNs' answers to one row's pushes mean, as a ``DispatchPlan``: a pure function

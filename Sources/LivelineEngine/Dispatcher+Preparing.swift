@@ -1,8 +1,7 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
-import LivelineWebPush
 import Synchronization
 
 extension Dispatcher {

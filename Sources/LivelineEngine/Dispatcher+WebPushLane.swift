@@ -1,5 +1,5 @@
 import Foundation
-import LivelinePush
+import LivelinePushWire
 import Synchronization
 
 /// Web pushes travel in a lane of their own: a row whose requests all go to browsers' push

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineLog
 import LivelineModel
+import LivelinePushWire
 import LivelineStore
 
 /// The generic engine every feature uses: a change commits, the context's revision goes up, and

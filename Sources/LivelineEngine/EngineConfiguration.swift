@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// How the engine sends: where, how often, at which priority, and the lifecycle's clocks.

@@ -1,8 +1,7 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
-import LivelineWebPush
 
 /// What one `notify` call did.
 public struct NotifyResult: Sendable, Hashable {

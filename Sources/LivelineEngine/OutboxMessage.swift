@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// What a message row of the outbox is: a push rendered when it was enqueued — a push-to-start

@@ -1,7 +1,6 @@
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
-import LivelineWebPush
 
 /// One request to APNs (or to a browser's push service) and what it is for.
 struct PreparedSend: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// Each target's priority and note (`docs/engine.md`, "Budgets and priority"): a material push at

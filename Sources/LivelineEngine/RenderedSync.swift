@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// One push the dispatcher is about to make for a context, at the priority the budget allows.

@@ -1,4 +1,4 @@
-import LivelinePush
+import LivelinePushWire
 
 /// One request and APNs' answer to it (or the stand-in for an answer that did not come in time).
 struct SendOutcome: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// What a start request did on one device (or for one user without a start token).

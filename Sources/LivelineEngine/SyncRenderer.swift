@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelinePush
+import LivelinePushWire
 import LivelineStore
 
 /// Renders a context's push at send time (`docs/engine.md`: sync rows are rendered from the current

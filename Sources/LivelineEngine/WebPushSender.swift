@@ -1,14 +1,5 @@
 import Foundation
-import LivelinePush
-import LivelineWebPush
-
-/// Where the engine's web pushes go: ``WebPushClient``, or a test double. Completions may run on
-/// any thread: they only hand the answer over.
-public protocol WebPushSender: Sendable {
-    func send(_ request: WebPushRequest, completion: @escaping @Sendable (WebPushResponse) -> Void)
-}
-
-extension WebPushClient: WebPushSender {}
+import LivelinePushWire
 
 /// Notify's third channel (`docs/engine.md`, "Notify"): the client web pushes go through and this
 /// server's VAPID identity.

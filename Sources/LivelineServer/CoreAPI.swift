@@ -4,6 +4,7 @@ import LivelineCrypto
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
+import LivelinePushWire
 import LivelineWebPush
 
 /// The core API's routes and the features' routes, documented: what the composition root serves

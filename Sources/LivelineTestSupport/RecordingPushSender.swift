@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelinePush
+import LivelinePushWire
 import Synchronization
 
 /// A test double for APNs that keeps what the engine sends and answers each push with 200 (or what

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import LivelinePushWire
 
 /// One push in flight: its `curl_easy` handle and what libcurl's callbacks collect. Used only on
 /// the client's thread once started (hence `@unchecked Sendable`: it crosses over once, queued).

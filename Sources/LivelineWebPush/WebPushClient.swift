@@ -1,6 +1,7 @@
 internal import CCurl
 import Dispatch
 import Foundation
+import LivelinePushWire
 import Synchronization
 
 /// Sends web pushes (RFC 8030 §5: a `POST` of the encrypted body to the subscription's endpoint)
@@ -272,3 +273,5 @@ private struct Multi: @unchecked Sendable {
         guard code == CURLM_OK else { throw WebPushError("libcurl refused a setting: \(String(cString: curl_multi_strerror(code)))") }
     }
 }
+
+extension WebPushClient: WebPushSender {}

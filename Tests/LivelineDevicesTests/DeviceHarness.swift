@@ -8,6 +8,7 @@ import LivelineCrypto
 import LivelineDevices
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
 import LivelineStore

@@ -2,6 +2,7 @@ import Foundation
 import LivelineDevices
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineTestSupport
 import Testing

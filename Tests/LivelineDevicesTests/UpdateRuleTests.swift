@@ -2,6 +2,7 @@ import Foundation
 import LivelineDevices
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import Testing
 
 /// `docs/devices.md`, "Decoding", "Ordering and timing", "Budget", offline and rotation: through

@@ -1,5 +1,6 @@
 import Foundation
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import Synchronization
 import Testing

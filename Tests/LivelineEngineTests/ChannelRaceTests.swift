@@ -2,6 +2,7 @@ import Foundation
 import LivelineEngine
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import LivelineTestSupport
 import Testing

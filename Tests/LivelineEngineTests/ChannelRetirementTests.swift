@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import Testing
 

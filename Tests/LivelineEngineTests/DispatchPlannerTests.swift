@@ -1,6 +1,7 @@
 import Foundation
 @testable import LivelineEngine
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import Testing
 

@@ -4,9 +4,9 @@ import LivelineEngine
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import LivelineTestSupport
-import LivelineWebPush
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import LivelineEngine
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport

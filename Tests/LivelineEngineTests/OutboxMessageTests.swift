@@ -1,6 +1,7 @@
 import Foundation
 @testable import LivelineEngine
 import LivelinePush
+import LivelinePushWire
 import Testing
 
 /// Message rows are read back whichever build wrote them: the headers column keeps the format of

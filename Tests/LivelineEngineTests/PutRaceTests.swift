@@ -3,6 +3,7 @@ import LivelineEngine
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineStore
 import LivelineTestSupport
 import Synchronization

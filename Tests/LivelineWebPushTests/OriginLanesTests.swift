@@ -1,5 +1,6 @@
 import Testing
 
+import LivelinePushWire
 @testable import LivelineWebPush
 
 /// The client's own limit of pushes in flight per push service origin (libcurl's left queued

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCrypto
+import LivelinePushWire
 import LivelineWebPush
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineHTTP
 import LivelineModel
+import LivelinePushWire
 import LivelineSandbox
 import LivelineTestSupport
 import LivelineWebPush

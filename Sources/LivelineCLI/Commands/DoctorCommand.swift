@@ -2,6 +2,7 @@ import Foundation
 import LivelineCrypto
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineServer
 
 /// `liveline doctor`: checks the APNs configuration end to end, one clear line per check, in each

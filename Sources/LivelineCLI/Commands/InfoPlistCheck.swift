@@ -1,6 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 
 /// `liveline doctor --info-plist FILE [--entitlements FILE]`: what the app's Info.plist and
 /// entitlements must say for the Live Activities this server pushes (Apple's "Displaying live data

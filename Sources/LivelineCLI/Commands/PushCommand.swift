@@ -2,6 +2,7 @@ import Foundation
 import Liveline
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineServer
 
 /// `liveline push`: sends one push by hand and prints APNs' answer — what Apple's Push

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCrypto
+import LivelinePushWire
 
 /// A token-based APNs credential: the `.p8` key with its key id, and the team id.
 ///

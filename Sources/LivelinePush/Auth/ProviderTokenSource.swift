@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCrypto
+import LivelinePushWire
 import Synchronization
 
 /// The provider token (JWT) of one team, signed once and reused until it is due.

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelinePushWire
 import LivelineScheduling
 import Synchronization
 
@@ -273,3 +274,5 @@ public final class APNSClient: Sendable {
         }
     }
 }
+
+extension APNSClient: PushSender {}

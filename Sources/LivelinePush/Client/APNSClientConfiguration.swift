@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePushWire
 
 /// How an `APNSClient` connects and authenticates.
 public struct APNSClientConfiguration: Sendable {

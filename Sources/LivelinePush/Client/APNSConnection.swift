@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelinePushWire
 import Synchronization
 
 /// One HTTP/2 connection to an APNs endpoint, with the rules APNs sets for it:

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelinePushWire
 import Synchronization
 
 /// The connections of one endpoint: requests go to the least loaded usable connection that

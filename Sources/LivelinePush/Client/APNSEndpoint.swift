@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePushWire
 
 /// Where APNs (or a sandbox speaking its protocol) listens, and how to trust it.
 ///

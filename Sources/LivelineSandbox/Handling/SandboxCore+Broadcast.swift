@@ -1,6 +1,7 @@
 import Foundation
-import LivelinePush
 import LivelineHTTP2
+import LivelinePush
+import LivelinePushWire
 
 extension SandboxCore {
     /// The largest broadcast body.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelinePush
+import LivelinePushWire
 
 /// An APNs error answer: the HTTP status, the reason, and for a 410 the moment the token stopped
 /// being valid.

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCrypto
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 
 /// How Liveline reaches APNs: Apple's servers when a key is configured (`LIVELINE_APNS_KEY_PATH`,
 /// key id, team id, bundle id, environment), else the APNs sandbox started in-process. `host`,

@@ -2,6 +2,7 @@ import Foundation
 import LivelineLog
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 
 /// Everything `liveline serve` can be told, with the embedded defaults: port 8080, data in
 /// `./liveline-data`, SQLite, the APNs sandbox. Each setting comes from a command-line option,

@@ -3,6 +3,7 @@ import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
+import LivelinePushWire
 import LivelineStore
 import LivelineWebPush
 

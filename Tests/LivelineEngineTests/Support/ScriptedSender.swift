@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelinePush
+import LivelinePushWire
 import Synchronization
 
 /// An in-memory APNs: answers every request at once, from a script, and keeps what it was asked

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelinePush
+import LivelinePushWire
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import LivelinePush
+import LivelinePushWire
 import Testing
 
 struct APNSPushTypeTests {

@@ -1,5 +1,6 @@
 import Foundation
 import LivelinePush
+import LivelinePushWire
 import Testing
 
 /// Every status and reason of docs/apns.md §1.6 and §1.8 has its one classification.

@@ -1,9 +1,10 @@
 import Foundation
+import LivelinePush
+import LivelinePushWire
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
-import LivelinePush
 import Testing
 
 @Suite struct ApplicationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
 import LivelineStore

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCrypto
 import LivelineModel
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
 import LivelineTestSupport

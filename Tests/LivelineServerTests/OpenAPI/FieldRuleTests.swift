@@ -3,6 +3,7 @@ import LivelineAPI
 import LivelineCrypto
 import LivelineHTTP
 import LivelineModel
+import LivelinePushWire
 import LivelineTestSupport
 import LivelineWebPush
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineLog
 import LivelinePush
+import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
 @testable import LivelineStore

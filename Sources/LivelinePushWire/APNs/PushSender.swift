@@ -1,5 +1,3 @@
-import LivelinePush
-
 /// Where the engine's pushes go: APNs through `APNSClient`, or a test double. Completions may
 /// run on any thread (the client's I/O thread): they only hand the answer over.
 public protocol PushSender: Sendable {
@@ -10,5 +8,3 @@ public protocol PushSender: Sendable {
     func deleteChannel(bundleID: String, channelID: String, completion: @escaping @Sendable (APNSResult) -> Void)
     func listChannels(bundleID: String, completion: @escaping @Sendable (_ channels: [String]?, _ result: APNSResult) -> Void)
 }
-
-extension APNSClient: PushSender {}

@@ -27,7 +27,7 @@ public struct APNSBroadcast: Sendable, Hashable {
         self.payload = payload
     }
 
-    var headers: [(name: String, value: String)] {
+    public var headers: [(name: String, value: String)] {
         [
             ("apns-push-type", APNSPushType.liveActivity.rawValue), ("apns-channel-id", channelID),
             ("apns-priority", String(priority.rawValue)), ("apns-expiration", String(expiration.seconds)),

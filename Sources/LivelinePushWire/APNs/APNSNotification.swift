@@ -46,7 +46,7 @@ public struct APNSNotification: Sendable, Hashable {
         )
     }
 
-    var headers: [(name: String, value: String)] {
+    public var headers: [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
             ("apns-push-type", pushType.rawValue), ("apns-topic", topic), ("apns-priority", String(priority.rawValue)),
             ("apns-id", apnsID),

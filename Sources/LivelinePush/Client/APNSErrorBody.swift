@@ -1,4 +1,5 @@
 import Foundation
+import LivelinePushWire
 
 /// The JSON body of an APNs error: `{"reason": "…", "timestamp": <ms>}`.
 struct APNSErrorBody: Decodable {
