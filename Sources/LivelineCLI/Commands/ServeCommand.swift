@@ -21,7 +21,7 @@ enum ServeCommand: CLICommand {
 
         Environment:
         \(table(ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp + Assembly.features.flatMap { feature in
-            feature.settings.map { ($0.variable, "\($0.meaning) (\(feature.name); default \($0.defaultValue))") }
+            feature.settings.map { ($0.name, "\($0.meaning) (\(feature.name); default \($0.defaultValue))") }
         }))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
