@@ -20,9 +20,7 @@ enum ServeCommand: CLICommand {
           --database-url URL  a PostgreSQL database several instances share     [LIVELINE_DATABASE_URL]
 
         Environment:
-        \(table(ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp + Assembly.features.flatMap { feature in
-            feature.settings.map { ($0.name, "\($0.meaning) (\(feature.name); default \($0.defaultValue))") }
-        }))
+        \(SettingsTable.help(for: name))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
         first start, printed once and kept in DIR/admin-key (mode 0600).
@@ -71,12 +69,6 @@ enum ServeCommand: CLICommand {
         }
         context.printError("liveline: stopped")
         return 0
-    }
-
-    /// Two columns, the first as wide as its longest entry.
-    static func table(_ rows: [(String, String)]) -> String {
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
     /// The environment's configuration with `--data` and `--database-url` applied (shared with `users`).
