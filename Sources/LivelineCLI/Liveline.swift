@@ -10,6 +10,7 @@ public enum Liveline {
         ContractsCommand.self,
         TransitCommand.self,
         SandboxCommand.self,
+        SettingsCommand.self,
     ]
 
     public static let usage = """

@@ -5,7 +5,8 @@ import LivelineServer
 /// APNs ones, then each feature's (``Assembly/features``).
 ///
 /// The configuration is read from these rows (`ServerConfiguration.settings`,
-/// `APNSConfiguration.settings`, each feature's `settings`); `liveline serve --help` prints them.
+/// `APNSConfiguration.settings`, each feature's `settings`); `liveline serve --help` and
+/// `liveline settings` (docs/configuration.md) print them, and a test holds the file to them.
 public enum SettingsTable {
     /// Rows under one heading.
     public struct Section: Sendable {

@@ -19,7 +19,7 @@ enum ServeCommand: CLICommand {
           --data DIR      data folder (database, generated admin key)           [LIVELINE_DATA_DIR, ./liveline-data]
           --database-url URL  a PostgreSQL database several instances share     [LIVELINE_DATABASE_URL]
 
-        Environment:
+        Environment (docs/configuration.md, printed by `liveline settings`, has them all):
         \(SettingsTable.help(for: name))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
