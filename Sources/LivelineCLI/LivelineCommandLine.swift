@@ -10,6 +10,7 @@ public enum LivelineCommandLine {
         ContractsCommand.self,
         TransitCommand.self,
         SandboxCommand.self,
+        SettingsCommand.self,
     ]
 
     public static let usage = """

@@ -15,31 +15,30 @@ public struct CookSuggestFeature: Feature {
     public var contracts: [any LiveActivityContract.Type] { [CookSuggestActivityAttributes.self] }
     public var migrations: [Migration] { CookSuggestMigrations.all }
 
-    public static let ttl = FeatureSetting(
-        variable: "LIVELINE_COOKSUGGEST_TTL_S", defaultValue: "7200",
-        meaning: "a meal-planning session nobody took a step in for this long is cancelled (its cards end)"
+    /// `LIVELINE_COOKSUGGEST_TTL_S`: at most 8 hours, as the engine ends every card 8 hours after
+    /// it started.
+    public static let ttl = Setting(
+        "LIVELINE_COOKSUGGEST_TTL_S", default: "7200", range: 60...8 * 3600,
+        meaning: "a meal-planning session nobody took a step in for this many seconds is cancelled (its cards end)"
     )
-    public static let thinkTime = FeatureSetting(
-        variable: "LIVELINE_COOKSUGGEST_THINK_MS", defaultValue: "2000",
-        meaning: "the least time a session spends generating proposals, so the cards show the kitchen thinking"
+    public static let thinkTime = Setting(
+        "LIVELINE_COOKSUGGEST_THINK_MS", default: "2000", range: 0...600_000,
+        meaning: "the least time in milliseconds a session spends generating proposals, so the cards show the kitchen thinking"
     )
-    public static let timeZone = FeatureSetting(
-        variable: "LIVELINE_COOKSUGGEST_TIME_ZONE", defaultValue: "Europe/Berlin",
+    public static let timeZone = Setting(
+        "LIVELINE_COOKSUGGEST_TIME_ZONE", default: "Europe/Berlin", values: "a time zone name such as Europe/Berlin",
         meaning: "the time zone whose today a session plans when its create names no date"
     )
-    public var settings: [FeatureSetting] { [Self.ttl, Self.thinkTime, Self.timeZone] }
+    public var settings: [Setting] { [Self.ttl, Self.thinkTime, Self.timeZone] }
 
     public func install(into setup: FeatureSetup) throws {
-        // At most 8 hours: the engine ends every card 8 hours after it started.
-        let ttl = try setup.integer(Self.ttl.variable, default: 7200, in: 60...8 * 3600)
-        let think = try setup.integer(Self.thinkTime.variable, default: 2000, in: 0...600_000)
-        let zoneName = setup.environment[Self.timeZone.variable] ?? Self.timeZone.defaultValue
-        guard let zone = TimeZone(identifier: zoneName) else {
-            throw FeatureSettingError("\(Self.timeZone.variable) must be a time zone name such as Europe/Berlin, not '\(zoneName)'")
-        }
+        let ttl = try setup.integer(Self.ttl)
+        let think = try setup.integer(Self.thinkTime)
+        let zoneName = setup.environment[Self.timeZone.name] ?? Self.timeZone.defaultValue
+        guard let zone = TimeZone(identifier: zoneName) else { throw FeatureSettingError(Self.timeZone.refusal(zoneName)) }
         // The shopping feature's domain with its own setting: adding as the initiator refreshes
         // their shopping session as any add does.
-        let presence = try setup.integer(ShoppingFeature.presenceTimeout.variable, default: 900, in: 10...86_400)
+        let presence = try setup.integer(ShoppingFeature.presenceTimeout)
         let shopping = ShoppingDomain(door: setup.door, presenceTimeout: TimeInterval(presence))
         let domain = CookSuggestDomain(door: setup.door, shopping: shopping, ttl: TimeInterval(ttl), thinkTime: TimeInterval(think) / 1000)
         let type = CookSuggestActivityAttributes.typeName

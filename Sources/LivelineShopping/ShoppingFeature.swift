@@ -14,14 +14,14 @@ public struct ShoppingFeature: Feature {
     public var migrations: [Migration] { ShoppingMigrations.all }
 
     /// `LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S`.
-    public static let presenceTimeout = FeatureSetting(
-        variable: "LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S", defaultValue: "900",
-        meaning: "a shopper without a heartbeat (or an item change) for this long leaves the card's activeShoppers"
+    public static let presenceTimeout = Setting(
+        "LIVELINE_SHOPPING_PRESENCE_TIMEOUT_S", default: "900", range: 10...86_400,
+        meaning: "a shopper without a heartbeat (or an item change) for this many seconds leaves the card's activeShoppers"
     )
-    public var settings: [FeatureSetting] { [Self.presenceTimeout] }
+    public var settings: [Setting] { [Self.presenceTimeout] }
 
     public func install(into setup: FeatureSetup) throws {
-        let timeout = try setup.integer(Self.presenceTimeout.variable, default: 900, in: 10...86_400)
+        let timeout = try setup.integer(Self.presenceTimeout)
         let domain = ShoppingDomain(door: setup.door, presenceTimeout: TimeInterval(timeout))
         let type = ShoppingActivityAttributes.typeName
         setup.snapshotSource(ShoppingSnapshotSource(domain: domain, clock: setup.clock), for: type)

@@ -15,24 +15,27 @@ public struct TransitFeature: Feature {
     public var contracts: [any LiveActivityContract.Type] { [TripLiveActivityAttributes.self] }
     public var migrations: [Migration] { TransitMigrations.all }
 
-    public static let gtfsPath = FeatureSetting(
-        variable: "LIVELINE_GTFS_PATH", defaultValue: "the demo feed",
-        meaning: "the GTFS static feed (a .zip or a folder); a feed with errors is refused with the validator's report (`liveline transit check`)"
-    )
-    public static let realtimeURL = FeatureSetting(
-        variable: "LIVELINE_GTFS_RT_URL", defaultValue: "none",
+    public static let gtfsPath = Setting(
+        "LIVELINE_GTFS_PATH", default: "the demo feed", values: "a .zip file or a folder",
         meaning:
-            "the GTFS-Realtime feed (https://, http:// or a file path) with trip updates and vehicle positions; without one, rides use the schedule"
+            "the GTFS static feed; one with errors is refused with the validator's report (`liveline transit check FEED`), "
+            + "warnings are logged; loaded again only when its files changed"
     )
-    public static let checkInterval = FeatureSetting(
-        variable: "LIVELINE_GTFS_CHECK_INTERVAL_S", defaultValue: "60",
-        meaning: "how often the files of LIVELINE_GTFS_PATH are looked at for a change (1 to 86,400 seconds)"
+    public static let realtimeURL = Setting(
+        "LIVELINE_GTFS_RT_URL", default: "none", values: "an https:// or http:// address, or a file path",
+        meaning:
+            "the GTFS-Realtime feed with trip updates and vehicle positions, fetched at most every 5 s; without one, rides use the "
+            + "timetable; one that fails or does not decode keeps the last good one (logged, /metrics)"
     )
-    public var settings: [FeatureSetting] { [Self.gtfsPath, Self.realtimeURL, Self.checkInterval] }
+    public static let checkInterval = Setting(
+        "LIVELINE_GTFS_CHECK_INTERVAL_S", default: "60", range: 1...86_400,
+        meaning: "seconds between two looks at the files of LIVELINE_GTFS_PATH for a change"
+    )
+    public var settings: [Setting] { [Self.gtfsPath, Self.realtimeURL, Self.checkInterval] }
 
     public func install(into setup: FeatureSetup) throws {
-        let checkInterval = try setup.integer(Self.checkInterval.variable, default: 60, in: 1...86_400)
-        let configured = setup.environment[Self.gtfsPath.variable].flatMap { $0.isEmpty ? nil : $0 }
+        let checkInterval = try setup.integer(Self.checkInterval)
+        let configured = setup.environment[Self.gtfsPath.name].flatMap { $0.isEmpty ? nil : $0 }
         let path: URL
         if let configured {
             path = URL(fileURLWithPath: configured)
@@ -47,10 +50,10 @@ public struct TransitFeature: Feature {
         do {
             (feed, report, fingerprint) = try GTFSReader.readWithFingerprint(path, today: today)
         } catch let error as GTFSError {
-            throw FeatureSettingError("\(Self.gtfsPath.variable) \(path.path): \(error.message)")
+            throw FeatureSettingError("\(Self.gtfsPath.name) \(path.path): \(error.message)")
         }
         if report.hasErrors {
-            throw FeatureSettingError("\(Self.gtfsPath.variable) \(path.path): the feed has errors, so it is not loaded:\n\(report)")
+            throw FeatureSettingError("\(Self.gtfsPath.name) \(path.path): the feed has errors, so it is not loaded:\n\(report)")
         }
         if !report.notices.isEmpty {
             setup.logger.warning("transit.feedWarnings", [("feed", .string(path.lastPathComponent)), ("report", .string(report.description))])
@@ -59,7 +62,7 @@ public struct TransitFeature: Feature {
         let (loaded, fresh) = try TransitFeedStore(door: setup.door).load(feed, fingerprint: fingerprint, source: source, now: setup.clock())
         let timetables = TransitTimetables(door: setup.door)
         timetables.remember(feed, id: loaded.id)
-        let realtime = RealtimeSource(location: setup.environment[Self.realtimeURL.variable], logger: setup.logger)
+        let realtime = RealtimeSource(location: setup.environment[Self.realtimeURL.name], logger: setup.logger)
         let tracker = TripTracker(door: setup.door, timetables: timetables, realtime: realtime, logger: setup.logger)
         let type = TripLiveActivityAttributes.typeName
         setup.snapshotSource(TripCard(), for: type)

@@ -19,31 +19,19 @@ public protocol Feature: Sendable {
     var migrations: [Migration] { get }
     /// The Live Activity contracts it owns: the root's registry holds every feature's.
     var contracts: [any LiveActivityContract.Type] { get }
-    /// The `LIVELINE_…` variables it reads (for `serve --help` and the README).
-    var settings: [FeatureSetting] { get }
+    /// The `LIVELINE_…` variables it reads: rows of the table `serve --help` and
+    /// docs/configuration.md are printed from.
+    var settings: [Setting] { get }
     /// Contributes what the feature brings; called once, before the engine starts.
     func install(into setup: FeatureSetup) throws
 }
 
 extension Feature {
-    public var settings: [FeatureSetting] { [] }
+    public var settings: [Setting] { [] }
     public var contracts: [any LiveActivityContract.Type] { [] }
 
     /// The feature's migrations under its name.
     public var featureMigrations: FeatureMigrations { FeatureMigrations(feature: name, migrations: migrations) }
-}
-
-/// A configuration variable of a feature.
-public struct FeatureSetting: Sendable, Hashable {
-    public var variable: String
-    public var defaultValue: String
-    public var meaning: String
-
-    public init(variable: String, defaultValue: String, meaning: String) {
-        self.variable = variable
-        self.defaultValue = defaultValue
-        self.meaning = meaning
-    }
 }
 
 /// The per-type lifecycle defaults a feature sets for the activity types it owns.

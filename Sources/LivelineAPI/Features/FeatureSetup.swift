@@ -130,13 +130,12 @@ public struct FeatureContext: Sendable {
 }
 
 extension FeatureSetup {
-    /// The whole-number setting `variable` within `range`, else `defaultValue`; a malformed value
-    /// is an error naming the variable and what it expects.
-    public func integer(_ variable: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
-        guard let text = environment[variable] else { return defaultValue }
-        guard let value = Int(text), range.contains(value) else {
-            throw FeatureSettingError("\(variable) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
+    /// The whole-number `setting` (one with a range and a whole-number default), else its
+    /// default; a malformed value is an error naming the variable and what it expects.
+    public func integer(_ setting: Setting) throws -> Int {
+        guard let fallback = Int(setting.defaultValue) else { preconditionFailure("\(setting.name) has no whole-number default") }
+        guard let text = environment[setting.name] else { return fallback }
+        guard let value = setting.wholeNumber(text) else { throw FeatureSettingError(setting.refusal(text)) }
         return value
     }
 }

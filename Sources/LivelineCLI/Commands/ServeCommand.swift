@@ -20,10 +20,8 @@ enum ServeCommand: CLICommand {
           --data DIR      data folder (database, generated admin key)           [LIVELINE_DATA_DIR, ./liveline-data]
           --database-url URL  a PostgreSQL database several instances share     [LIVELINE_DATABASE_URL]
 
-        Environment:
-        \(table(ServerConfiguration.environmentHelp + APNSConfiguration.environmentHelp + Assembly.features.flatMap { feature in
-            feature.settings.map { ($0.variable, "\($0.meaning) (\(feature.name); default \($0.defaultValue))") }
-        }))
+        Environment (docs/configuration.md, printed by `liveline settings`, has them all):
+        \(SettingsTable.help(for: name))
 
         The admin key of the /v1 API is LIVELINE_ADMIN_KEY; when unset, one is generated on the
         first start, printed once and kept in DIR/admin-key (mode 0600).
@@ -72,12 +70,6 @@ enum ServeCommand: CLICommand {
         }
         context.printError("liveline: stopped")
         return 0
-    }
-
-    /// Two columns, the first as wide as its longest entry.
-    static func table(_ rows: [(String, String)]) -> String {
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
     /// The environment's configuration with `--data` and `--database-url` applied (shared with `users`).

@@ -47,73 +47,11 @@ public struct APNSConfiguration: Sendable {
 
     public init() {}
 
-    /// The environment variables read, with what each sets (for `--help`).
-    public static let environmentHelp: [(String, String)] = [
-        ("LIVELINE_APNS_KEY_PATH", "the .p8 key file (unset: the in-process APNs sandbox is used)"),
-        ("LIVELINE_APNS_KEY_ID", "its key id"),
-        ("LIVELINE_APNS_TEAM_ID", "the team id"),
-        ("LIVELINE_APNS_BUNDLE_ID", "the app's bundle id (default dev.liveline.demo)"),
-        ("LIVELINE_APNS_ENVIRONMENT", "sandbox or production (default sandbox); also of tokens registered without one"),
-        ("LIVELINE_APNS_HOST / _PORT / _MANAGEMENT_PORT", "another APNs-speaking server (e.g. `liveline sandbox`)"),
-        ("LIVELINE_APNS_CA_FILE", "a CA file to trust for it"),
-        ("LIVELINE_APNS_BROADCAST_HOST", "host for broadcast sends (default: the device host)"),
-        (
-            "LIVELINE_APNS_DEVELOPMENT_HOST / _PORT / _MANAGEMENT_PORT",
-            "the development environment's server (default Apple's; with a key and without LIVELINE_APNS_HOST both environments are served)"
-        ),
-        ("LIVELINE_APNS_PRODUCTION_HOST / _PORT / _MANAGEMENT_PORT", "the production environment's server, the same way"),
-        ("LIVELINE_APNS_ENVIRONMENTS", "with a key: `both` (default; each token through its own environment) or `one` (the default one only)"),
-        (
-            "LIVELINE_SANDBOX_ENVIRONMENTS",
-            "without a key: `one` (default; the in-process sandbox plays the default environment) or `both` (one sandbox per environment)"
-        ),
-    ]
-
-    /// Reads the `LIVELINE_APNS_*` variables. A malformed value is an error naming it.
+    /// Reads the `LIVELINE_APNS_*` variables: a loop over ``settings``. A malformed value is an
+    /// error naming it.
     public static func fromEnvironment(_ environment: [String: String]) throws -> APNSConfiguration {
         var config = APNSConfiguration()
-        func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        config.keyPath = text("LIVELINE_APNS_KEY_PATH")
-        config.keyID = text("LIVELINE_APNS_KEY_ID")
-        config.teamID = text("LIVELINE_APNS_TEAM_ID")
-        if let bundle = text("LIVELINE_APNS_BUNDLE_ID") { config.bundleID = bundle }
-        if let value = text("LIVELINE_APNS_ENVIRONMENT") {
-            guard let parsed = PushEnvironment(rawValue: value) else {
-                throw ConfigurationError("LIVELINE_APNS_ENVIRONMENT must be sandbox or production, not '\(value)'")
-            }
-            config.environment = parsed
-        }
-        config.host = text("LIVELINE_APNS_HOST")
-        if let port = text("LIVELINE_APNS_PORT") { config.port = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PORT", in: 1...65535) }
-        if let port = text("LIVELINE_APNS_MANAGEMENT_PORT") {
-            config.managementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_MANAGEMENT_PORT", in: 1...65535)
-        }
-        config.broadcastHost = text("LIVELINE_APNS_BROADCAST_HOST")
-        config.developmentHost = text("LIVELINE_APNS_DEVELOPMENT_HOST")
-        if let port = text("LIVELINE_APNS_DEVELOPMENT_PORT") {
-            config.developmentPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_DEVELOPMENT_PORT", in: 1...65535)
-        }
-        if let port = text("LIVELINE_APNS_DEVELOPMENT_MANAGEMENT_PORT") {
-            config.developmentManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_DEVELOPMENT_MANAGEMENT_PORT", in: 1...65535)
-        }
-        config.productionHost = text("LIVELINE_APNS_PRODUCTION_HOST")
-        if let port = text("LIVELINE_APNS_PRODUCTION_PORT") {
-            config.productionPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_PORT", in: 1...65535)
-        }
-        if let port = text("LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT") {
-            config.productionManagementPort = try ServerConfiguration.integer(port, name: "LIVELINE_APNS_PRODUCTION_MANAGEMENT_PORT", in: 1...65535)
-        }
-        config.caFile = text("LIVELINE_APNS_CA_FILE")
-        switch text("LIVELINE_APNS_ENVIRONMENTS") {
-        case nil, "both": config.servesBothEnvironments = true
-        case "one": config.servesBothEnvironments = false
-        case let value?: throw ConfigurationError("LIVELINE_APNS_ENVIRONMENTS must be both or one, not '\(value)'")
-        }
-        switch text("LIVELINE_SANDBOX_ENVIRONMENTS") {
-        case nil, "one": config.sandboxPlaysBoth = false
-        case "both": config.sandboxPlaysBoth = true
-        case let value?: throw ConfigurationError("LIVELINE_SANDBOX_ENVIRONMENTS must be one or both, not '\(value)'")
-        }
+        for reader in settings { try reader.read(environment, into: &config) }
         return config
     }
 
