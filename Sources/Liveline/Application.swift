@@ -260,7 +260,7 @@ private func assembleApplication(
         configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, sandboxRecord: transport.sandboxRecord,
         version: Application.version, clock: clock)
     let dashboard = Dashboard(
-        engine: engine,
+        engine: engine, database: store.database,
         configuration: DashboardConfiguration(
             adminKey: adminKey, secureCookies: configuration.publicURL?.scheme?.lowercased() == "https", panels: setup.dashboardPanels,
             sandboxRecord: transport.sandboxRecord, apnsDescription: transport.description, signInLimiter: auth.limiter),

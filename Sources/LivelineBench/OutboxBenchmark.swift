@@ -36,8 +36,8 @@ public enum OutboxBenchmark {
             enqueued += chunk
         }
         let sender = AcceptingSender()
-        let engines = try (0..<instances).map { index in
-            let store = try open(url: url, schema: schema)
+        let stores = try (0..<instances).map { _ in try open(url: url, schema: schema) }
+        let engines = stores.enumerated().map { index, store in
             // Dated by the database, as `liveline serve` is.
             let database = store.database
             return Engine(
@@ -58,9 +58,9 @@ public enum OutboxBenchmark {
         while try setup.outbox.depth(now: Date()).leased > 0 { usleep(1000) }
         let elapsed = EngineBenchmark.seconds(ContinuousClock.now - started)
         let cpu = CPUTimes.now().since(cpuBefore)
-        for engine in engines {
+        for (engine, store) in zip(engines, stores) {
             _ = engine.stop()
-            engine.store.database.close()
+            store.database.close()
         }
         defer { setup.database.close() }
         let done = try setup.database.read { try $0.queryOne("SELECT COUNT(*) AS n FROM outbox WHERE status = 'done'")?.int("n") } ?? 0
@@ -97,7 +97,7 @@ public enum OutboxBenchmark {
         receiving.start()
         defer {
             _ = receiving.stop()
-            receiving.store.database.close()
+            receivingDatabase.close()
             inserting.database.close()
         }
         // The receiver's feed listens from its first connection on; the first rows warm it up.

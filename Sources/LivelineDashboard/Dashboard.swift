@@ -60,16 +60,18 @@ public final class Dashboard: Sendable {
     let wallClock: @Sendable () -> Date
     let logger: Logger
 
+    /// The dashboard of `engine`, reading through `database` (the engine's, read-only but for
+    /// the dashboard's own sign-out table).
     public init(
-        engine: Engine, configuration: DashboardConfiguration, clock: @escaping @Sendable () -> Date,
+        engine: Engine, database: any Database, configuration: DashboardConfiguration, clock: @escaping @Sendable () -> Date,
         wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
         self.wallClock = wallClock
         self.engine = engine
-        self.reads = OperationsReads(database: engine.store.database)
+        self.reads = OperationsReads(database: database)
         self.configuration = configuration
         self.sessions = DashboardSessions(
-            adminKey: configuration.adminKey, revocations: DashboardRevocationRepository(database: engine.store.database), clock: wallClock)
+            adminKey: configuration.adminKey, revocations: DashboardRevocationRepository(database: database), clock: wallClock)
         self.live = LiveUpdates(tick: configuration.liveInterval)
         self.clock = clock
         self.logger = logger

@@ -14,7 +14,7 @@ import LivelineStore
 /// token invalidated, a channel created, deleted or reconciled, a start that failed — is an event
 /// in `logger` (``EngineEvent``: one JSON line each, naming the context key and `apns-id`).
 public final class Engine: Sendable {
-    public let store: Store
+    let store: Store
     public let configuration: EngineConfiguration
     public let dispatcher: Dispatcher
     public let metrics: EngineMetrics
@@ -23,6 +23,8 @@ public final class Engine: Sendable {
     let renderer: SyncRenderer
     /// The Live Activity contracts it checks and renders against: the root's registry.
     public var contracts: ContractRegistry { renderer.registry }
+    /// Whether writes are being refused for lack of disk space (`/metrics` says it).
+    public var isStorageFull: Bool { store.database.isStorageFull }
     let channels: ChannelManager
     let lifecycle: LifecycleSweeper
     let starter: Starter

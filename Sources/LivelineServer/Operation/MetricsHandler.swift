@@ -99,7 +99,7 @@ struct MetricsHandler: Sendable {
         out.family(
             "liveline_storage_full", type: "gauge",
             help: "1 while the disk holding the database is full: writes answer 503 storageFull and change nothing (docs/reliability.md).")
-        out.sample("liveline_storage_full", [:], engine.store.database.isStorageFull ? 1 : 0)
+        out.sample("liveline_storage_full", [:], engine.isStorageFull ? 1 : 0)
     }
 
     /// Writes what this process gave up on (dead letters) and sent at a lower priority than asked
