@@ -13,14 +13,16 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// A server, its in-process APNs sandbox and a fleet of simulated iPhones on a manual clock:
 /// every push travels server → APNs client → sandbox (HTTP/2 + TLS) → device.
 final class DeviceHarness: @unchecked Sendable {
     static let adminKey = "devices-tests-admin-key-0123456789"
-    let folder: URL
-    let app: Application
+    let server: TestServer
+    var folder: URL { server.folder }
+    var app: Application { server.app }
     /// The server's in-process APNs sandbox, which the fleet's devices are attached to (with
     /// `both`, the development one of the pair).
     let sandbox: APNSSandbox
@@ -41,43 +43,29 @@ final class DeviceHarness: @unchecked Sendable {
         faults: DeviceFaults = .none, serverOnClock: Bool = false, both: SandboxPair? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-devices-\(UUID().uuidString)")
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.dataDirectory = folder
-        configuration.databaseURL = try TestBackend.databaseURL()
-        configuration.accessLog = "off"
-        configuration.logLevel = .error  // the engine's events: only what went wrong for good
-        configuration.adminKey = Self.adminKey
-        configuration.minimumPushInterval = 0
-        if let both {
-            let development = both.development
-            configuration.apns.keyPath = development.keyFile.path
-            configuration.apns.keyID = development.keyID
-            configuration.apns.teamID = development.teamID
-            configuration.apns.bundleID = development.bundleID
-            configuration.apns.host = "127.0.0.1"
-            configuration.apns.port = development.devicePort
-            configuration.apns.managementPort = development.managementPort
-            configuration.apns.productionHost = "127.0.0.1"
-            configuration.apns.productionPort = both.production.devicePort
-            configuration.apns.caFile = development.certificateFile.path
+        server = try TestServer(clock: serverOnClock ? clock : nil) { configuration in
+            configuration.adminKey = Self.adminKey
+            configuration.minimumPushInterval = 0
+            if let both {
+                let development = both.development
+                configuration.apns.keyPath = development.keyFile.path
+                configuration.apns.keyID = development.keyID
+                configuration.apns.teamID = development.teamID
+                configuration.apns.bundleID = development.bundleID
+                configuration.apns.host = "127.0.0.1"
+                configuration.apns.port = development.devicePort
+                configuration.apns.managementPort = development.managementPort
+                configuration.apns.productionHost = "127.0.0.1"
+                configuration.apns.productionPort = both.production.devicePort
+                configuration.apns.caFile = development.certificateFile.path
+            }
+            configure(&configuration)
         }
-        configure(&configuration)
-        TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
-        let server = try serverOnClock ? Assembly.server(configuration, clock: clock.function) : Assembly.server(configuration)
-        app = server.app
         sandbox = try #require(server.sandbox ?? both?.development)
-        try app.start()
-        TestLogs.recordServerSecrets(adminKey: app.adminKey, dataDirectory: configuration.dataDirectory)
         fleet =
             both.map { DeviceFleet(development: $0.development, production: $0.production, faults: faults) }
             ?? DeviceFleet(sandbox: sandbox, faults: faults)
-        let token = SecureRandom.token(prefix: "ll_")
-        let user = try app.store.accounts.createUser(
-            household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(token), now: Date()
-        )
+        let (user, token) = try server.addUser(household: "Fisch", name: "Dennis")
         bearer = token
         userID = user.id
         householdID = user.householdID
@@ -206,8 +194,7 @@ final class DeviceHarness: @unchecked Sendable {
 
     func stop() {
         fleet.detach()
-        app.shutdown()
-        try? FileManager.default.removeItem(at: folder)
+        server.stop()
     }
 }
 
