@@ -18,8 +18,11 @@ let package = Package(
         // The composition root and the modules a backend built on it adds a feature with.
         .library(
             name: "Liveline",
-            targets: ["Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel"]),
-        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport", "LivelineSandbox", "LivelinePush", "LivelineModel"]),
+            targets: [
+                "Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel",
+                "LivelinePushWire", "LivelinePush", "LivelineSandbox", "LivelineDashboard",
+            ]),
+        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -111,7 +114,7 @@ let package = Package(
             name: "LivelineServer",
             dependencies: [
                 "LivelineModel", "LivelineCrypto", "LivelineHTTP", "LivelineLog", "LivelineStore", "LivelinePush", "LivelinePushWire",
-                "LivelineWebPush",
+
                 "LivelineEngine", "LivelineAPI",
             ],
             swiftSettings: swiftSettings
@@ -142,7 +145,10 @@ let package = Package(
         // for a backend built on Liveline.
         .target(
             name: "LivelineTesting",
-            dependencies: ["Liveline", "LivelineAPI", "LivelineCrypto", "LivelineSandbox", "LivelineServer", "LivelineStore", "LivelineTestSupport"],
+            dependencies: [
+                "Liveline", "LivelineAPI", "LivelineCrypto", "LivelineSandbox", "LivelineServer", "LivelineStore", "LivelineTestSupport",
+                "LivelinePushWire", "LivelineModel",
+            ],
             swiftSettings: swiftSettings
         ),
 

@@ -12,7 +12,7 @@ import LivelineStore
 import LivelineWebPush
 
 /// Where the server's pushes go: an APNs client, what a person is told about it, and what to stop
-/// besides the client when the server stops. The command line builds it — to Apple with a key, or
+/// besides the client when the server stops. `Assembly` builds it — to Apple with a key, or
 /// to an APNs sandbox it starts in-process — so the server itself names neither.
 public struct PushTransport: Sendable {
     /// The client of the default environment: its tokens' pushes and channels.
@@ -201,7 +201,7 @@ public final class Application: Sendable {
 /// (``Database/now()``: with several instances on PostgreSQL, its server's clock); people's
 /// dashboard sign-ins expire by `wallClock` (real time, also when `clock` runs a demo faster).
 public func buildApplication(
-    _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature] = [],
+    _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature],
     clock: (@Sendable () -> Date)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }
 ) throws -> Application {
     let store = try configuration.openStore(features: features.map(\.featureMigrations))
@@ -248,11 +248,12 @@ private func assembleApplication(
         logger.info("migrationApplied", [("migration.version", .int(migration.version)), ("migration.name", .string(migration.name))])
     }
     for feature in features { try feature.install(into: setup) }
+    let registry = try contracts(of: features, setup: setup)
 
     let engineConfiguration = engineConfiguration(configuration, lifecycles: setup.lifecycleByType, clock: clock)
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,
-        sources: setup.sources, periodic: setup.tasks, registry: Assembly.contracts(of: features),
+        sources: setup.sources, periodic: setup.tasks, registry: registry,
         webPush: WebPushTransport(sender: webPushClient, identity: identity), logger: logger
     )
 
@@ -328,4 +329,20 @@ private func startupWarnings(
                 + "(a mailto: or https: contact push services can reach)")
     }
     return warnings
+}
+
+/// The features' contracts as one registry: each type named once, and every type a feature gives
+/// a card source or a lifecycle for among them (else its pushes would fail the payload check).
+private func contracts(of features: [any Feature], setup: FeatureSetup) throws -> ContractRegistry {
+    let registry = Assembly.contracts(of: features)
+    let names = registry.names
+    if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+        throw FeatureSettingError("two features name the contract \(twice); a type belongs to one feature")
+    }
+    for type in Set(setup.sources.keys).union(setup.lifecycleByType.keys).sorted() where registry.contract(named: type) == nil {
+        let owner = features.map(\.name).joined(separator: ", ")
+        throw FeatureSettingError(
+            "a feature (of \(owner)) serves \(type) but no feature lists it in `contracts`: add its LiveActivityContract type there")
+    }
+    return registry
 }

@@ -36,11 +36,6 @@ public enum Assembly {
     /// certificate and test key kept in `<data>/apns-sandbox` (and with
     /// `LIVELINE_SANDBOX_ENVIRONMENTS=both` a second one for the other environment, same key and
     /// certificate).
-    public static func transport(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?) {
-        let (transport, sandbox, _) = try transportAndSandboxes(configuration)
-        return (transport, sandbox)
-    }
-
     static func transportAndSandboxes(_ configuration: ServerConfiguration) throws -> (PushTransport, APNSSandbox?, APNSSandbox?) {
         let apns = configuration.apns
         if apns.hasKey {
@@ -153,7 +148,7 @@ public enum Assembly {
     }
 
     /// The server of `configuration` with `features` (by default the built-in ones), pushing where
-    /// ``transport(_:)`` says; its times from `clock`, by default the database's
+    /// ``transportAndSandboxes(_:)`` says; its times from `clock`, by default the database's
     /// (``buildApplication(_:transport:features:clock:wallClock:)``).
     public static func server(
         _ configuration: ServerConfiguration, features: [any Feature] = Assembly.features, clock: (@Sendable () -> Date)? = nil,

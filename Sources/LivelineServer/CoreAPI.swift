@@ -5,7 +5,6 @@ import LivelineEngine
 import LivelineHTTP
 import LivelineModel
 import LivelinePushWire
-import LivelineWebPush
 
 /// The core API's routes and the features' routes, documented: what the composition root serves
 /// besides the dashboard (docs/architecture.md, "The path of a write").

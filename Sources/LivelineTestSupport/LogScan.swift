@@ -90,8 +90,8 @@ public struct LogScan {
                 found.append(Finding(file: file, line: number, kind: kind, excerpt: String(match.output.prefix(6))))
             }
         }
-        // Byte by byte: `String.contains` goes through Foundation's NSString search, which took
-        // minutes over a whole suite's logs.
+        // Byte by byte: `String.contains` goes through Foundation's NSString search, far too slow
+        // over a whole suite's logs.
         for (secret, secretBytes) in secretBytes where Self.contains(bytes, secretBytes) {
             found.append(Finding(file: file, line: number, kind: "a secret a test gave a server", excerpt: String(secret.prefix(4))))
         }

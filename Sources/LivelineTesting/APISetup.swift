@@ -1,6 +1,5 @@
 import Foundation
 import LivelineModel
-import LivelinePush
 import LivelinePushWire
 import LivelineSandbox
 import LivelineServer

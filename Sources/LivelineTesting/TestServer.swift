@@ -11,7 +11,7 @@ import LivelineTestSupport
 /// data folder, SQLite (PostgreSQL with `LIVELINE_TEST_BACKEND=postgres`), HTTP on a free port,
 /// the features, and the APNs the configuration names (without a key: an in-process sandbox).
 /// The one server harness of the tests, and of a backend built on Liveline.
-public final class TestServer: @unchecked Sendable {
+public final class TestServer: Sendable {
     public let folder: URL
     public let app: Application
     /// The in-process APNs sandbox, when the configuration has no APNs key.

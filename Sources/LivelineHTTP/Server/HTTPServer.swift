@@ -99,13 +99,11 @@ public final class HTTPServer: Sendable {
     /// request line and headers while they are read, about 64 bytes more per field, and a `Cookie`
     /// header twice (the library copies it to parse it, and keeps each pair as a field), so it is
     /// four times `maxHeaderBytes` (at least libmicrohttpd's default 32 KiB): requests within the
-    /// limit made of many small fields or cookie pairs are served (measured: 540 fields of 30 bytes;
-    /// a Cookie of 540 pairs, 15 KB), and headers well over it reach our 431 check. With the
-    /// defaults (64 KiB): one header field up to about 63 KiB or a `Cookie` up to about 31 KiB
-    /// gets the JSON 431; more gets the library's own (431 in HTML). The library clears the whole
-    /// of it with `memset` after every request on a kept-alive connection: a tenth of the
-    /// server's time on a since-rev pull (36 KiB halved that, but refused a Cookie of 310 pairs;
-    /// `docs/performance.md`).
+    /// limit made of many small fields or cookie pairs are served, and headers well over it reach
+    /// our 431 check. With the defaults (64 KiB): one header field up to about 63 KiB or a
+    /// `Cookie` up to about 31 KiB gets the JSON 431; more gets the library's own (431 in HTML).
+    /// The library clears all of it after every request on a kept-alive connection, which costs a
+    /// pull measurably (`docs/performance.md`, "Reads").
     var connectionMemoryBytes: Int { max(32 << 10, 4 * configuration.maxHeaderBytes) }
 
     /// Sends a comment on every open event stream now and then, so a client that went away is

@@ -1,7 +1,6 @@
 import LivelineAPI
 import LivelineModel
 import LivelinePushWire
-import LivelineWebPush
 
 /// The input fields of the notification routes, declared once (``FieldRule``).
 enum NotificationFields {

@@ -5,7 +5,6 @@ import LivelineHTTP
 import LivelineModel
 import LivelinePushWire
 import LivelineStore
-import LivelineWebPush
 
 /// Notify (`docs/engine.md`, "Notify"): `POST /v1/notify` and `/v1/notify/resolve` for the server
 /// side (admin key), `GET /api/notifications` and `POST /api/notifications/{id}/read` for the app.

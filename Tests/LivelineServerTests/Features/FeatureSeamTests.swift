@@ -8,6 +8,7 @@ import LivelineModel
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTesting
 import Testing
 
 /// A Live Activity type that exists only in this test: a household's notes.
@@ -184,5 +185,37 @@ struct NotesFeature: Feature {
         #expect(start.status == 200 || start.status == 201, "\(start.text)")
         let variants = (((document.json?["components"] as? [String: Any])?["schemas"] as? [String: Any])?["PutContext"] as? [String: Any])?["oneOf"]
         #expect("\(variants ?? "")".contains("NotesActivityAttributes") && !"\(variants ?? "")".contains("TripLiveActivityAttributes"))
+    }
+
+    /// A feature that serves a type it does not list in `contracts` is refused at start (its
+    /// pushes would all fail the payload check), as are two features naming one type.
+    @Test func aTypeServedButNotListedOrListedTwiceIsRefusedAtStart() throws {
+        struct Unlisted: Feature {
+            var name: String { "unlisted" }
+            var migrations: [Migration] { [] }
+            func install(into setup: FeatureSetup) throws { setup.snapshotSource(NotesFeature.Card(), for: NotesActivityAttributes.typeName) }
+        }
+        struct Twice: Feature {
+            var name: String { "twice" }
+            var migrations: [Migration] { [] }
+            var contracts: [any LiveActivityContract.Type] { [NotesActivityAttributes.self] }
+            func install(into setup: FeatureSetup) throws {}
+        }
+        for (features, expected) in [([Unlisted()], "no feature lists it"), ([NotesFeature(), Twice()], "two features name")]
+            as [([any Feature], String)]
+        {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-seam-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var configuration = ServerConfiguration()
+            configuration.port = 0
+            configuration.dataDirectory = folder
+            configuration.databaseURL = try TestServer.databaseURL(of: folder)
+            TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
+            #expect {
+                _ = try Assembly.server(configuration, features: features)
+            } throws: { error in
+                "\(error)".contains(expected) && "\(error)".contains(NotesActivityAttributes.typeName)
+            }
+        }
     }
 }

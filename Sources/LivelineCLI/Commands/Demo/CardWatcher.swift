@@ -60,6 +60,9 @@ final class CardWatcher: @unchecked Sendable {
         for line in order { narrator.say("card", "\(line) — \(phones[line]!.joined(separator: ", "))") }
     }
 
+    /// The built-in contracts, the demo's.
+    static let contracts = Assembly.contracts()
+
     /// One line of what `activity`'s card shows, as the widget would render it.
     static func describe(_ activity: SimulatedActivity) -> String? {
         let decoder = JSONDecoder()
@@ -81,7 +84,7 @@ final class CardWatcher: @unchecked Sendable {
             guard let state = try? decoder.decode(CookSuggestActivityAttributes.ContentState.self, from: data) else { return nil }
             return "🍳 \(state.statusLabel)" + badge + rev
         case TripLiveActivityAttributes.typeName:
-            guard let card = CardRenderer.render(activity, registry: Assembly.contracts()) else { return nil }
+            guard let card = CardRenderer.render(activity, registry: Self.contracts) else { return nil }
             return card.lockScreen.replacingOccurrences(of: "\n", with: ": ") + rev
         default:
             return nil

@@ -55,6 +55,11 @@ public struct ParcelsFeature: Feature {
                 let stops = try Self.stopsAway.integer(try request.decode(ScanBody.self).stopsAway)
                 let key = "parcel:\(code)"
                 let rev = try door.write { change in
+                    // A parcel of another household is not there for this caller.
+                    let owner = try change.sql.queryOne("SELECT household_id FROM parcels WHERE code = $1", [.text(code)])
+                    if let owner, try owner.int("household_id") != caller.householdID.rawValue {
+                        throw HTTPError.notFound("there is no parcel \(code)")
+                    }
                     if try change.context(key) == nil {
                         let attributes = String(decoding: try JSONEncoder().encode(ParcelActivityAttributes(code: code)), as: UTF8.self)
                         try change.createContext(key: key, activityType: type, householdID: caller.householdID, attributes: attributes)
@@ -73,7 +78,7 @@ public struct ParcelsFeature: Feature {
                 routes: [
                     RouteDocumentation(
                         Self.scan, "A scan of a parcel: how many stops before it is delivered", auth: .bearer, request: "ParcelScan",
-                        response: "ParcelScanResult", errors: [400], path: [Self.code], mayCreate: true)
+                        response: "ParcelScanResult", errors: [400, 404], path: [Self.code], mayCreate: true)
                 ],
                 schemas: [
                     "ParcelScan": Schema.object(["stops_away": Self.stopsAway.schema], required: ["stops_away"]),

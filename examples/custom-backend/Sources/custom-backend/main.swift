@@ -16,13 +16,14 @@ do {
     try server.app.start()
     print("custom-backend: listening on \(server.app.baseURL) (\(server.app.features.joined(separator: ", ")))")
     if server.app.adminKeyGenerated { print("admin key: \(server.app.adminKey)") }
-    for name in [SIGINT, SIGTERM] { signal(name, SIG_IGN) }
-    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
-    for source in signals {
+    let stopSignals = [SIGINT, SIGTERM, SIGHUP]
+    for name in stopSignals { signal(name, SIG_IGN) }
+    let sources = stopSignals.map { DispatchSource.makeSignalSource(signal: $0, queue: .main) }
+    for source in sources {
         source.setEventHandler { exit(server.app.shutdown() ? 0 : 1) }
         source.resume()
     }
-    dispatchMain()
+    withExtendedLifetime(sources) { dispatchMain() }
 } catch {
     FileHandle.standardError.write(Data("custom-backend: \(error)\n".utf8))
     exit(1)

@@ -36,9 +36,15 @@ import Testing
         }
         #expect(delivered, "the second scan's card reached the phone")
 
-        // Bad input is refused and changes nothing; the route and the type are documented.
+        // Bad input and another household's scan are refused and change nothing; the route and
+        // the type are documented.
         let refused = try server.request("POST", "/api/parcels/P-7/scan", token: bearer, json: #"{"stops_away":-1}"#)
         #expect(refused.status == 400 && refused.errorField == "stops_away", "\(refused.text)")
+        let (_, stranger) = try server.addUser(household: "Next door", name: "Bo")
+        let elsewhere = try server.request("POST", "/api/parcels/P-7/scan", token: stranger, json: #"{"stops_away":9}"#)
+        #expect(elsewhere.status == 404, "another household's parcel is not there: \(elsewhere.text)")
+        let again = try server.request("POST", "/api/parcels/P-7/scan", token: bearer, json: #"{"stops_away":0}"#)
+        #expect(again.json?["rev"] as? Int == 3, "the refused scans changed nothing: \(again.text)")
         let document = try server.request("GET", "/openapi.json").text
         #expect(document.contains("/api/parcels/{code}/scan") && document.contains("ParcelActivityAttributes"))
 
