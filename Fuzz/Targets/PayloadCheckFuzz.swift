@@ -21,7 +21,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     for destination in [PushDestination.device, .broadcast] {
-        let check = PayloadCheck(destination: destination, now: now)
+        let check = PayloadCheck(destination: destination, now: now, registry: .known)
         _ = check.check(json: json, typeName: nil).text(file: "fuzz.json", destination: destination)
         for name in ContractRegistry.known.names {
             _ = check.check(json: json, typeName: name)

@@ -19,7 +19,7 @@ public struct PayloadCheck: Sendable {
     /// Where `attributes-type` and type names are looked up.
     public var registry: ContractRegistry
 
-    public init(destination: PushDestination = .device, now: Date, registry: ContractRegistry = .known) {
+    public init(destination: PushDestination = .device, now: Date, registry: ContractRegistry) {
         self.destination = destination
         self.now = now
         self.registry = registry

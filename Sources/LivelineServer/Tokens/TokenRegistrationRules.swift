@@ -110,7 +110,7 @@ struct TokenRegistrationRules: Sendable {
             )
         }
         guard Self.isSwiftTypeName(value) else {
-            throw HTTPError.badRequest("attributes_type must be a Swift type name such as ShoppingActivityAttributes", field: "attributes_type")
+            throw HTTPError.badRequest("attributes_type must be a Swift type name such as DeliveryActivityAttributes", field: "attributes_type")
         }
         return value
     }

@@ -8,7 +8,7 @@ import Foundation
 public struct ContextRecord: Sendable, Hashable {
     /// The context key, e.g. `shopping:1:2026-01-05` (`docs/contracts.md`).
     public var key: String
-    /// The `ActivityAttributes` type name, e.g. `ShoppingActivityAttributes`.
+    /// The `ActivityAttributes` type name, e.g. `DeliveryActivityAttributes`.
     public var activityType: String
     /// The owning household; `nil` for contexts created through the server-to-server `/v1` API.
     public var householdID: HouseholdID?

@@ -5,7 +5,7 @@ import Testing
 /// The check before every send (`docs/contracts.md`, "Contract rules the server enforces before any
 /// push"; `docs/apns.md` §1.5; `docs/devices.md`).
 struct PayloadCheckTests {
-    let check = PayloadCheck(destination: .device, now: .exampleNow)
+    let check = PayloadCheck(destination: .device, now: .exampleNow, registry: .known)
     static let trip = { () -> Data in (try? Fixture.data("TripLiveActivityAttributes", version: 1)) ?? Data() }()
     static let shopping = { () -> Data in (try? Fixture.data("ShoppingActivityAttributes", version: 1)) ?? Data() }()
 
@@ -89,7 +89,7 @@ struct PayloadCheckTests {
 
     @Test func plausibilityFollowsTheInjectedClock() throws {
         // Seen from 2057 the UNIX-seconds value is plausible, and the right one is not.
-        let in2057 = PayloadCheck(now: Date(timeIntervalSinceReferenceDate: 1_781_768_520))
+        let in2057 = PayloadCheck(now: Date(timeIntervalSinceReferenceDate: 1_781_768_520), registry: .known)
         let unixSeconds = try JSONEdit.editing(Self.trip, "content-state") { $0["nextStopTime"] = .int(1_781_768_520) }
         #expect(in2057.check(json: unixSeconds).problems(.implausibleDate).isEmpty)
         #expect(!in2057.check(json: Self.trip).problems(.implausibleDate).isEmpty)
@@ -116,14 +116,15 @@ struct PayloadCheckTests {
             aps["input-push-token"] = nil
         }
         let device = check.check(json: json, typeName: "TripLiveActivityAttributes")
-        let broadcast = PayloadCheck(destination: .broadcast, now: .exampleNow).check(json: json, typeName: "TripLiveActivityAttributes")
+        let broadcast = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .known).check(
+            json: json, typeName: "TripLiveActivityAttributes")
         #expect(device.problems(.bodyTooLarge).count == 1)
         #expect(broadcast.isAccepted, "\(broadcast.errors)")
         #expect(broadcast.bodyLimit == 5120)
     }
 
     @Test func broadcastCannotStart() {
-        let report = PayloadCheck(destination: .broadcast, now: .exampleNow).check(json: Self.trip)
+        let report = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .known).check(json: Self.trip)
         #expect(report.problems(.startOnBroadcast).count == 1)
     }
 
