@@ -71,7 +71,7 @@ struct Decision {
         guard state.startTokens[type] == push.token else {
             return drop(nil, "the token is not this app's push-to-start token for \(type)")
         }
-        guard (configuration.activityTypes ?? device.registry.names).contains(type), device.registry.contract(named: type) != nil else {
+        guard device.activityTypes.contains(type), device.registry.contract(named: type) != nil else {
             return drop(nil, "the app has no ActivityAttributes type \(type)")
         }
         if let problem = device.registry.attributesError(attributes, typeName: type) { return drop(nil, "attributes do not decode: \(problem)") }

@@ -12,6 +12,8 @@ public final class SimulatedDevice: Sendable {
     public let configuration: DeviceConfiguration
     public let rules: DeviceRules
     let registry: ContractRegistry
+    /// The app's `ActivityAttributes` types: the configuration's, else every type of `registry`.
+    let activityTypes: [String]
     let contextKey: ContextKeyResolver
     let clock: @Sendable () -> Date
 
@@ -37,12 +39,13 @@ public final class SimulatedDevice: Sendable {
         self.configuration = configuration
         self.rules = rules
         self.registry = registry
+        activityTypes = configuration.activityTypes ?? registry.names
         self.contextKey = contextKey ?? ContextKeys.contracts(registry)
         self.clock = clock
         var random = SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: configuration.id.hashValueStable))
         let alert = random.token()
         var starts: [String: String] = [:]
-        for type in configuration.activityTypes ?? registry.names where configuration.os >= .pushToStart { starts[type] = random.token() }
+        for type in activityTypes where configuration.os >= .pushToStart { starts[type] = random.token() }
         state = Mutex(State(allowed: configuration.liveActivitiesAllowed, alertToken: alert, startTokens: starts, random: random))
     }
 
@@ -160,7 +163,7 @@ public final class SimulatedDevice: Sendable {
                 Self.note(&state, now, .dropped, nil, "the app's own start of \(type) failed: \(why)")
                 return []
             }
-            guard (configuration.activityTypes ?? registry.names).contains(type), registry.contract(named: type) != nil else {
+            guard activityTypes.contains(type), registry.contract(named: type) != nil else {
                 return refuse("the app has no type \(type)")
             }
             if let problem = registry.attributesError(attributes, typeName: type) { return refuse("attributes do not decode: \(problem)") }

@@ -53,7 +53,7 @@ public final class APISetup {
     }
 
     public func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
-        try server.request(method, path, token: APISetup.adminKey, json: json)
+        try server.admin(method, path, json: json)
     }
 
     /// A phone: registered with the sandbox, and through the API as an `la-update` token of `contextKey`.

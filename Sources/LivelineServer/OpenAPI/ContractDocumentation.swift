@@ -27,13 +27,14 @@ enum ContractDocumentation {
                 ],
                 required: contract.schema.attributes.contains { !$0.isOptional } ? ["type", "attributes", "contentState"] : ["type", "contentState"])
         }
+        // No contract: no body is valid (`oneOf` must have a variant, JSON Schema 2020-12 §10.2.1.3).
+        let choice: (String, JSONValue) = variants.isEmpty ? ("not", [:]) : ("oneOf", .array(variants))
         return [
             "description": """
             one variant per contract type (its name in `type`). The push it makes (content state and alert, in the envelope) \
             must fit APNs's 4096 bytes, which no schema keyword can bound: a larger one is answered 422 with field `body`
             """,
-            // No contract: no body is valid (`oneOf` must have a variant, JSON Schema 2020-12 §10.2.1.3).
-            (variants.isEmpty ? "not" : "oneOf"): variants.isEmpty ? [:] : .array(variants),
+            choice.0: choice.1,
         ]
     }
 

@@ -48,9 +48,7 @@ final class ClientTestServer: @unchecked Sendable {
 
     /// A request with the admin key (`/v1`).
     func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
-        try TestHTTPConnection(port: app.port).request(
-            method, path, headers: ["Authorization": "Bearer \(Self.adminKey)"], body: json.map { Array($0.utf8) }
-        )
+        try server.admin(method, path, json: json)
     }
 
     static func trip(delay: Int, remaining: Int = 240) -> String {

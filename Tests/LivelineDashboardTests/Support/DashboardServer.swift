@@ -43,7 +43,7 @@ final class DashboardServer {
 
     /// A `/v1` request with the admin key.
     func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestHTTPConnection.Response {
-        try request(method, path, headers: ["Authorization": "Bearer \(Self.adminKey)"], body: json)
+        try server.admin(method, path, json: json)
     }
 
     /// Puts a trip context through `/v1` (its state names `stop` as the current stop).

@@ -23,6 +23,24 @@ import Testing
         #expect(served == Set(Routes.all.map(\.description)))
     }
 
+    /// A server's contracts are the variants of `PutContext`; with none, no body is valid (an
+    /// empty `oneOf` is not allowed by JSON Schema).
+    @Test func putContextHasOneVariantPerContractAndNoneWithoutContracts() throws {
+        for builtIn in [true, false] {
+            let server = try builtIn ? TestServer() : TestServer(features: [])
+            let variants = builtIn ? 3 : 0
+            defer { server.stop() }
+            let document = try server.request("GET", "/openapi.json").json
+            let schemas = (document?["components"] as? [String: Any])?["schemas"] as? [String: Any]
+            let putContext = try #require(schemas?["PutContext"] as? [String: Any])
+            if variants == 0 {
+                #expect(putContext["oneOf"] == nil && (putContext["not"] as? [String: Any])?.isEmpty == true)
+            } else {
+                #expect((putContext["oneOf"] as? [Any])?.count == variants && putContext["not"] == nil)
+            }
+        }
+    }
+
     @Test func schemaReferencesResolve() throws {
         let server = try TestServer()
         defer { server.stop() }
