@@ -45,7 +45,7 @@ let package = Package(
         // MARK: Server side.
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // JSON-lines logs (the access log and the engine's events): Foundation only.
-        .target(name: "LivelineLog", swiftSettings: swiftSettings),
+        .target(name: "LivelineLog", dependencies: ["LivelineScheduling"], swiftSettings: swiftSettings),
         .target(name: "LivelineScheduling", swiftSettings: swiftSettings),
         .target(
             name: "LivelineHTTP", dependencies: ["CMicroHTTPD", "LivelineModel", "LivelineLog", "LivelineScheduling"], swiftSettings: swiftSettings),
@@ -102,6 +102,7 @@ let package = Package(
             name: "LivelineDashboard",
             dependencies: [
                 "LivelineModel", "LivelineCards", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineCrypto", "LivelineLog",
+                "LivelineScheduling",
             ],
             swiftSettings: swiftSettings
         ),
@@ -174,6 +175,7 @@ let package = Package(
         .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
+        .testTarget(name: "LivelineSchedulingTests", dependencies: ["LivelineScheduling"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LivelineWebPushTests",
             dependencies: [

@@ -59,9 +59,9 @@ final class LifecycleSweeper: Sendable {
         for task in tasks { task.run(now: now) }
     }
 
-    /// Reconciles the channels once after the start, on a thread of its own (the management API
-    /// may be slow or unreachable; sending must not wait for it); a failed attempt is tried again
-    /// after a backoff (1 minute, doubling up to 30).
+    /// Reconciles the channels once after the start, off the sweep (the management API may be
+    /// slow or unreachable; sending must not wait for it); a failed attempt is tried again after a
+    /// backoff (1 minute, doubling up to 30).
     func reconcileChannelsIfDue(now: Date) {
         let go = state.withLock { state -> Bool in
             guard !state.stopped, !state.reconciled, !state.reconciling, state.nextReconcile.map({ now >= $0 }) ?? true else { return false }
@@ -73,7 +73,7 @@ final class LifecycleSweeper: Sendable {
         }
         guard go else { return }
         // Holds the sweeper only while it reconciles (see ``waitForReconcile(timeout:)``).
-        Thread.detachNewThread { [weak self, reconciles] in
+        DispatchQueue.global().async { [weak self, reconciles] in
             self?.reconcile(now: now)
             reconciles.leave()
         }

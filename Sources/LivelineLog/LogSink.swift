@@ -1,12 +1,13 @@
 import Foundation
+import LivelineScheduling
 import Synchronization
 
-/// Where JSON log lines go: a file descriptor written in batches by a background thread, so a
-/// request never waits on a terminal or a disk. Lines are flushed every `interval` and on `flush()`.
+/// Where JSON log lines go: a file descriptor written in batches by a timer, so a request never
+/// waits on a terminal or a disk. Lines are flushed every `interval` and on `flush()`.
 public final class LogSink: Sendable {
     private let buffer = Mutex<[UInt8]>([])
     private let descriptor: Int32
-    private let stopped = Atomic<Bool>(false)
+    private let flusher = Mutex<RepeatingTimer?>(nil)
     private let flushLock = Mutex(())
     /// Whether lines are kept in memory (``inMemory()``) instead of written out.
     private let keeps: Bool
@@ -18,12 +19,8 @@ public final class LogSink: Sendable {
         keeps = false
         guard descriptor >= 0 else { return }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        Thread.detachNewThread { [weak self] in
-            while let sink = self, !sink.stopped.load(ordering: .relaxed) {
-                sink.flush()
-                Thread.sleep(forTimeInterval: seconds)
-            }
-        }
+        let timer = RepeatingTimer(every: seconds) { [weak self] in self?.flush() }
+        flusher.withLock { $0 = timer }
     }
 
     private init(keeping: Void) {
@@ -77,6 +74,7 @@ public final class LogSink: Sendable {
     }
 
     deinit {
-        stopped.store(true, ordering: .relaxed)
+        flusher.withLock { $0?.cancel() }
+        flush()
     }
 }

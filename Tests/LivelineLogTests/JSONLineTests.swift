@@ -56,4 +56,17 @@ struct JSONLineTests {
         #expect(!memory.discards)
         #expect(LogSink.discarding().discards)
     }
+
+    @Test func theTimerWritesALineOutWithoutAFlush() throws {
+        var line = JSONLine()
+        line.add("event", "timed")
+        let pipe = Pipe()
+        let sink = LogSink(descriptor: pipe.fileHandleForWriting.fileDescriptor, interval: .milliseconds(20))
+        sink.write(line)
+        var ready = pollfd(fd: pipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 10_000) == 1, "no line within 10 s")
+        let written = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(written == line.string + "\n")
+        withExtendedLifetime(sink) {}
+    }
 }
