@@ -267,7 +267,7 @@ let package = Package(
             name: "LivelineCLITests",
             dependencies: [
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
-                "LivelineTransit",
+                "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel",
             ], swiftSettings: swiftSettings),
     ]
 )

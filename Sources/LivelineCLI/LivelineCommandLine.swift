@@ -25,7 +25,7 @@ public enum LivelineCommandLine {
         """
 
     /// Runs the command line `arguments` (without the program name); returns the exit code.
-    public static func run(_ arguments: [String], context: CLIContext = .process) -> Int32 {
+    public static func run(_ arguments: [String], context: CLIContext = .process()) -> Int32 {
         guard let name = arguments.first else {
             context.printError(usage)
             return 2
@@ -40,7 +40,7 @@ public enum LivelineCommandLine {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            context.print(command.help)
+            context.print(command.help(context))
             return 0
         }
         do {

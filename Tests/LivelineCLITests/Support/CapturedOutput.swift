@@ -1,4 +1,6 @@
 import Foundation
+import Liveline
+import LivelineAPI
 import LivelineCLI
 
 /// A `CLIContext` whose output lines are kept for the test to read.
@@ -12,12 +14,15 @@ final class CapturedOutput: @unchecked Sendable {
 
     /// The environment commands see.
     var environment: [String: String] = [:]
+    /// The features commands serve.
+    var features: [any Feature] = Assembly.features
 
     var context: CLIContext {
         CLIContext(
             environment: environment,
             standardOutput: { line in self.lock.withLock { self.out.append(line) } },
-            standardError: { line in self.lock.withLock { self.err.append(line) } }
+            standardError: { line in self.lock.withLock { self.err.append(line) } },
+            features: features
         )
     }
 
