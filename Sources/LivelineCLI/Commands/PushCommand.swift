@@ -139,8 +139,3 @@ enum PushCommand: CLICommand {
         return box.value!
     }
 }
-
-/// Hands a value to the waiting thread (written once, read after the semaphore).
-final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import LivelineCLI
+import LivelineDemo
 import Testing
 
 /// `liveline settings` and docs/configuration.md: the file is what the command prints, and every
@@ -63,7 +64,7 @@ import Testing
     @Test func rowsAreUniqueAndComplete() {
         let all = SettingsTable(features: Assembly.features).all
         #expect(Set(all.map(\.name)).count == all.count, "a variable listed twice")
-        let commands = Set(LivelineCommandLine.commands.map { $0.name })
+        let commands = Set(LivelineCommandLine.builtIn.commands.map { $0.name })
         for setting in all {
             #expect(setting.name.hasPrefix("LIVELINE_"), "\(setting.name)")
             #expect(!setting.defaultValue.isEmpty && !setting.values.isEmpty && !setting.meaning.isEmpty, "\(setting.name)")

@@ -2,6 +2,7 @@ import Foundation
 import Liveline
 import LivelineAPI
 import LivelineCLI
+import LivelineDemo
 
 /// A `CLIContext` whose output lines are kept for the test to read.
 final class CapturedOutput: @unchecked Sendable {
@@ -28,6 +29,6 @@ final class CapturedOutput: @unchecked Sendable {
 
     /// Runs `liveline <arguments>` in-process; returns the exit code.
     func run(_ arguments: [String]) -> Int32 {
-        LivelineCommandLine.run(arguments, context: context)
+        LivelineCommandLine.builtIn.run(arguments, context: context)
     }
 }

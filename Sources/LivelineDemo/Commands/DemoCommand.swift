@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineCLI
 import LivelineServer
 
 /// `liveline demo`: the whole product in one command, with no setup (README, "Quick start").

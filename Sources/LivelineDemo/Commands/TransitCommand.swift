@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 import LivelineTransit
 
 /// `liveline transit`: checks a GTFS feed as the server does before it loads one
