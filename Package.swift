@@ -233,6 +233,7 @@ let package = Package(
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
                 "LivelineTestSupport", "LivelinePush", "LivelinePushWire", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
+                "LivelineDemo",
             ],
             swiftSettings: swiftSettings
         ),
