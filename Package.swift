@@ -129,19 +129,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The command line: commands that serve the features they are given and name none.
         .target(
             name: "LivelineCLI",
             dependencies: [
                 "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
-                "LivelineSandbox",
-                "LivelineDevices",
-                "LivelineCards",
-                "LivelineClient", "LivelineAPI", "LivelineEngine", "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineLog",
-                "LivelineScheduling",
+                "LivelineSandbox", "LivelineDevices", "LivelineClient", "LivelineAPI", "LivelineScheduling",
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "liveline", dependencies: ["LivelineCLI"], swiftSettings: swiftSettings),
+        // The built-in features on the command line and the simulated iPhones: `liveline demo`,
+        // `liveline transit`, the built-in apps' screens (docs/architecture.md).
+        .target(
+            name: "LivelineDemo",
+            dependencies: [
+                "LivelineCLI", "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelineSandbox",
+                "LivelineDevices", "LivelineCards", "LivelineClient", "LivelineScheduling", "LivelineShopping", "LivelineTransit",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "liveline", dependencies: ["LivelineCLI", "LivelineDemo"], swiftSettings: swiftSettings),
         // The test harness: a real server on port 0 with its sandbox, for this package's tests and
         // for a backend built on Liveline.
         .target(
@@ -228,6 +235,7 @@ let package = Package(
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
                 "LivelineTestSupport", "LivelinePush", "LivelinePushWire", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
+                "LivelineDemo",
             ],
             swiftSettings: swiftSettings
         ),
@@ -269,7 +277,7 @@ let package = Package(
             name: "LivelineCLITests",
             dependencies: [
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
-                "LivelineTransit",
+                "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel", "LivelineDemo",
             ], swiftSettings: swiftSettings),
     ]
 )

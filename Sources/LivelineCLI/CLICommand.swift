@@ -4,8 +4,9 @@ public protocol CLICommand: Sendable {
     static var name: String { get }
     /// One line for `liveline --help`.
     static var summary: String { get }
-    /// The whole text of `liveline <name> --help`: usage, options, defaults, examples.
-    static var help: String { get }
+    /// The whole text of `liveline <name> --help` for the features of `context`: usage, options,
+    /// defaults, examples.
+    static func help(_ context: CLIContext) -> String
     /// Runs the command with the arguments after its name; returns the process exit code.
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32
 }

@@ -1,30 +1,45 @@
 import Foundation
+import Liveline
+import LivelineAPI
+import LivelineModel
 
-/// What a command may touch of the outside world: its output streams and the environment.
-/// Tests pass their own to capture output.
+/// What a command may touch of the outside world — its output streams and the environment — and
+/// the features it serves. Tests pass their own to capture output or to serve other features.
 public struct CLIContext: Sendable {
     public var environment: [String: String]
     public var standardOutput: @Sendable (String) -> Void
     public var standardError: @Sendable (String) -> Void
+    /// The features the commands serve, in the order their migrations run: `serve` runs them,
+    /// `users` migrates them, `settings` lists their settings, and `contracts`, `push` and
+    /// `sandbox --devices` know their contracts (``contracts``). By default the built-in ones
+    /// (`Assembly.features`; docs/architecture.md, "Adding a feature").
+    public var features: [any Feature]
 
     public init(
         environment: [String: String],
         standardOutput: @escaping @Sendable (String) -> Void,
-        standardError: @escaping @Sendable (String) -> Void
+        standardError: @escaping @Sendable (String) -> Void,
+        features: [any Feature] = Assembly.features
     ) {
         self.environment = environment
         self.standardOutput = standardOutput
         self.standardError = standardError
+        self.features = features
     }
 
-    /// The real process: its environment, stdout and stderr.
-    public static var process: CLIContext {
+    /// The real process: its environment, stdout and stderr, serving `features`.
+    public static func process(features: [any Feature] = Assembly.features) -> CLIContext {
         CLIContext(
             environment: ProcessInfo.processInfo.environment,
             standardOutput: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
-            standardError: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) }
+            standardError: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) },
+            features: features
         )
     }
+
+    /// The one registry of the features' contracts (`Assembly.contracts(of:)`), the only
+    /// contracts the commands know.
+    public var contracts: ContractRegistry { Assembly.contracts(of: features) }
 
     /// Prints one line to standard output.
     public func print(_ text: String) { standardOutput(text) }

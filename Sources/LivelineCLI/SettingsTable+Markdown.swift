@@ -3,7 +3,7 @@ import LivelineAPI
 extension SettingsTable {
     /// The table as docs/configuration.md holds it: a header saying how the file is made, then a
     /// Markdown table per section (variable, default, values, meaning, commands).
-    public static var markdown: String {
+    public var markdown: String {
         let header = """
             # Configuration
 
@@ -25,7 +25,7 @@ extension SettingsTable {
                         "`\(setting.name)`", setting.defaultValue, setting.values, setting.meaning,
                         setting.commands.map { "`\($0)`" }.joined(separator: ", "),
                     ]
-                    return "| " + cells.map(cell).joined(separator: " | ") + " |"
+                    return "| " + cells.map(Self.cell).joined(separator: " | ") + " |"
                 }.joined(separator: "\n")
         }
         return ([header] + tables).joined(separator: "\n\n")

@@ -6,19 +6,19 @@ import Glibc
 /// Waits for SIGINT, SIGTERM or SIGHUP (the terminal closed). Create it before a command announces that it is ready: from
 /// then on a signal is never lost. A plain `sigaction` handler posts a POSIX semaphore (one of the
 /// few async-signal-safe calls), which `wait()` blocks on.
-final class ShutdownSignal: Sendable {
-    init() {
+public final class ShutdownSignal: Sendable {
+    public init() {
         ShutdownSignal.installOnce
     }
 
     /// Blocks until the first of those signals after `init`.
-    func wait() {
+    public func wait() {
         while sem_wait(shutdownSemaphore) != 0 && errno == EINTR {}
     }
 
     /// Blocks until the first of those signals after `init`, or until `timeout` seconds passed;
     /// true when a signal came.
-    func wait(timeout: TimeInterval) -> Bool {
+    public func wait(timeout: TimeInterval) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
         let whole = Int(timeout.rounded(.down))

@@ -1,7 +1,7 @@
 import LivelineModel
 
 /// What the simulated app does after a device decision, through the real API (`LivelineClient`).
-public enum AppAction: Sendable, Hashable {
+public enum AppAction: Sendable {
     /// Register a token (a push-to-start token, a new update token, a rotated one).
     case register(kind: PushTokenKind, token: String, contextKey: String?, attributesType: String?)
     /// A push woke the app: pull the context's truth `?since_rev=`.
@@ -10,7 +10,7 @@ public enum AppAction: Sendable, Hashable {
     case receipt(contextKey: String, rev: Int)
     /// The user swiped the card away.
     case dismissed(contextKey: String)
-    /// The user checked a shopping item off from the card (the Dynamic Island's button, an App
-    /// Intent): `PATCH /api/shopping/items/{id}` with `done: true`, then a pull of the card.
-    case checkOff(contextKey: String, itemID: Int, sinceRev: Int?)
+    /// The user pressed a button on the card (``CardButton``): the app runs its intent through
+    /// the API, then pulls the card.
+    case intent(contextKey: String, AppIntent, sinceRev: Int?)
 }

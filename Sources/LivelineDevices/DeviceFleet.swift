@@ -8,7 +8,8 @@ import Synchronization
 /// Simulated iPhones attached to an APNs sandbox (`docs/devices.md`): every push the sandbox accepts for
 /// a device's token — or a channel one of its activities follows — is delivered to it (through
 /// the configured faults), and what its app does next (register tokens, pull, report receipts and
-/// dismissals) is carried out through the real API with ``LivelineClient``.
+/// dismissals, run the intent of a button its user pressed) is carried out through the real API
+/// with ``LivelineClient``.
 ///
 /// A fleet may have a sandbox per APNs environment (``init(development:production:faults:)``):
 /// a device's tokens are then registered in, and its pushes received from, the sandbox of its
@@ -161,11 +162,11 @@ public final class DeviceFleet: Sendable {
             device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
     }
 
-    /// The user checks off the first open item from the shopping card in the Dynamic Island; the
-    /// app sends it through the real API and pulls the card.
-    public func checkOffFromDynamicIsland(device id: String, contextKey: String) {
+    /// The user presses `button` on the card of `contextKey` (``SimulatedDevice/press(_:contextKey:)``);
+    /// the app runs its intent through the real API and pulls the card.
+    public func press(_ button: CardButton, device id: String, contextKey: String) {
         guard let device = device(id) else { return }
-        perform(device.checkOffFirstOpen(contextKey: contextKey), for: id)
+        perform(device.press(button, contextKey: contextKey), for: id)
     }
 
     /// The app comes to the foreground: it pulls each of its activities' contexts.
@@ -345,9 +346,9 @@ public final class DeviceFleet: Sendable {
             case .dismissed(let contextKey):
                 _ = try await client.reportDismissed(contextKey: contextKey)
                 device.note(.event, "app reported the dismissal", contextKey: contextKey)
-            case .checkOff(let contextKey, let itemID, let sinceRev):
-                let answer = try await client.updateShoppingItem(id: itemID, UpdateShoppingItemRequest(done: true, by: device.configuration.userID))
-                device.note(.event, "app checked off item \(itemID) through the API: rev \(answer.rev)", contextKey: contextKey)
+            case .intent(let contextKey, let intent, let sinceRev):
+                let answer = try await intent.perform(client, device.configuration)
+                device.note(.event, "app \(intent.name) through the API: \(answer)", contextKey: contextKey)
                 await run(.pull(contextKey: contextKey, sinceRev: sinceRev), device: device, client: client)
             }
         } catch {

@@ -198,22 +198,19 @@ public final class SimulatedDevice: Sendable {
         }
     }
 
-    /// The user taps ✓ beside the first of `nextOpen` on the shopping card of `contextKey` (the
-    /// Dynamic Island, expanded). Nothing when no such card or no open item is shown.
-    public func checkOffFirstOpen(contextKey: String) -> [AppAction] {
-        let now = clock()
-        return state.withLock { state in
-            guard let activity = state.activities.last(where: { $0.contextKey == contextKey && $0.isVisible && $0.state != .ended }),
-                activity.attributesType == ShoppingActivityAttributes.typeName,
-                let shown = try? JSONDecoder().decode(ShoppingActivityAttributes.ContentState.self, from: activity.contentState.compactJSON),
-                let first = shown.nextOpen.first
-            else {
-                Self.note(&state, now, .event, contextKey, "nothing to check off: no open item on the card")
-                return []
-            }
-            Self.note(&state, now, .event, contextKey, "the user checked off \(first.label) (item \(first.id)) in the Dynamic Island")
-            return [.checkOff(contextKey: contextKey, itemID: first.id, sinceRev: shown.rev)]
+    /// The user presses `button` on the running card of `contextKey`: the device logs what was
+    /// pressed, and the app runs the button's intent. Only a log line when no such card or button
+    /// is shown.
+    public func press(_ button: CardButton, contextKey: String) -> [AppAction] {
+        let shown = state.withLock { state in
+            state.activities.last { $0.contextKey == contextKey && $0.isVisible && $0.state != .ended }
         }
+        guard let shown, let press = button.press(shown) else {
+            note(.event, "nothing to \(button.name): the card shows no such button", contextKey: contextKey)
+            return []
+        }
+        note(.event, press.pressed, contextKey: contextKey)
+        return [.intent(contextKey: contextKey, press.intent, sinceRev: shown.rev)]
     }
 
     /// The user swipes the card of `contextKey` away.

@@ -1,7 +1,8 @@
 import LivelineCLI
+import LivelineDemo
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-exit(LivelineCommandLine.run(Array(CommandLine.arguments.dropFirst())))
+exit(LivelineCommandLine.builtIn.run(Array(CommandLine.arguments.dropFirst())))

@@ -72,4 +72,34 @@ import Testing
         broken.contentState = ["currentStop": "A"]
         #expect(CardRenderer.render(broken, registry: .known) == nil, "a state that does not decode renders nothing")
     }
+
+    /// A button of this test only: on a trip card, asks for the user's inbox.
+    static let inbox = CardButton(name: "open the inbox") { activity in
+        guard activity.attributesType == TripLiveActivityAttributes.typeName else { return nil }
+        let intent = AppIntent(name: "opened the inbox") { client, _ in "\(try await client.notifications().count) notifications" }
+        return CardButton.Press(pressed: "the user pressed the inbox button", intent: intent)
+    }
+
+    @Test func aButtonOnTheCardRunsItsIntentThroughTheAPIThenThePullOfTheCard() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let phone = await harness.phone("phone-1")
+        try harness.put("button", delay: 1)
+        try harness.start("button")
+        #expect(await harness.until { phone.activity(contextKey: "trip:button")?.updateToken != nil }, "\(phone.messages())")
+        let before = phone.log.count
+
+        harness.fleet.press(Self.inbox, device: "phone-1", contextKey: "trip:button")
+        #expect(await harness.until { phone.logged("app opened the inbox through the API: 0 notifications") }, "\(phone.messages())")
+        let after = phone.log.dropFirst(before).map(\.message)
+        let intent = try #require(after.firstIndex { $0.hasPrefix("app opened the inbox") })
+        #expect(after.contains("the user pressed the inbox button"))
+        #expect(
+            await harness.until { phone.log.dropFirst(before + intent + 1).contains { $0.message.contains("pull") } },
+            "the app pulls the card after the intent: \(phone.messages())")
+
+        // A card without that button: only a line in the log, no call.
+        harness.fleet.press(CardButton(name: "check off") { _ in nil }, device: "phone-1", contextKey: "trip:button")
+        #expect(await harness.until { phone.logged("nothing to check off: the card shows no such button") })
+    }
 }

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import LivelineClient
 import LivelineCrypto
+import LivelineDemo
 import LivelineDevices
 import LivelineModel
 import LivelinePush

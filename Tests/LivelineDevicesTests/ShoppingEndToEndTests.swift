@@ -1,5 +1,6 @@
 import Foundation
 import LivelineClient
+import LivelineDemo
 import LivelineDevices
 import LivelineModel
 import LivelineStore

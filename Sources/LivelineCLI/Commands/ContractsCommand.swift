@@ -1,5 +1,4 @@
 import Foundation
-import Liveline
 import LivelineModel
 
 /// `liveline contracts`: lists the Live Activity contracts, shows one, and checks a payload file
@@ -7,32 +6,37 @@ import LivelineModel
 enum ContractsCommand: CLICommand {
     static let name = "contracts"
     static let summary = "list, show and check Live Activity contracts and payload files"
-    static let help = """
-        Usage:
-          liveline contracts list
-          liveline contracts show TYPE
-          liveline contracts check FILE [--type TYPE] [--broadcast] [--now SECONDS]
+    static func help(_ context: CLIContext) -> String {
+        // The examples name a contract of the features served, not a built-in one.
+        let example = context.contracts.names.first ?? "TYPE"
+        return """
+            Usage:
+              liveline contracts list
+              liveline contracts show TYPE
+              liveline contracts check FILE [--type TYPE] [--broadcast] [--now SECONDS]
 
-        list    prints the known ActivityAttributes type names, one a line.
-        show    prints a contract's keys with type and optionality, and an example start payload.
-        check   checks a push body (JSON) as the server does before sending and as a phone
-                decodes it, and explains every problem: key names and types, Dates (seconds
-                since 2001-01-01 in content-state, UNIX seconds in aps), size limits, and the
-                aps rules (start needs attributes-type, attributes and an alert with a title, …).
+            list    prints the ActivityAttributes type names of the features served (the contracts
+                    the server checks against), one a line.
+            show    prints a contract's keys with type and optionality, and an example start payload.
+            check   checks a push body (JSON) as the server does before sending and as a phone
+                    decodes it, and explains every problem: key names and types, Dates (seconds
+                    since 2001-01-01 in content-state, UNIX seconds in aps), size limits, and the
+                    aps rules (start needs attributes-type, attributes and an alert with a title, …).
 
-        Options of check:
-          --type TYPE     the contract to check against; may be left out when the file is a
-                          start payload with "attributes-type"
-          --broadcast     check against the broadcast limit (5120 bytes) instead of 4096
-          --now SECONDS   check as of this UNIX time instead of the clock
+            Options of check:
+              --type TYPE     the contract to check against; may be left out when the file is a
+                              start payload with "attributes-type"
+              --broadcast     check against the broadcast limit (5120 bytes) instead of 4096
+              --now SECONDS   check as of this UNIX time instead of the clock
 
-        Exit codes: 0 accepted (warnings allowed), 1 rejected, 2 usage error.
+            Exit codes: 0 accepted (warnings allowed), 1 rejected, 2 usage error.
 
-        Examples:
-          liveline contracts show TripLiveActivityAttributes
-          liveline contracts check examples/payloads/trip-start.json
-          liveline contracts check update.json --type ShoppingActivityAttributes --broadcast
-        """
+            Examples:
+              liveline contracts show \(example)
+              liveline contracts check start.json
+              liveline contracts check update.json --type \(example) --broadcast
+            """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let arguments = try Arguments(arguments, options: ["type", "now"], flags: ["broadcast"])
@@ -47,11 +51,11 @@ enum ContractsCommand: CLICommand {
         switch subcommand {
         case "list":
             guard operands.isEmpty else { throw CLIError("`contracts list` takes no arguments") }
-            Assembly.contracts().names.forEach(context.print)
+            context.contracts.names.forEach(context.print)
             return 0
         case "show":
             guard operands.count == 1 else { throw CLIError("`contracts show` takes one TYPE") }
-            try context.print(ContractDescription.text(of: contract(named: operands[0]), now: now))
+            try context.print(ContractDescription.text(of: contract(named: operands[0], in: context.contracts), now: now))
             return 0
         case "check":
             guard operands.count == 1 else { throw CLIError("`contracts check` takes one FILE") }
@@ -62,7 +66,8 @@ enum ContractsCommand: CLICommand {
     }
 
     static func check(file: String, arguments: Arguments, now: Date, context: CLIContext) throws -> Int32 {
-        let contract = try arguments.value("type").map(contract(named:))
+        let registry = context.contracts
+        let contract = try arguments.value("type").map { try Self.contract(named: $0, in: registry) }
         let json: Data
         do {
             json = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -70,20 +75,21 @@ enum ContractsCommand: CLICommand {
             throw CLIError("cannot read \(file): \((error as NSError).localizedDescription)")
         }
         let destination: PushDestination = arguments.flag("broadcast") ? .broadcast : .device
-        let report = PayloadCheck(destination: destination, now: now, registry: Assembly.contracts()).check(json: json, contract: contract)
+        let report = PayloadCheck(destination: destination, now: now, registry: registry).check(json: json, contract: contract)
         if contract == nil, !report.problems(.unknownContract).isEmpty {
             throw CLIError(
-                "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(Assembly.contracts().names.joined(separator: ", "))"
+                "\(file) names no contract (no aps.attributes-type): give one with --type TYPE; known: \(registry.names.joined(separator: ", "))"
             )
         }
         context.print(report.text(file: file, destination: destination))
         return report.isAccepted ? 0 : 1
     }
 
-    static func contract(named name: String) throws -> any LiveActivityContract.Type {
-        if let contract = Assembly.contracts().contract(named: name) { return contract }
-        var message = "unknown contract type '\(name)'; known: \(Assembly.contracts().names.joined(separator: ", "))"
-        if let suggestion = Assembly.contracts().suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }
+    /// The contract of `registry` named `name`; an unknown name is a usage error listing the known ones.
+    static func contract(named name: String, in registry: ContractRegistry) throws -> any LiveActivityContract.Type {
+        if let contract = registry.contract(named: name) { return contract }
+        var message = "unknown contract type '\(name)'; known: \(registry.names.joined(separator: ", "))"
+        if let suggestion = registry.suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }
         throw CLIError(message)
     }
 

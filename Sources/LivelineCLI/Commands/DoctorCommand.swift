@@ -10,7 +10,8 @@ import LivelineServer
 enum DoctorCommand: CLICommand {
     static let name = "doctor"
     static let summary = "check the APNs key, team, bundle id, connection and auth (both environments), one line per check"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage: liveline doctor [APNs options]
                liveline doctor --info-plist FILE [--entitlements FILE] [APNs options]
 
@@ -37,6 +38,7 @@ enum DoctorCommand: CLICommand {
         APNs options:
         \(APNSOptions.help)
         """
+    }
 
     /// The token sent to: valid hex, never a real device's.
     static let dummyToken = String(repeating: "0", count: 64)

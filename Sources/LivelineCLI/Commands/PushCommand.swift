@@ -1,5 +1,4 @@
 import Foundation
-import Liveline
 import LivelineModel
 import LivelinePush
 import LivelinePushWire
@@ -11,7 +10,8 @@ import LivelineServer
 enum PushCommand: CLICommand {
     static let name = "push"
     static let summary = "send one push by hand (device token or broadcast channel) and print APNs' answer"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage:
           liveline push --token HEX --payload FILE [options]
           liveline push --channel ID --payload FILE [options]      (broadcast, iOS 18+)
@@ -35,6 +35,7 @@ enum PushCommand: CLICommand {
 
         Exit code: 0 when APNs accepted the push, 1 when it refused it or the check failed, 2 for usage errors.
         """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let args = try Arguments(
@@ -70,7 +71,7 @@ enum PushCommand: CLICommand {
 
         if pushType == .liveActivity && !args.flag("no-check") {
             let destination: PushDestination = channel == nil ? .device : .broadcast
-            let report = PayloadCheck(destination: destination, now: Date(), registry: Assembly.contracts()).check(
+            let report = PayloadCheck(destination: destination, now: Date(), registry: context.contracts).check(
                 json: payload, typeName: args.value("attributes-type"))
             if !report.isAccepted {
                 context.print(report.text(file: payloadPath, destination: destination))
@@ -137,9 +138,4 @@ enum PushCommand: CLICommand {
         finished.wait()
         return box.value!
     }
-}
-
-/// Hands a value to the waiting thread (written once, read after the semaphore).
-final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Liveline
 import LivelineClient
 import LivelineDevices
 import LivelineSandbox
@@ -15,7 +14,8 @@ import LivelineScheduling
 enum SandboxCommand: CLICommand {
     static let name = "sandbox"
     static let summary = "run the APNs sandbox (HTTP/2 + TLS, answers like APNs)"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--web-push-port N]
                                 [--host ADDRESS] [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
                                 [--environment development|production|both] [--accept-any-token]
@@ -68,6 +68,7 @@ enum SandboxCommand: CLICommand {
         A simulated browser subscription (endpoint, keys, private key) from the web push port:
           curl -s -X POST http://127.0.0.1:2198/subscriptions
         """
+    }
 
     /// The options of the production sandbox of `--environment both`.
     static let productionOptions = [
@@ -89,7 +90,7 @@ enum SandboxCommand: CLICommand {
         let productionPorts = try Self.productionPorts(args, both: both, development: configuration)
         let deviceFile: DeviceFile? = try args.value("devices").map { path in
             do {
-                return try DeviceFile.load(URL(fileURLWithPath: path), registry: Assembly.contracts())
+                return try DeviceFile.load(URL(fileURLWithPath: path), registry: context.contracts)
             } catch let error as DeviceFileError {
                 throw CLIError(error.description)
             }
@@ -180,7 +181,7 @@ enum SandboxCommand: CLICommand {
             ? DeviceFleet(development: sandboxes[0], production: sandboxes[1], faults: deviceFile.deviceFaults)
             : DeviceFleet(sandbox: sandboxes[0], faults: deviceFile.deviceFaults)
         for configuration in deviceFile.configurations {
-            let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1, registry: Assembly.contracts())
+            let device = SimulatedDevice(configuration, rules: deviceFile.deviceRules, seed: deviceFile.seed ?? 1, registry: context.contracts)
             let token = deviceFile.devices.first { $0.id == configuration.id }?.token
             let client = token.flatMap { token in
                 deviceFile.server.map { LivelineClient(baseURL: $0, bearerToken: token, deviceID: configuration.id) }

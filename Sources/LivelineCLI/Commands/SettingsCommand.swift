@@ -3,7 +3,8 @@
 enum SettingsCommand: CLICommand {
     static let name = "settings"
     static let summary = "print every LIVELINE_* variable: default, values, meaning, commands (docs/configuration.md)"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage: liveline settings
 
         Prints every LIVELINE_* environment variable the server and the other commands read, as
@@ -13,10 +14,11 @@ enum SettingsCommand: CLICommand {
 
           swift run liveline settings > docs/configuration.md
         """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         guard arguments.isEmpty else { throw CLIError("unexpected argument '\(arguments[0])'") }
-        context.print(SettingsTable.markdown)
+        context.print(SettingsTable(features: context.features).markdown)
         return 0
     }
 }

@@ -10,7 +10,8 @@ import LivelineStore
 enum UsersCommand: CLICommand {
     static let name = "users"
     static let summary = "add, list and sign out users and households"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage:
           liveline users add --household NAME --name NAME [--tint COLOR] [--emoji E] [--locale de|en] [--data DIR | --database-url URL]
           liveline users list [--json] [--data DIR | --database-url URL]
@@ -30,6 +31,7 @@ enum UsersCommand: CLICommand {
         --data DIR          data folder [LIVELINE_DATA_DIR, ./liveline-data]
         --database-url URL  the PostgreSQL database of the servers [LIVELINE_DATABASE_URL]
         """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         guard let sub = arguments.first else { throw CLIError("say `add`, `list` or `revoke`") }
@@ -57,7 +59,7 @@ enum UsersCommand: CLICommand {
         if let locale, !["de", "en"].contains(locale) { throw CLIError("--locale must be de or en, not '\(locale)'") }
 
         let configuration = try ServeCommand.configuration(args, context: context)
-        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        let store = try configuration.openStore(features: context.features.map(\.featureMigrations))
         defer { store.database.close() }  // the database's threads end before the process does
         // Without --locale a user speaks their household's language (a new household: de).
         let householdLocale = try store.accounts.users().first { $0.householdName == household }
@@ -78,7 +80,7 @@ enum UsersCommand: CLICommand {
         let args = try Arguments(arguments, options: ["data", "database-url"], flags: ["json"])
         guard args.positionals.isEmpty else { throw CLIError("unexpected argument '\(args.positionals[0])'") }
         let configuration = try ServeCommand.configuration(args, context: context)
-        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        let store = try configuration.openStore(features: context.features.map(\.featureMigrations))
         defer { store.database.close() }
         let users = try store.accounts.users()
         if args.flag("json") {
@@ -117,7 +119,7 @@ enum UsersCommand: CLICommand {
             userID = UserID(number)
         }
         let configuration = try ServeCommand.configuration(args, context: context)
-        let store = try configuration.openStore(features: Assembly.features.map(\.featureMigrations))
+        let store = try configuration.openStore(features: context.features.map(\.featureMigrations))
         defer { store.database.close() }
         let revoked: Int
         if let userID {

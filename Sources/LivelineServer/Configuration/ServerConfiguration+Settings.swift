@@ -91,9 +91,9 @@ extension ServerConfiguration {
         ) { $0.frequentPriorityBudget = $1 },
         SettingReader(
             Setting(
-                "LIVELINE_PRIORITY_BUDGET_BY_TYPE", default: "a feature's own for its type (trips: 15)",
+                "LIVELINE_PRIORITY_BUDGET_BY_TYPE", default: "a feature's own for its type, else LIVELINE_PRIORITY_BUDGET",
                 values: "Type=number pairs separated by commas",
-                meaning: "the priority-10 budget per activity type, each 0 to 10000, e.g. TripLiveActivityAttributes=20,ShoppingActivityAttributes=6",
+                meaning: "the priority-10 budget per activity type, each 0 to 10000, e.g. DeliveryActivityAttributes=20,NotesActivityAttributes=6",
                 commands: ["serve", "doctor"]),
             emptyIsUnset: true
         ) { config, text, setting in config.priorityBudgetByType.merge(try priorityBudgets(text, setting: setting)) { $1 } },

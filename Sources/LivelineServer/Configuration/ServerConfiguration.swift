@@ -51,7 +51,7 @@ public struct ServerConfiguration: Sendable {
     public var minimumPushInterval: TimeInterval = 1
     /// Priority-10 pushes per activity per hour (`LIVELINE_PRIORITY_BUDGET`, default 12), for
     /// devices with frequent updates allowed (`LIVELINE_PRIORITY_BUDGET_FREQUENT`, 36), and per
-    /// activity type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`, e.g. `TripLiveActivityAttributes=20`).
+    /// activity type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`, e.g. `DeliveryActivityAttributes=20`).
     public var priorityBudget = 12
     public var frequentPriorityBudget = 36
     public var priorityBudgetByType: [String: Int] = [:]

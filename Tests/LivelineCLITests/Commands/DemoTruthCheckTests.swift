@@ -4,7 +4,7 @@ import LivelineDevices
 import LivelineModel
 import Testing
 
-@testable import LivelineCLI
+@testable import LivelineDemo
 
 /// The demo's last word: which cards show the server's truth.
 @Suite struct DemoTruthCheckTests {

@@ -1,18 +1,19 @@
 import Foundation
 import LivelineCLI
+import LivelineDemo
 import Testing
 
 @Suite struct HelpTests {
     @Test func topLevelHelpListsEveryCommand() {
         let output = CapturedOutput()
         #expect(output.run(["--help"]) == 0)
-        for command in LivelineCommandLine.commands {
+        for command in LivelineCommandLine.builtIn.commands {
             #expect(output.standardOutput.contains("  \(command.name)"), "\(command.name) missing from --help")
         }
     }
 
     @Test func everyCommandHasItsOwnHelp() {
-        for command in LivelineCommandLine.commands {
+        for command in LivelineCommandLine.builtIn.commands {
             let output = CapturedOutput()
             #expect(output.run([command.name, "--help"]) == 0)
             #expect(output.standardOutput.contains("liveline \(command.name)"), "\(command.name) --help")

@@ -1,5 +1,7 @@
 import Foundation
+import Liveline
 import LivelineCLI
+import LivelineDemo
 import Testing
 
 /// `liveline settings` and docs/configuration.md: the file is what the command prints, and every
@@ -34,7 +36,7 @@ import Testing
     }
 
     @Test func everyVariableTheSourcesNameHasARow() throws {
-        let rows = Set(SettingsTable.all.map(\.name))
+        let rows = Set(SettingsTable(features: Assembly.features).all.map(\.name))
         let sources = Self.root.appendingPathComponent("Sources")
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
         var named = 0
@@ -60,9 +62,9 @@ import Testing
     }
 
     @Test func rowsAreUniqueAndComplete() {
-        let all = SettingsTable.all
+        let all = SettingsTable(features: Assembly.features).all
         #expect(Set(all.map(\.name)).count == all.count, "a variable listed twice")
-        let commands = Set(LivelineCommandLine.commands.map { $0.name })
+        let commands = Set(LivelineCommandLine.builtIn.commands.map { $0.name })
         for setting in all {
             #expect(setting.name.hasPrefix("LIVELINE_"), "\(setting.name)")
             #expect(!setting.defaultValue.isEmpty && !setting.values.isEmpty && !setting.meaning.isEmpty, "\(setting.name)")
@@ -73,7 +75,7 @@ import Testing
     @Test func serveHelpListsEveryRowServeReads() {
         let output = CapturedOutput()
         #expect(output.run(["serve", "--help"]) == 0)
-        for setting in SettingsTable.all where setting.commands.contains("serve") {
+        for setting in SettingsTable(features: Assembly.features).all where setting.commands.contains("serve") {
             #expect(output.standardOutput.contains("    \(setting.name) "), "\(setting.name)")
         }
     }

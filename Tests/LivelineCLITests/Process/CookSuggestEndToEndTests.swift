@@ -1,6 +1,7 @@
 import Foundation
 import LivelineClient
 import LivelineCrypto
+import LivelineDemo
 import LivelineDevices
 import LivelineModel
 import LivelineSandbox

@@ -1,5 +1,8 @@
 import Foundation
+import Liveline
+import LivelineAPI
 import LivelineCLI
+import LivelineDemo
 
 /// A `CLIContext` whose output lines are kept for the test to read.
 final class CapturedOutput: @unchecked Sendable {
@@ -12,17 +15,20 @@ final class CapturedOutput: @unchecked Sendable {
 
     /// The environment commands see.
     var environment: [String: String] = [:]
+    /// The features commands serve.
+    var features: [any Feature] = Assembly.features
 
     var context: CLIContext {
         CLIContext(
             environment: environment,
             standardOutput: { line in self.lock.withLock { self.out.append(line) } },
-            standardError: { line in self.lock.withLock { self.err.append(line) } }
+            standardError: { line in self.lock.withLock { self.err.append(line) } },
+            features: features
         )
     }
 
     /// Runs `liveline <arguments>` in-process; returns the exit code.
     func run(_ arguments: [String]) -> Int32 {
-        LivelineCommandLine.run(arguments, context: context)
+        LivelineCommandLine.builtIn.run(arguments, context: context)
     }
 }

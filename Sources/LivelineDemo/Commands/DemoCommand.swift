@@ -1,12 +1,14 @@
 import Foundation
 import Liveline
+import LivelineCLI
 import LivelineServer
 
 /// `liveline demo`: the whole product in one command, with no setup (README, "Quick start").
 enum DemoCommand: CLICommand {
     static let name = "demo"
     static let summary = "play the three features with simulated iPhones (no setup)"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage: liveline demo [--port N] [--data DIR] [--speed X] [--for SECONDS]
 
         Runs a server on the embedded defaults (SQLite, the in-process APNs sandbox, the demo
@@ -43,6 +45,7 @@ enum DemoCommand: CLICommand {
         The demo reads no LIVELINE_* settings. It starts its clock now, or — when no tram runs
         soon (at night) — 3 minutes before the next one, and says so.
         """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let options = try DemoOptions.parse(arguments)

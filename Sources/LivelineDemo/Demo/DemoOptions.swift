@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 
 /// What `liveline demo` was asked for on its command line.
 struct DemoOptions: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 import LivelineTransit
 
 /// `liveline transit`: checks a GTFS feed as the server does before it loads one
@@ -6,7 +7,8 @@ import LivelineTransit
 enum TransitCommand: CLICommand {
     static let name = "transit"
     static let summary = "check a GTFS feed the way serve does before loading it"
-    static let help = """
+    static func help(_ context: CLIContext) -> String {
+        """
         Usage:
           liveline transit check FEED [--today YYYY-MM-DD]
           liveline transit replay --gtfs FEED --rt FILE_OR_FOLDER --trip ID --from STOP_ID --to STOP_ID
@@ -42,6 +44,7 @@ enum TransitCommand: CLICommand {
           liveline transit replay --gtfs feed.zip --rt snapshots/ --trip 5-wd-hd-0802 \\
               --from mannheim-hauptbahnhof --to heidelberg-bismarckplatz
         """
+    }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let arguments = try Arguments(arguments, options: ["today", "gtfs", "rt", "trip", "from", "to", "service-date"], flags: [])

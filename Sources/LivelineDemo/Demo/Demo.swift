@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Liveline
+import LivelineCLI
 import LivelineDevices
 import LivelineServer
 import LivelineShopping

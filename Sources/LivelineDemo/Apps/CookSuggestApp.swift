@@ -1,11 +1,14 @@
 import Foundation
 import LivelineClient
+import LivelineDevices
 import LivelineModel
 
 /// The meal-planning screens of the app on a simulated device (`docs/features/cook-suggest.md`):
 /// what its user taps, carried out through the SDK (``LivelineClient``) as the real app does. The
 /// card itself is the device's: started by the server's push-to-start (the partner) or by the app
-/// (the initiator, ``start(date:partner:)``), updated by pushes and pulls.
+/// (the initiator, ``start(date:partner:)``), updated by pushes and pulls. A built-in app, so it
+/// lives with the demo's dinner story, not with the simulated iPhones; the end-to-end tests use it
+/// too.
 public struct CookSuggestApp: Sendable {
     public let device: SimulatedDevice
     public let client: LivelineClient

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCLI
 
 /// The demo's narration on standard error: one line per step of a story, each with the demo
 /// clock's time in Berlin (the demo feed's time zone) and the story it belongs to.
