@@ -24,11 +24,9 @@ import Synchronization
 /// leave its own loop.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
-    let router: Router
     let accessLog: LogSink
-    /// Where a handler's unexpected failure (a 500) is logged: the access log's sink unless
-    /// given, so that turning request lines off does not hide failures.
-    let errorLog: LogSink
+    /// What a request is answered once it is read.
+    let responder: Responder
 
     private let daemon = Mutex<DaemonRef?>(nil)
     private let boundPort = Atomic<Int>(0)
@@ -42,16 +40,17 @@ public final class HTTPServer: Sendable {
 
     public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink, errorLog: LogSink? = nil) {
         self.configuration = configuration
-        self.router = router
         self.accessLog = accessLog
-        self.errorLog = errorLog ?? accessLog
+        // A handler's unexpected failure goes to the access log's sink unless `errorLog` is
+        // given, so that turning request lines off does not hide failures.
+        responder = Responder(router: router, configuration: configuration, errorLog: errorLog ?? accessLog)
     }
 
     /// The port listened on (the real one when configured with 0); 0 before `start()`.
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
     /// Every route the server answers.
-    public var routes: [Route] { router.routes }
+    public var routes: [Route] { responder.router.routes }
 
     /// Binds and starts the worker threads.
     public func start() throws {
@@ -146,7 +145,7 @@ public final class HTTPServer: Sendable {
             }
         }
         accessLog.flush()
-        errorLog.flush()
+        responder.errorLog.flush()
     }
 
     /// Whether a shutdown has begun (requests that arrive now are answered 503).
