@@ -5,7 +5,7 @@ import Foundation
 /// access handler (the headers), from what libmicrohttpd parsed: the checks read its values and
 /// never parse HTTP themselves. Each closes the connection (`Connection: close`): what follows
 /// such a request on it cannot be trusted to be the next request. The two checks of the target
-/// (414 and `nulInTarget`) are `Responder`'s.
+/// (414 and `nulInTarget`) are `Responder`'s, which a request answered in-process passes too.
 ///
 /// - 414 `uriTooLong`: the request target as sent is over `maxTargetBytes` (RFC 9110 §15.5.15,
 ///   https://www.rfc-editor.org/rfc/rfc9110#section-15.5.15).

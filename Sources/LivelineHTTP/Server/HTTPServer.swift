@@ -15,6 +15,8 @@ import Synchronization
 /// written per request, without query strings, headers or bodies (they may hold tokens).
 /// `shutdown()` drains: requests in progress finish, any request that arrives meanwhile (a new
 /// connection or a kept-alive one) is answered 503 with `Connection: close`, then the daemon stops.
+/// `respond(to:)` answers a request without a socket, on the caller's thread, through the same
+/// code (`Responder`; what stays on the wire is listed in `HTTPServer+InProcess.swift`).
 ///
 /// The drain never calls `MHD_quiesce_daemon`: in libmicrohttpd 0.9.75 (Debian 12) with a thread
 /// pool and epoll, it removes the listening socket from each worker's epoll set from the calling
@@ -25,7 +27,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     let accessLog: LogSink
-    /// What a request is answered once it is read.
+    /// What a request is answered once it is read, on the wire and in-process alike.
     let responder: Responder
 
     private let daemon = Mutex<DaemonRef?>(nil)
@@ -118,12 +120,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Drains and stops: closes event streams, waits up to `timeout` for the requests that arrived
-    /// before it to finish (answering later ones 503), then stops the worker threads. Safe to call
-    /// more than once.
+    /// before it to finish (answering later ones 503), on a connection or in-process, then stops
+    /// the worker threads if it was started. Safe to call more than once.
     public func shutdown(timeout: Duration = .seconds(10)) {
         // One shutdown at a time: MHD_stop_daemon twice on one daemon makes MHD abort the process.
         guard !shuttingDown.exchange(true, ordering: .relaxed) else { return }
-        guard daemon.withLock({ $0 }) != nil else { return }
         // Sequentially consistent with the request side (`access`): a request either sees the
         // drain and is answered 503, or this loop sees it counted and waits for it.
         draining.store(true, ordering: .sequentiallyConsistent)

@@ -1,7 +1,8 @@
 import LivelineLog
 
-/// What the server answers a request once it has been read (`HTTPServer+Handling.swift` reads
-/// it from libmicrohttpd): the checks, routing and the handler, apart from the connection.
+/// What the server answers a request once it has been read, whether it came over a connection
+/// (`HTTPServer+Handling.swift`) or in-process (`HTTPServer+InProcess.swift`): one piece of code,
+/// so that both paths answer alike.
 ///
 /// In order: the target checks (414 `uriTooLong`, 400 `nulInTarget`; the other protocol checks
 /// need the bytes as sent, see `HTTPServer+ProtocolErrors.swift`), 503 during a drain, 413 for a
