@@ -155,7 +155,7 @@ let package = Package(
             name: "LivelineTesting",
             dependencies: [
                 "Liveline", "LivelineAPI", "LivelineCrypto", "LivelineSandbox", "LivelineServer", "LivelineStore", "LivelineTestSupport",
-                "LivelinePushWire", "LivelineModel",
+                "LivelinePushWire", "LivelineModel", "LivelineHTTP",
             ],
             swiftSettings: swiftSettings
         ),

@@ -93,11 +93,16 @@ public final class Application: Sendable {
     /// Where pushes go, for a person: Apple's host and key, or the in-process sandbox.
     public var apnsDescription: String { transport.description }
 
-    /// The port the API listens on (the real one when configured with 0).
+    /// The port the API listens on (the real one when configured with 0); 0 when it was started
+    /// without listening.
     public var port: Int { http.port }
 
     /// The routes served.
     public var routes: [Route] { http.routes }
+
+    /// Answers one request without a socket, as the HTTP server answers one it read from a
+    /// connection (``HTTPServer/respond(to:)`` says what only a connection has).
+    public func respond(to request: InProcessRequest) -> HTTPResponse { http.respond(to: request) }
 
     /// The address people reach the server at: `LIVELINE_PUBLIC_URL`, else the listening
     /// address (127.0.0.1 when it listens on every interface). No trailing slash.
@@ -115,10 +120,11 @@ public final class Application: Sendable {
     /// A one-time sign-in link to the dashboard (good once, within an hour; it holds no key).
     public func dashboardSignInLink() -> String { baseURL + dashboard.oneTimeSignInPath() }
 
-    /// Starts listening, and sending (unless the configuration turned the dispatcher off). What
+    /// Starts listening (unless `listening` is false: then requests reach it only through
+    /// ``respond(to:)``), and sending (unless the configuration turned the dispatcher off). What
     /// a previous run committed and did not send goes out now.
-    public func start() throws {
-        try http.start()
+    public func start(listening: Bool = true) throws {
+        if listening { try http.start() }
         if configuration.dispatcherEnabled { engine.start() }
         engine.logger.info(
             "serverStarted",

@@ -14,6 +14,14 @@ public final class TestHTTPConnection {
         /// Every `Set-Cookie` header, in order (``headers`` keeps the last of a name only).
         public var setCookies: [String] = []
 
+        /// A response; header names in lower case.
+        public init(status: Int, headers: [String: String], body: [UInt8], setCookies: [String] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.setCookies = setCookies
+        }
+
         public var text: String { String(decoding: body, as: UTF8.self) }
 
         /// The body parsed as a JSON object (nil when it is not one).

@@ -25,13 +25,13 @@ public final class APISetup {
     /// The sandbox: the server's in-process one, or the `external` one it was pointed at.
     public let sandbox: APNSSandbox
 
-    /// A server on `folder` (a new one when nil); with `external`, pushes go to that sandbox
-    /// through the `LIVELINE_APNS_*` settings instead of an in-process one.
+    /// A server reached as `mode` says on `folder` (a new one when nil); with `external`, pushes go
+    /// to that sandbox through the `LIVELINE_APNS_*` settings instead of an in-process one.
     public init(
-        folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil,
+        _ mode: TestServer.Mode = .inProcess, folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        server = try TestServer(folder: folder, clock: clock) { configuration in
+        server = try TestServer(mode, folder: folder, clock: clock) { configuration in
             if let external {
                 configuration.apns.keyPath = external.keyFile.path
                 configuration.apns.keyID = external.keyID

@@ -55,7 +55,8 @@ import Testing
 
     @Test func aPersonSignsInFollowsAnActivityLiveIsRefusedWithoutTheKeyOrTokenAndEveryPagePassesAxe() async throws {
         let python = try Self.requireTools()
-        let server = try DashboardServer()
+        // A browser: it reaches the server over HTTP.
+        let server = try DashboardServer(.live)
         defer { server.stop() }
         let (_, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
 
@@ -84,7 +85,7 @@ import Testing
         for name in Self.screenshots { try? FileManager.default.removeItem(at: artifacts.appendingPathComponent("\(name).png")) }
 
         let started = Date()
-        let (port, script, folder) = (server.port, Self.script.path, artifacts.path)
+        let (port, script, folder) = (try server.port, Self.script.path, artifacts.path)
         let run = try await offThePool {
             try ChildProcess.run(
                 python,

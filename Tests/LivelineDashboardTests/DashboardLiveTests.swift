@@ -51,14 +51,14 @@ import Testing
     }
 
     @Test func aChangeOfTheContextReachesTheOpenActivityPage() throws {
-        let server = try DashboardServer()
+        let server = try DashboardServer(.live)  // event streams cross the wire only
         defer { server.stop() }
         try server.putTrip("trip:5", stop: "Hauptbahnhof")
         let visitor = DashboardVisitor(server)
         try visitor.signIn()
         let page = try visitor.get("/dashboard/activities/trip:5")
         #expect(page.text.contains(#"data-events="/dashboard/events?page=activity&amp;key=trip%3A5""#))
-        let reader = try EventReader(port: server.port, path: "/dashboard/events?page=activity&key=trip%3A5", cookie: visitor.cookieHeader)
+        let reader = try EventReader(port: try server.port, path: "/dashboard/events?page=activity&key=trip%3A5", cookie: visitor.cookieHeader)
         // The first event is the page as it is.
         let first = try #require(try reader.until { $0.contains("<h1>trip:5</h1>") })
         #expect(first.contains("Hauptbahnhof"))
@@ -71,11 +71,11 @@ import Testing
     }
 
     @Test func theOverviewFollowsNewActivities() throws {
-        let server = try DashboardServer()
+        let server = try DashboardServer(.live)  // event streams cross the wire only
         defer { server.stop() }
         let visitor = DashboardVisitor(server)
         try visitor.signIn()
-        let reader = try EventReader(port: server.port, path: "/dashboard/events?page=overview", cookie: visitor.cookieHeader)
+        let reader = try EventReader(port: try server.port, path: "/dashboard/events?page=overview", cookie: visitor.cookieHeader)
         let first = try #require(try reader.until { $0.contains("<h1>Overview</h1>") })
         #expect(!first.contains("trip:77"))
         try server.putTrip("trip:77", stop: "Hbf")
@@ -83,11 +83,11 @@ import Testing
     }
 
     @Test func aStreamEndsWhenItsSessionSignsOut() throws {
-        let server = try DashboardServer()
+        let server = try DashboardServer(.live)  // event streams cross the wire only
         defer { server.stop() }
         let visitor = DashboardVisitor(server)
         try visitor.signIn()
-        let reader = try EventReader(port: server.port, path: "/dashboard/events?page=overview", cookie: visitor.cookieHeader)
+        let reader = try EventReader(port: try server.port, path: "/dashboard/events?page=overview", cookie: visitor.cookieHeader)
         #expect(try reader.until { $0.contains("<h1>Overview</h1>") } != nil)
         let token = try #require(DashboardVisitor.csrf(in: try visitor.get("/dashboard").text))
         #expect(try visitor.request("POST", "/dashboard/sign-out", form: ["csrf": token]).status == 303)

@@ -4,8 +4,8 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// The pages, through real HTTP against a real server whose pushes go to its in-process APNs
-/// sandbox: what each shows, the actions, the payload check, and the embedded default's pushes.
+/// The pages, through the router and handlers (in-process) of a real server whose pushes go to its
+/// in-process APNs sandbox: what each shows, the actions, the payload check, and the embedded default's pushes.
 @Suite struct DashboardPagesTests {
     static let token = "aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899"
 

@@ -44,7 +44,8 @@ final class DeviceHarness: @unchecked Sendable {
         faults: DeviceFaults = .none, serverOnClock: Bool = false, both: SandboxPair? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        server = try TestServer(clock: serverOnClock ? clock : nil) { configuration in
+        // Live: the phones' apps reach the server over HTTP (`URLSession`).
+        server = try TestServer(.live, clock: serverOnClock ? clock : nil) { configuration in
             configuration.adminKey = Self.adminKey
             configuration.minimumPushInterval = 0
             if let both {

@@ -37,7 +37,7 @@ extension HTTPServer {
                 let declared = Int(String(cString: length)), declared > configuration.maxBodyBytes
             {
                 state.tooLarge = true
-                return send(payloadTooLarge.response, on: connection, state: state)
+                return send(responder.payloadTooLarge.response, on: connection, state: state)
             }
             return .YES
         }
@@ -63,63 +63,16 @@ extension HTTPServer {
             return .YES
         }
         if state.status != 0 { return .YES }
-        let response = respond(to: state, connection: connection)
-        return send(response, on: connection, state: state)
-    }
-
-    /// Decides the answer: the checks every request passes, then the route's handler.
-    private func respond(to state: RequestState, connection: OpaquePointer) -> HTTPResponse {
-        if state.arrivedWhileDraining {
-            var response = HTTPError.unavailable("the server is shutting down; retry shortly").response
-            response.headers.add("Connection", "close")
-            return response
-        }
-        if state.tooLarge { return payloadTooLarge.response }
-        // HEAD is GET without the body (libmicrohttpd leaves the body out).
-        switch router.resolve(method: state.method == "HEAD" ? "GET" : state.method, path: state.path) {
-        case .notFound:
-            return HTTPError.notFound("no route \(state.method) \(state.path)").response
-        case .methodNotAllowed(let allowed):
-            return HTTPError(
-                status: 405, code: "methodNotAllowed",
-                message: "\(state.method) is not allowed on \(state.path); allowed: \(allowed.joined(separator: ", "))",
-                headers: [("Allow", allowed.joined(separator: ", "))]
-            ).response
-        case .matched(let handler, let parameters, let body):
-            let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection))
-            if configuration.requiresJSONBodies, !state.body.isEmpty, !Self.isJSON(headers["content-type"]),
-                !(Self.isForm(headers["content-type"]) && configuration.formPathPrefixes.contains(where: { state.path.hasPrefix($0) }))
-            {
-                return HTTPError(
-                    status: 415, code: "unsupportedMediaType",
-                    message: "the body must be JSON: send Content-Type: application/json"
-                ).response
-            }
+        let response = responder.answer(
+            method: state.method, path: state.path, body: state.body, bodyTooLarge: state.tooLarge,
+            arrivedWhileDraining: state.arrivedWhileDraining
+        ) {
             var query: [String: String] = [:]
             for (name, value) in values(of: .GET_ARGUMENT_KIND, on: connection) { query[name] = value }
-            var request = HTTPRequest(
-                method: state.method, path: state.path, query: query, headers: headers,
-                body: state.body, parameters: parameters, clientAddress: Self.clientAddress(of: connection)
-            )
-            request.bodyDescription = body
-            do {
-                return try handler(request)
-            } catch let error as HTTPError {
-                return error.response
-            } catch {
-                if let mapped = router.mapError(error) { return mapped.response }
-                // Error descriptions never hold secrets (tokens, keys); they say what failed.
-                var line = JSONLine()
-                line.add("level", "error")
-                line.add("event", "handlerFailed")
-                line.add("method", state.method)
-                line.add("path", state.path)
-                line.add("errorType", String(describing: type(of: error)))
-                line.add("error", String(describing: error))
-                errorLog.write(line)
-                return HTTPError.internalError.response
-            }
+            return Responder.Details(
+                headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection)), query: query, clientAddress: Self.clientAddress(of: connection))
         }
+        return send(response, on: connection, state: state)
     }
 
     /// Hands `response` to libmicrohttpd.
@@ -159,18 +112,26 @@ extension HTTPServer {
     func completed(_ state: RequestState, connection: OpaquePointer?, cleanly: Bool) {
         if state.inFlight { inFlight.subtract(1, ordering: .relaxed) }
         guard !accessLog.discards else { return }
-        var line = JSONLine()
-        line.add("ts", Date().timeIntervalSince1970)
-        if !state.method.isEmpty { line.add("method", state.method) }
-        // The target may be up to libmicrohttpd's memory per connection long.
-        line.add("path", state.path.utf8.count > 2048 ? String(decoding: state.path.utf8.prefix(2048), as: UTF8.self) + "…" : state.path)
         // Nothing of ours was queued, yet a response was: libmicrohttpd's own.
         let libraryStatus = state.status == 0 ? connection.map { Int(cmhd_response_status($0)) } ?? 0 : 0
-        line.add("status", libraryStatus != 0 ? libraryStatus : state.status)
-        if libraryStatus != 0 { line.add("answeredBy", "libmicrohttpd") }
-        line.add("bytes", state.bytes)
-        line.add("ms", Double((DispatchTime.now().uptimeNanoseconds - state.started) / 1000) / 1000)
-        if !cleanly { line.add("aborted", true) }
+        logAccess(
+            method: state.method, path: state.path, status: libraryStatus != 0 ? libraryStatus : state.status, bytes: state.bytes,
+            started: state.started, byLibrary: libraryStatus != 0, aborted: !cleanly)
+    }
+
+    /// Writes one access-log line: no query string, headers or body (they may hold tokens).
+    func logAccess(method: String, path: String, status: Int, bytes: Int, started: UInt64, byLibrary: Bool, aborted: Bool) {
+        guard !accessLog.discards else { return }
+        var line = JSONLine()
+        line.add("ts", Date().timeIntervalSince1970)
+        if !method.isEmpty { line.add("method", method) }
+        // The target may be up to libmicrohttpd's memory per connection long.
+        line.add("path", path.utf8.count > 2048 ? String(decoding: path.utf8.prefix(2048), as: UTF8.self) + "…" : path)
+        line.add("status", status)
+        if byLibrary { line.add("answeredBy", "libmicrohttpd") }
+        line.add("bytes", bytes)
+        line.add("ms", Double((DispatchTime.now().uptimeNanoseconds - started) / 1000) / 1000)
+        if aborted { line.add("aborted", true) }
         accessLog.write(line)
     }
 
@@ -180,10 +141,6 @@ extension HTTPServer {
             _ = MHD_get_connection_values(connection, kind, keyValueIterator, Unmanaged.passUnretained(collector).toOpaque())
         }
         return collector.pairs
-    }
-
-    private var payloadTooLarge: HTTPError {
-        HTTPError(status: 413, code: "payloadTooLarge", message: "the body is larger than \(configuration.maxBodyBytes) bytes")
     }
 
     /// The connection's client address as text, when libmicrohttpd knows it.

@@ -4,7 +4,8 @@ import Foundation
 /// Requests the protocol rules out, answered in the JSON error shape on the first call of the
 /// access handler (the headers), from what libmicrohttpd parsed: the checks read its values and
 /// never parse HTTP themselves. Each closes the connection (`Connection: close`): what follows
-/// such a request on it cannot be trusted to be the next request.
+/// such a request on it cannot be trusted to be the next request. The two checks of the target
+/// (414 and `nulInTarget`) are `Responder`'s, which a request answered in-process passes too.
 ///
 /// - 414 `uriTooLong`: the request target as sent is over `maxTargetBytes` (RFC 9110 §15.5.15,
 ///   https://www.rfc-editor.org/rfc/rfc9110#section-15.5.15).
@@ -42,16 +43,8 @@ import Foundation
 extension HTTPServer {
     /// The error for a request the protocol rules out, or nil when it may go on.
     func protocolError(of state: RequestState, version: String, on connection: OpaquePointer) -> HTTPError? {
+        if let refusal = responder.targetRefusal(bytes: state.targetBytes, holdsNUL: state.targetHasNUL) { return refusal }
         let limits = configuration
-        if state.targetBytes > limits.maxTargetBytes {
-            return refusal(
-                414, "uriTooLong",
-                "the request target (path and query) is \(state.targetBytes) bytes; at most \(limits.maxTargetBytes) are accepted"
-            )
-        }
-        if state.targetHasNUL {
-            return refusal(400, "nulInTarget", "the request target holds %00 (a NUL character), which no path or query value may hold")
-        }
         let headerBytes = cmhd_request_header_size(connection)
         if headerBytes > limits.maxHeaderBytes {
             return refusal(
@@ -82,7 +75,7 @@ extension HTTPServer {
     }
 
     private func refusal(_ status: Int, _ code: String, _ message: String) -> HTTPError {
-        HTTPError(status: status, code: code, message: message, headers: [("Connection", "close")])
+        Responder.refusal(status, code, message)
     }
 
     private func header(_ name: String, on connection: OpaquePointer) -> String? {

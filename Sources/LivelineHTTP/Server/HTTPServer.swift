@@ -15,6 +15,8 @@ import Synchronization
 /// written per request, without query strings, headers or bodies (they may hold tokens).
 /// `shutdown()` drains: requests in progress finish, any request that arrives meanwhile (a new
 /// connection or a kept-alive one) is answered 503 with `Connection: close`, then the daemon stops.
+/// `respond(to:)` answers a request without a socket, on the caller's thread, through the same
+/// code (`Responder`; what stays on the wire is listed in `HTTPServer+InProcess.swift`).
 ///
 /// The drain never calls `MHD_quiesce_daemon`: in libmicrohttpd 0.9.75 (Debian 12) with a thread
 /// pool and epoll, it removes the listening socket from each worker's epoll set from the calling
@@ -24,11 +26,9 @@ import Synchronization
 /// leave its own loop.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
-    let router: Router
     let accessLog: LogSink
-    /// Where a handler's unexpected failure (a 500) is logged: the access log's sink unless
-    /// given, so that turning request lines off does not hide failures.
-    let errorLog: LogSink
+    /// What a request is answered once it is read, on the wire and in-process alike.
+    let responder: Responder
 
     private let daemon = Mutex<DaemonRef?>(nil)
     private let boundPort = Atomic<Int>(0)
@@ -42,16 +42,17 @@ public final class HTTPServer: Sendable {
 
     public init(configuration: HTTPServerConfiguration, router: Router, accessLog: LogSink, errorLog: LogSink? = nil) {
         self.configuration = configuration
-        self.router = router
         self.accessLog = accessLog
-        self.errorLog = errorLog ?? accessLog
+        // A handler's unexpected failure goes to the access log's sink unless `errorLog` is
+        // given, so that turning request lines off does not hide failures.
+        responder = Responder(router: router, configuration: configuration, errorLog: errorLog ?? accessLog)
     }
 
     /// The port listened on (the real one when configured with 0); 0 before `start()`.
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
     /// Every route the server answers.
-    public var routes: [Route] { router.routes }
+    public var routes: [Route] { responder.router.routes }
 
     /// Binds and starts the worker threads.
     public func start() throws {
@@ -119,12 +120,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Drains and stops: closes event streams, waits up to `timeout` for the requests that arrived
-    /// before it to finish (answering later ones 503), then stops the worker threads. Safe to call
-    /// more than once.
+    /// before it to finish (answering later ones 503), on a connection or in-process, then stops
+    /// the worker threads if it was started. Safe to call more than once.
     public func shutdown(timeout: Duration = .seconds(10)) {
         // One shutdown at a time: MHD_stop_daemon twice on one daemon makes MHD abort the process.
         guard !shuttingDown.exchange(true, ordering: .relaxed) else { return }
-        guard daemon.withLock({ $0 }) != nil else { return }
         // Sequentially consistent with the request side (`access`): a request either sees the
         // drain and is answered 503, or this loop sees it counted and waits for it.
         draining.store(true, ordering: .sequentiallyConsistent)
@@ -146,7 +146,7 @@ public final class HTTPServer: Sendable {
             }
         }
         accessLog.flush()
-        errorLog.flush()
+        responder.errorLog.flush()
     }
 
     /// Whether a shutdown has begun (requests that arrive now are answered 503).

@@ -36,9 +36,7 @@ final class RequestState {
     init(target: UnsafePointer<CChar>) {
         let raw = UnsafeBufferPointer(start: UnsafeRawPointer(target).assumingMemoryBound(to: UInt8.self), count: strlen(target))
         targetBytes = raw.count
-        targetHasNUL = raw.indices.dropLast(2).contains { index in
-            raw[index] == UInt8(ascii: "%") && raw[index + 1] == UInt8(ascii: "0") && raw[index + 2] == UInt8(ascii: "0")
-        }
+        targetHasNUL = RequestTarget.holdsNUL(raw)
         path = String(decoding: raw.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
     }
 }

@@ -26,7 +26,8 @@ final class ClientTestServer: @unchecked Sendable {
     let session = URLSession(configuration: .ephemeral)
 
     init(clock: ManualClock? = nil) throws {
-        server = try TestServer(clock: clock) { configuration in
+        // Live: the SDK reaches the server over HTTP (`URLSession`).
+        server = try TestServer(.live, clock: clock) { configuration in
             configuration.adminKey = Self.adminKey
             configuration.minimumPushInterval = 0
         }

@@ -8,7 +8,7 @@ import LivelineTestSupport
 import LivelineTesting
 import Testing
 
-/// Meal planning through the HTTP API (`docs/features/cook-suggest.md`): a real server on port 0,
+/// Meal planning through the HTTP API (`docs/features/cook-suggest.md`): a real server (requests in-process),
 /// SQLite, the in-process APNs sandbox over HTTP/2 + TLS, its web push service for the browser.
 @Suite struct CookSuggestAPITests {
     static let type = CookSuggestActivityAttributes.typeName

@@ -15,14 +15,16 @@ final class DashboardServer {
     var folder: URL { server.folder }
     var app: Application { server.app }
     var sandbox: APNSSandbox? { server.sandbox }
-    var port: Int { server.port }
+    /// The port of a live server.
+    var port: Int { get throws { try server.port } }
 
-    /// A server on `folder` (a new one by default; a stopped server's, to start it again), on
-    /// `clock` when given (for its sessions too, unless `sessionsOnRealTime`).
+    /// A server reached as `mode` says on `folder` (a new one by default; a stopped server's, to
+    /// start it again), on `clock` when given (for its sessions too, unless `sessionsOnRealTime`).
     init(
-        folder: URL? = nil, clock: ManualClock? = nil, sessionsOnRealTime: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }
+        _ mode: TestServer.Mode = .inProcess, folder: URL? = nil, clock: ManualClock? = nil, sessionsOnRealTime: Bool = false,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        server = try TestServer(folder: folder, clock: clock, sessionsOnRealTime: sessionsOnRealTime) { configuration in
+        server = try TestServer(mode, folder: folder, clock: clock, sessionsOnRealTime: sessionsOnRealTime) { configuration in
             configuration.adminKey = Self.adminKey
             configure(&configuration)
         }
@@ -36,9 +38,9 @@ final class DashboardServer {
         try server.addUser(household: household, name: name)
     }
 
-    /// One request on a new connection.
+    /// One request: in-process, or on a new connection.
     func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) throws -> TestHTTPConnection.Response {
-        try TestHTTPConnection(port: port).request(method, path, headers: headers, body: body.map { Array($0.utf8) })
+        try server.request(method, path, headers: headers, body: body.map { Array($0.utf8) })
     }
 
     /// A `/v1` request with the admin key.

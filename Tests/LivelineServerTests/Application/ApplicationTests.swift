@@ -16,26 +16,43 @@ import Testing
         #expect(response.json?["status"] as? String == "ok")
     }
 
+    @Test func anInProcessServerHasNoPortOrConnectionAndSaysWhichServerHas() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(server.app.port == 0, "it listens nowhere")
+        for attempt in [{ _ = try server.port }, { _ = try server.connection() }] {
+            #expect {
+                try attempt()
+            } throws: { error in
+                String(describing: error).contains("in-process") && String(describing: error).contains("TestServer(.live)")
+            }
+        }
+        #expect(try server.request("GET", "/healthz").status == 200)
+        let live = try TestServer(.live)
+        defer { live.stop() }
+        #expect(try live.port == live.app.port && live.app.port > 0)
+        #expect(try live.connection().request("GET", "/healthz").status == 200)
+    }
+
     @Test func everyErrorHasTheOneJSONShape() throws {
         let server = try TestServer { $0.maxBodyBytes = 2048 }
         defer { server.stop() }
         let (_, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
         let auth = ["Authorization": "Bearer \(bearer)"]
-        let connection = try server.connection()
         let cases: [(TestResponse, Int, String)] = [
-            (try connection.request("GET", "/api/nothing-here", headers: auth), 404, "notFound"),
-            (try connection.request("PUT", "/api/apns/register", headers: auth, json: "{}"), 405, "methodNotAllowed"),
-            (try connection.request("POST", "/api/apns/register", headers: auth, json: "{not json"), 400, "badRequest"),
+            (try server.request("GET", "/api/nothing-here", headers: auth), 404, "notFound"),
+            (try server.request("PUT", "/api/apns/register", headers: auth, body: Array("{}".utf8)), 405, "methodNotAllowed"),
+            (try server.request("POST", "/api/apns/register", headers: auth, body: Array("{not json".utf8)), 400, "badRequest"),
             (
-                try connection.request(
-                    "POST", "/api/apns/register", headers: auth.merging(["Content-Type": "text/plain"]) { $1 }, json: "kind=alert"), 415,
-                "unsupportedMediaType"
+                try server.request(
+                    "POST", "/api/apns/register", headers: auth.merging(["Content-Type": "text/plain"]) { $1 }, body: Array("kind=alert".utf8)),
+                415, "unsupportedMediaType"
             ),
             (
-                try server.connection().request("POST", "/api/apns/register", headers: auth, json: String(repeating: " ", count: 5000)), 413,
+                try server.request("POST", "/api/apns/register", headers: auth, body: Array(String(repeating: " ", count: 5000).utf8)), 413,
                 "payloadTooLarge"
             ),
-            (try server.connection().request("GET", "/api/me"), 401, "unauthorized"),
+            (try server.request("GET", "/api/me", headers: [:]), 401, "unauthorized"),
         ]
         for (response, status, code) in cases {
             #expect(response.status == status)
@@ -62,7 +79,6 @@ import Testing
             let length = Int.random(in: 1...300, using: &generator)
             bodies.append(String(decoding: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }, as: UTF8.self))
         }
-        let connection = try server.connection()
         // Each route with a garbage parameter and with a valid one (so its handler runs too).
         let paths = server.app.routes.flatMap { route in
             ["%00../x", String(user.id.rawValue)].map { value in
@@ -71,7 +87,7 @@ import Testing
         }
         for (route, path) in paths {
             for body in bodies {
-                let response = try connection.request(
+                let response = try server.request(
                     route.method.rawValue, path, headers: ["Authorization": "Bearer \(bearer)"], body: Array(body.utf8)
                 )
                 #expect(response.status < 500, "\(route) with \(body.prefix(40).debugDescription) → \(response.status)")

@@ -22,9 +22,9 @@ import Testing
         _ = try server.addUser(household: "Fisch", name: "Dennis")
         let wrong = try server.request("GET", "/api/me", token: "ll_not-a-real-token")
         #expect(wrong.status == 401)
-        let basic = try server.connection().request("GET", "/api/me", headers: ["Authorization": "Basic ZGVubmlzOnB3"])
+        let basic = try server.request("GET", "/api/me", headers: ["Authorization": "Basic ZGVubmlzOnB3"])
         #expect(basic.status == 401)
-        let empty = try server.connection().request("GET", "/api/me", headers: ["Authorization": "Bearer "])
+        let empty = try server.request("GET", "/api/me", headers: ["Authorization": "Bearer "])
         #expect(empty.status == 401)
     }
 
@@ -61,10 +61,10 @@ extension AuthenticationTests {
         defer { server.stop() }
         let (_, token) = try server.addUser(household: "Fisch", name: "Dennis")
         for header in ["bearer \(token)", "BEARER  \(token) "] {
-            #expect(try server.connection().request("GET", "/api/me", headers: ["Authorization": header]).status == 200, "\(header)")
+            #expect(try server.request("GET", "/api/me", headers: ["Authorization": header]).status == 200, "\(header)")
         }
         for header in ["Bearer \(token) extra", "Bearer", "Bearer\(token)", "Token \(token)"] {
-            #expect(try server.connection().request("GET", "/api/me", headers: ["Authorization": header]).status == 401, "\(header)")
+            #expect(try server.request("GET", "/api/me", headers: ["Authorization": header]).status == 401, "\(header)")
         }
     }
 }

@@ -9,8 +9,9 @@ import LivelineTestSupport
 import LivelineTesting
 import Testing
 
-/// The `/v1` contexts API end to end: real HTTP on port 0, a real SQLite file, the engine's
-/// dispatcher, and the in-process APNs sandbox over HTTP/2 + TLS.
+/// The `/v1` contexts API end to end: requests through the server's router and handlers
+/// (in-process), a real SQLite file, the engine's dispatcher, and the in-process APNs sandbox over
+/// HTTP/2 + TLS.
 @Suite struct ContextAPITests {
     static let adminKey = APISetup.adminKey
 

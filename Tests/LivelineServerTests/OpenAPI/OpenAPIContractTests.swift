@@ -57,7 +57,8 @@ import Testing
     @Test func schemathesisFindsNothingWithEitherAuthOnAFixedAndARandomSeed() throws {
         let st = Self.root.appendingPathComponent(".venv/bin/st")
         try #require(FileManager.default.isExecutableFile(atPath: st.path), "run scripts/test-venv.sh (creates .venv with schemathesis)")
-        let server = try TestServer { $0.authFailuresPerMinute = 0 }
+        // Live: schemathesis, another process, sends its requests over HTTP.
+        let server = try TestServer(.live) { $0.authFailuresPerMinute = 0 }
         defer { server.stop() }
         let (_, member) = try server.addUser(household: "Fisch", name: "Dennis")
         _ = try server.addUser(household: "Fisch", name: "Anna")

@@ -53,7 +53,7 @@ import Testing
     @Test func startsAnswerWithTheFallbackAndOtherRequestsAreServedWhileAManagementCallHangs() async throws {
         // Two workers whatever the machine: four starts would hold both for the whole hang
         // if a start waited for APNs.
-        let setup = try ContextAPITests.Setup {
+        let setup = try ContextAPITests.Setup(.live) {
             $0.minimumPushInterval = 0
             $0.httpThreads = 2
         }
@@ -65,7 +65,7 @@ import Testing
         let began = ContinuousClock.now
 
         let record = Record()
-        let (port, startBody) = (setup.server.port, ChannelTests.startBody(setup.userID))
+        let (port, startBody) = (try setup.server.port, ChannelTests.startBody(setup.userID))
         @Sendable func admin(_ method: String, _ path: String, json: String? = nil) -> TestHTTPConnection.Response? {
             try? TestHTTPConnection(port: port, timeout: 30).request(
                 method, path, headers: ["Authorization": "Bearer \(ContextAPITests.adminKey)"], body: json.map { Array($0.utf8) })

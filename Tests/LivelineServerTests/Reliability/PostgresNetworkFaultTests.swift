@@ -53,9 +53,11 @@ import Testing
             configuration.databasePool = 4
             configuration.pushRetry = RetryPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(3), maximumAttempts: 1000)
         }
-        let a = try ContextAPITests.Setup(folder: folder.appendingPathComponent("a"), external: sandbox, configure: configure)
+        // Live: the clients' requests wait on the wire with a timeout of their own while the
+        // database is cut off.
+        let a = try ContextAPITests.Setup(.live, folder: folder.appendingPathComponent("a"), external: sandbox, configure: configure)
         defer { a.stop() }
-        let b = try ContextAPITests.Setup(folder: folder.appendingPathComponent("b"), external: sandbox, configure: configure)
+        let b = try ContextAPITests.Setup(.live, folder: folder.appendingPathComponent("b"), external: sandbox, configure: configure)
         defer { b.stop() }
         let instances = [a, b]
 

@@ -8,7 +8,7 @@ import LivelineTesting
 import Synchronization
 import Testing
 
-/// The shopping list's API (`docs/features/shopping.md`) over real HTTP on port 0, a SQLite file, the engine and
+/// The shopping list's API (`docs/features/shopping.md`) through the server's router and handlers (in-process), a SQLite file, the engine and
 /// the in-process APNs sandbox over HTTP/2 + TLS.
 @Suite struct ShoppingAPITests {
     static let week = "2026-01-05"
@@ -20,10 +20,11 @@ import Testing
         let partner: (id: UserID, token: String)
 
         init(
-            folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+            _ mode: TestServer.Mode = .inProcess, folder: URL? = nil, external: APNSSandbox? = nil, clock: ManualClock? = nil,
+            configure: (inout ServerConfiguration) -> Void = { _ in }
         ) throws {
             self.clock = clock
-            setup = try APISetup(folder: folder, external: external, clock: clock, configure: configure)
+            setup = try APISetup(mode, folder: folder, external: external, clock: clock, configure: configure)
             let (user, token) = try setup.server.addUser(household: "Fisch", name: "Jaqueline")
             partner = (user.id, token)
         }
@@ -416,9 +417,10 @@ import Testing
     }
 
     @Test func twentyClientsAtOnceLoseNoUpdateAndEverySnapshotIsConsistent() async throws {
-        let home = try Household()
+        // Twenty connections at once: the server's threads take them.
+        let home = try Household(.live)
         defer { home.stop() }
-        let port = home.server.port
+        let port = try home.server.port
         let token = home.setup.bearer
         var ids: [Int] = []
         for index in 0..<50 { ids.append(try #require(try home.add("item \(index)")["id"] as? Int)) }
