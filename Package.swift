@@ -138,13 +138,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The built-in features on the command line and the simulated iPhones: `liveline demo`,
-        // `liveline transit`, the built-in apps' screens (docs/architecture.md).
+        // The built-in apps' screens on simulated iPhones, for the demo and the end-to-end tests.
+        .target(name: "LivelineApps", dependencies: ["LivelineDevices", "LivelineClient", "LivelineModel"], swiftSettings: swiftSettings),
+        // The built-in features on the command line: `liveline demo`, `liveline transit` (docs/architecture.md).
         .target(
             name: "LivelineDemo",
             dependencies: [
                 "LivelineCLI", "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelineSandbox",
                 "LivelineDevices", "LivelineCards", "LivelineClient", "LivelineScheduling", "LivelineShopping", "LivelineTransit",
+                "LivelineApps",
             ],
             swiftSettings: swiftSettings
         ),
@@ -235,7 +237,7 @@ let package = Package(
             dependencies: [
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
                 "LivelineTestSupport", "LivelinePush", "LivelinePushWire", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
-                "LivelineDemo",
+                "LivelineApps",
             ],
             swiftSettings: swiftSettings
         ),
@@ -277,7 +279,7 @@ let package = Package(
             name: "LivelineCLITests",
             dependencies: [
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
-                "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel", "LivelineDemo",
+                "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel", "LivelineDemo", "LivelineApps",
             ], swiftSettings: swiftSettings),
     ]
 )

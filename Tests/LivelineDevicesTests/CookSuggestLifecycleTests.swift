@@ -1,6 +1,6 @@
 import Foundation
 import LivelineClient
-import LivelineDemo
+import LivelineApps
 import LivelineDevices
 import LivelineModel
 import LivelineStore

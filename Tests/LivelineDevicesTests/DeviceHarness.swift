@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 import LivelineClient
 import LivelineCrypto
-import LivelineDemo
+import LivelineApps
 import LivelineDevices
 import LivelineModel
 import LivelinePush

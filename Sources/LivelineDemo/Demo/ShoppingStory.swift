@@ -1,4 +1,5 @@
 import Foundation
+import LivelineApps
 import LivelineClient
 import LivelineDevices
 import LivelineModel

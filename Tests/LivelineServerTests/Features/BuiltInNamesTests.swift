@@ -16,8 +16,8 @@ import Testing
         "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineModel",
         // The SDK the built-in app links (its calls of the built-in routes).
         "LivelineClient",
-        // The composition root (`Assembly.features`) and the demo of the built-in features.
-        "Liveline", "LivelineDemo",
+        // The composition root (`Assembly.features`), the demo of the built-in features and their apps.
+        "Liveline", "LivelineDemo", "LivelineApps",
         // Not the product: the benchmarks and the tests' support.
         "LivelineBench", "liveline-bench", "LivelineTestSupport",
     ]
