@@ -105,7 +105,8 @@ public final class Application: Sendable {
     public func respond(to request: InProcessRequest) -> HTTPResponse { http.respond(to: request) }
 
     /// The address people reach the server at: `LIVELINE_PUBLIC_URL`, else the listening
-    /// address (127.0.0.1 when it listens on every interface). No trailing slash.
+    /// address (127.0.0.1 when it listens on every interface; port 0 when it does not listen). No
+    /// trailing slash.
     public var baseURL: String {
         if let url = configuration.publicURL {
             let text = url.absoluteString
@@ -341,8 +342,8 @@ private func startupWarnings(
 /// a card source or a lifecycle for among them (else its pushes would fail the payload check).
 private func contracts(of features: [any Feature], setup: FeatureSetup) throws -> ContractRegistry {
     let registry = Assembly.contracts(of: features)
-    let names = registry.names
-    if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+    var seen = Set<String>()
+    if let twice = registry.names.first(where: { !seen.insert($0).inserted }) {
         throw FeatureSettingError("two features name the contract \(twice); a type belongs to one feature")
     }
     for type in Set(setup.sources.keys).union(setup.lifecycleByType.keys).sorted() where registry.contract(named: type) == nil {
