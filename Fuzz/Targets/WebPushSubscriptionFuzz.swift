@@ -11,7 +11,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let raw = Data(bytes: start, count: count)
     let subscription: WebPushSubscription
     do {
-        subscription = try JSONDecoder().decode(WebPushSubscription.self, from: raw)
+        subscription = try JSONDecoder().decode(WebPushSubscription.self, fromUntrusted: raw)
     } catch let error as DecodingError {
         _ = DecodingProblem(error, in: raw).description
         return 0

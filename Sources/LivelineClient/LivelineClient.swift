@@ -205,7 +205,7 @@ public final class LivelineClient: Sendable {
         }
         guard let http = response as? HTTPURLResponse else { throw LivelineClientError.unexpectedResponse("not an HTTP answer") }
         guard (200..<300).contains(http.statusCode) else {
-            if let problem = try? APICoding.makeDecoder().decode(ErrorBody.self, from: data) {
+            if let problem = try? APICoding.makeDecoder().decode(ErrorBody.self, fromUntrusted: data) {
                 throw LivelineClientError.server(
                     status: http.statusCode, code: problem.error.code, message: problem.error.message, field: problem.error.field
                 )
@@ -214,7 +214,7 @@ public final class LivelineClient: Sendable {
                 status: http.statusCode, code: "http\(http.statusCode)", message: "the server answered \(http.statusCode)", field: nil)
         }
         do {
-            return try APICoding.makeDecoder().decode(Response.self, from: data)
+            return try APICoding.makeDecoder().decode(Response.self, fromUntrusted: data)
         } catch {
             throw LivelineClientError.unexpectedResponse("\(route) answered a body that does not decode as \(Response.self): \(error)")
         }

@@ -44,6 +44,12 @@ enum JWS {
         guard !part.isEmpty, let bytes = Base64URL.decode(part) else {
             throw CryptoError(.malformedToken, "the token \(name) is empty or not base64url")
         }
+        // A header or claims object is flat: more than a few hundred brackets is no token, and
+        // `JSONDecoder` traps on some texts nested deeper than 512 (`JSONDecoder.decode(_:fromUntrusted:)`
+        // in LivelineModel, which this module does not import, says which).
+        guard bytes.lazy.filter({ $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") }).count <= 512 else {
+            throw CryptoError(.malformedToken, "the token \(name) is not a JSON object")
+        }
         do {
             return try JSONDecoder().decode([String: Field].self, from: Data(bytes))
         } catch {

@@ -36,7 +36,7 @@ extension Dispatcher {
         /// saying why it cannot be sent to.
         func recipient(of token: PushTokenRecord) throws(WebPushError) -> WebPushMessage.Recipient {
             if let known = decoded.withLock({ $0[token.id] }) { return known }
-            guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.token.utf8)) else {
+            guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, fromUntrusted: Data(token.token.utf8)) else {
                 throw WebPushError("the stored subscription of token \(token.id) cannot be read")
             }
             let recipient: WebPushMessage.Recipient

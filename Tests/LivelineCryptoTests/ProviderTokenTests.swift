@@ -109,12 +109,16 @@ struct ProviderTokenTests {
         let parts = good.split(separator: ".").map(String.init)
         let notJSON = Base64URL.encode(Array("not json".utf8))
         let array = Base64URL.encode(Array("[1,2]".utf8))
+        // A text JSONDecoder traps on (it ends right after its 513th `[`).
+        let deep = Base64URL.encode(Array(String(repeating: "[", count: 513).utf8))
         let cases: [(String, String)] = [
             ("*bad*." + parts[1] + "." + parts[2], "header"),
             (parts[0] + ".*bad*." + parts[2], "claims"),
             (parts[0] + "." + parts[1] + ".*bad*", "signature"),
             (notJSON + "." + parts[1] + "." + parts[2], "header"),
             (parts[0] + "." + array + "." + parts[2], "claims"),
+            (deep + "." + parts[1] + "." + parts[2], "header"),
+            (parts[0] + "." + deep + "." + parts[2], "claims"),
             ("." + parts[1] + "." + parts[2], "header"),
             (parts[0] + "." + parts[1] + "." + Base64URL.encode([1, 2, 3]), "signature"),
         ]

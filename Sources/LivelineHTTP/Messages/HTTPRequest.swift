@@ -46,6 +46,10 @@ public struct HTTPRequest: Sendable {
         if body.isEmpty {
             throw HTTPError.badRequest("the request needs a JSON body", field: "body")
         }
+        // Checked here rather than by `decode(_:fromUntrusted:)`, to say it in this 400's words.
+        if JSONNesting.exceeds(JSONNesting.limit, in: body) {
+            throw HTTPError.badRequest("the body nests arrays and objects more than \(JSONNesting.limit) deep", field: "body")
+        }
         do {
             return try APICoding.makeDecoder().decode(T.self, from: Data(body))
         } catch let error as DecodingError {

@@ -16,7 +16,7 @@ import Foundation
 /// and the reason in `NSDebugDescriptionErrorKey`, the shape Foundation's decoders throw.
 struct JSONParser {
     /// The deepest nesting of arrays and objects accepted (`JSONDecoder`'s limit).
-    static let maxDepth = 512
+    static let maxDepth = JSONNesting.limit
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelineModel
 import LivelinePushWire
 import LivelineScheduling
 import Synchronization
@@ -139,7 +140,7 @@ public final class APNSClient: Sendable {
             HTTP2ClientRequest(method: "GET", path: "/1/apps/\(bundleID)/all-channels"), on: managementPool, attempt: 1, rotated: false, started: .now
         ) { result in
             struct List: Decodable { var channels: [String] }
-            let list = result.status == 200 ? try? JSONDecoder().decode(List.self, from: Data(result.body)) : nil
+            let list = result.status == 200 ? try? JSONDecoder().decode(List.self, fromUntrusted: Data(result.body)) : nil
             completion(list?.channels, result)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import LivelinePushWire
 
 /// The JSON body of an APNs error: `{"reason": "…", "timestamp": <ms>}`.
@@ -8,7 +9,7 @@ struct APNSErrorBody: Decodable {
     var timestamp: Double?
 
     static func parse(_ body: [UInt8]) -> (APNSReason?, Date?) {
-        guard !body.isEmpty, let decoded = try? JSONDecoder().decode(APNSErrorBody.self, from: Data(body)) else { return (nil, nil) }
+        guard !body.isEmpty, let decoded = try? JSONDecoder().decode(APNSErrorBody.self, fromUntrusted: Data(body)) else { return (nil, nil) }
         return (decoded.reason.map(APNSReason.init(rawValue:)), decoded.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) })
     }
 }

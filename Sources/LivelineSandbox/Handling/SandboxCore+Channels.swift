@@ -1,6 +1,7 @@
 import Foundation
 import LivelineCrypto
 import LivelineHTTP2
+import LivelineModel
 
 extension SandboxCore {
     /// `POST /1/apps/<bundleID>/channels` with `{"message-storage-policy": 0|1, "push-type": "LiveActivity"}`.
@@ -15,7 +16,7 @@ extension SandboxCore {
     func createChannel(_ request: HTTP2Request, bundleID: String, requestID: String, now: Date) throws(APNSRejection) -> HTTP2Response {
         try checkBroadcastApp(bundleID)
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
-        guard let body = try? JSONDecoder().decode(ChannelCreationBody.self, from: Data(request.body)) else {
+        guard let body = try? JSONDecoder().decode(ChannelCreationBody.self, fromUntrusted: Data(request.body)) else {
             throw .badRequest(.badRequestPayload)
         }
         guard case .string(let pushType)? = body.pushType, !pushType.isEmpty else { throw .badRequest(.missingPushType) }

@@ -86,7 +86,7 @@ struct TokenRegistrationRules: Sendable {
     /// The subscription JSON decoded; a problem is told in the words of `schema`.
     private static func decodeSubscription(_ raw: String, schema: JSONValue) throws -> WebPushSubscription {
         do {
-            return try JSONDecoder().decode(WebPushSubscription.self, from: Data(raw.utf8))
+            return try JSONDecoder().decode(WebPushSubscription.self, fromUntrusted: Data(raw.utf8))
         } catch let error as DecodingError {
             // Told as the same subscription sent as an object is (`token.keys.auth is required: …`).
             var problem = DecodingProblem(error, in: try? JSONValue(json: Data(raw.utf8)))

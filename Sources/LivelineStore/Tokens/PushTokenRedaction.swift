@@ -7,7 +7,7 @@ import LivelineModel
 public enum PushTokenRedaction {
     public static func redacted(_ token: String, kind: PushTokenKind) -> String {
         if kind == .webPush, let data = token.data(using: .utf8),
-            let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: data),
+            let subscription = try? JSONDecoder().decode(WebPushSubscription.self, fromUntrusted: data),
             let host = URL(string: subscription.endpoint)?.host
         {
             return host + "…"

@@ -67,7 +67,7 @@ public struct TokenRegistration: Sendable, Hashable {
                 }
                 return device + "|context:" + Self.escape(contextKey)
             case .webPush:
-                guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, from: Data(token.utf8)) else {
+                guard let subscription = try? JSONDecoder().decode(WebPushSubscription.self, fromUntrusted: Data(token.utf8)) else {
                     throw StoreError(.invalidArgument, "a web-push token must be a subscription {endpoint, keys: {p256dh, auth}}")
                 }
                 return "endpoint:" + Self.escape(subscription.endpoint)

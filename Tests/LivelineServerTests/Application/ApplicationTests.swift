@@ -74,6 +74,8 @@ import Testing
             "{\"kind\":\"web-push\",\"token\":\"{\\\"endpoint\\\":1}\"}",
             "{\"kind\":\"la-update\",\"token\":\"aabbccddeeff0011\",\"context_key\":\"\u{202E}x y\"}",
             "\u{FEFF}{}", "{\"kind\":\"alert\",\"token\":\"aabbccddeeff0011\",\"device_id\":\"" + String(repeating: "d", count: 500) + "\"}",
+            // Foundation's JSONDecoder traps on a text ending right after its 513th `[`.
+            String(repeating: "[", count: 513), "{\"kind\":\"web-push\",\"token\":\"" + String(repeating: "[", count: 513) + "\"}",
         ]
         for _ in 0..<60 {
             let length = Int.random(in: 1...300, using: &generator)
@@ -95,6 +97,24 @@ import Testing
         }
         // None of it was stored.
         #expect(try server.app.store.tokens.history(householdID: user.householdID).isEmpty)
+    }
+
+    @Test func aBodyNestedDeeperThanTheDecodersLimitIsA400ThatSaysSo() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (_, bearer) = try server.addUser(household: "Fisch", name: "Dennis")
+        let deep = try server.request("POST", "/api/apns/register", token: bearer, json: String(repeating: "[", count: 513))
+        #expect(deep.status == 400)
+        #expect(deep.text.contains("nests arrays and objects more than 512 deep"), "\(deep.text)")
+        let token = "{\"kind\":\"web-push\",\"token\":\"" + String(repeating: "[", count: 513) + "\"}"
+        let deepToken = try server.request("POST", "/api/apns/register", token: bearer, json: token)
+        #expect(deepToken.status == 400)
+        #expect(deepToken.text.contains("token"), "\(deepToken.text)")
+        // 512 deep is within the limit: refused for its shape, not its depth.
+        let within = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        let shallow = try server.request("POST", "/api/apns/register", token: bearer, json: within)
+        #expect(shallow.status == 400)
+        #expect(!shallow.text.contains("deep"), "\(shallow.text)")
     }
 
     @Test func aRestartKeepsDataAndAppliesNoMigrationTwice() throws {
