@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineShoppingModel
 import Testing
 
 struct DecodingProblemTests {

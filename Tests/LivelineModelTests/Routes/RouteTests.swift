@@ -1,4 +1,7 @@
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 import Testing
 
 /// Routes are declared once: the client prints them, the server parses them.
@@ -27,7 +30,7 @@ struct RouteTests {
     }
 
     @Test func everyRouteIsDeclaredOnce() {
-        let keys = Routes.all.map { "\($0.method.rawValue) \($0.template)" }
+        let keys = (Routes.all + Routes.shopping + Routes.cookSuggest + Routes.transit).map { "\($0.method.rawValue) \($0.template)" }
         #expect(Set(keys).count == keys.count)
         #expect(Routes.all.contains(Routes.registerToken))
     }
