@@ -13,6 +13,10 @@ let package = Package(
     products: [
         // Shared with the iOS app and its widget: Foundation only.
         .library(name: "LivelineModel", targets: ["LivelineModel"]),
+        // Each built-in feature's contract, API bodies, routes and SDK calls: an app links those it uses.
+        .library(name: "LivelineShoppingModel", targets: ["LivelineShoppingModel"]),
+        .library(name: "LivelineCookSuggestModel", targets: ["LivelineCookSuggestModel"]),
+        .library(name: "LivelineTransitModel", targets: ["LivelineTransitModel"]),
         // What an iOS app links to talk to Liveline: Foundation (+ FoundationNetworking) and the model.
         .library(name: "LivelineClient", targets: ["LivelineClient"]),
         // The composition root and the modules a backend built on it adds a feature with.
@@ -20,7 +24,8 @@ let package = Package(
             name: "Liveline",
             targets: [
                 "Liveline", "LivelineServer", "LivelineAPI", "LivelineEngine", "LivelineStore", "LivelineHTTP", "LivelineLog", "LivelineModel",
-                "LivelinePushWire", "LivelinePush", "LivelineSandbox", "LivelineDashboard",
+                "LivelinePushWire", "LivelinePush", "LivelineSandbox", "LivelineDashboard", "LivelineShoppingModel", "LivelineCookSuggestModel",
+                "LivelineTransitModel",
             ]),
         .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport"]),
         .executable(name: "liveline", targets: ["liveline"]),
@@ -41,6 +46,11 @@ let package = Package(
 
         // MARK: The shared model (Foundation only; compiles for iOS 17+/macOS 14+).
         .target(name: "LivelineModel", swiftSettings: swiftSettings),
+        // The built-in features' models: contract, card, materiality, API bodies, routes, SDK calls
+        // (an extension of the model's `APICaller`). Foundation and LivelineModel only.
+        .target(name: "LivelineShoppingModel", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineCookSuggestModel", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
+        .target(name: "LivelineTransitModel", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
 
         // MARK: Server side.
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
@@ -73,17 +83,23 @@ let package = Package(
         // MARK: Features, each behind the seam of LivelineAPI.
         .target(
             name: "LivelineShopping",
-            dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI"],
+            dependencies: [
+                "LivelineShoppingModel", "LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LivelineCookSuggest",
-            dependencies: ["LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI", "LivelineShopping"],
+            dependencies: [
+                "LivelineCookSuggestModel", "LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog", "LivelineAPI",
+                "LivelineShopping",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LivelineTransit",
             dependencies: [
+                "LivelineTransitModel",
                 "CZip", "CCSV", "CGTFSRealtime", "LivelineModel", "LivelineStore", "LivelineEngine", "LivelineHTTP", "LivelineLog",
                 "LivelineAPI",
             ],
@@ -139,11 +155,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The built-in apps' screens on simulated iPhones, for the demo and the end-to-end tests.
-        .target(name: "LivelineApps", dependencies: ["LivelineDevices", "LivelineClient", "LivelineModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LivelineApps",
+            dependencies: ["LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineDevices", "LivelineClient", "LivelineModel"],
+            swiftSettings: swiftSettings),
         // The built-in features on the command line: `liveline demo`, `liveline transit` (docs/architecture.md).
         .target(
             name: "LivelineDemo",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineCLI", "Liveline", "LivelineServer", "LivelineModel", "LivelineStore", "LivelineCrypto", "LivelineSandbox",
                 "LivelineDevices", "LivelineCards", "LivelineClient", "LivelineScheduling", "LivelineShopping", "LivelineTransit",
                 "LivelineApps",
@@ -166,6 +186,7 @@ let package = Package(
         .target(
             name: "LivelineBench",
             dependencies: [
+                "LivelineTransitModel",
                 "LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineCrypto", "LivelineServer", "LivelineStore", "LivelineModel",
                 "LivelineTestSupport",
                 "Liveline", "LivelineEngine", "LivelineWebPush", "LivelineTransit", "LivelineLog", "CSQLite",
@@ -176,12 +197,27 @@ let package = Package(
 
         // MARK: Tests mirror the sources.
         .target(
-            name: "LivelineTestSupport", dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelinePushWire", "LivelineStore"],
+            name: "LivelineTestSupport",
+            dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelinePushWire", "LivelineStore", "LivelineModel"],
             path: "Sources/LivelineTestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LivelineModelTests", dependencies: ["LivelineModel"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineShoppingModelTests", dependencies: ["LivelineShoppingModel", "LivelineModel", "LivelineTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineCookSuggestModelTests", dependencies: ["LivelineCookSuggestModel", "LivelineModel", "LivelineTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineTransitModelTests", dependencies: ["LivelineTransitModel", "LivelineModel", "LivelineTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LivelineModelTests", dependencies: ["LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel", "LivelineModel"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "LivelineCryptoTests", dependencies: ["LivelineCrypto", "COpenSSL", "LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineLogTests", dependencies: ["LivelineLog"], swiftSettings: swiftSettings),
         .testTarget(name: "LivelineSchedulingTests", dependencies: ["LivelineScheduling"], swiftSettings: swiftSettings),
@@ -208,6 +244,7 @@ let package = Package(
         .testTarget(
             name: "LivelineEngineTests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineEngine", "LivelineStore", "LivelinePush", "LivelinePushWire", "LivelineSandbox", "LivelineModel", "LivelineLog",
                 "LivelineTestSupport",
             ],
@@ -217,6 +254,7 @@ let package = Package(
         .testTarget(
             name: "LivelineServerTests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelinePush", "LivelinePushWire",
                 "LivelineSandbox",
                 "Liveline", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineTransit", "LivelineWebPush",
@@ -227,6 +265,7 @@ let package = Package(
         .testTarget(
             name: "LivelineClientTests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineTransitModel",
                 "LivelineClient", "LivelineServer", "LivelineStore", "LivelineModel", "LivelineCrypto", "LivelineTestSupport", "LivelineSandbox",
                 "Liveline", "LivelineTesting",
             ],
@@ -235,6 +274,7 @@ let package = Package(
         .testTarget(
             name: "LivelineDevicesTests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineDevices", "LivelineCards", "LivelineServer", "LivelineClient", "LivelineSandbox", "LivelineModel", "LivelineCrypto",
                 "LivelineTestSupport", "LivelinePush", "LivelinePushWire", "LivelineStore", "Liveline", "LivelineTransit", "LivelineTesting",
                 "LivelineApps",
@@ -244,6 +284,7 @@ let package = Package(
         .testTarget(
             name: "LivelineShoppingTests",
             dependencies: [
+                "LivelineShoppingModel",
                 "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport", "LivelineTesting",
                 "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
@@ -252,6 +293,7 @@ let package = Package(
         .testTarget(
             name: "LivelineCookSuggestTests",
             dependencies: [
+                "LivelineCookSuggestModel",
                 "LivelineCookSuggest", "LivelineShopping", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineAPI", "LivelineTestSupport",
                 "LivelineLog", "LivelineTesting", "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
@@ -260,6 +302,7 @@ let package = Package(
         .testTarget(
             name: "LivelineTransitTests",
             dependencies: [
+                "LivelineTransitModel",
                 "LivelineTransit", "LivelineStore", "LivelineModel", "LivelineEngine", "LivelineTestSupport", "CGTFSRealtime", "LivelineTesting",
                 "LivelineSandbox", "LivelineServer", "LivelineCrypto", "LivelinePush", "LivelinePushWire",
             ],
@@ -269,6 +312,7 @@ let package = Package(
         .testTarget(
             name: "LivelineDashboardTests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineDashboard", "LivelineServer", "Liveline", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
                 "LivelineCards", "LivelineTesting",
             ],
@@ -278,6 +322,7 @@ let package = Package(
         .testTarget(
             name: "LivelineCLITests",
             dependencies: [
+                "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
                 "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel", "LivelineDemo", "LivelineApps",
             ], swiftSettings: swiftSettings),

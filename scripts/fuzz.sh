@@ -35,6 +35,25 @@ model() {
   fi
 }
 
+# A built-in feature's model (Sources/<name>: contract, API bodies, routes) as a module of its own
+# over LivelineModel, as SwiftPM builds it.
+featuremodel() {
+  local name=$1 stamp="$out/lib/$1.o"
+  model
+  if [ ! -f "$stamp" ] || [ -n "$(find Sources/"$name" Sources/LivelineModel -name '*.swift' -newer "$stamp" | head -1)" ]; then
+    quiet swiftc "${flags[@]}" -wmo -module-name "$name" -I "$out/lib" -emit-module -emit-module-path "$out/lib/$name.swiftmodule" \
+      -c -o "$stamp" $(find Sources/"$name" -name '*.swift' | sort)
+  fi
+}
+
+# The generic model and the built-in features' models, as modules of their own (the harnesses of
+# payloads and bodies check the built-in contracts and decode their bodies).
+models() {
+  for m in LivelineShoppingModel LivelineCookSuggestModel LivelineTransitModel; do featuremodel $m; done
+  models=(-I "$out/lib" "$out/lib/LivelineModel.o" "$out/lib/LivelineShoppingModel.o" "$out/lib/LivelineCookSuggestModel.o"
+    "$out/lib/LivelineTransitModel.o")
+}
+
 # A C target of the package (Sources/<name>/include/*.h, *.c): a module map of its headers and an
 # object file of its C, instrumented too.
 ctarget() {
@@ -47,24 +66,27 @@ ctarget() {
 
 case $target in
   payload-check) harness=PayloadCheck maxlen=6144
-    build=(-module-name LivelineModel $(find Sources/LivelineModel -name '*.swift' | sort)) ;;
+    models
+    build=(-module-name PayloadCheckFuzz "${models[@]}") ;;
   api-decoding) harness=APIDecoding maxlen=4096
-    build=(-module-name LivelineModel $(find Sources/LivelineModel -name '*.swift' | sort)) ;;
+    models
+    build=(-module-name APIDecodingFuzz "${models[@]}") ;;
   web-push-subscription) harness=WebPushSubscription maxlen=2048
     build=(-module-name LivelineModel $(find Sources/LivelineModel -name '*.swift' | sort)) ;;
   router) harness=Router maxlen=512
-    model
+    models
     ctarget CMicroHTTPD
-    build=(-module-name LivelineHTTP -I "$out/lib" "$out/lib/LivelineModel.o"
+    build=(-module-name LivelineHTTP "${models[@]}"
       -I "$out/modules/CMicroHTTPD" "$out/lib/CMicroHTTPD.o" -lmicrohttpd Sources/LivelineHTTP/Routing/Router.swift Sources/LivelineHTTP/Streaming/EventStream.swift
       $(find Sources/LivelineHTTP/Messages -name '*.swift' | sort)) ;;
   gtfs-csv) harness=GTFSCSV maxlen=8192
     model
     build=(-module-name LivelineTransit -I "$out/lib" "$out/lib/LivelineModel.o" -I Sources/CCSV -I Sources/CZip -lcsv -lzip $(find Sources/LivelineTransit/GTFS -name '*.swift' | sort)) ;;
   gtfs-realtime) harness=GTFSRealtime maxlen=8192
-    model
+    featuremodel LivelineTransitModel
     ctarget CGTFSRealtime
-    build=(-module-name LivelineTransit -I "$out/lib" -I "$out/modules/CGTFSRealtime" "$out/lib/LivelineModel.o" "$out/lib/CGTFSRealtime.o"
+    build=(-module-name LivelineTransit -I "$out/lib" -I "$out/modules/CGTFSRealtime" "$out/lib/LivelineModel.o" "$out/lib/LivelineTransitModel.o"
+      "$out/lib/CGTFSRealtime.o"
       -lprotobuf-c Sources/LivelineTransit/Realtime/RealtimeFeed{,+Protobuf,Error}.swift) ;;
   *) echo "unknown target $target (targets: $TARGETS)" >&2; exit 2 ;;
 esac

@@ -1,4 +1,8 @@
 import Foundation
+import LivelineCookSuggestModel
+import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 
 /// Every request body the API decodes, with the API's decoder; a `DecodingError` becomes the
 /// `DecodingProblem` the 400 answer names (its key path and reason). The first byte picks the

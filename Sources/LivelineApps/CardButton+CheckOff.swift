@@ -1,6 +1,7 @@
 import Foundation
 import LivelineDevices
 import LivelineModel
+import LivelineShoppingModel
 
 extension CardButton {
     /// The ✓ beside the first of `nextOpen` on the shopping card, in the Dynamic Island expanded:

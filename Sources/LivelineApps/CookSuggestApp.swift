@@ -1,5 +1,6 @@
 import Foundation
 import LivelineClient
+import LivelineCookSuggestModel
 import LivelineDevices
 import LivelineModel
 

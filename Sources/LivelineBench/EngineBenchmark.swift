@@ -8,6 +8,7 @@ import LivelinePushWire
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 
 /// `liveline-bench fanout` and `liveline-bench upsert`: the engine's figures (fan-out and upsert rates), measured

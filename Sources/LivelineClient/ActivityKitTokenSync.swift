@@ -11,7 +11,7 @@ import LivelineModel
 /// one again (one `activities` listed already, or one that changed).
 ///
 /// ```swift
-/// let sync = LiveActivityTokenSync(client: client, attributes: TripLiveActivityAttributes.self) { "trip:\($0.tripId)" }
+/// let sync = LiveActivityTokenSync(client: client, attributes: ParcelActivityAttributes.self) { "parcel:\($0.code)" }
 /// sync.start()   // at launch, from the main actor
 /// ```
 @available(iOS 17.2, *)

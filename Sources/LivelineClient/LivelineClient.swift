@@ -8,7 +8,7 @@ import FoundationNetworking
 /// registers push tokens, pulls contexts (`?since_rev=`), reports receipts, dismissals and the
 /// user's opt-in, and reads the inbox. Paths come from the shared `Routes`, bodies from the shared
 /// model, so app and server cannot disagree.
-public final class LivelineClient: Sendable {
+public final class LivelineClient: APICaller, Sendable {
     public let baseURL: URL
     /// This device's id for the registry (one per app install); nil lets the server use the
     /// bearer token's device session.
@@ -179,8 +179,10 @@ public final class LivelineClient: Sendable {
 
     // MARK: The request path
 
-    func call<Response: Decodable>(
-        _ route: Route, parameters: [String: String] = [:], query: [URLQueryItem] = [], body: (some Encodable)? = Optional<Int>.none
+    /// Sends `route` with the bearer token; a non-2xx answer throws `LivelineClientError.server`
+    /// with the server's error body (`APICaller`).
+    public func call<Response: Decodable>(
+        _ route: Route, parameters: [String: String], query: [URLQueryItem], encodedBody body: Data?
     ) async throws -> Response {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw LivelineClientError.invalidArgument("the base URL \(baseURL) cannot take a path")
@@ -194,7 +196,7 @@ public final class LivelineClient: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try APICoding.makeEncoder().encode(body)
+            request.httpBody = body
         }
         let data: Data
         let response: URLResponse

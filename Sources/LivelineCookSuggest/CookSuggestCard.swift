@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineEngine
 import LivelineModel
 import LivelineStore

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPI
+import LivelineCookSuggestModel
 import LivelineModel
 import LivelineShopping
 import LivelineStore

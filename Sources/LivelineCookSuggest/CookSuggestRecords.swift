@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineModel
 import LivelineStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 
 /// The household's weekly shopping list (docs/features/shopping.md): items, the chronology of

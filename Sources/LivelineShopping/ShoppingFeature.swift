@@ -1,6 +1,7 @@
 import Foundation
 import LivelineAPI
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 
 /// The household's weekly shopping list and its Live Activity (docs/features/shopping.md), as a

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 
 /// An item as the database holds it: the shared model's `ShoppingListItem` (what the API shows).

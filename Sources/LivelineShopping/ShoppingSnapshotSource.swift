@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 
 /// The card of a household's week (`docs/features/shopping.md`, "The card"), built from one read: counts,

@@ -3,6 +3,7 @@ import LivelineAPI
 import LivelineEngine
 import LivelineModel
 import LivelineStore
+import LivelineTransitModel
 
 /// Transit trips (`docs/features/transit.md`), as a feature of the server. So far: the GTFS feed
 /// (`LIVELINE_GTFS_PATH`, else the demo feed the server ships) is read and checked at start — a

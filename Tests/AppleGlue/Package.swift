@@ -2,11 +2,13 @@
 import PackageDescription
 
 // Built by CI only (`scripts/test.sh`): the product's iOS glue — the code behind
-// `#if canImport(ActivityKit)` / `canImport(WidgetKit)` in LivelineModel and LivelineClient — and
-// the app example in `examples/ios`, type-checked on Linux against declaration stubs of exactly
-// the Apple API they use (README, "Using Liveline from your iOS app"). `Sources/LivelineModel`,
+// `#if canImport(ActivityKit)` / `canImport(WidgetKit)` in LivelineModel, the built-in features'
+// models and LivelineClient — and the app example in `examples/ios`, type-checked on Linux against
+// declaration stubs of exactly the Apple API they use (README, "Using Liveline from your iOS app").
+// `Sources/LivelineModel`, `Sources/Liveline{Shopping,CookSuggest,Transit}Model`,
 // `Sources/LivelineClient` and `Sources/LivelineExamples` are symbolic links to the real folders,
-// not copies. The stub modules are named like Apple's so `canImport` succeeds; their bodies are
+// not copies; `ParcelsApp` is an app that links only the generic model and the SDK. The stub
+// modules are named like Apple's so `canImport` succeeds; their bodies are
 // `fatalError()` and they never reach an app: nothing outside this package depends on them.
 // `LIVELINE_APPLE_GLUE` lets the guarded code in (its guards also ask for `os(iOS)`, false here).
 // For Linux: on a Mac the stubs would clash with the SDK's own modules; there Xcode checks the real
@@ -34,9 +36,19 @@ let package = Package(
             name: "LivelineClient", dependencies: ["LivelineModel", "ActivityKit", "WidgetKit", "AppGroupContainer"],
             swiftSettings: swiftSettings + [.unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "AppGroupContainer"])]
         ),
+        .target(name: "LivelineShoppingModel", dependencies: ["LivelineModel", "ActivityKit"], swiftSettings: swiftSettings),
+        .target(name: "LivelineCookSuggestModel", dependencies: ["LivelineModel", "ActivityKit"], swiftSettings: swiftSettings),
+        .target(name: "LivelineTransitModel", dependencies: ["LivelineModel", "ActivityKit"], swiftSettings: swiftSettings),
         .target(
-            name: "LivelineExamples", dependencies: ["LivelineModel", "LivelineClient", "ActivityKit", "WidgetKit"],
+            name: "LivelineExamples",
+            dependencies: [
+                "LivelineModel", "LivelineClient", "LivelineShoppingModel", "LivelineCookSuggestModel", "LivelineTransitModel", "ActivityKit",
+                "WidgetKit",
+            ],
             swiftSettings: swiftSettings
         ),
+        // An app of its own contract (examples/custom-backend's parcel, a link to the same file)
+        // that links the generic model and the SDK only: it builds without any built-in type.
+        .target(name: "ParcelsApp", dependencies: ["LivelineModel", "LivelineClient", "ActivityKit"], swiftSettings: swiftSettings),
     ]
 )

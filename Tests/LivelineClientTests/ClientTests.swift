@@ -2,6 +2,7 @@ import Foundation
 import LivelineClient
 import LivelineModel
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// The SDK against a real running server over HTTP: registration, pulls, reports.

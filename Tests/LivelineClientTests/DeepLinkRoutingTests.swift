@@ -1,4 +1,5 @@
 import LivelineClient
+import LivelineCookSuggestModel
 import Testing
 
 /// The invitation's deep link as the app routes it (`/cook-suggest/{id}`), no server needed.

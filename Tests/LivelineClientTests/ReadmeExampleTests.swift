@@ -1,6 +1,7 @@
 import Foundation
 import LivelineClient
 import LivelineModel
+import LivelineTransitModel
 import Testing
 
 // The README's "Using Liveline from your iOS app" code, compiled and run against a real server.

@@ -2,6 +2,7 @@ import Foundation
 import LivelineClient
 import LivelineModel
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 import Testing
 

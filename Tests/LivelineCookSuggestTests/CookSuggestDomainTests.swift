@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import LivelineCookSuggest
+import LivelineCookSuggestModel
 
 /// The meal-planning state machine on a real database (SQLite, or PostgreSQL with
 /// `LIVELINE_TEST_BACKEND=postgres`): every state × every action, the transitions, the cards.

@@ -1,5 +1,7 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineShoppingModel
 import LivelineTestSupport
 import Testing
 

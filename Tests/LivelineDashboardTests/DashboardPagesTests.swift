@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// The pages, through the router and handlers (in-process) of a real server whose pushes go to its
@@ -127,8 +128,8 @@ import Testing
         let answer = try visitor.request(
             "POST", "/dashboard/check", form: ["csrf": token, "payload": payload, "contract": "TripLiveActivityAttributes", "destination": "device"])
         #expect(answer.status == 200)
-        let contract = try #require(ContractRegistry.known.contract(named: "TripLiveActivityAttributes"))
-        let report = PayloadCheck(destination: .device, now: Date(), registry: .known).check(json: Data(payload.utf8), contract: contract)
+        let contract = try #require(ContractRegistry.builtIn.contract(named: "TripLiveActivityAttributes"))
+        let report = PayloadCheck(destination: .device, now: Date(), registry: .builtIn).check(json: Data(payload.utf8), contract: contract)
         #expect(!report.isAccepted)
         let expected = report.text(file: "payload", destination: .device)
         #expect(

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// "Pushes of the last hour" on the overview, and `/metrics`, through a real server and its

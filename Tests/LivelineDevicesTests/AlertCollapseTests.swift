@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func alertsWithOneCollapseIDAreShownAsOne() {
-        let device = SimulatedDevice(DeviceConfiguration(id: "phone", userID: 1, householdID: 1), registry: .known)
+        let device = SimulatedDevice(DeviceConfiguration(id: "phone", userID: 1, householdID: 1), registry: .builtIn)
         device.receive(Self.alert("Kochen heute?", collapseID: "notify:7"))
         device.receive(Self.alert("Kochen heute?", collapseID: "notify:7"))
         #expect(device.notifications.map(\.title) == ["Kochen heute?"])

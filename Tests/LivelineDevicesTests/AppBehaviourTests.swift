@@ -1,7 +1,10 @@
 import Foundation
 import LivelineCards
+import LivelineCookSuggestModel
 import LivelineDevices
 import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 import Testing
 
 /// The simulated app acts like the real one (`docs/devices.md`): it registers its tokens, pulls
@@ -14,7 +17,7 @@ import Testing
         let tokens = try harness.app.store.tokens.activeTokens(userID: harness.userID)
         #expect(tokens.contains { $0.kind == .alert && $0.token == phone.alertToken && $0.deviceID == "phone-1" })
         #expect(
-            Set(tokens.filter { $0.kind == .pushToStart }.compactMap(\.attributesType)) == Set(ContractRegistry.known.names), "\(phone.messages())")
+            Set(tokens.filter { $0.kind == .pushToStart }.compactMap(\.attributesType)) == Set(ContractRegistry.builtIn.names), "\(phone.messages())")
         #expect(phone.tokens.allSatisfy { harness.sandbox.isActive(token: $0) })
     }
 
@@ -57,7 +60,7 @@ import Testing
             state: .active, startedAt: Date(), staleAt: nil, endedAt: nil, dismissAt: nil, updateToken: nil, channelID: nil,
             awaitingAllow: false, priorityLedger: [], presented: true
         )
-        let card = try #require(CardRenderer.render(trip, registry: .known))
+        let card = try #require(CardRenderer.render(trip, registry: .builtIn))
         let example = TripLiveActivityAttributes.exampleContentState
         #expect(card.lockScreen.hasPrefix("🚆 \(TripLiveActivityAttributes.example.line) → \(TripLiveActivityAttributes.example.destination)"))
         #expect(card.compactLeading == "🚆 \(TripLiveActivityAttributes.example.line)")
@@ -66,11 +69,11 @@ import Testing
         cook.attributesType = CookSuggestActivityAttributes.typeName
         cook.attributes = try JSONValue(json: JSONEncoder().encode(CookSuggestActivityAttributes.example))
         cook.contentState = try JSONValue(json: JSONEncoder().encode(CookSuggestActivityAttributes.exampleContentState))
-        let cookCard = try #require(CardRenderer.render(cook, registry: .known))
+        let cookCard = try #require(CardRenderer.render(cook, registry: .builtIn))
         #expect(cookCard.lockScreen.hasPrefix("🍳 \(CookSuggestActivityAttributes.exampleContentState.statusLabel)"))
         var broken = trip
         broken.contentState = ["currentStop": "A"]
-        #expect(CardRenderer.render(broken, registry: .known) == nil, "a state that does not decode renders nothing")
+        #expect(CardRenderer.render(broken, registry: .builtIn) == nil, "a state that does not decode renders nothing")
     }
 
     /// A button of this test only: on a trip card, asks for the user's inbox.

@@ -3,6 +3,7 @@ import LivelineClient
 import LivelineDevices
 import LivelineModel
 import LivelineSandbox
+import LivelineShoppingModel
 import LivelineTestSupport
 import Synchronization
 import Testing
@@ -119,7 +120,7 @@ import Testing
                 DeviceConfiguration(
                     id: "phone-\(index)", userID: harness.userID.rawValue, householdID: harness.householdID.rawValue, frequentUpdatesAllowed: true,
                     activityTypes: [Self.type]),
-                rules: rules, registry: .known, clock: harness.clock.function)
+                rules: rules, registry: .builtIn, clock: harness.clock.function)
         }
         let launched = ContinuousClock.now
         for phone in phones { harness.fleet.add(phone, client: harness.client(deviceID: phone.id)) }

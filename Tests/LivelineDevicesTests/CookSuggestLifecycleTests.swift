@@ -1,6 +1,7 @@
 import Foundation
-import LivelineClient
 import LivelineApps
+import LivelineClient
+import LivelineCookSuggestModel
 import LivelineDevices
 import LivelineModel
 import LivelineStore

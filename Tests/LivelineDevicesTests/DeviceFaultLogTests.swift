@@ -42,7 +42,7 @@ import FoundationNetworking
         defer { fleet.detach() }
         let device = SimulatedDevice(
             DeviceConfiguration(id: "early-phone", userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox),
-            registry: .known)
+            registry: .builtIn)
         let client = LivelineClient(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!, bearerToken: bearer, deviceID: "early-phone",
             session: URLSession(configuration: .ephemeral),

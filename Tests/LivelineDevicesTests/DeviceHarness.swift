@@ -1,11 +1,12 @@
 import Foundation
 import Liveline
+import LivelineTransitModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LivelineApps
 import LivelineClient
 import LivelineCrypto
-import LivelineApps
 import LivelineDevices
 import LivelineModel
 import LivelinePush
@@ -100,7 +101,7 @@ final class DeviceHarness: @unchecked Sendable {
                 id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, environment: environment, os: os,
                 liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
             ),
-            rules: rules, registry: .known, clock: clock.function
+            rules: rules, registry: .builtIn, clock: clock.function
         )
         fleet.add(device, client: client(bearer: member?.bearer, deviceID: id))
         await fleet.settle(timeout: 30)

@@ -1,8 +1,9 @@
 import Foundation
-import LivelineClient
 import LivelineApps
+import LivelineClient
 import LivelineDevices
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import Testing

@@ -5,6 +5,7 @@ import LivelineModel
 import LivelineStore
 import LivelineTestSupport
 import LivelineTransit
+import LivelineTransitModel
 import Testing
 
 /// A tram ride end to end (`docs/features/transit.md`): the server on a moving manual clock with

@@ -31,8 +31,9 @@ import Testing
         let fleet = DeviceFleet(development: pair.development, production: pair.production)
         defer { fleet.detach() }
         #expect(fleet.sandbox === pair.development && fleet.sandbox(for: .production) === pair.production)
-        let debug = SimulatedDevice(DeviceConfiguration(id: "debug-build", userID: 1, householdID: 1, environment: .sandbox), registry: .known)
-        let store = SimulatedDevice(DeviceConfiguration(id: "app-store-build", userID: 1, householdID: 1, environment: .production), registry: .known)
+        let debug = SimulatedDevice(DeviceConfiguration(id: "debug-build", userID: 1, householdID: 1, environment: .sandbox), registry: .builtIn)
+        let store = SimulatedDevice(
+            DeviceConfiguration(id: "app-store-build", userID: 1, householdID: 1, environment: .production), registry: .builtIn)
         fleet.add(debug, client: nil)
         fleet.add(store, client: nil)
 

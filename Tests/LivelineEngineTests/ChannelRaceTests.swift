@@ -48,7 +48,8 @@ import Testing
             }
         }
         let engine = Engine(
-            store: store, sender: sender, configuration: EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0), registry: .known)
+            store: store, sender: sender, configuration: EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0),
+            registry: .builtIn)
         try EnvironmentRoutingTests.putTrip(engine)
         let started = try engine.startActivities(
             contextKey: "trip:1", userIDs: [], deviceIDs: [], alert: LiveActivityAlert(title: "S5"), useChannel: true)

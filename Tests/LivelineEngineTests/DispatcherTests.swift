@@ -35,7 +35,7 @@ import Testing
                 store: store, sender: client,
                 configuration: EngineConfiguration(
                     bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy),
-                registry: .known)
+                registry: .builtIn)
             let user = try store.accounts.createUser(
                 household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID

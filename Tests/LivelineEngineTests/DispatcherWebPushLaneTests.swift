@@ -48,7 +48,7 @@ import Testing
             store: store, sender: ScriptedSender(),
             configuration: EngineConfiguration(
                 bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0, clock: clock.function),
-            registry: .known,
+            registry: .builtIn,
             webPush: WebPushTransport(
                 sender: service, identity: VAPIDIdentity(key: try ES256PrivateKey.generate(), subject: "mailto:ops@liveline.test")),
             logger: Logger(sink: log, level: .debug))
@@ -102,7 +102,7 @@ import Testing
             store: store, sender: ScriptedSender(),
             configuration: EngineConfiguration(
                 bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0, clock: clock.function),
-            registry: .known,
+            registry: .builtIn,
             webPush: WebPushTransport(
                 sender: service, identity: VAPIDIdentity(key: try ES256PrivateKey.generate(), subject: "mailto:ops@liveline.test")),
             logger: Logger(sink: log, level: .debug))

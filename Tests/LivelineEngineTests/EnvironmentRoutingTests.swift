@@ -64,7 +64,7 @@ import Testing
         func engine(_ configuration: EngineConfiguration) -> Engine {
             Engine(
                 store: harness.store, sender: harness.client, otherSenders: [.production: productionClient], configuration: configuration,
-                registry: .known)
+                registry: .builtIn)
         }
 
         func stop() {

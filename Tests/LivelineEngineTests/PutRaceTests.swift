@@ -17,7 +17,8 @@ import Testing
         let store = try Store.open(slow)
         let engine = Engine(
             store: store, sender: ScriptedSender(),
-            configuration: EngineConfiguration(bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0), registry: .known)
+            configuration: EngineConfiguration(bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0),
+            registry: .builtIn)
         slow.delay = 0.4
         let state =
             #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":1,"occupancy":"low","phase":"inProgress","progress":0.5}"#

@@ -15,7 +15,8 @@ import Testing
         let store = try Store.open(database)
         let engine = Engine(
             store: store, sender: ScriptedSender(),
-            configuration: EngineConfiguration(bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0), registry: .known)
+            configuration: EngineConfiguration(bundleID: "dev.liveline.test", dispatcherID: "d", lease: 30, minimumPushInterval: 0),
+            registry: .builtIn)
         let user = try store.accounts.createUser(
             household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
         let key = "trip:race"

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The shared model and the client SDK compile unchanged for iOS 17+/macOS 14+: the model imports
-/// Foundation only, the SDK Foundation and the model; platform modules (ActivityKit, WidgetKit,
+/// The shared model, the built-in features' models and the client SDK compile unchanged for iOS
+/// 17+/macOS 14+: the model imports Foundation only, a feature's model and the SDK Foundation and
+/// the model; platform modules (ActivityKit, WidgetKit,
 /// FoundationNetworking) only behind `#if canImport(…)` of themselves (`docs/sdk.md`).
 struct ModuleBoundaryTests {
     /// Imports of `source` outside `allowed` that are not guarded by `#if canImport(<module>)`
@@ -63,6 +64,13 @@ struct ModuleBoundaryTests {
         )
         #expect(files >= 6, "found only \(files) Swift files")
         #expect(violations.isEmpty, "LivelineClient must import Foundation and LivelineModel only:\n\(violations.joined(separator: "\n"))")
+    }
+
+    @Test(arguments: ["LivelineShoppingModel", "LivelineCookSuggestModel", "LivelineTransitModel"])
+    func featureModelSourcesImportOnlyFoundationAndTheModel(_ module: String) throws {
+        let (files, violations) = try Self.violations(inModule: module, allowed: ["Foundation", "LivelineModel"], guarded: ["ActivityKit"])
+        #expect(files >= 4, "found only \(files) Swift files")
+        #expect(violations.isEmpty, "\(module) must import Foundation and LivelineModel only:\n\(violations.joined(separator: "\n"))")
     }
 
     @Test func guardRefusesOtherModulesAndUnguardedActivityKit() {

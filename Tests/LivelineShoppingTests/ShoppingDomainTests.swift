@@ -3,6 +3,7 @@ import LivelineAPI
 import LivelineEngine
 import LivelineModel
 import LivelineShopping
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import Synchronization

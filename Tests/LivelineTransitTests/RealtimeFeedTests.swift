@@ -4,6 +4,7 @@ import LivelineModel
 import Testing
 
 @testable import LivelineTransit
+import LivelineTransitModel
 
 @Suite struct RealtimeFeedTests {
     // MARK: Decoding

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LivelineTransit
+import LivelineTransitModel
 
 @Suite struct RealtimePredictionTests {
     private static let berlin = TimeZone(identifier: "Europe/Berlin")!

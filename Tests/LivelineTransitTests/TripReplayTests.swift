@@ -3,6 +3,7 @@ import LivelineModel
 import Testing
 
 @testable import LivelineTransit
+import LivelineTransitModel
 
 /// The tracker's evaluation over the demo's recorded real-time sequence (`Demo/README.md`): trip
 /// 5-wd-hd-0802 on 2026-06-18, Mannheim Hauptbahnhof 08:02 → Heidelberg Bismarckplatz 08:50,

@@ -1,7 +1,10 @@
 import ActivityKit
 import Foundation
 import LivelineClient
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 
 /// The app's side of Liveline for the three contracts (README, "Using Liveline from your iOS
 /// app"; `docs/sdk.md`): tokens, the user's opt-in, reconciling with receipts, and the cards the

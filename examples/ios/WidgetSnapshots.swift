@@ -1,6 +1,9 @@
 import Foundation
 import LivelineClient
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 
 /// The widget extension's side: it reads the snapshot the app wrote last into the App Group and
 /// shows it; it never computes (`docs/sdk.md`, "Shared snapshot store"). The lines are what each

@@ -1,4 +1,5 @@
 import LivelineAPI
+import LivelineCookSuggestModel
 import LivelineModel
 
 /// What `/openapi.json` says about the meal-planning routes and their bodies.

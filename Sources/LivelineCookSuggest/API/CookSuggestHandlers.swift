@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPI
+import LivelineCookSuggestModel
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineAPI
+import LivelineCookSuggestModel
 import LivelineHTTP
 import LivelineModel
 import LivelineShopping

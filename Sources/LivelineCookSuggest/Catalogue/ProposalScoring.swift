@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineModel
 
 /// Why a recipe was proposed, kept as a code and written out in each viewer's language.

@@ -1,9 +1,12 @@
 import Foundation
 import Liveline
 import LivelineCards
+import LivelineCookSuggestModel
 import LivelineDevices
 import LivelineModel
 import LivelineScheduling
+import LivelineShoppingModel
+import LivelineTransitModel
 
 /// Narrates what the phones show (README, "Quick start"): four times a second it lets time pass on each
 /// phone (stale dates, dismissals: `SimulatedDevice.tick`), and prints one line per card change —

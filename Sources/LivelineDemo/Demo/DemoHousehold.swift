@@ -6,7 +6,9 @@ import LivelineDevices
 import LivelineModel
 import LivelineSandbox
 import LivelineServer
+import LivelineShoppingModel
 import LivelineStore
+import LivelineTransitModel
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineScheduling
 import LivelineTransit
+import LivelineTransitModel
 
 /// The GTFS-Realtime feed of the demo's tram rides, a file the server reads as any real-time feed
 /// (`LIVELINE_GTFS_RT_URL`, fetched at most every 5 s of the server's clock).

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineApps
 import LivelineClient
+import LivelineCookSuggestModel
 import LivelineDevices
 import LivelineModel
 

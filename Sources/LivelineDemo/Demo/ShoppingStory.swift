@@ -4,6 +4,7 @@ import LivelineClient
 import LivelineDevices
 import LivelineModel
 import LivelineShopping
+import LivelineShoppingModel
 
 /// The shopping trip (`docs/features/shopping.md`): Dennis puts things on the week's list and goes
 /// shopping — his app starts his card, Jaqueline's phones get it by push-to-start — checks items

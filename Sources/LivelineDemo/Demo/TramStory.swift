@@ -2,6 +2,7 @@ import Foundation
 import LivelineClient
 import LivelineDevices
 import LivelineModel
+import LivelineTransitModel
 
 /// The tram ride (`docs/features/transit.md`): Dennis and Jaqueline take the next tram of the demo
 /// feed that boards after the demo clock's now. His app starts his card itself; hers is started on

@@ -1,7 +1,7 @@
 /// Body of `PUT /v1/contexts/{key}` (`docs/engine.md`, "Generic API"): the whole truth of a context
 /// kept by another backend. The content state must decode into the contract named `type`.
 public struct PutContextRequest: Codable, Sendable, Hashable {
-    /// The contract (`ActivityAttributes` type) name, e.g. `TripLiveActivityAttributes`.
+    /// The contract (`ActivityAttributes` type) name, e.g. `ParcelActivityAttributes` (examples/custom-backend).
     public var type: String
     /// The static attributes (used by later starts); `{}` when left out.
     public var attributes: JSONValue?

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The known contract types by name: how the server and `liveline contracts` find the Swift type
-/// for an `attributes-type` string or a context's type name, to decode and check its JSON.
+/// for an `attributes-type` string or a context's type name, to decode and check its JSON. The
+/// generic model knows no contract: the caller gives the registry (the server builds it from its
+/// features' `contracts`, an app from its own types; `docs/contracts.md`).
 public struct ContractRegistry: Sendable {
     /// The contracts, in listing order.
     public let contracts: [any LiveActivityContract.Type]
@@ -9,13 +11,6 @@ public struct ContractRegistry: Sendable {
     public init(_ contracts: [any LiveActivityContract.Type]) {
         self.contracts = contracts
     }
-
-    /// The three built-in contracts of `docs/contracts.md`.
-    public static let known = ContractRegistry([
-        ShoppingActivityAttributes.self,
-        CookSuggestActivityAttributes.self,
-        TripLiveActivityAttributes.self,
-    ])
 
     /// The type names, in listing order.
     public var names: [String] { contracts.map { $0.typeName } }

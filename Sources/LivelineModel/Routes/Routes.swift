@@ -1,5 +1,6 @@
-/// Every route of the Liveline API, declared once. The server serves exactly these; the client
-/// SDK prints its paths from them; `/openapi.json` documents each of them.
+/// Every route of the core's API, declared once. The server serves these and its features' routes
+/// (each declared in its feature's model module, e.g. `Routes.shopping` in `LivelineShoppingModel`);
+/// the client SDK prints its paths from them; `/openapi.json` documents each of them.
 public enum Routes {
     // MARK: Operation (no auth)
     public static let healthz = Route(.get, "/healthz")
@@ -25,34 +26,6 @@ public enum Routes {
     /// The VAPID public key a web app passes to `pushManager.subscribe` (`applicationServerKey`).
     public static let webPushPublicKey = Route(.get, "/api/webpush/vapid-public-key")
 
-    // MARK: Shopping (`docs/features/shopping.md`; paths as in the source document, bearer token)
-    public static let shoppingWeek = Route(.get, "/api/shopping/{week}")
-    public static let addShoppingItem = Route(.post, "/api/shopping/{week}/items")
-    public static let updateShoppingItem = Route(.patch, "/api/shopping/items/{id}")
-    public static let removeShoppingItem = Route(.delete, "/api/shopping/items/{id}")
-    public static let startShopping = Route(.post, "/api/shopping/{week}/session")
-    public static let shoppingHeartbeat = Route(.post, "/api/shopping/{week}/session/heartbeat")
-    public static let endShopping = Route(.post, "/api/shopping/{week}/session/end")
-
-    // MARK: Meal planning for two (`docs/features/cook-suggest.md`, bearer token)
-    public static let createCookSuggestSession = Route(.post, "/api/cook-suggest/sessions")
-    public static let cookSuggestSession = Route(.get, "/api/cook-suggest/sessions/{id}")
-    public static let joinCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/join")
-    public static let cookSuggestAnswers = Route(.put, "/api/cook-suggest/sessions/{id}/answers")
-    public static let cookSuggestReady = Route(.post, "/api/cook-suggest/sessions/{id}/ready")
-    public static let cookSuggestPick = Route(.post, "/api/cook-suggest/sessions/{id}/pick")
-    public static let cookSuggestConfirm = Route(.post, "/api/cook-suggest/sessions/{id}/confirm")
-    public static let leaveCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/leave")
-    public static let cancelCookSuggest = Route(.post, "/api/cook-suggest/sessions/{id}/cancel")
-
-    // MARK: Transit (`docs/features/transit.md`, bearer token)
-    public static let transitStops = Route(.get, "/api/transit/stops")
-    public static let transitDepartures = Route(.get, "/api/transit/departures")
-    public static let startTrip = Route(.post, "/api/trips")
-    public static let trip = Route(.get, "/api/trips/{id}")
-    public static let endTrip = Route(.delete, "/api/trips/{id}")
-    public static let endAllTrips = Route(.post, "/api/trips/end-all")
-
     // MARK: Generic API for other backends (admin key)
     public static let putContext = Route(.put, "/v1/contexts/{key}")
     public static let getContext = Route(.get, "/v1/contexts/{key}")
@@ -68,16 +41,12 @@ public enum Routes {
     /// accepted: the newest pushes, tokens by prefix (`?limit=`).
     public static let sandboxAccepted = Route(.get, "/v1/sandbox/accepted")
 
-    /// All routes, in documentation order.
+    /// The core's routes, in documentation order (a feature's are in its model module).
     public static let all: [Route] = [
         healthz, openAPI, metrics,
         me, signOut, user,
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
-        shoppingWeek, addShoppingItem, updateShoppingItem, removeShoppingItem, startShopping, shoppingHeartbeat, endShopping,
-        createCookSuggestSession, cookSuggestSession, joinCookSuggest, cookSuggestAnswers, cookSuggestReady, cookSuggestPick,
-        cookSuggestConfirm, leaveCookSuggest, cancelCookSuggest,
-        transitStops, transitDepartures, startTrip, trip, endTrip, endAllTrips,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
         sandboxAccepted,
     ]

@@ -1,5 +1,6 @@
 import LivelineAPI
 import LivelineModel
+import LivelineShoppingModel
 
 /// What `/openapi.json` says about the shopping routes and their bodies.
 enum ShoppingDocumentation {

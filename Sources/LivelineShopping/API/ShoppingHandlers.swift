@@ -3,6 +3,7 @@ import LivelineAPI
 import LivelineEngine
 import LivelineHTTP
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 
 /// The household's weekly shopping list (docs/features/shopping.md), on the paths of the shopping

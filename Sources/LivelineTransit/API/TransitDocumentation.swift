@@ -1,5 +1,6 @@
 import LivelineAPI
 import LivelineModel
+import LivelineTransitModel
 
 /// What `/openapi.json` says about the transit routes and their bodies.
 enum TransitDocumentation {

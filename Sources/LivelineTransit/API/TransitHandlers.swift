@@ -4,6 +4,7 @@ import LivelineEngine
 import LivelineHTTP
 import LivelineModel
 import LivelineStore
+import LivelineTransitModel
 
 /// The transit routes (`docs/features/transit.md`, "Endpoints"), for a household member's bearer
 /// token: stop search, departures with real time, and the rides — started (the card by the app,

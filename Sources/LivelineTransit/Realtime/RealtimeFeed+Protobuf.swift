@@ -1,5 +1,6 @@
 internal import CGTFSRealtime
 import Foundation
+import LivelineTransitModel
 
 /// The protobuf wire format of ``RealtimeFeed``, through protobuf-c (the C code protoc-c made from
 /// `Sources/CGTFSRealtime/proto/gtfs-realtime.proto`). The only file that touches protobuf-c.

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineTransitModel
 
 /// A GTFS-Realtime `FeedMessage` as Liveline reads it: the header, and each entity's trip update
 /// and vehicle position, copied out of protobuf-c into Swift values.

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineEngine
 import LivelineStore
+import LivelineTransitModel
 import Synchronization
 
 /// The feeds in memory, by feed id, read from the database once (the one loaded at start is

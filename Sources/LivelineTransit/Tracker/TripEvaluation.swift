@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineTransitModel
 
 /// One stop of a tracked ride as the evaluation sees it: its name and the prediction for it.
 public struct RideStop: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import LivelineModel
+import LivelineTransitModel
 
 /// A ride followed offline (`liveline transit replay`, the developer's microscope): the tracker's
 /// evaluation on a clock that starts at the first snapshot's header time and moves on by the

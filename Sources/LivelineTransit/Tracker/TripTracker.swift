@@ -4,6 +4,7 @@ import LivelineEngine
 import LivelineLog
 import LivelineModel
 import LivelineStore
+import LivelineTransitModel
 import Synchronization
 
 /// Why a ride was refused; the handlers answer each with its status.

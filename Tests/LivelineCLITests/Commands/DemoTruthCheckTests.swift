@@ -5,6 +5,7 @@ import LivelineModel
 import Testing
 
 @testable import LivelineDemo
+import LivelineCookSuggestModel
 
 /// The demo's last word: which cards show the server's truth.
 @Suite struct DemoTruthCheckTests {

@@ -2,6 +2,7 @@ import Foundation
 import LivelineCLI
 import LivelineModel
 import LivelineTransit
+import LivelineTransitModel
 import Testing
 
 /// `liveline transit check FEED`, run in-process with captured output.

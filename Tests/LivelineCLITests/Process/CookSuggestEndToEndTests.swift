@@ -1,11 +1,13 @@
 import Foundation
 import LivelineApps
 import LivelineClient
+import LivelineCookSuggestModel
 import LivelineCrypto
 import LivelineDemo
 import LivelineDevices
 import LivelineModel
 import LivelineSandbox
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import Testing
@@ -64,7 +66,7 @@ import FoundationNetworking
         func phone(_ id: String, of user: UserRecord, bearer: String, os: OSVersion = OSVersion(18, 0)) async throws -> CookSuggestApp {
             let device = SimulatedDevice(
                 DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue, environment: .sandbox, os: os),
-                registry: .known)
+                registry: .builtIn)
             let client = client(bearer, device: id)
             fleet.add(device, client: client)
             let tokens = 1 + device.startTokens.count

@@ -3,6 +3,7 @@ import LivelineCrypto
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// Nothing committed is lost on a crash (`docs/engine.md`, "The transactional outbox"): a server

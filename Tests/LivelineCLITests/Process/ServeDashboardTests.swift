@@ -1,5 +1,6 @@
 import Foundation
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// `liveline serve` on its embedded defaults, as a new user starts it: it says where the

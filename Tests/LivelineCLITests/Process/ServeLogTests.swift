@@ -3,6 +3,7 @@ import LivelineCrypto
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// `liveline serve`'s logs, read from its standard output: one JSON line per request and per

@@ -3,6 +3,7 @@ import LivelineCrypto
 import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 import Testing
 

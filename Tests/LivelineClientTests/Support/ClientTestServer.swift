@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineTransitModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineCrypto
 import LivelineModel
 import LivelineSandbox

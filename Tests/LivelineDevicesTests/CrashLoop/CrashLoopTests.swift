@@ -4,8 +4,10 @@ import LivelineCrypto
 import LivelineDevices
 import LivelineModel
 import LivelineSandbox
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 import Testing
 
@@ -129,7 +131,7 @@ import FoundationNetworking
         for id in Self.devices {
             let user = id.hasPrefix("dennis") ? dennis : jaqueline
             let device = SimulatedDevice(
-                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue), rules: rules, registry: .known)
+                DeviceConfiguration(id: id, userID: user.id.rawValue, householdID: user.householdID.rawValue), rules: rules, registry: .builtIn)
             fleet.add(device, client: client(bearers[user.id.rawValue]!, id))
             phones.append(device)
         }

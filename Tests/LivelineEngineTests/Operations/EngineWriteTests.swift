@@ -1,10 +1,12 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineEngine
 import LivelineModel
 import LivelinePush
 import LivelinePushWire
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// The engine as the only door for writes: its operations keep the rules the repositories no
@@ -19,7 +21,7 @@ import Testing
 
         init(configuration: EngineConfiguration = EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0)) throws {
             store = try TestBackend.openStore(folder: folder)
-            engine = Engine(store: store, sender: sender, configuration: configuration, registry: .known)
+            engine = Engine(store: store, sender: sender, configuration: configuration, registry: .builtIn)
         }
 
         func user(_ name: String, household: String = "H") throws -> UserRecord {

@@ -54,7 +54,7 @@ final class EngineHarness: Sendable {
             bundleID: "dev.liveline.test", dispatcherID: dispatcherID, lease: 30, retryPolicy: retry, minimumPushInterval: 0, clock: clock.function
         )
         if let tokenPageSize { configuration.tokenPageSize = tokenPageSize }
-        engine = Engine(store: store, sender: sender, configuration: configuration, registry: .known, logger: Logger(sink: log, level: .debug))
+        engine = Engine(store: store, sender: sender, configuration: configuration, registry: .builtIn, logger: Logger(sink: log, level: .debug))
     }
 
     var dispatcher: Dispatcher { engine.dispatcher }

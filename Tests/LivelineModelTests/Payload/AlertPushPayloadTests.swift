@@ -30,16 +30,16 @@ struct AlertPushPayloadTests {
 
     @Test func checkRefusesOversizedAlertAndOutOfRangeRelevance() {
         let push = AlertPushPayload(title: "t", body: .plain(String(repeating: "x", count: 4200)), relevanceScore: 50)
-        let report = PayloadCheck(now: .exampleNow, registry: .known).check(push)
+        let report = PayloadCheck(now: .exampleNow, registry: ContractRegistry([])).check(push)
         #expect(!report.isAccepted)
         #expect(report.problems(.bodyTooLarge).first?.message.contains("aps.alert") == true)
         #expect(report.problems(.invalidValue).map(\.keyPath) == ["aps.relevance-score"])
-        #expect(PayloadCheck(now: .exampleNow, registry: .known).check(AlertPushPayload(title: "ok", link: "/x")).isAccepted)
+        #expect(PayloadCheck(now: .exampleNow, registry: ContractRegistry([])).check(AlertPushPayload(title: "ok", link: "/x")).isAccepted)
     }
 
     @Test func checkRefusesALinkThatIsNoAppPath() {
         for link in ["liveline://x", "https://example.com/x", "//example.com/x", "x/y", "/a b"] {
-            let report = PayloadCheck(now: .exampleNow, registry: .known).check(AlertPushPayload(title: "ok", link: link))
+            let report = PayloadCheck(now: .exampleNow, registry: ContractRegistry([])).check(AlertPushPayload(title: "ok", link: link))
             #expect(report.problems(.invalidValue).map(\.keyPath) == ["link"], "\(link)")
         }
     }

@@ -1,5 +1,7 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineTransitModel
 import Testing
 
 /// The `aps` envelope: kebab-case keys, UNIX seconds in the header, Swift's default Date inside

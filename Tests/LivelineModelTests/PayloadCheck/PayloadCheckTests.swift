@@ -1,11 +1,13 @@
 import Foundation
 import LivelineModel
+import LivelineShoppingModel
+import LivelineTransitModel
 import Testing
 
 /// The check before every send (`docs/contracts.md`, "Contract rules the server enforces before any
 /// push"; `docs/apns.md` §1.5; `docs/devices.md`).
 struct PayloadCheckTests {
-    let check = PayloadCheck(destination: .device, now: .exampleNow, registry: .known)
+    let check = PayloadCheck(destination: .device, now: .exampleNow, registry: .builtIn)
     static let trip = { () -> Data in (try? Fixture.data("TripLiveActivityAttributes", version: 1)) ?? Data() }()
     static let shopping = { () -> Data in (try? Fixture.data("ShoppingActivityAttributes", version: 1)) ?? Data() }()
 
@@ -22,7 +24,7 @@ struct PayloadCheckTests {
     }
 
     @Test func examplesPassWhenTheTypeIsGivenExplicitly() throws {
-        for name in ContractRegistry.known.names {
+        for name in ContractRegistry.builtIn.names {
             let report = check.check(json: try Fixture.data(name, version: 1), typeName: name)
             #expect(report.isAccepted, "\(name): \(report.errors)")
             #expect(report.contractName == name)
@@ -89,7 +91,7 @@ struct PayloadCheckTests {
 
     @Test func plausibilityFollowsTheInjectedClock() throws {
         // Seen from 2057 the UNIX-seconds value is plausible, and the right one is not.
-        let in2057 = PayloadCheck(now: Date(timeIntervalSinceReferenceDate: 1_781_768_520), registry: .known)
+        let in2057 = PayloadCheck(now: Date(timeIntervalSinceReferenceDate: 1_781_768_520), registry: .builtIn)
         let unixSeconds = try JSONEdit.editing(Self.trip, "content-state") { $0["nextStopTime"] = .int(1_781_768_520) }
         #expect(in2057.check(json: unixSeconds).problems(.implausibleDate).isEmpty)
         #expect(!in2057.check(json: Self.trip).problems(.implausibleDate).isEmpty)
@@ -116,7 +118,7 @@ struct PayloadCheckTests {
             aps["input-push-token"] = nil
         }
         let device = check.check(json: json, typeName: "TripLiveActivityAttributes")
-        let broadcast = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .known).check(
+        let broadcast = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .builtIn).check(
             json: json, typeName: "TripLiveActivityAttributes")
         #expect(device.problems(.bodyTooLarge).count == 1)
         #expect(broadcast.isAccepted, "\(broadcast.errors)")
@@ -124,7 +126,7 @@ struct PayloadCheckTests {
     }
 
     @Test func broadcastCannotStart() {
-        let report = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .known).check(json: Self.trip)
+        let report = PayloadCheck(destination: .broadcast, now: .exampleNow, registry: .builtIn).check(json: Self.trip)
         #expect(report.problems(.startOnBroadcast).count == 1)
     }
 
@@ -291,14 +293,14 @@ struct PayloadCheckTests {
 
     @Test func registryChecksContentStateByTypeName() throws {
         let good = try JSONEncoder().encode(ShoppingActivityAttributes.exampleContentState)
-        #expect(ContractRegistry.known.checkContentState(json: good, typeName: "ShoppingActivityAttributes", now: .exampleNow).isEmpty)
+        #expect(ContractRegistry.builtIn.checkContentState(json: good, typeName: "ShoppingActivityAttributes", now: .exampleNow).isEmpty)
         let bad = Data(#"{"open": "7"}"#.utf8)
-        let problems = ContractRegistry.known.checkContentState(json: bad, typeName: "ShoppingActivityAttributes", now: .exampleNow)
+        let problems = ContractRegistry.builtIn.checkContentState(json: bad, typeName: "ShoppingActivityAttributes", now: .exampleNow)
         #expect(problems.contains { $0.keyPath == "open" && $0.code == .typeMismatch })
         #expect(problems.contains { $0.keyPath == "rev" && $0.code == .missingKey })
-        let unknown = ContractRegistry.known.checkContentState(json: good, typeName: "shoppingactivityattributes", now: .exampleNow)
+        let unknown = ContractRegistry.builtIn.checkContentState(json: good, typeName: "shoppingactivityattributes", now: .exampleNow)
         #expect(unknown.first?.message.contains("Did you mean 'ShoppingActivityAttributes'") == true)
-        let attributes = ContractRegistry.known.checkAttributes(
+        let attributes = ContractRegistry.builtIn.checkAttributes(
             json: Data(#"{"week": 5}"#.utf8), typeName: "ShoppingActivityAttributes", now: .exampleNow)
         #expect(attributes.map(\.keyPath) == ["week"])
     }

@@ -26,7 +26,7 @@ struct RouteTests {
         #expect(Routes.me.match(path: "/api/you") == nil)
     }
 
-    @Test func everyRouteIsDeclaredOnce() {
+    @Test func everyCoreRouteIsDeclaredOnce() {
         let keys = Routes.all.map { "\($0.method.rawValue) \($0.template)" }
         #expect(Set(keys).count == keys.count)
         #expect(Routes.all.contains(Routes.registerToken))

@@ -2,31 +2,22 @@ import Foundation
 import LivelineModel
 import Testing
 
-/// Golden fixtures (Tests/LivelineModelTests/Fixtures/<TypeName>/v<N>.json) and the repository's
-/// example payloads.
+/// The built-in contracts' example payloads (`examples/payloads`, each identical to its feature
+/// model's v1 fixture, `Tests/Liveline<Feature>ModelTests/Fixtures`), which the generic model's
+/// tests check payloads with.
 enum Fixture {
     struct Missing: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// The bytes of `Fixtures/<typeName>/v<version>.json`.
+    /// The example payload of `typeName`'s version 1 (`examples/payloads`).
     static func data(_ typeName: String, version: Int) throws -> Data {
-        guard let url = Bundle.module.url(forResource: "v\(version)", withExtension: "json", subdirectory: "Fixtures/\(typeName)") else {
-            throw Missing(description: "no fixture Fixtures/\(typeName)/v\(version).json")
-        }
-        return try Data(contentsOf: url)
-    }
-
-    /// The versions that have a fixture for `typeName`, ascending.
-    static func versions(_ typeName: String) throws -> [Int] {
-        guard let folder = Bundle.module.url(forResource: typeName, withExtension: nil, subdirectory: "Fixtures") else {
-            throw Missing(description: "no fixture folder Fixtures/\(typeName)")
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        return names.compactMap { name in
-            guard name.hasPrefix("v"), name.hasSuffix(".json") else { return nil }
-            return Int(name.dropFirst().dropLast(5))
-        }.sorted()
+        let files = [
+            "ShoppingActivityAttributes": "shopping-update.json", "CookSuggestActivityAttributes": "cooksuggest-update.json",
+            "TripLiveActivityAttributes": "trip-start.json",
+        ]
+        guard version == 1, let file = files[typeName] else { throw Missing(description: "no example payload of \(typeName) v\(version)") }
+        return try Data(contentsOf: repositoryRoot.appendingPathComponent("examples/payloads").appendingPathComponent(file))
     }
 
     /// The repository root, found from this file's path (Tests/LivelineModelTests/Support/…).

@@ -4,6 +4,7 @@ import LivelineSandbox
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// The embedded default (README, "Quick start"): without an APNs key the server pushes to its own

@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineServer
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// Budgets and priority (`docs/engine.md`, "Budgets and priority"): material changes at 10 while the

@@ -7,6 +7,7 @@ import LivelineServer
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// Broadcast channels end to end (`docs/engine.md`, "Broadcast channels"): created on the first start

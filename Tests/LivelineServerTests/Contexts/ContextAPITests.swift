@@ -4,9 +4,11 @@ import LivelinePush
 import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// The `/v1` contexts API end to end: requests through the server's router and handlers

@@ -7,6 +7,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// One server, both APNs environments: the team's development builds beside App Store builds

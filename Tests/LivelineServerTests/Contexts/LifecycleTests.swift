@@ -3,6 +3,7 @@ import LivelineModel
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// The lifecycle end to end (`docs/engine.md`, "Lifecycle"): the end with its dismissal date, nothing

@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineServer
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 import Testing
 

@@ -12,10 +12,10 @@ import Testing
 
     /// The source folders that may name a built-in feature or its types.
     static let assembly: Set<String> = [
-        // The features themselves, and the shared model that holds their types for now.
-        "LivelineShopping", "LivelineCookSuggest", "LivelineTransit", "LivelineModel",
-        // The SDK the built-in app links (its calls of the built-in routes).
-        "LivelineClient",
+        // The features themselves and their models (contract, API bodies, routes, SDK calls). The
+        // generic model (`LivelineModel`) and the SDK (`LivelineClient`) are not here: they name none.
+        "LivelineShopping", "LivelineCookSuggest", "LivelineTransit",
+        "LivelineShoppingModel", "LivelineCookSuggestModel", "LivelineTransitModel",
         // The composition root (`Assembly.features`), the demo of the built-in features and their apps.
         "Liveline", "LivelineDemo", "LivelineApps",
         // Not the product: the benchmarks and the tests' support.
@@ -25,6 +25,10 @@ import Testing
     /// The names of the built-in features' types and of their Live Activity types.
     static var names: [String] {
         Assembly.features.map { String(describing: type(of: $0)) } + Assembly.contracts().names
+    }
+
+    @Test func theBuiltInFeaturesHoldTheThreeContractsOfTheSpec() {
+        #expect(Assembly.contracts().names == ["ShoppingActivityAttributes", "CookSuggestActivityAttributes", "TripLiveActivityAttributes"])
     }
 
     @Test func noBuiltInNameOutsideFeatureAssembly() throws {

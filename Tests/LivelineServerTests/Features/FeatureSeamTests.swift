@@ -9,6 +9,7 @@ import LivelineServer
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// A Live Activity type that exists only in this test: a household's notes.

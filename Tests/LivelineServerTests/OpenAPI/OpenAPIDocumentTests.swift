@@ -1,6 +1,9 @@
 import Foundation
+import LivelineCookSuggestModel
 import LivelineModel
+import LivelineShoppingModel
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 @Suite struct OpenAPIDocumentTests {
@@ -20,7 +23,10 @@ import Testing
         #expect(server.app.routes.contains { $0.template == "/dashboard/activities/{key}" })
         #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented))")
         #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served))")
-        #expect(served == Set(Routes.all.map(\.description)))
+        // The core's routes and the built-in features' (each in its model), every one declared once.
+        let declared = (Routes.all + Routes.shopping + Routes.cookSuggest + Routes.transit).map(\.description)
+        #expect(Set(declared).count == declared.count)
+        #expect(served == Set(declared))
     }
 
     /// A server's contracts are the variants of `PutContext`; with none, no body is valid (an

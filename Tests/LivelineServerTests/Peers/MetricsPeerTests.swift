@@ -1,5 +1,6 @@
 import Foundation
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// `/metrics` read by an independent parser: prometheus_client (PyPI, in the test virtualenv).

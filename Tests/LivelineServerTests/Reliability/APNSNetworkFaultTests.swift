@@ -4,6 +4,7 @@ import LivelinePushWire
 import LivelineSandbox
 import LivelineServer
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// Network faults between the server and APNs (`docs/reliability.md`, "Network faults"): the APNs

@@ -6,6 +6,7 @@ import LivelineSandbox
 import LivelineServer
 @testable import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Testing
 
 /// A full disk (`docs/reliability.md`, "Disk full"): a real server whose data folder is on a

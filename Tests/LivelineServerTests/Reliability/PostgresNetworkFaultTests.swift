@@ -5,6 +5,7 @@ import LivelineSandbox
 import LivelineServer
 import LivelineStore
 import LivelineTestSupport
+import LivelineTransitModel
 import Synchronization
 import Testing
 

@@ -1,9 +1,11 @@
 import Foundation
 import LivelineCrypto
 import LivelineModel
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
+import LivelineTransitModel
 import Testing
 
 /// `POST`/`DELETE`/`GET /api/apns/register` through HTTP against a real SQLite file.

@@ -2,6 +2,7 @@ import Foundation
 import LivelineModel
 import LivelineSandbox
 import LivelineServer
+import LivelineShoppingModel
 import LivelineStore
 import LivelineTestSupport
 import LivelineTesting

@@ -4,6 +4,7 @@ import LivelineStore
 import LivelineTestSupport
 import LivelineTesting
 import LivelineTransit
+import LivelineTransitModel
 import Testing
 
 /// The transit routes through HTTP (`docs/features/transit.md`) on the demo feed, the server on a

@@ -1,0 +1,1 @@
+../../../../examples/custom-backend/Sources/Parcels/ParcelActivityAttributes.swift
