@@ -54,7 +54,7 @@ let package = Package(
 
         // MARK: Server side.
         .target(name: "LivelineCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        // JSON-lines logs (the access log and the engine's events): Foundation only.
+        // JSON-lines logs (the access log and the engine's events), flushed on a timer.
         .target(name: "LivelineLog", dependencies: ["LivelineScheduling"], swiftSettings: swiftSettings),
         .target(name: "LivelineScheduling", swiftSettings: swiftSettings),
         .target(
@@ -198,7 +198,7 @@ let package = Package(
         // MARK: Tests mirror the sources.
         .target(
             name: "LivelineTestSupport",
-            dependencies: ["CLinux", "LivelineEngine", "LivelinePush", "LivelinePushWire", "LivelineStore", "LivelineModel"],
+            dependencies: ["CLinux", "LivelineEngine", "LivelineLog", "LivelinePush", "LivelinePushWire", "LivelineStore", "LivelineModel"],
             path: "Sources/LivelineTestSupport",
             swiftSettings: swiftSettings
         ),

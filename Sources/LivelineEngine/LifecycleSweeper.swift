@@ -72,8 +72,9 @@ final class LifecycleSweeper: Sendable {
             return true
         }
         guard go else { return }
-        // Holds the sweeper only while it reconciles (see ``waitForReconcile(timeout:)``).
-        DispatchQueue.global().async { [weak self, reconciles] in
+        // Holds the sweeper only while it reconciles (see ``waitForReconcile(timeout:)``). A queue
+        // of its own: the management API may keep it waiting without holding a shared pool thread.
+        DispatchQueue(label: "liveline.channel-reconcile").async { [weak self, reconciles] in
             self?.reconcile(now: now)
             reconciles.leave()
         }

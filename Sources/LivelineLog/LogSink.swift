@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LivelineScheduling
 import Synchronization
@@ -19,7 +20,9 @@ public final class LogSink: Sendable {
         keeps = false
         guard descriptor >= 0 else { return }
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        let timer = RepeatingTimer(every: seconds) { [weak self] in self?.flush() }
+        // A queue of its own: a write to a stalled pipe then holds a thread the dispatch pool adds
+        // for it, not one of the few the global queue shares with everything else.
+        let timer = RepeatingTimer(every: seconds, queue: DispatchQueue(label: "liveline.log-flush")) { [weak self] in self?.flush() }
         flusher.withLock { $0 = timer }
     }
 

@@ -39,6 +39,21 @@ public enum ContractChecks {
         }.sorted()
     }
 
+    /// Every rule for `C`: ``problems(_:fixtures:now:)``, its name is its type's, and its v1 fixture
+    /// is one of `examples` (``fixtureIsAnExample(_:fixtures:examples:)``).
+    public static func everyRule<C: LiveActivityContract>(_ type: C.Type, fixtures: URL, examples: URL, now: Date) throws -> [String] {
+        let named = String(describing: C.self) == C.typeName ? [] : ["\(C.self) is named \(C.typeName), not its type's name"]
+        return named + problems(type, fixtures: fixtures, now: now) + (try fixtureIsAnExample(type, fixtures: fixtures, examples: examples))
+    }
+
+    /// This repository's `examples/payloads`, found from the path of a test file two folders
+    /// below the repository's `Tests` (`Tests/<Target>/<Folder>/<File>.swift`).
+    public static func examples(besideTestFile path: String) -> URL {
+        var url = URL(fileURLWithPath: path)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("examples/payloads")
+    }
+
     /// The v1 fixture has exactly one identical copy among `examples` (`examples/payloads`, the
     /// files users run `liveline contracts check` on).
     public static func fixtureIsAnExample<C: LiveActivityContract>(_: C.Type, fixtures: URL, examples: URL) throws -> [String] {

@@ -15,17 +15,12 @@ struct TripLiveActivityAttributesTests {
 
     static func fixtures() throws -> URL { try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil)) }
 
-    /// `examples/payloads`, found from this file's path (Tests/<Target>/Contracts/…).
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/payloads")
-
     static func json(_ value: some Encodable) throws -> Data { try JSONEncoder().encode(value) }
 
     @Test func keepsTheRulesOfEveryContract() throws {
-        #expect(String(describing: Contract.self) == Contract.typeName)
-        let problems = ContractChecks.problems(Contract.self, fixtures: try Self.fixtures(), now: Self.now)
+        let examples = ContractChecks.examples(besideTestFile: #filePath)
+        let problems = try ContractChecks.everyRule(Contract.self, fixtures: Self.fixtures(), examples: examples, now: Self.now)
         #expect(problems.isEmpty, "\(problems)")
-        #expect(try ContractChecks.fixtureIsAnExample(Contract.self, fixtures: Self.fixtures(), examples: Self.examples).isEmpty)
     }
 
     @Test func theDateUsesSwiftsDefaultSecondsSince2001() throws {
