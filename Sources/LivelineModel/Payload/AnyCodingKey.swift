@@ -10,6 +10,12 @@ struct AnyCodingKey: CodingKey, Hashable {
 
     init?(stringValue: String) { self.init(stringValue) }
 
+    /// The key of the element at `index` of an array.
+    init(index: Int) {
+        self.stringValue = String(index)
+        self.intValue = index
+    }
+
     init?(intValue: Int) {
         self.stringValue = String(intValue)
         self.intValue = intValue
