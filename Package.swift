@@ -27,7 +27,7 @@ let package = Package(
                 "LivelinePushWire", "LivelinePush", "LivelineSandbox", "LivelineDashboard", "LivelineShoppingModel", "LivelineCookSuggestModel",
                 "LivelineTransitModel",
             ]),
-        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport"]),
+        .library(name: "LivelineTesting", targets: ["LivelineTesting", "LivelineTestSupport", "LivelineContractChecks"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     targets: [
@@ -196,6 +196,8 @@ let package = Package(
         .executableTarget(name: "liveline-bench", dependencies: ["LivelineBench"], swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
+        // The rules every contract keeps, for a contract's own tests: the model only.
+        .target(name: "LivelineContractChecks", dependencies: ["LivelineModel"], swiftSettings: swiftSettings),
         .target(
             name: "LivelineTestSupport",
             dependencies: ["CLinux", "LivelineEngine", "LivelineLog", "LivelinePush", "LivelinePushWire", "LivelineStore", "LivelineModel"],
@@ -204,15 +206,15 @@ let package = Package(
         ),
         .testTarget(name: "LivelineTestSupportTests", dependencies: ["LivelineTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "LivelineShoppingModelTests", dependencies: ["LivelineShoppingModel", "LivelineModel", "LivelineTestSupport"],
+            name: "LivelineShoppingModelTests", dependencies: ["LivelineShoppingModel", "LivelineModel", "LivelineContractChecks"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LivelineCookSuggestModelTests", dependencies: ["LivelineCookSuggestModel", "LivelineModel", "LivelineTestSupport"],
+            name: "LivelineCookSuggestModelTests", dependencies: ["LivelineCookSuggestModel", "LivelineModel", "LivelineContractChecks"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "LivelineTransitModelTests", dependencies: ["LivelineTransitModel", "LivelineModel", "LivelineTestSupport"],
+            name: "LivelineTransitModelTests", dependencies: ["LivelineTransitModel", "LivelineModel", "LivelineContractChecks"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
 import LivelineCookSuggestModel
 import LivelineModel
-import LivelineTestSupport
+import LivelineContractChecks
 import Testing
 
 /// The meal-planning contract keeps the rules of every contract against its golden fixtures

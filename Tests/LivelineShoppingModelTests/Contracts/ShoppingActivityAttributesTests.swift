@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 import LivelineShoppingModel
-import LivelineTestSupport
+import LivelineContractChecks
 import Testing
 
 /// The shopping contract keeps the rules of every contract against its golden fixtures

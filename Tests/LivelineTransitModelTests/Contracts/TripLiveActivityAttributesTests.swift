@@ -1,6 +1,6 @@
 import Foundation
 import LivelineModel
-import LivelineTestSupport
+import LivelineContractChecks
 import LivelineTransitModel
 import Testing
 
