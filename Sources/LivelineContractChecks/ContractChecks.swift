@@ -39,11 +39,29 @@ public enum ContractChecks {
         }.sorted()
     }
 
-    /// Every rule for `C`: ``problems(_:fixtures:now:)``, its name is its type's, and its v1 fixture
-    /// is one of `examples` (``fixtureIsAnExample(_:fixtures:examples:)``).
+    /// Every rule for `C`: ``problems(_:fixtures:now:)``, its name is its type's, its v1 fixture
+    /// is one of `examples` (``fixtureIsAnExample(_:fixtures:examples:)``), and its schema is the
+    /// one its Swift types decode (``schemaIsDerived(_:)``).
     public static func everyRule<C: LiveActivityContract>(_ type: C.Type, fixtures: URL, examples: URL, now: Date) throws -> [String] {
         let named = String(describing: C.self) == C.typeName ? [] : ["\(C.self) is named \(C.typeName), not its type's name"]
         return named + problems(type, fixtures: fixtures, now: now) + (try fixtureIsAnExample(type, fixtures: fixtures, examples: examples))
+            + (try schemaIsDerived(type))
+    }
+
+    /// The hand-written schema of `C` is the one derived from its Swift types: the same keys in
+    /// the same order, types, nested names, raw values and optionality (`since` and `summary`
+    /// cannot be derived; docs/contracts.md, "Deriving a contract's shape from its Swift types").
+    public static func schemaIsDerived<C: LiveActivityContract>(_: C.Type) throws -> [String] {
+        let derived = try ContractSchema(deriving: C.self)
+        let written = C.schema.shape
+        var problems: [String] = []
+        if derived.attributes != written.attributes {
+            problems.append("\(C.typeName): its attributes decode as \(derived.attributes), its schema says \(written.attributes)")
+        }
+        if derived.contentState != written.contentState {
+            problems.append("\(C.typeName): its content state decodes as \(derived.contentState), its schema says \(written.contentState)")
+        }
+        return problems
     }
 
     /// This repository's `examples/payloads`, found from the path of a test file two folders

@@ -23,16 +23,6 @@ struct ShoppingActivityAttributesTests {
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    /// The schema derived from the Swift types is the hand-written one: the same keys in the same
-    /// order (the types decode in the schema's order), types, nested names, raw values and
-    /// optionality; `since` and `summary` cannot be derived (`docs/contracts.md`, "Deriving a
-    /// contract's shape from its Swift types").
-    @Test func theDerivedSchemaIsTheHandWrittenOne() throws {
-        let derived = try ContractSchema(deriving: Contract.self)
-        #expect(derived.attributes == Contract.schema.shape.attributes)
-        #expect(derived.contentState == Contract.schema.shape.contentState)
-    }
-
     @Test func encodesNilStoryFieldsAsNull() throws {
         let empty = Contract.ContentState(open: 0, done: 0, total: 0, estEur: 0, estPriced: 0, rev: 1)
         let json = String(decoding: try JSONEncoder().encode(empty), as: UTF8.self)

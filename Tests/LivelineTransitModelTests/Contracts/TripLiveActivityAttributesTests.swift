@@ -23,16 +23,6 @@ struct TripLiveActivityAttributesTests {
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    /// The schema derived from the Swift types is the hand-written one: the same keys in the same
-    /// order (the types decode in the schema's order), types, nested names, raw values and
-    /// optionality; `since` and `summary` cannot be derived (`docs/contracts.md`, "Deriving a
-    /// contract's shape from its Swift types").
-    @Test func theDerivedSchemaIsTheHandWrittenOne() throws {
-        let derived = try ContractSchema(deriving: Contract.self)
-        #expect(derived.attributes == Contract.schema.shape.attributes)
-        #expect(derived.contentState == Contract.schema.shape.contentState)
-    }
-
     @Test func theDateUsesSwiftsDefaultSecondsSince2001() throws {
         let state = Contract.exampleContentState
         let object = try #require(try JSONValue(json: Self.json(state)).objectValue)
