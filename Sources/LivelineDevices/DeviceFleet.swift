@@ -178,8 +178,11 @@ public final class DeviceFleet: Sendable {
 
     /// Delivers what is held back for reordering and waits until every delivery and app call
     /// in progress finished (at most `timeout`); false on timeout.
+    ///
+    /// The default outlasts an app call's own timeout (``LivelineClient``'s 30 s), so a slow
+    /// server on a loaded machine is waited for rather than taken for one that answered.
     @discardableResult
-    public func settle(timeout: TimeInterval = 10) async -> Bool {
+    public func settle(timeout: TimeInterval = 35) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
             let held: [(String, [AcceptedPush])] = state.withLock { state in

@@ -59,10 +59,13 @@ import Testing
         #expect(wrongBeforePull.count == phones.count * trips.count, "every card is behind the truth before the pull: \(wrongBeforePull.count)")
 
         for phone in phones { harness.fleet.foreground(device: phone.id) }
-        await harness.fleet.settle()
+        #expect(await harness.fleet.settle(), "every app's pull was answered")
         for trip in trips {
             for phone in phones {
-                #expect(phone.activity(contextKey: "trip:\(trip)")?.contentState == truths[trip], "\(phone.id) \(trip)")
+                let key = "trip:\(trip)"
+                #expect(
+                    phone.activity(contextKey: key)?.contentState == truths[trip],
+                    "\(phone.id) \(trip): \(phone.log.filter { $0.contextKey == key || $0.contextKey == nil }.suffix(6).map(\.message))")
             }
         }
     }
