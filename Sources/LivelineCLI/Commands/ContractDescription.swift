@@ -3,7 +3,7 @@ import LivelineModel
 
 /// The text of `liveline contracts show TYPE`: keys, types, optionality, an example payload.
 enum ContractDescription {
-    static func text(of contract: any LiveActivityContract.Type, now: Date) -> String {
+    static func text(of contract: AnyContract, now: Date) -> String {
         var lines = ["\(contract.typeName) (contract version \(contract.version))", ""]
         lines.append("attributes (static, sent with start only):")
         lines += table(contract.schema.attributes)
@@ -45,16 +45,16 @@ enum ContractDescription {
             }
     }
 
-    static func examplePayload(_ contract: any LiveActivityContract.Type, now: Date) -> String {
-        func render<Attributes: LiveActivityContract>(_: Attributes.Type) -> String {
-            let payload = LiveActivityPayload<Attributes>.start(
-                attributes: Attributes.example, contentState: Attributes.exampleContentState,
-                alert: LiveActivityAlert(title: "Live Activity started"), timestamp: now
-            )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return (try? encoder.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "(could not encode the example)"
-        }
-        return render(contract)
+    static func examplePayload(_ contract: AnyContract, now: Date) -> String {
+        let alert: JSONValue = .object(["title": .string("Live Activity started")])
+        let aps: JSONValue = .object([
+            "timestamp": .int(Int(now.timeIntervalSince1970)), "event": .string(LiveActivityEvent.start.rawValue),
+            "attributes-type": .string(contract.typeName), "attributes": contract.exampleAttributes,
+            "content-state": contract.exampleContentState, "alert": alert,
+        ])
+        let pretty = try? JSONSerialization.data(
+            withJSONObject: JSONSerialization.jsonObject(with: JSONValue.object(["aps": aps]).compactJSON),
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return pretty.map { String(decoding: $0, as: UTF8.self) } ?? "(could not encode the example)"
     }
 }

@@ -86,7 +86,7 @@ enum ContractsCommand: CLICommand {
     }
 
     /// The contract of `registry` named `name`; an unknown name is a usage error listing the known ones.
-    static func contract(named name: String, in registry: ContractRegistry) throws -> any LiveActivityContract.Type {
+    static func contract(named name: String, in registry: ContractRegistry) throws -> AnyContract {
         if let contract = registry.contract(named: name) { return contract }
         var message = "unknown contract type '\(name)'; known: \(registry.names.joined(separator: ", "))"
         if let suggestion = registry.suggestions(for: name).first { message += ". Did you mean '\(suggestion)'?" }

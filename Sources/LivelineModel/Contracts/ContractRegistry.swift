@@ -1,23 +1,39 @@
 import Foundation
 
-/// The known contract types by name: how the server and `liveline contracts` find the Swift type
-/// for an `attributes-type` string or a context's type name, to decode and check its JSON. The
-/// generic model knows no contract: the caller gives the registry (the server builds it from its
-/// features' `contracts`, an app from its own types; `docs/contracts.md`).
+/// The known contracts by name: how the server and `liveline contracts` find the contract for an
+/// `attributes-type` string or a context's type name, to decode and check its JSON. The generic
+/// model knows no contract: the caller gives the registry (the server builds it from its features'
+/// `contracts` and the contracts it loads at run time, an app from its own types;
+/// `docs/contracts.md`).
 public struct ContractRegistry: Sendable {
-    /// The contracts, in listing order.
-    public let contracts: [any LiveActivityContract.Type]
+    /// The compiled-in contracts, in listing order.
+    public let builtIn: [AnyContract]
+    /// The contracts loaded at run time (files, the API), shared by every copy of this registry.
+    public let loaded: ContractCatalog
 
-    public init(_ contracts: [any LiveActivityContract.Type]) {
-        self.contracts = contracts
+    public init(_ types: [any LiveActivityContract.Type], loaded: ContractCatalog = ContractCatalog()) {
+        self.init(contracts: types.map { AnyContract($0) }, loaded: loaded)
     }
 
+    public init(contracts: [AnyContract], loaded: ContractCatalog = ContractCatalog()) {
+        builtIn = contracts
+        self.loaded = loaded
+    }
+
+    /// Every contract: the compiled-in ones, then the loaded ones by name.
+    public var contracts: [AnyContract] { builtIn + loaded.contracts }
+
     /// The type names, in listing order.
-    public var names: [String] { contracts.map { $0.typeName } }
+    public var names: [String] { contracts.map(\.typeName) }
 
     /// The contract whose `typeName` is exactly `name` (the phone compares exactly, too).
-    public func contract(named name: String) -> (any LiveActivityContract.Type)? {
-        contracts.first { $0.typeName == name }
+    public func contract(named name: String) -> AnyContract? {
+        builtIn.first { $0.typeName == name } ?? loaded.contract(named: name)
+    }
+
+    /// Whether `name` is a compiled-in contract (a loaded one may not take its name).
+    public func isBuiltIn(_ name: String) -> Bool {
+        builtIn.contains { $0.typeName == name }
     }
 
     /// The known names close to `name` (other case, a typo, a missing suffix), for "did you mean".

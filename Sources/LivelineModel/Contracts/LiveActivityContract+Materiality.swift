@@ -7,23 +7,6 @@ extension LiveActivityContract {
     public static func materialChange(from old: ContentState, to new: ContentState) -> String? {
         old == new ? nil : "the content state changed"
     }
-
-    /// ``materialChange(from:to:)`` on JSON as the engine holds it. The contract's `rev` key is
-    /// left out of the comparison (it changes on every push); no previous state, or one that no
-    /// longer decodes, makes any change material.
-    static func materialChange(fromJSON old: Data?, toJSON new: Data) -> String? {
-        guard let old, var oldObject = try? JSONValue(json: old).objectValue, let newObject = try? JSONValue(json: new).objectValue else {
-            return "the first push"
-        }
-        oldObject["rev"] = newObject["rev"]
-        let decoder = JSONDecoder()
-        guard let oldState = try? decoder.decode(ContentState.self, from: JSONValue.object(oldObject).compactJSON),
-            let newState = try? decoder.decode(ContentState.self, from: new)
-        else {
-            return "the first push"
-        }
-        return materialChange(from: oldState, to: newState)
-    }
 }
 
 extension ContractRegistry {

@@ -20,7 +20,7 @@ extension PayloadCheck {
         /// The whole document, as sent.
         let json: Data
         let event: LiveActivityEvent?
-        let contract: (any LiveActivityContract.Type)?
+        let contract: AnyContract?
         var isStart: Bool { event == .start }
         var eventName: String { event?.rawValue ?? "this event" }
 
@@ -39,7 +39,7 @@ extension PayloadCheck {
     ]
 
     func checkLiveActivity(
-        _ json: Data, document parsed: JSONValue? = nil, contract explicit: (any LiveActivityContract.Type)?, into report: inout PayloadCheckReport
+        _ json: Data, document parsed: JSONValue? = nil, contract explicit: AnyContract?, into report: inout PayloadCheckReport
     ) {
         guard let (root, aps) = Self.envelope(json, parsed: parsed, into: &report) else { return }
         var eventProblems: [PayloadProblem] = []
@@ -138,8 +138,8 @@ extension PayloadCheck {
     /// `aps.attributes-type` and the contract the payload is checked against: the one asked for,
     /// else the one the type names.
     func readContract(
-        _ aps: [String: JSONValue], event: LiveActivityEvent?, explicit: (any LiveActivityContract.Type)?, into problems: inout [PayloadProblem]
-    ) -> (any LiveActivityContract.Type)? {
+        _ aps: [String: JSONValue], event: LiveActivityEvent?, explicit: AnyContract?, into problems: inout [PayloadProblem]
+    ) -> AnyContract? {
         var contract = explicit
         let isStart = event == .start
         switch aps["attributes-type"] {

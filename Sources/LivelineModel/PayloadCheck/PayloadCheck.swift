@@ -41,10 +41,15 @@ public struct PayloadCheck: Sendable {
     /// Checks raw JSON; the contract comes from `contract`, else from `attributes-type`.
     /// `document`: `json` already parsed by the caller (who wrote `json` from it), read instead of
     /// parsing it again.
-    public func check(json: Data, document: JSONValue? = nil, contract: (any LiveActivityContract.Type)? = nil) -> PayloadCheckReport {
+    public func check(json: Data, document: JSONValue? = nil, contract: AnyContract? = nil) -> PayloadCheckReport {
         var report = PayloadCheckReport(bodyBytes: json.count, bodyLimit: destination.bodyLimit)
         checkLiveActivity(json, document: document, contract: contract, into: &report)
         return report
+    }
+
+    /// Checks raw JSON against the contract of a Swift type.
+    public func check<Contract: LiveActivityContract>(json: Data, document: JSONValue? = nil, contract: Contract.Type) -> PayloadCheckReport {
+        check(json: json, document: document, contract: AnyContract(contract))
     }
 
     /// Checks raw JSON; the contract is the registry's `typeName`, else `attributes-type`.
