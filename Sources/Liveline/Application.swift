@@ -263,6 +263,8 @@ private func assembleApplication(
         sources: setup.sources, periodic: setup.tasks, registry: registry,
         webPush: WebPushTransport(sender: webPushClient, identity: identity), logger: logger
     )
+    // An app's own contracts from files; a bad file is logged and skipped, the others load.
+    if let folder = configuration.contractsDirectory { try engine.library.loadFolder(folder) }
 
     var router = try CoreAPI.router(
         configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, sandboxRecord: transport.sandboxRecord,

@@ -8,7 +8,10 @@ import LivelineModel
 /// synchronously at launch as Apple recommends, then followed — and the user's dismissals.
 /// Registration is idempotent, so doing it on every launch is right; a missing token is never
 /// sent as null. Each activity is followed once (by `Activity.id`): `activityUpdates` may yield
-/// one again (one `activities` listed already, or one that changed).
+/// one again (one `activities` listed already, or one that changed). Every Live Activity token
+/// is registered with the fingerprint of `Attributes` as this build has it
+/// (``LivelineModel/ContractSchema/fingerprint(attributes:contentState:typeName:)``): the server
+/// then never sends it a state it cannot decode (`docs/contracts.md`, "Bring your own Live Activity").
 ///
 /// ```swift
 /// let sync = LiveActivityTokenSync(client: client, attributes: ParcelActivityAttributes.self) { "parcel:\($0.code)" }
@@ -16,8 +19,12 @@ import LivelineModel
 /// ```
 @available(iOS 17.2, *)
 @MainActor
-public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveActivityContract> {
+public final class LiveActivityTokenSync<Attributes: ActivityAttributes> {
     let client: LivelineClient
+    /// The type's name as the phone's `attributes-type` (the Swift type name).
+    let typeName = String(describing: Attributes.self)
+    /// The fingerprint of the type as compiled into this build.
+    let fingerprint = ContractSchema.fingerprint(attributes: Attributes.self, contentState: Attributes.ContentState.self)
     let contextKey: (Attributes) -> String
     let frequentPushesEnabled: Bool
     private var tasks: [Task<Void, Never>] = []
@@ -56,7 +63,11 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
         let client = client
         let frequent = frequentPushesEnabled
         let token = Self.hex(startToken)
-        Task { _ = try? await client.register(.pushToStart, token: token, attributesType: Attributes.typeName, frequentPushesEnabled: frequent) }
+        let (type, fingerprint) = (typeName, fingerprint)
+        Task {
+            _ = try? await client.register(
+                .pushToStart, token: token, attributesType: type, frequentPushesEnabled: frequent, contractFingerprint: fingerprint)
+        }
     }
 
     private func follow(_ activity: Activity<Attributes>) {
@@ -64,19 +75,20 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes & LiveAc
         let key = contextKey(activity.attributes)
         let client = client
         let frequent = frequentPushesEnabled
+        let (type, fingerprint) = (typeName, fingerprint)
         if let token = activity.pushToken {
             let hex = Self.hex(token)
             Task {
                 _ = try? await client.register(
-                    .update, token: hex, contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent)
+                    .update, token: hex, contextKey: key, attributesType: type, frequentPushesEnabled: frequent, contractFingerprint: fingerprint)
             }
         }
         tasks.append(
             Task {
                 for await token in activity.pushTokenUpdates {
                     _ = try? await client.register(
-                        .update, token: Self.hex(token), contextKey: key, attributesType: Attributes.typeName, frequentPushesEnabled: frequent
-                    )
+                        .update, token: Self.hex(token), contextKey: key, attributesType: type, frequentPushesEnabled: frequent,
+                        contractFingerprint: fingerprint)
                 }
             })
         tasks.append(

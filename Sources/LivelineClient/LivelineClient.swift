@@ -82,16 +82,19 @@ public final class LivelineClient: APICaller, Sendable {
 
     /// Registers a push token (idempotent: call it on every launch with every token you have).
     /// An empty token is refused here, never sent: a registration never deletes anything.
-    /// `environment` overrides the client's ``environment`` for this token.
+    /// `environment` overrides the client's ``environment`` for this token. `contractFingerprint`:
+    /// the fingerprint of the type this build was compiled with
+    /// (``LivelineModel/ContractSchema/fingerprint(attributes:contentState:typeName:)``), for a Live
+    /// Activity token, so the server never sends this build a state it cannot decode.
     @discardableResult
     public func register(
         _ kind: PushTokenKind, token: String, contextKey: String? = nil, attributesType: String? = nil,
-        environment: PushEnvironment? = nil, frequentPushesEnabled: Bool? = nil
+        environment: PushEnvironment? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil
     ) async throws -> RegisterTokenResponse {
         guard !token.isEmpty else { throw LivelineClientError.invalidArgument("an empty \(kind.rawValue) token is not registered") }
         let body = RegisterTokenRequest(
             kind: kind, token: token, contextKey: contextKey, attributesType: attributesType, environment: environment ?? self.environment,
-            deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled
+            deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled, contractFingerprint: contractFingerprint
         )
         return try await call(Routes.registerToken, body: body)
     }

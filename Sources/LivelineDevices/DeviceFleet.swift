@@ -312,14 +312,16 @@ public final class DeviceFleet: Sendable {
                 let frequent = device.configuration.frequentUpdatesAllowed
                 let started = ContinuousClock.now
                 let what = contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? ""
+                let fingerprint = type.flatMap { device.registry.contract(named: $0)?.fingerprint }
                 // A server that cannot be reached is tried again, as a real app does on its next
                 // launch (here: with a backoff), each try logged.
                 var wait = Self.registrationBackoff
                 for attempt in 1...Self.registrationTries {
                     do {
+                        // The app says which shape of its type it was built with.
                         _ = try await client.register(
                             kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment,
-                            frequentPushesEnabled: frequent)
+                            frequentPushesEnabled: frequent, contractFingerprint: fingerprint)
                         break
                     } catch {
                         guard attempt < Self.registrationTries else { throw error }

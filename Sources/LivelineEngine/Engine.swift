@@ -23,6 +23,8 @@ public final class Engine: Sendable {
     let renderer: SyncRenderer
     /// The Live Activity contracts it checks and renders against: the root's registry.
     public var contracts: ContractRegistry { renderer.registry }
+    /// The contracts loaded at run time, their versions and where they are installed.
+    public let library: ContractLibrary
     /// Whether writes are being refused for lack of disk space (`/metrics` says it).
     public var isStorageFull: Bool { store.database.isStorageFull }
     let channels: ChannelManager
@@ -47,6 +49,7 @@ public final class Engine: Sendable {
         self.metrics = metrics
         self.logger = logger
         renderer = SyncRenderer(store: store, configuration: configuration, sources: sources, registry: registry)
+        library = ContractLibrary(store: store, registry: registry, clock: configuration.clock, logger: logger)
         channels = ChannelManager(
             store: store, sender: sender, otherSenders: others, configuration: configuration, metrics: metrics, logger: logger)
         let lifecycle = LifecycleSweeper(

@@ -18,6 +18,9 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code(rawValue: "conflict")
         /// The push it would send is one the phone drops (the payload check refused it).
         public static let payloadRefused = Code(rawValue: "payloadRefused")
+        /// A contract version that would make an installed app drop pushes, or one that clashes
+        /// with what is stored (`docs/contracts.md`, "Bring your own Live Activity").
+        public static let contractRefused = Code(rawValue: "contractRefused")
         /// Anything else that went wrong inside the engine.
         public static let failed = Code(rawValue: "failed")
     }

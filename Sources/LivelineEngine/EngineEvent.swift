@@ -70,6 +70,10 @@ struct EngineEvent: Sendable, Hashable {
         case contextEndedAtDeadline
         /// A periodic task of the engine failed; it runs again on the next sweep (warning).
         case sweepFailed
+        /// A contract version was stored (a file or the API; info).
+        case contractAdded
+        /// A contract file or version was refused: the file and why (error; the others still load).
+        case contractRefused
     }
 
     var level: LogLevel

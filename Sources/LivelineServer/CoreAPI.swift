@@ -25,11 +25,12 @@ public enum CoreAPI {
         PushTokenHandlers(
             auth: auth, engine: engine,
             rules: TokenRegistrationRules(
-                defaultEnvironment: configuration.defaultPushEnvironment, knownAttributesTypes: Set(engine.contracts.names),
+                defaultEnvironment: configuration.defaultPushEnvironment, contracts: engine.contracts,
                 allowInsecureWebPush: configuration.webPushAllowInsecure
             )
         ).addRoutes(to: &router)
         ContextHandlers(auth: auth, engine: engine, registry: engine.contracts, clock: clock).addRoutes(to: &router)
+        ContractHandlers(auth: auth, engine: engine).addRoutes(to: &router)
         ActivityReportHandlers(auth: auth, engine: engine, clock: clock).addRoutes(to: &router)
         NotificationHandlers(auth: auth, engine: engine, webPush: identity, clock: clock).addRoutes(to: &router)
         MetricsHandler(auth: auth, engine: engine, clock: clock, features: { setup.metricFamilies }).addRoutes(to: &router)

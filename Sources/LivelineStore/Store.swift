@@ -15,6 +15,8 @@ public struct Store: Sendable {
     public let reports: ActivityReportRepository
     public let channels: ChannelRepository
     public let notifications: NotificationRepository
+    /// Versions of the contracts loaded at run time.
+    public let contracts: ContractRepository
     /// Context revisions as last read, while nothing committed since (see ``RevisionCache``).
     public let revisions: RevisionCache
     /// The migrations this opening applied (none when the schema was up to date), in order.
@@ -33,6 +35,7 @@ public struct Store: Sendable {
         reports = ActivityReportRepository(database: database)
         channels = ChannelRepository(database: database)
         notifications = NotificationRepository(database: database)
+        contracts = ContractRepository(database: database)
         revisions = RevisionCache(database: database)
         // Another instance's commit may have made rows due: the dispatchers look again.
         // Token lists cached from this instance's own writes are read again too. (The counters

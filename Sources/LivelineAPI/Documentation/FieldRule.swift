@@ -29,6 +29,9 @@ public struct FieldRule: Sendable {
     /// The name of the schema in `components.schemas` the document prints once for this rule,
     /// and refers to (`$ref`) wherever the rule is used; nil prints the schema in place.
     public let component: String?
+    /// A valid value the document shows (`examples`), where a valid one depends on more than the
+    /// rule (a contract's type must name the body's).
+    public var example: String?
 
     public init(_ name: String, _ kind: Kind, about: String = "", required: Bool = false, component: String? = nil) {
         if case .text(_, let characters, let nonBlank, let format?) = kind {
@@ -43,7 +46,16 @@ public struct FieldRule: Sendable {
 
     /// The same rule under another name (`by` in a body and in a query, say).
     public func named(_ name: String, required: Bool? = nil) -> FieldRule {
-        FieldRule(name, kind, about: about, required: required ?? self.required, component: component)
+        var rule = FieldRule(name, kind, about: about, required: required ?? self.required, component: component)
+        rule.example = example
+        return rule
+    }
+
+    /// The same rule with `value` as its document's example.
+    public func example(_ value: String) -> FieldRule {
+        var rule = self
+        rule.example = value
+        return rule
     }
 
     // MARK: Checks
@@ -177,6 +189,7 @@ public struct FieldRule: Sendable {
             }
         }
         if !about.isEmpty { schema["description"] = .string(expectation) }
+        if let example { schema["examples"] = [.string(example)] }
         return .object(schema)
     }
 

@@ -24,6 +24,14 @@ public enum Schema {
         ]
     }
 
+    /// `schema` with `examples` (JSON Schema 2020-12 `examples`): a valid value each, which
+    /// clients and test generators start from.
+    public static func examples(_ schema: JSONValue, _ examples: [JSONValue]) -> JSONValue {
+        guard case .object(var fields) = schema else { return schema }
+        fields["examples"] = .array(examples)
+        return .object(fields)
+    }
+
     /// `schema`, valid only when also valid for one or more of `alternatives`.
     public static func anyOf(_ schema: JSONValue, _ alternatives: [JSONValue]) -> JSONValue {
         guard case .object(var fields) = schema else { return schema }

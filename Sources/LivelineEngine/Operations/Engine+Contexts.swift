@@ -49,6 +49,8 @@ extension Engine {
         // The whole push as the dispatcher will render it must pass (the contract, size, dates, alert).
         let report = checkUpdate(type: put.type, contentState: state, alert: alert, relevanceScore: put.relevanceScore)
         try EngineError.refuse(report.errors.map(EngineError.requestField), in: "")
+        // An older version of the app's type on some of the context's phones must decode it too.
+        try library.checkInstalled(contextKey: key, contract: contract, state: state, now: now)
         let contentStateText = put.contentState.compactText
 
         return try write { change in

@@ -31,6 +31,9 @@ extension Engine {
                 registration.environment = learned
                 registration.environmentSource = .learned
             }
+            if let fingerprint = registration.contractFingerprint, let type = try contractType(of: registration, in: change.sql) {
+                try library.requireVersion(of: type, fingerprint: fingerprint, in: change.sql)
+            }
             if registration.kind == .update, let contextKey = registration.contextKey {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
@@ -40,6 +43,16 @@ extension Engine {
         }
         store.tokens.noteCommitted()
         return result
+    }
+
+    /// The activity type a token is for: a push-to-start token's own, an update token's context's
+    /// (nil while the context does not exist).
+    private func contractType(of registration: TokenRegistration, in transaction: any SQLTransaction) throws -> String? {
+        switch registration.kind {
+        case .pushToStart: registration.attributesType
+        case .update: try registration.contextKey.flatMap { try store.contexts.context(key: $0, in: transaction)?.activityType }
+        case .alert, .webPush: nil
+        }
     }
 
     private func catchUp(_ registration: TokenRegistration, in change: EngineWrite) throws {

@@ -10,11 +10,16 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
     public var environment: PushEnvironment?
     public var deviceID: String?
     public var frequentPushesEnabled: Bool?
+    /// The fingerprint of the contract the app was built with (`la-pushToStart`, `la-update`):
+    /// ``ContractSchema/fingerprint(typeName:)`` of its own type, so the server checks each push
+    /// against every version installed.
+    public var contractFingerprint: String?
 
     public init(
         kind: PushTokenKind?, token: String?, contextKey: String? = nil, attributesType: String? = nil,
-        environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil
+        environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil
     ) {
+        self.contractFingerprint = contractFingerprint
         self.kind = kind
         self.token = token
         self.contextKey = contextKey
@@ -30,6 +35,7 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         case attributesType = "attributes_type"
         case deviceID = "device_id"
         case frequentPushesEnabled = "frequent_pushes_enabled"
+        case contractFingerprint = "contract_fingerprint"
     }
 
     /// A subscription object `{endpoint, keys}` under `token` (web-push) arrives here as its JSON text.
@@ -51,5 +57,6 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         environment = try c.decodeIfPresent(PushEnvironment.self, forKey: .environment)
         deviceID = try c.decodeIfPresent(String.self, forKey: .deviceID)
         frequentPushesEnabled = try c.decodeIfPresent(Bool.self, forKey: .frequentPushesEnabled)
+        contractFingerprint = try c.decodeIfPresent(String.self, forKey: .contractFingerprint)
     }
 }

@@ -35,6 +35,8 @@ public struct AnyContract: Sendable {
     public let version: Int
     public let schema: ContractSchema
     public let origin: Origin
+    /// The contract file it was read from (nil: compiled in).
+    public internal(set) var file: ContractFile?
     let examples: @Sendable () -> (attributes: JSONValue, contentState: JSONValue)
     /// The app type's own decoder, when it is compiled in: the first failure decoding the value at
     /// a key path of a document (``DecodeProbe``); nil for a file, whose schema is its decoder.
@@ -49,6 +51,7 @@ public struct AnyContract: Sendable {
         version = Contract.version
         schema = Contract.schema
         origin = .swiftType
+        file = nil
         examples = {
             let encoder = JSONEncoder()
             func json(_ value: some Encodable) -> JSONValue { (try? encoder.encode(value)).flatMap { try? JSONValue(json: $0) } ?? .object([:]) }
@@ -82,6 +85,7 @@ public struct AnyContract: Sendable {
         self.version = version
         self.schema = schema
         self.origin = origin
+        file = nil
         examples = { (exampleAttributes, exampleContentState) }
         decodeProbe = nil
         material = materialChange

@@ -37,6 +37,13 @@ public enum Routes {
     /// `?userId=…&dedupeKey=…`: a notification's pushes and their answers, its dead letters.
     public static let notificationTimeline = Route(.get, "/v1/notify/timeline")
 
+    /// The contracts the server knows: compiled in and loaded at run time (`docs/contracts.md`).
+    public static let listContracts = Route(.get, "/v1/contracts")
+    /// Adds a version of an app's own contract (a contract file); `?force=true` takes a breaking one.
+    public static let putContract = Route(.put, "/v1/contracts/{type}")
+    /// A contract, its versions and the versions installed on devices.
+    public static let getContract = Route(.get, "/v1/contracts/{type}")
+
     /// What the in-process APNs sandbox (the server's own APNs for testing without an APNs key)
     /// accepted: the newest pushes, tokens by prefix (`?limit=`).
     public static let sandboxAccepted = Route(.get, "/v1/sandbox/accepted")
@@ -48,6 +55,6 @@ public enum Routes {
         registerToken, unregisterToken, listTokens,
         pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
-        sandboxAccepted,
+        listContracts, putContract, getContract, sandboxAccepted,
     ]
 }

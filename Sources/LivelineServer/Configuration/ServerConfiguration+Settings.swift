@@ -21,6 +21,14 @@ extension ServerConfiguration {
             meaning: "a PostgreSQL database several instances share (README, \"Several instances\"; `--database-url` wins)",
             commands: ["serve", "users"]
         ) { $0.databaseURL = $1 },
+        SettingReader(
+            Setting(
+                "LIVELINE_CONTRACTS_DIR", default: "none", values: "a folder of contract files (*.json)",
+                meaning:
+                    "an app's own Live Activity contracts, loaded at start beside the built-in ones; a bad file is logged and skipped "
+                    + "(docs/contracts.md, \"Bring your own Live Activity\")"),
+            emptyIsUnset: true
+        ) { config, path, _ in config.contractsDirectory = URL(fileURLWithPath: path) },
         .wholeNumber(
             "LIVELINE_DATABASE_POOL", default: "10", in: 1...200,
             meaning: "PostgreSQL connections one instance opens at most (plus two for notifications)", commands: ["serve", "users"]

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String?
     /// `LIVELINE_DATABASE_POOL`: PostgreSQL connections this instance opens at most.
     public var databasePool = 10
+    /// `LIVELINE_CONTRACTS_DIR`: a folder of an app's contract files, loaded at start.
+    public var contractsDirectory: URL?
     /// The key of the server-to-server `/v1` API (`LIVELINE_ADMIN_KEY`); generated and stored in
     /// the data folder when unset.
     public var adminKey: String?

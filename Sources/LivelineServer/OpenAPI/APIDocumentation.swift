@@ -26,7 +26,7 @@ enum APIDocumentation {
             path: [CommonFields.userID]),
         .init(
             Routes.registerToken, "Register a push token (idempotent; a newer token replaces the older, kept in history)",
-            auth: .bearer, request: "RegisterToken", response: "RegisterTokenResult", errors: [400]
+            auth: .bearer, request: "RegisterToken", response: "RegisterTokenResult", errors: [400, 422]
         ),
         .init(
             Routes.unregisterToken, "Remove a push token of the caller's household", auth: .bearer, request: "UnregisterToken",
@@ -99,6 +99,19 @@ enum APIDocumentation {
             ]
         ),
         .init(
+            Routes.listContracts, "The contracts the server checks against: compiled in and loaded at run time (files, the API)", auth: .admin,
+            response: "Contracts",
+            links: RouteLink.each([Routes.getContract], parameters: ["type": "$response.body#/contracts/0/type"])),
+        .init(
+            Routes.putContract,
+            "Add a version of an app's own contract (a contract file, docs/contracts.md); refused (409) when an installed version would drop its pushes, unless force=true",
+            auth: .admin, request: "ContractFile", response: "ContractPutResult", errors: [400, 409, 413], path: [ContractFields.type],
+            query: [ContractFields.force], mayCreate: true,
+            links: RouteLink.each([Routes.getContract], parameters: ["type": "$response.body#/type"])),
+        .init(
+            Routes.getContract, "A contract as a contract file, its stored versions, and the versions installed on devices", auth: .admin,
+            response: "Contract", errors: [400, 404], path: [ContractFields.type]),
+        .init(
             Routes.sandboxAccepted,
             "What the in-process APNs sandbox (the server's own APNs for testing when no APNs key is configured) accepted, newest first; 404 when pushes go to APNs",
             auth: .admin, response: "SandboxAccepted", errors: [400, 404], query: [CommonFields.limit(1...SandboxRecord.defaultCapacity)]
@@ -153,6 +166,53 @@ enum APIDocumentation {
             "oneOf": [string, object(["loc-key": string, "loc-args": ["type": "array", "items": string]], required: ["loc-key"])],
         ],
         "PutContextResult": object(["key": string, "rev": integer, "created": boolean]),
+        "ContractField": object(
+            [
+                "key": string, "type": ["type": "string", "description": "String, Int, Double, Bool, Date, [T], or a name from types"],
+                "optional": boolean, "since": integer, "summary": string,
+            ], required: ["key", "type"]),
+        "ContractFile": Schema.examples(
+            object(
+                [
+                    "format": ["type": "string", "enum": [.string(ContractFile.format)]], "type": string, "version": integer, "fingerprint": string,
+                    "attributes": ["type": "array", "items": ref("ContractField")], "contentState": ["type": "array", "items": ref("ContractField")],
+                    "types": [
+                        "type": "object",
+                        "additionalProperties": object(
+                            ["enum": ["type": "array", "items": string], "fields": ["type": "array", "items": ref("ContractField")]], required: []),
+                    ],
+                    "example": object(["attributes": ["type": "object"], "contentState": ["type": "object"]], required: []),
+                    "lifecycle": object(
+                        [
+                            "staleAfter": ["type": "number"], "dismissAfter": ["type": "number"], "priorityBudget": integer,
+                            "materialKeys": ["type": "array", "items": string],
+                        ], required: []),
+                    "card": object(
+                        ["lockScreen": string, "compactLeading": string, "compactTrailing": string, "expanded": string], required: ["lockScreen"]),
+                ], required: ["format", "type", "version", "attributes", "contentState"]
+            ), [ContractFields.exampleFile]),
+        "ContractPutResult": object(
+            [
+                "type": string, "version": integer, "fingerprint": string, "created": boolean,
+                "changes": ["type": "array", "items": object(["keyPath": string, "breaking": boolean, "description": string])],
+            ], required: ["type", "version", "fingerprint", "created", "changes"]),
+        "Contracts": object([
+            "contracts": [
+                "type": "array",
+                "items": object(
+                    ["type": string, "version": integer, "fingerprint": string, "origin": ["type": "string", "enum": ["builtIn", "api", "file"]]],
+                    required: ["type", "version", "fingerprint", "origin"]),
+            ]
+        ]),
+        "Contract": object(
+            [
+                "type": string, "version": integer, "fingerprint": string, "origin": ["type": "string", "enum": ["builtIn", "api", "file"]],
+                "contract": ref("ContractFile"),
+                "versions": [
+                    "type": "array", "items": object(["version": integer, "fingerprint": string, "origin": string, "createdAt": dateTime]),
+                ],
+                "installed": ["type": "array", "items": object(["version": nullableInteger, "fingerprint": nullableString, "devices": integer])],
+            ], required: ["type", "version", "fingerprint", "origin", "contract", "versions", "installed"]),
         "EndContextResult": object(["key": string, "rev": integer, "alreadyEnded": boolean]),
         "ContextSnapshot": object(
             [

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The encoded `/openapi.json` of the current UTC day: made again when the day changes, since
 /// the contracts' dates are documented as the range the payload check accepts that day
-/// (`DateRules.plausibleContentDates`). Its component schemas are also what a refused request
+/// (`DateRules.plausibleContentDates`), and when a contract was loaded at run time. Its component schemas are also what a refused request
 /// body is described with (``RequestSchema``).
 final class OpenAPIDocumentCache: Sendable {
     let version: String
@@ -13,7 +13,7 @@ final class OpenAPIDocumentCache: Sendable {
     let registry: ContractRegistry
     let clock: @Sendable () -> Date
     let allowInsecureWebPush: Bool
-    private let current = Mutex<(day: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
+    private let current = Mutex<(day: Int, generation: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
 
     init(
         version: String, features: [APIDocumentationPart], registry: ContractRegistry, clock: @escaping @Sendable () -> Date,
@@ -35,7 +35,8 @@ final class OpenAPIDocumentCache: Sendable {
     private func document() throws -> (bytes: [UInt8], schemas: [String: JSONValue]) {
         let now = clock()
         let day = Int((now.timeIntervalSinceReferenceDate / 86_400).rounded(.down))
-        if let kept = current.withLock({ $0 }), kept.day == day { return (kept.bytes, kept.schemas) }
+        let generation = registry.loaded.generation
+        if let kept = current.withLock({ $0 }), kept.day == day, kept.generation == generation { return (kept.bytes, kept.schemas) }
         let document = OpenAPIDocument.build(
             version: version, features: features, registry: registry, now: now, allowInsecureWebPush: allowInsecureWebPush)
         let encoder = JSONEncoder()
@@ -45,7 +46,7 @@ final class OpenAPIDocumentCache: Sendable {
         if case .object(let components)? = document.objectValue?["components"], case .object(let named)? = components["schemas"] {
             schemas = named
         }
-        current.withLock { $0 = (day, bytes, schemas) }
+        current.withLock { $0 = (day, generation, bytes, schemas) }
         return (bytes, schemas)
     }
 }

@@ -18,6 +18,11 @@ enum TokenFields {
     static func attributesType(_ names: [String]) -> FieldRule {
         FieldRule("attributes_type", .oneOf(names), about: "the ActivityAttributes type")
     }
+    /// ``LivelineModel/ContractSchema/fingerprint(typeName:)``: 16 lower-case hex digits.
+    static let contractFingerprint = FieldRule(
+        "contract_fingerprint",
+        .text(length: 16...16, format: TextFormat(pattern: "^[0-9a-f]{16}$", about: "the contract's fingerprint, 16 lower-case hex digits")),
+        about: "the fingerprint of the contract the app was built with")
     static let environment = FieldRule("environment", .oneOf(["sandbox", "production"]), about: "the token's APNs environment")
     /// `keys.auth` of a web-push subscription: a 16-byte secret, base64url (22 characters; the
     /// padding `==` may be given).
@@ -125,8 +130,9 @@ enum TokenFields {
                 "description": "one variant per kind: each names the fields that kind needs",
                 "oneOf": [
                     registration([.alert], token: apnsToken.schema),
-                    registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema)),
-                    registration([.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType(contractNames).schema)),
+                    registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema), contract: true),
+                    registration(
+                        [.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType(contractNames).schema), contract: true),
                     registration([.webPush], token: Schema.ref("WebPushSubscription")),
                 ],
             ],
@@ -146,11 +152,12 @@ enum TokenFields {
         ]
     }
 
-    static func registration(_ kinds: [PushTokenKind], token: JSONValue, needs: (String, JSONValue)? = nil) -> JSONValue {
+    static func registration(_ kinds: [PushTokenKind], token: JSONValue, needs: (String, JSONValue)? = nil, contract: Bool = false) -> JSONValue {
         var properties: [String: JSONValue] = [
             "kind": kind(kinds), "token": token, "environment": environment.schema, "device_id": deviceID.schema,
             "frequent_pushes_enabled": ["type": "boolean"],
         ]
+        if contract { properties["contract_fingerprint"] = contractFingerprint.schema }
         var required: [JSONValue] = ["kind", "token"]
         if let (name, schema) = needs {
             properties[name] = schema

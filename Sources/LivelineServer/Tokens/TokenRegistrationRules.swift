@@ -10,8 +10,9 @@ import LivelineStore
 struct TokenRegistrationRules: Sendable {
     /// Environment of a token registered without one.
     let defaultEnvironment: PushEnvironment
-    /// Attributes types a push-to-start token may be registered for; nil accepts any Swift type name.
-    let knownAttributesTypes: Set<String>?
+    /// The contracts a push-to-start token may be registered for (compiled in or loaded); nil
+    /// accepts any Swift type name.
+    let contracts: ContractRegistry?
     /// `LIVELINE_WEBPUSH_ALLOW_INSECURE`: `http://` web push endpoints on this machine are accepted.
     var allowInsecureWebPush = false
 
@@ -48,7 +49,8 @@ struct TokenRegistrationRules: Sendable {
             householdID: caller.householdID, userID: caller.userID, deviceID: deviceID, kind: kind,
             environment: body.environment ?? defaultEnvironment, token: token,
             attributesType: attributesType, contextKey: contextKey,
-            frequentPushesEnabled: body.frequentPushesEnabled ?? false, environmentSource: body.environment == nil ? .default : .app
+            frequentPushesEnabled: body.frequentPushesEnabled ?? false, environmentSource: body.environment == nil ? .default : .app,
+            contractFingerprint: try contractFingerprint(body.contractFingerprint, kind: kind)
         )
     }
 
@@ -103,9 +105,9 @@ struct TokenRegistrationRules: Sendable {
         guard let value, !value.isEmpty else {
             throw HTTPError.badRequest("attributes_type is required for la-pushToStart (the ActivityAttributes type name)", field: "attributes_type")
         }
-        if let knownAttributesTypes, !knownAttributesTypes.contains(value) {
+        if let contracts, contracts.contract(named: value) == nil {
             throw HTTPError.badRequest(
-                "attributes_type '\(value)' is not a known contract; known: \(knownAttributesTypes.sorted().joined(separator: ", "))",
+                "attributes_type '\(value)' is not a known contract; known: \(contracts.names.sorted().joined(separator: ", "))",
                 field: "attributes_type"
             )
         }
@@ -113,6 +115,17 @@ struct TokenRegistrationRules: Sendable {
             throw HTTPError.badRequest("attributes_type must be a Swift type name such as DeliveryActivityAttributes", field: "attributes_type")
         }
         return value
+    }
+
+    /// The fingerprint of the contract the app was built with: a Live Activity token's only.
+    func contractFingerprint(_ value: String?, kind: PushTokenKind) throws -> String? {
+        guard let value else { return nil }
+        guard kind == .pushToStart || kind == .update else {
+            throw HTTPError.badRequest(
+                "contract_fingerprint is for la-pushToStart and la-update tokens (the contract the app was built with), not \(kind.rawValue)",
+                field: "contract_fingerprint")
+        }
+        return try TokenFields.contractFingerprint.text(value)
     }
 
     static func contextKey(_ value: String?) throws -> String {

@@ -27,14 +27,17 @@ public struct PushTokenRecord: Sendable, Hashable {
     public var suspectAt: Date?
     /// Where `environment` came from.
     public var environmentSource: PushEnvironmentSource
+    /// The fingerprint of the contract the app's build was compiled with, when it said.
+    public var contractFingerprint: String?
 
     public init(
         id: PushTokenID, householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
         frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
-        suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app
+        suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil
     ) {
         self.environmentSource = environmentSource
+        self.contractFingerprint = contractFingerprint
         self.id = id
         self.householdID = householdID
         self.userID = userID
@@ -57,7 +60,8 @@ public struct PushTokenRecord: Sendable, Hashable {
     /// The columns ``init(row:)`` reads.
     static let columns = """
         id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
-        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at, environment_source
+        frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at, environment_source, \
+        contract_fingerprint
         """
 
     init(row: Row) throws {
@@ -80,7 +84,8 @@ public struct PushTokenRecord: Sendable, Hashable {
             firstRegisteredAt: try row.date("first_registered_at"), lastRegisteredAt: try row.date("last_registered_at"),
             endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason"),
             suspectAt: try row.optionalDate("suspect_at"),
-            environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app
+            environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app,
+            contractFingerprint: try row.optionalString("contract_fingerprint")
         )
     }
 }

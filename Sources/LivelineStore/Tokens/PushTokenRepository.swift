@@ -92,15 +92,17 @@ public struct PushTokenRepository: Sendable {
                     let id = try current.int("id")
                     if try current.string("token") == registration.token {
                         try transaction.execute(
-                            // The app saying the environment now (a newer SDK) makes it the app's.
+                            // The app saying the environment now (a newer SDK) makes it the app's; an
+                            // updated app keeps its token and says its new build's contract.
                             """
                             UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3,
-                                environment_source = CASE WHEN CAST($4 AS TEXT) = 'app' THEN 'app' ELSE environment_source END
+                                environment_source = CASE WHEN CAST($4 AS TEXT) = 'app' THEN 'app' ELSE environment_source END,
+                                contract_fingerprint = COALESCE($5, contract_fingerprint)
                             WHERE id = $1
                             """,
                             [
                                 SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled),
-                                .text(registration.environmentSource.rawValue),
+                                .text(registration.environmentSource.rawValue), SQLValue(registration.contractFingerprint),
                             ]
                         )
                         return replacedOld ? .replaced : .unchanged
@@ -509,8 +511,8 @@ public struct PushTokenRepository: Sendable {
         try !transaction.query(
             """
             INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot,
-                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12)
+                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source, contract_fingerprint)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12, $13)
             ON CONFLICT (household_id, environment, kind, slot) WHERE status = 'active' DO NOTHING
             RETURNING id
             """,
@@ -519,6 +521,7 @@ public struct PushTokenRepository: Sendable {
                 .text(registration.kind.rawValue), .text(registration.environment.rawValue),
                 SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
                 SQLValue(registration.frequentPushesEnabled), SQLValue(now), .text(registration.environmentSource.rawValue),
+                SQLValue(registration.contractFingerprint),
             ]
         ).isEmpty
     }

@@ -19,13 +19,17 @@ public struct TokenRegistration: Sendable, Hashable {
     public var frequentPushesEnabled: Bool
     /// Whether the app gave `environment` (else the server's default was taken).
     public var environmentSource: PushEnvironmentSource
+    /// The fingerprint of the contract the app's build was compiled with (`la-pushToStart`,
+    /// `la-update`), when the app said (``LivelineModel/ContractSchema``).
+    public var contractFingerprint: String?
 
     public init(
         householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
         attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false,
-        environmentSource: PushEnvironmentSource = .app
+        environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil
     ) {
         self.environmentSource = environmentSource
+        self.contractFingerprint = contractFingerprint
         self.householdID = householdID
         self.userID = userID
         self.deviceID = deviceID

@@ -149,6 +149,8 @@ import Testing
             let schema = resolve(schema)
             let fields = schema.objectValue ?? [:]
             if let first = values(schema).first { return first }
+            // A body whose validity no schema keyword can state (a contract file) gives an example.
+            if case .array(let examples)? = fields["examples"], let example = examples.first { return example }
             switch types(schema).first(where: { $0 != "null" }) {
             case "object":
                 var members: [String: JSONValue] = [:]
