@@ -50,5 +50,10 @@ let package = Package(
         // An app of its own contract (examples/custom-backend's parcel, a link to the same file)
         // that links the generic model and the SDK only: it builds without any built-in type.
         .target(name: "ParcelsApp", dependencies: ["LivelineModel", "LivelineClient", "ActivityKit"], swiftSettings: swiftSettings),
+        // examples/custom-activity: the delivery app's shared type, which knows nothing of
+        // Liveline, and the app that registers its tokens with that type's fingerprint.
+        .target(name: "DeliveryShared", dependencies: ["ActivityKit"], swiftSettings: swiftSettings),
+        .target(
+            name: "DeliveryApp", dependencies: ["DeliveryShared", "LivelineModel", "LivelineClient", "ActivityKit"], swiftSettings: swiftSettings),
     ]
 )

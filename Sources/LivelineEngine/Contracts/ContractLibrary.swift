@@ -24,6 +24,9 @@ public final class ContractLibrary: Sendable {
         self.clock = clock
         self.logger = logger
         registry.loaded.setSource { [self] in try? currentContracts() }
+        // Another instance sharing the database may have added a contract or a version. (The
+        // catalog only: a handler holding the store would keep the database open for good.)
+        store.database.onChangesElsewhere { [loaded = registry.loaded] in loaded.markStale() }
     }
 
     /// The latest stored version of each type, parsed.

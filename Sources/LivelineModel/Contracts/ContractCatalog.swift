@@ -10,26 +10,36 @@ public final class ContractCatalog: @unchecked Sendable {
     private var byName: [String: AnyContract] = [:]
     private var source: (@Sendable () -> [AnyContract]?)?
     private var changes = 0
+    /// Another instance may have added a contract or a version since the last read.
+    private var stale = false
 
     public init(_ contracts: [AnyContract] = []) {
         byName = Dictionary(contracts.map { ($0.typeName, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// The loaded contracts, by name.
+    /// The loaded contracts, by name (read again first after ``markStale()``).
     public var contracts: [AnyContract] {
-        lock.withLock { byName.values.sorted { $0.typeName < $1.typeName } }
+        if lock.withLock({ stale && source != nil }) { refresh() }
+        return lock.withLock { byName.values.sorted { $0.typeName < $1.typeName } }
     }
 
     /// Goes up whenever a contract or version comes or goes (what is made from the list, such as
     /// `/openapi.json`, is made again).
     public var generation: Int { lock.withLock { changes } }
 
-    /// The contract named `name`; on a miss the source is read again first.
+    /// The contract named `name`; on a miss, or after ``markStale()``, the source is read again first.
     public func contract(named name: String) -> AnyContract? {
-        if let found = lock.withLock({ byName[name] }) { return found }
-        guard lock.withLock({ source }) != nil else { return nil }
+        let (found, readAgain) = lock.withLock { (byName[name], source != nil && stale) }
+        if let found, !readAgain { return found }
+        guard lock.withLock({ source }) != nil else { return found }
         refresh()
         return lock.withLock { byName[name] }
+    }
+
+    /// Says that the source may have changed (another instance wrote to the shared database): the
+    /// next lookup reads it again.
+    public func markStale() {
+        lock.withLock { stale = true }
     }
 
     /// Sets where the contracts come from (nil: it could not be read; the ones held stay) and
@@ -42,6 +52,7 @@ public final class ContractCatalog: @unchecked Sendable {
     /// Reads the source again: its contracts replace the ones held.
     public func refresh() {
         guard let source = lock.withLock({ source }) else { return }
+        lock.withLock { stale = false }
         guard let fresh = source() else { return }
         let next = Dictionary(fresh.map { ($0.typeName, $0) }, uniquingKeysWith: { _, last in last })
         lock.withLock {
