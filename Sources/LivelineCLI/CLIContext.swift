@@ -37,9 +37,18 @@ public struct CLIContext: Sendable {
         )
     }
 
-    /// The one registry of the features' contracts (`Assembly.contracts(of:)`), the only
-    /// contracts the commands know.
-    public var contracts: ContractRegistry { Assembly.contracts(of: features) }
+    /// The one registry the commands know: the features' contracts (`Assembly.contracts(of:)`)
+    /// and the contract files of `LIVELINE_CONTRACTS_DIR`, as `serve` loads them.
+    public var contracts: ContractRegistry {
+        let builtIn = Assembly.contracts(of: features).builtIn
+        return ContractRegistry(contracts: builtIn + contractFiles(builtIn: builtIn).contracts)
+    }
+
+    /// The contract files of `LIVELINE_CONTRACTS_DIR`, and those skipped with why.
+    func contractFiles(builtIn: [AnyContract]? = nil) -> ContractFiles {
+        ContractFiles(
+            folder: environment["LIVELINE_CONTRACTS_DIR"], builtIn: Set((builtIn ?? Assembly.contracts(of: features).builtIn).map(\.typeName)))
+    }
 
     /// Prints one line to standard output.
     public func print(_ text: String) { standardOutput(text) }

@@ -14,14 +14,19 @@ enum ContractsCommand: CLICommand {
               liveline contracts list
               liveline contracts show TYPE
               liveline contracts check FILE [--type TYPE] [--broadcast] [--now SECONDS]
+              liveline contracts diff OLD NEW
 
-            list    prints the ActivityAttributes type names of the features served (the contracts
-                    the server checks against), one a line.
+            list    prints the ActivityAttributes type names of the features served and of the
+                    contract files in LIVELINE_CONTRACTS_DIR (the contracts the server checks
+                    against), one a line; a file that cannot be loaded is named on stderr.
             show    prints a contract's keys with type and optionality, and an example start payload.
             check   checks a push body (JSON) as the server does before sending and as a phone
                     decodes it, and explains every problem: key names and types, Dates (seconds
                     since 2001-01-01 in content-state, UNIX seconds in aps), size limits, and the
                     aps rules (start needs attributes-type, attributes and an alert with a title, …).
+            diff    compares two contract files (an app's exported type before and after a change)
+                    as the server does before it takes a new version: which changes would make an
+                    app built with OLD drop pushes. Exit 1 when one would, 0 when NEW is compatible.
 
             Options of check:
               --type TYPE     the contract to check against; may be left out when the file is a
@@ -41,7 +46,7 @@ enum ContractsCommand: CLICommand {
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
         let arguments = try Arguments(arguments, options: ["type", "now"], flags: ["broadcast"])
         guard let subcommand = arguments.positionals.first else {
-            throw CLIError("missing subcommand: list, show TYPE or check FILE")
+            throw CLIError("missing subcommand: list, show TYPE, check FILE or diff OLD NEW")
         }
         let operands = Array(arguments.positionals.dropFirst())
         if subcommand != "check", arguments.value("type") != nil || arguments.value("now") != nil || arguments.flag("broadcast") {
@@ -52,7 +57,11 @@ enum ContractsCommand: CLICommand {
         case "list":
             guard operands.isEmpty else { throw CLIError("`contracts list` takes no arguments") }
             context.contracts.names.forEach(context.print)
+            for (file, reason) in context.contractFiles().skipped { context.printError("skipped \(file): \(reason)") }
             return 0
+        case "diff":
+            guard operands.count == 2 else { throw CLIError("`contracts diff` takes two contract files: OLD NEW") }
+            return try diff(old: operands[0], new: operands[1], context: context)
         case "show":
             guard operands.count == 1 else { throw CLIError("`contracts show` takes one TYPE") }
             try context.print(ContractDescription.text(of: contract(named: operands[0], in: context.contracts), now: now))
@@ -61,7 +70,7 @@ enum ContractsCommand: CLICommand {
             guard operands.count == 1 else { throw CLIError("`contracts check` takes one FILE") }
             return try check(file: operands[0], arguments: arguments, now: now, context: context)
         default:
-            throw CLIError("unknown subcommand '\(subcommand)'; expected list, show or check")
+            throw CLIError("unknown subcommand '\(subcommand)'; expected list, show, check or diff")
         }
     }
 
@@ -83,6 +92,30 @@ enum ContractsCommand: CLICommand {
         }
         context.print(report.text(file: file, destination: destination))
         return report.isAccepted ? 0 : 1
+    }
+
+    /// `contracts diff OLD NEW`: the server's verdict on NEW as a version after OLD, offline.
+    static func diff(old: String, new: String, context: CLIContext) throws -> Int32 {
+        func read(_ path: String) throws -> ContractFile {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw CLIError("cannot read \(path): \((error as NSError).localizedDescription)")
+            }
+            do {
+                return try ContractFile.parse(data)
+            } catch {
+                throw CLIError("\(path) is not a contract file: \(error)")
+            }
+        }
+        let (before, after) = (try read(old), try read(new))
+        guard before.typeName == after.typeName else {
+            throw CLIError("\(old) is \(before.typeName) and \(new) is \(after.typeName): a version follows one of the same type")
+        }
+        context.print(ContractCompatibility.report(from: before.schema, to: after.schema, oldVersion: before.version, newVersion: after.version))
+        let breaking = ContractCompatibility.changes(from: before.schema, to: after.schema).contains(where: \.isBreaking)
+        return breaking ? 1 : 0
     }
 
     /// The contract of `registry` named `name`; an unknown name is a usage error listing the known ones.
