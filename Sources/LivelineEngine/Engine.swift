@@ -41,6 +41,7 @@ public final class Engine: Sendable {
         webPush: WebPushTransport? = nil, logger: Logger = .discarding
     ) {
         var configuration = configuration
+        configuration.contractLifecycle = { type in registry.contract(named: type)?.file?.lifecycle }
         let others = otherSenders.filter { $0.key != configuration.environment }
         configuration.otherEnvironments = others.keys.sorted { $0.rawValue < $1.rawValue }
         self.store = store

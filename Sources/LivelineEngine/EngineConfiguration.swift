@@ -132,9 +132,14 @@ public struct EngineConfiguration: Sendable {
         self.clock = clock
     }
 
+    /// The lifecycle a loaded contract file gives its type (`docs/contracts.md`, "Contract
+    /// files"): below what the server's settings and its features say of the type, above the
+    /// server's defaults. The engine sets it to its registry's.
+    public var contractLifecycle: @Sendable (_ type: String) -> ContractLifecycle? = { _ in nil }
+
     /// How long after it is sent an update of `type` is stale; nil sends no `stale-date`.
     public func staleAfter(type: String) -> TimeInterval? {
-        typesWithoutStaleDate.contains(type) ? nil : staleAfterByType[type] ?? staleAfter
+        typesWithoutStaleDate.contains(type) ? nil : staleAfterByType[type] ?? contractLifecycle(type)?.staleAfter ?? staleAfter
     }
 
     /// Sets the stale time of `type`'s updates; nil: they carry no `stale-date`.
@@ -147,13 +152,16 @@ public struct EngineConfiguration: Sendable {
             typesWithoutStaleDate.insert(type)
         }
     }
-    func dismissAfter(type: String) -> TimeInterval { dismissAfterByType[type] ?? dismissAfter }
+    func dismissAfter(type: String) -> TimeInterval {
+        dismissAfterByType[type] ?? contractLifecycle(type)?.dismissAfter.map { min($0, 4 * 3600) } ?? dismissAfter
+    }
     /// When an ended card of `type` leaves the lock screen, counted from `endedAt`: a pull reports
     /// it from the context's end (for an app that ends the activity itself), the end push from
     /// when it is rendered.
     public func dismissalDate(type: String, endedAt: Date) -> Date { endedAt.addingTimeInterval(dismissAfter(type: type)) }
     /// Priority-10 pushes per activity and hour for `type` (with frequent updates allowed or not).
     public func priorityBudget(type: String, frequent: Bool) -> Int {
-        frequent ? max(frequentPriorityBudget, priorityBudgetByType[type] ?? 0) : priorityBudgetByType[type] ?? priorityBudget
+        let typeBudget = priorityBudgetByType[type] ?? contractLifecycle(type)?.priorityBudget
+        return frequent ? max(frequentPriorityBudget, typeBudget ?? 0) : typeBudget ?? priorityBudget
     }
 }

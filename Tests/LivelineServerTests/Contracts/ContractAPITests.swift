@@ -161,3 +161,45 @@ import Testing
         #expect(try setup.server.app.store.contracts.installed(DeliveryContract.typeName).isEmpty)
     }
 }
+
+extension ContractAPITests {
+    /// A contract file's lifecycle is the type's: its stale time, dismissal time, priority-10
+    /// budget and which keys are material, as a feature's lifecycle is.
+    @Test func aContractFilesLifecycleSetsStaleAndDismissalDatesTheBudgetAndMateriality() async throws {
+        // A quiet change waits 2 s after the last push (30 by default): long enough to tell.
+        let setup = try APISetup {
+            $0.minimumPushInterval = 0
+            $0.quietChangeDebounce = 2
+        }
+        defer { setup.stop() }
+        var file = DeliveryContract.file()
+        file.lifecycle = ContractLifecycle(staleAfter: 120, dismissAfter: 60, priorityBudget: 2, materialKeys: ["status"])
+        #expect(try setup.admin("PUT", "/v1/contracts/DeliveryActivityAttributes", json: DeliveryContract.text(file)).status == 201)
+        #expect(try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state("preparing"))).status == 201)
+        let phone = try Self.phone(setup, 5, key: "delivery:3", fingerprint: file.fingerprint)
+        #expect(phone.status == 200, "\(phone.text)")
+        // Three material changes (the status), then one of a key that is not material.
+        for status in ["pickedUp", "nearby", "delivered"] {
+            #expect(try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state(status))).status == 200)
+            #expect(await eventually { setup.contentStates(phone.token).last?["status"] as? String == status })
+        }
+        #expect(
+            try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state("delivered", courier: "Kim")))
+                .status == 200)
+        #expect(await eventually(timeout: 40) { setup.contentStates(phone.token).last?["courierName"] as? String == "Kim" })
+        let priorities = setup.sandbox.accepted(token: phone.token).map(\.priority)
+        // The registration's catch-up and `pickedUp` spend the budget of 2; the rest go at 5.
+        #expect(priorities == [10, 10, 5, 5, 5], "\(priorities)")
+        let notes = try setup.admin("GET", "/v1/contexts/delivery:3/timeline?limit=100").text
+        #expect(notes.contains("quiet"), "the courier alone is a quiet change")
+        let update = try #require(setup.aps(phone.token).last)
+        // Stale 120 s after it was sent (just now).
+        let stale = try #require(update["stale-date"] as? Int)
+        #expect(abs(stale - Int(Date().timeIntervalSince1970) - 120) <= 5, "\(stale)")
+        #expect(try setup.admin("POST", "/v1/contexts/delivery:3/end").status == 200)
+        #expect(await eventually { setup.aps(phone.token).last?["event"] as? String == "end" })
+        let end = try #require(setup.aps(phone.token).last)
+        let dismissal = try #require(end["dismissal-date"] as? Int)
+        #expect(abs(dismissal - Int(Date().timeIntervalSince1970) - 60) <= 5, "dismissed 60 s after the end: \(dismissal)")
+    }
+}
