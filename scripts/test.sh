@@ -20,6 +20,19 @@ swift build --package-path Tests/AppleGlue --scratch-path .build/apple-glue
 # (docs/architecture.md, "Adding a feature"), built and tested end to end against the product.
 swift format lint --strict -r examples/custom-backend/Sources examples/custom-backend/Tests examples/custom-backend/Package.swift
 swift build --package-path examples/custom-backend --scratch-path .build/custom-backend --build-tests
+# examples/custom-activity: an app's own type and its exporter (docs/contracts.md, "Bring your own
+# Live Activity"); the committed contract file must be what the exporter writes from the type.
+swift format lint --strict -r examples/custom-activity/Sources examples/custom-activity/App examples/custom-activity/Package.swift
+swift build --package-path examples/custom-activity --scratch-path .build/custom-activity
+exported=$(mktemp)
+.build/custom-activity/debug/export-contract >"$exported"
+if ! cmp -s "$exported" examples/custom-activity/contracts/DeliveryActivityAttributes.json; then
+  echo "examples/custom-activity/contracts/DeliveryActivityAttributes.json is not what export-contract writes; run it again:" >&2
+  diff "$exported" examples/custom-activity/contracts/DeliveryActivityAttributes.json >&2 || true
+  rm -f "$exported"
+  exit 1
+fi
+rm -f "$exported"
 # Swift Testing runs at most 8 test cases at once; without this, this toolchain starts every
 # test together. Server and simulated-iPhone tests do blocking work (starting a server, creating
 # and migrating its PostgreSQL schema) on the concurrency runtime's threads (one per core: two
