@@ -10,6 +10,8 @@ let usage = """
            liveline-bench upsert [SECONDS (5)] [CONTEXTS (1000)] [THREADS (4)]
                                                                    puts/s in-process (the storage ceiling) vs raw SQLite
            liveline-bench seed-contexts FOLDER COUNT               COUNT /v1 trip contexts in FOLDER's database
+           liveline-bench contract-put [SECONDS (3)] [CONTEXTS (1000)] [ROUNDS (3)]
+                                                                   puts/s of a contract loaded at run time vs a built-in one
            liveline-bench outbox URL [ROWS (50000)]                rows/s due → done, 1 vs 3 instances on PostgreSQL
            liveline-bench claim-latency URL [SAMPLES (500)] [MS]   insert → sent by another instance (LISTEN)
            liveline-bench webpush [PUSHES (10000)] [PEER PUSHES (PUSHES)] [LEAN ORIGIN]
@@ -40,6 +42,8 @@ do {
         try EngineBenchmark.fanout(counts: counts, rounds: number(2, 3), output: output)
     case "upsert":
         try WriteBenchmark.upsert(seconds: Double(number(1, 5)), contexts: number(2, 1000), threads: number(3, 4), output: output)
+    case "contract-put":
+        try ContractBenchmark.put(seconds: Double(number(1, 3)), contexts: number(2, 1000), rounds: number(3, 3), output: output)
     case "seed-contexts" where arguments.count > 2:
         try WriteBenchmark.seedContexts(folder: URL(fileURLWithPath: arguments[1]), count: number(2, 1000), output: output)
     case "outbox" where arguments.count > 1:

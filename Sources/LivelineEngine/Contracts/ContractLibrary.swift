@@ -17,6 +17,8 @@ public final class ContractLibrary: Sendable {
     let logger: Logger
     /// Parsed versions by fingerprint (a stored version never changes shape).
     private let parsed = Mutex<[String: AnyContract]>([:])
+    /// The fingerprints installed per type, as of a count of the token registry's changes.
+    private let installedByType = Mutex<[String: (changes: UInt64, fingerprints: Set<String>)]>([:])
 
     init(store: Store, registry: ContractRegistry, clock: @escaping @Sendable () -> Date, logger: Logger) {
         self.store = store
@@ -47,6 +49,17 @@ public final class ContractLibrary: Sendable {
             logger.record(EngineEvent(.error, .contractRefused, message: "stored version \(record.version) of \(record.typeName): \(error)"))
             return nil
         }
+    }
+
+    /// The fingerprints the devices with tokens of `typeName` said, read again only after the token
+    /// registry changed (its count is read before the registry, so a change committing meanwhile
+    /// makes the next call read again).
+    func installedFingerprints(of typeName: String) throws -> Set<String> {
+        let changes = store.tokens.changes.value
+        if let cached = installedByType.withLock({ $0[typeName] }), cached.changes == changes { return cached.fingerprints }
+        let fingerprints = Set(try store.contracts.installed(typeName).compactMap(\.fingerprint))
+        installedByType.withLock { $0[typeName] = (changes, fingerprints) }
+        return fingerprints
     }
 
     /// Every stored version of `typeName`, oldest first.
@@ -105,6 +118,8 @@ extension ContractLibrary {
     func checkInstalled(contextKey: String, contract: AnyContract, state: JSONValue, now: Date) throws {
         guard contract.origin != .swiftType else { return }
         let current = contract.fingerprint
+        // Most of the time every device has the current version: then no context needs a look.
+        guard try !installedFingerprints(of: contract.typeName).subtracting([current]).isEmpty else { return }
         let others = try store.contracts.installedFingerprints(contextKey: contextKey).compactMap { $0 }.filter { $0 != current }
         guard !others.isEmpty else { return }
         let json = state.compactJSON

@@ -37,6 +37,8 @@ public struct AnyContract: Sendable {
     public let origin: Origin
     /// The contract file it was read from (nil: compiled in).
     public internal(set) var file: ContractFile?
+    /// The file's fingerprint, computed once (every put of a loaded type compares it).
+    var fileFingerprint: String?
     let examples: @Sendable () -> (attributes: JSONValue, contentState: JSONValue)
     /// The app type's own decoder, when it is compiled in: the first failure decoding the value at
     /// a key path of a document (``DecodeProbe``); nil for a file, whose schema is its decoder.

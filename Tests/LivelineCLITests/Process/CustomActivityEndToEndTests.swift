@@ -40,6 +40,24 @@ import FoundationNetworking
         return try admin(port, "PUT", "/v1/contexts/\(key)", json: String(decoding: body.compactJSON, as: UTF8.self)).status
     }
 
+    /// The card of the delivery on the dashboard, as `Browser/activity_card.py` reads it in
+    /// headless chromium after signing in with the admin key: its views by name.
+    static func dashboardCard(port: Int) throws -> [String: String] {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: run scripts/install-deps.sh")
+        }
+        let python = root.appendingPathComponent(".venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: run scripts/test-venv.sh")
+        let script = root.appendingPathComponent("Tests/LivelineCLITests/Browser/activity_card.py").path
+        let artifacts = root.appendingPathComponent(".build/test-artifacts/custom-activity").path
+        let run = try ChildProcess.run(
+            python, [script, "http://127.0.0.1:\(port)", CrashRecoveryTests.adminKey, key, artifacts], timeout: 120)
+        let output = String(decoding: run.output, as: UTF8.self)
+        try #require(run.termination == .exited(0), "activity_card.py: \(output) \(String(decoding: run.errors, as: UTF8.self))")
+        let line = try #require(output.split(separator: "\n").last { $0.hasPrefix("{") }, "activity_card.py printed no card: \(output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], "\(line)")
+    }
+
     @Test func aDeliveryFromItsContractFileIsStartedUpdatedPulledAndEndedOnPhonesThatKnowOnlyTheFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-delivery-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -153,6 +171,12 @@ import FoundationNetworking
         let timeline = try Self.admin(port, "GET", "/v1/contexts/\(Self.key)/timeline?limit=500").json?["entries"] as? [[String: Any]] ?? []
         #expect(timeline.filter { $0["kind"] as? String == "revision" }.count >= 31)
         #expect(timeline.contains { $0["kind"] as? String == "delivery" && $0["status"] as? Int == 200 })
+
+        // The dashboard draws the card from the contract file's template, in a browser.
+        let card = try Self.dashboardCard(port: port)
+        let lastStatus = state.objectValue?["status"]?.stringValue ?? "?"
+        #expect(card["lock-screen"]?.contains("🛵 Pizzeria Napoli: \(lastStatus)") == true, "\(card)")
+        #expect(card["expanded"]?.contains("order A-1042") == true, "\(card)")
 
         // The end: every card ends with the final state.
         #expect(try Self.put(port, status: "delivered", courier: "Sam", eta: eta) == 200)

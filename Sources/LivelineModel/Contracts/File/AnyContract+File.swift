@@ -11,11 +11,12 @@ extension AnyContract {
             materialChange: { old, new in file.materialChange(from: old, to: new) },
             card: { attributes, contentState, badge in file.renderedCard(attributes: attributes, contentState: contentState, badge: badge) })
         self.file = file
+        fileFingerprint = file.fingerprint
     }
 
     /// What the phone's decoder depends on, as ``ContractSchema/fingerprint(typeName:)`` gives it:
     /// the SDK registers tokens with the fingerprint of the type the app was built with.
-    public var fingerprint: String { file?.fingerprint ?? schema.fingerprint(typeName: typeName) }
+    public var fingerprint: String { fileFingerprint ?? schema.fingerprint(typeName: typeName) }
 }
 
 extension ContractFile {
