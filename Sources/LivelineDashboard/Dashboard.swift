@@ -88,7 +88,10 @@ public final class Dashboard: Sendable {
 
     /// The navigation: the core pages, then the features'.
     var navigation: [(path: String, title: String)] {
-        [("/dashboard", "Overview"), ("/dashboard/devices", "Devices and tokens"), ("/dashboard/check", "Payload check")]
+        [
+            ("/dashboard", "Overview"), ("/dashboard/devices", "Devices and tokens"), ("/dashboard/contracts", "Contracts"),
+            ("/dashboard/check", "Payload check"),
+        ]
             + configuration.panels.map { ("/dashboard/\($0.slug)", $0.title) }
     }
 
@@ -117,6 +120,9 @@ public final class Dashboard: Sendable {
         router.add(Route(.get, "/dashboard")) { [self] request in try page(request, current: "/dashboard") { now, _ in try overview(now: now) } }
         router.add(Route(.get, "/dashboard/devices")) { [self] request in
             try page(request, current: "/dashboard/devices") { now, _ in try devicesPage(now: now) }
+        }
+        router.add(Route(.get, "/dashboard/contracts")) { [self] request in
+            try page(request, current: "/dashboard/contracts") { now, _ in try contractsPage(now: now) }
         }
         router.add(Self.activityRoute) { [self] request in
             let key = try request.parameter("key")

@@ -8,16 +8,18 @@ import Testing
 /// The dashboard in a real browser: `Browser/dashboard_browser.py` (PyPI selenium driving Debian's
 /// headless chromium through chromium-driver, and axe-core for the accessibility check) against a
 /// real server with three activities, a phone whose pushes the in-process APNs sandbox accepted,
-/// and the demo feed. The script signs in, follows an activity while it changes, tries a wrong
-/// key and a form without its CSRF token, checks every page with axe-core and writes a screenshot
-/// of each page into the artifacts folder (`.build/test-artifacts/dashboard`, or
-/// `$LIVELINE_TEST_ARTIFACTS`). Fails, never skips, without chromium, chromium-driver or the test
-/// virtualenv (`scripts/install-deps.sh`, `scripts/test-venv.sh`).
+/// the demo feed, and an app's own contract in two versions with the phones built with each. The
+/// script signs in, follows an activity while it changes, tries a wrong key and a form without its
+/// CSRF token, counts an app's own contract's devices by version on the contracts page, checks
+/// every page with axe-core and writes a screenshot of each page into the artifacts folder
+/// (`.build/test-artifacts/dashboard`, or `$LIVELINE_TEST_ARTIFACTS`). Fails, never skips, without
+/// chromium, chromium-driver or the test virtualenv (`scripts/install-deps.sh`,
+/// `scripts/test-venv.sh`).
 @Suite struct DashboardBrowserTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let script = root.appendingPathComponent("Tests/LivelineDashboardTests/Browser/dashboard_browser.py")
     /// The screenshots the script writes, one per page.
-    static let screenshots = ["sign-in", "overview", "activity", "devices", "check", "feeds"]
+    static let screenshots = ["sign-in", "overview", "activity", "devices", "contracts", "check", "feeds"]
     static let token = "aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899"
     static let shoppingToken = "5566778899aabbccddeeff00112233445566778899aabbccddeeff0011223344"
 
@@ -81,6 +83,18 @@ import Testing
         #expect(cooking.status == 201, "\(cooking.text)")
         let delivered = try await eventually { try server.app.store.deliveries.lastDeliveredRev(contextKey: "trip:s5") == 2 }
         #expect(delivered, "the sandbox did not accept the trip's rev 2")
+        // An app's own contract in two versions, and the phones of apps built with each (or not
+        // saying): what the contracts page counts.
+        for file in [DeliveryContract.v1, DeliveryContract.v2] {
+            let put = try server.admin("PUT", "/v1/contracts/\(DeliveryContract.typeName)", json: DeliveryContract.text(file))
+            #expect(put.status == 201, "\(put.text)")
+        }
+        for (index, fingerprint) in [
+            (1, DeliveryContract.v1.fingerprint), (2, DeliveryContract.v1.fingerprint), (3, DeliveryContract.v2.fingerprint), (4, nil),
+        ] {
+            let status = try DeliveryContract.registerPhone(index, on: server, bearer: bearer, fingerprint: fingerprint)
+            #expect(status == 200 || status == 201, "phone \(index): \(status)")
+        }
 
         let artifacts = Self.artifacts
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
@@ -93,7 +107,7 @@ import Testing
                 python,
                 [
                     script, "http://127.0.0.1:\(port)", DashboardServer.adminKey, folder, "--trip", "trip:s5", "--listed", "shopping:ext:week",
-                    "--listed", "cooksuggest:ext:tonight",
+                    "--listed", "cooksuggest:ext:tonight", "--contract", DeliveryContract.typeName,
                 ], timeout: 150)
         }
         let output = String(decoding: run.output, as: UTF8.self)

@@ -82,6 +82,21 @@ import Testing
         #expect(try reader.until { $0.contains(#"<a href="/dashboard/activities/trip:77">trip:77</a>"#) } != nil)
     }
 
+    @Test func aNewContractVersionReachesTheOpenContractsPage() throws {
+        let server = try DashboardServer(.live)  // event streams cross the wire only
+        defer { server.stop() }
+        let visitor = DashboardVisitor(server)
+        try visitor.signIn()
+        let path = "/v1/contracts/\(DeliveryContract.typeName)"
+        #expect(try server.admin("PUT", path, json: DeliveryContract.text(DeliveryContract.v1)).status == 201)
+        let reader = try EventReader(port: try server.port, path: "/dashboard/events?page=contracts", cookie: visitor.cookieHeader)
+        let first = try #require(try reader.until { $0.contains("<h1>Contracts</h1>") })
+        #expect(first.contains(DeliveryContract.v1.fingerprint))
+        #expect(!first.contains(DeliveryContract.v2.fingerprint))
+        #expect(try server.admin("PUT", path, json: DeliveryContract.text(DeliveryContract.v2)).status == 201)
+        #expect(try reader.until { $0.contains("<dt>current version</dt><dd>2</dd>") && $0.contains(DeliveryContract.v2.fingerprint) } != nil)
+    }
+
     @Test func aStreamEndsWhenItsSessionSignsOut() throws {
         let server = try DashboardServer(.live)  // event streams cross the wire only
         defer { server.stop() }

@@ -22,13 +22,14 @@ enum DashboardAssets {
         table { border-collapse: collapse; width: 100%; font-size: 14px; }
         caption { text-align: left; color: var(--muted); padding: 2px 0 6px; }
         th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-        th { background: var(--wash); }
+        th { background: var(--wash); } tbody th { background: none; }
         td.num, th.num { text-align: right; } .num { font-variant-numeric: tabular-nums; }
         .empty, .ago, .note { color: var(--muted); }
         .status-ok { color: var(--good); font-weight: 600; } .status-bad { color: var(--bad); font-weight: 600; }
         dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
         dl.facts div { display: contents; } dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; font-weight: 600; }
         dl.facts div.warning dd { color: var(--bad); }
+        dl.facts + table, details > table, details > dl.facts { margin-top: 10px; } details { margin-top: 8px; }
         .big { font-size: 28px; font-weight: 700; }
         .message { padding: 8px 12px; border-radius: 8px; background: var(--warn-bg); border: 1px solid #e0c36b; }
         .message.error { background: #fde8e8; border-color: #e2a3a3; }

@@ -59,11 +59,18 @@ struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringC
 
 /// Small pieces the pages share.
 enum Markup {
-    /// A table with a header row; each row as long as `columns`. `caption` names it for readers.
-    static func table(caption: String, columns: [String], rows: [[HTML]], empty: String) -> HTML {
+    /// A table with a header row; each row as long as `columns`. `caption` names it for readers;
+    /// with `rowHeaders`, each row's first cell is the header of its row (what the row is about).
+    static func table(caption: String, columns: [String], rows: [[HTML]], empty: String, rowHeaders: Bool = false) -> HTML {
         guard !rows.isEmpty else { return "<p class=\"empty\">\(empty)</p>" }
         let head = HTML.join(columns.map { "<th scope=\"col\">\($0)</th>" })
-        let body = HTML.join(rows.map { row in "<tr>\(HTML.join(row.map { "<td>\($0)</td>" }))</tr>" }, separator: "\n")
+        let body = HTML.join(
+            rows.map { row in
+                let cells = row.enumerated().map { index, cell -> HTML in
+                    rowHeaders && index == 0 ? "<th scope=\"row\">\(cell)</th>" : "<td>\(cell)</td>"
+                }
+                return "<tr>\(HTML.join(cells))</tr>"
+            }, separator: "\n")
         return "<table><caption>\(caption)</caption><thead><tr>\(head)</tr></thead><tbody>\n\(body)\n</tbody></table>"
     }
 

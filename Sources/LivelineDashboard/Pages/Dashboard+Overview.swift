@@ -167,6 +167,9 @@ extension Dashboard {
             case "devices":
                 render = { [self] now in try devicesPage(now: now) }
                 every = 10
+            case "contracts":
+                render = { [self] now in try contractsPage(now: now) }
+                every = 10
             case "activity":
                 guard let key = request.query["key"], !key.isEmpty else {
                     throw HTTPError.badRequest("the activity's stream needs ?key=", field: "key")
@@ -177,13 +180,14 @@ extension Dashboard {
             case let slug?:
                 guard let panel = configuration.panels.first(where: { $0.slug == slug }) else {
                     throw HTTPError.badRequest(
-                        "no page '\(slug)' to follow; pages: overview, devices, activity, \(configuration.panels.map(\.slug).joined(separator: ", "))",
+                        "no page '\(slug)' to follow; pages: overview, devices, contracts, activity, \(configuration.panels.map(\.slug).joined(separator: ", "))",
                         field: "page")
                 }
                 render = { [self] now in try panelPage(panel, now: now) }
                 every = 5
             case nil:
-                throw HTTPError.badRequest("which page to follow: ?page=overview, devices, activity&key=… or a feature's page", field: "page")
+                throw HTTPError.badRequest(
+                    "which page to follow: ?page=overview, devices, contracts, activity&key=… or a feature's page", field: "page")
             }
             let stream = EventStream()
             let cookie = FormCoding.cookies(request.headers["cookie"])[DashboardSessions.sessionCookie]

@@ -104,4 +104,9 @@ extension ContractLibrary {
         case .file(let name): "file:" + name
         }
     }
+
+    /// Where a stored version came from (its `origin` column, as ``originText(_:)`` wrote it).
+    public static func origin(of record: ContractVersionRecord) -> AnyContract.Origin {
+        record.origin.hasPrefix("file:") ? .file(String(record.origin.dropFirst(5))) : .api
+    }
 }

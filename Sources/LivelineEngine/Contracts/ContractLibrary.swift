@@ -42,7 +42,7 @@ public final class ContractLibrary: Sendable {
         if let known = parsed.withLock({ $0[key] }) { return known }
         do {
             let file = try ContractFile.parse(Data(record.document.utf8))
-            let contract = AnyContract(file: file, origin: record.origin == "api" ? .api : .file(String(record.origin.dropFirst(5))))
+            let contract = AnyContract(file: file, origin: Self.origin(of: record))
             parsed.withLock { $0[key] = contract }
             return contract
         } catch {

@@ -3,11 +3,12 @@ chromium-driver, with axe-core (the copy shipped in PyPI axe-playwright-python) 
 accessibility check. An independent peer: it knows the dashboard only by its pages and the
 `/v1` API.
 
-    .venv/bin/python dashboard_browser.py BASE_URL ADMIN_KEY ARTIFACTS --trip KEY [--listed KEY]...
+    .venv/bin/python dashboard_browser.py BASE_URL ADMIN_KEY ARTIFACTS --trip KEY [--listed KEY]... [--contract TYPE]...
 
 BASE_URL is the server (http://127.0.0.1:PORT), ADMIN_KEY its admin key, ARTIFACTS the folder the
 screenshots go to; --trip names a TripLiveActivityAttributes context the script opens and changes
-with `PUT /v1/contexts/{key}`, --listed the other activities the overview must list. Prints one
+with `PUT /v1/contexts/{key}`, --listed the other activities the overview must list, --contract the
+contract types whose devices the contracts page must count by version. Prints one
 line per check passed; on the first failure, says what failed on standard error and exits 1.
 Run by DashboardBrowserTests (issue 21).
 """
@@ -165,22 +166,27 @@ class Dashboard:
             file.write(base64.b64decode(shot["data"]))
         ok(f"screenshot {path} ({width}×{height})")
 
-    def axe(self, name, reload_without_stream=False):
+    def axe(self, name, reload_without_stream=False, prepare=None):
         """Runs axe-core on the page; any violation fails with its rule, targets and help. A page
         that follows a stream is loaded again with the stream blocked (axe must not read a main
-        part that a live update replaces under it)."""
+        part that a live update replaces under it); `prepare`, a script, runs on it before axe
+        (to open what is closed)."""
         if reload_without_stream:
             self.driver.execute_cdp_cmd("Network.enable", {})
             self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/dashboard/events*"]})
             try:
                 self.driver.refresh()
                 self.wait(lambda d: d.execute_script("return document.readyState") == "complete", f"{name}: reload")
+                if prepare:
+                    self.driver.execute_script(prepare)
                 result = self.run_axe()
                 check(not self.driver.find_element(By.ID, "live").get_attribute("data-updated"),
                       f"{name}: a live update arrived although its stream was blocked")
             finally:
                 self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         else:
+            if prepare:
+                self.driver.execute_script(prepare)
             result = self.run_axe()
         check("error" not in result, f"axe-core failed on {name}: {result.get('error')}")
         self.rules.update(result["ran"])
@@ -345,7 +351,42 @@ def activity_checks(page, key):
     page.axe("the page of a refused form")
 
 
-def other_pages(page):
+def contracts_checks(page, types):
+    """The contracts page lists every contract `GET /v1/contracts` names, with its fingerprint;
+    for each of `types`, each version installed on devices (`GET /v1/contracts/{type}`) shows
+    their count, and devices whose app did not say count as "version not told"."""
+    page.open("/dashboard/contracts")
+    page.wait(lambda d: page.heading() == "Contracts", "the contracts page")
+    status, listed = page.api("GET", "/v1/contracts")
+    check(status == 200, f"GET /v1/contracts answered {status}: {listed}")
+    for entry in listed["contracts"]:
+        section = f"//section[h2[normalize-space()='{entry['type']}']]"
+        page.wait(lambda d: d.find_elements(By.XPATH, f"{section}//dd/code[text()='{entry['fingerprint']}']"),
+                  f"the contracts page shows {entry['type']} with its fingerprint {entry['fingerprint']}")
+    ok(f"the contracts page lists the {len(listed['contracts'])} contracts of GET /v1/contracts with their fingerprints")
+    for name in types:
+        status, described = page.api("GET", "/v1/contracts/" + name)
+        check(status == 200, f"GET /v1/contracts/{name} answered {status}: {described}")
+        check(described["installed"], f"no device has {name}: the test registers some")
+        for installed in described["installed"]:
+            label = "version not told" if installed["version"] is None else str(installed["version"])
+            cell = f"//section[h2[normalize-space()='{name}']]//tbody/tr[th[normalize-space()='{label}']]/td[last()]"
+            page.wait(lambda d: [c for c in d.find_elements(By.XPATH, cell) if c.text == str(installed["devices"])],
+                      f"the contracts page shows {installed['devices']} device(s) for {name} {label}")
+        counts = ", ".join(f"{i['devices']} × {'not told' if i['version'] is None else 'version ' + str(i['version'])}"
+                           for i in described["installed"])
+        ok(f"the contracts page shows the devices of {name} by version: {counts}")
+    page.wait_live("the contracts page")
+    page.click(f"//summary[normalize-space()='Keys of {types[0]}']" if types else "//summary", "the keys of a contract")
+    page.wait(lambda d: d.find_elements(By.XPATH, "//details[@open]//caption[normalize-space()='Content state (sent with every event)']"),
+              "the keys open")
+    ok("the contracts page opens a contract's keys")
+    page.screenshot("contracts")
+    page.axe("the contracts page with every contract's keys open", reload_without_stream=True,
+             prepare="document.querySelectorAll('details').forEach(d => d.open = true);")
+
+
+def other_pages(page, contracts):
     page.open("/dashboard/devices")
     page.wait(lambda d: page.heading() == "Devices and tokens", "the devices page")
     page.wait(lambda d: d.find_elements(By.XPATH, "//td/code[contains(text(), '…')]"), "the devices page lists the tokens by prefix")
@@ -353,6 +394,8 @@ def other_pages(page):
     ok("the devices page lists the registered tokens by prefix")
     page.screenshot("devices")
     page.axe("the devices page", reload_without_stream=True)
+
+    contracts_checks(page, contracts)
 
     page.open("/dashboard/check")
     page.wait(lambda d: page.heading() == "Payload check", "the payload check page")
@@ -385,6 +428,7 @@ def main():
     parser.add_argument("artifacts")
     parser.add_argument("--trip", required=True)
     parser.add_argument("--listed", action="append", default=[])
+    parser.add_argument("--contract", action="append", default=[])
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     arguments = parser.parse_args()
@@ -402,7 +446,7 @@ def main():
         sign_in_checks(page)
         overview_checks(page, [arguments.trip] + arguments.listed)
         activity_checks(page, arguments.trip)
-        other_pages(page)
+        other_pages(page, arguments.contract)
         ok(f"axe-core applied {len(page.rules)} rules ({'+'.join(AXE_TAGS)}, {', '.join(AXE_HEADING_RULES)}) to the pages: "
            + ", ".join(sorted(page.rules)))
     except Failure as failure:
