@@ -26,7 +26,8 @@ enum ContractsCommand: CLICommand {
                     aps rules (start needs attributes-type, attributes and an alert with a title, …).
             diff    compares two contract files (an app's exported type before and after a change)
                     as the server does before it takes a new version: which changes would make an
-                    app built with OLD drop pushes. Exit 1 when one would, 0 when NEW is compatible.
+                    app built with OLD drop pushes. Exit 1 when one would, or when NEW's version is
+                    lower, or the same with another shape (the server refuses both); else 0.
 
             Options of check:
               --type TYPE     the contract to check against; may be left out when the file is a
@@ -115,7 +116,9 @@ enum ContractsCommand: CLICommand {
         }
         context.print(ContractCompatibility.report(from: before.schema, to: after.schema, oldVersion: before.version, newVersion: after.version))
         let breaking = ContractCompatibility.changes(from: before.schema, to: after.schema).contains(where: \.isBreaking)
-        return breaking ? 1 : 0
+        // The server refuses a lower version, and another shape under the same number, too.
+        let renumbered = after.version < before.version || (after.version == before.version && after.fingerprint != before.fingerprint)
+        return breaking || renumbered ? 1 : 0
     }
 
     /// The contract of `registry` named `name`; an unknown name is a usage error listing the known ones.

@@ -81,8 +81,13 @@ extension ContractLibrary {
             guard let version else { continue }
             devices[version.version, default: (version, 0)].1 += installed.devices
         }
-        return devices.values.sorted { $0.0.version < $1.0.version }.compactMap { version, count in
-            guard let old = contract(of: version) else { return nil }
+        return devices.values.sorted { $0.0.version < $1.0.version }.map { version, count in
+            guard let old = contract(of: version) else {
+                // An installed version that cannot be read cannot be compared: taken only when forced.
+                let unread = ContractChange(
+                    .typeChanged, at: "", isBreaking: true, "stored version \(version.version) no longer reads here, so it cannot be compared")
+                return InstalledChanges(version: version, devices: count, changes: [unread])
+            }
             return InstalledChanges(version: version, devices: count, changes: ContractCompatibility.changes(from: old.schema, to: file.schema))
         }
     }

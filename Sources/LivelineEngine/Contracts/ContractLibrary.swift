@@ -15,52 +15,50 @@ public final class ContractLibrary: Sendable {
     let registry: ContractRegistry
     let clock: @Sendable () -> Date
     let logger: Logger
-    /// Parsed versions by fingerprint (a stored version never changes shape).
-    private let parsed = Mutex<[String: AnyContract]>([:])
-    /// The fingerprints installed per type, as of a count of the token registry's changes.
-    private let installedByType = Mutex<[String: (changes: UInt64, fingerprints: Set<String>)]>([:])
+    /// Stored versions by type and version, parsed (a stored version never changes), or nil for
+    /// one that no longer parses (told once).
+    private let parsed = Mutex<[String: AnyContract?]>([:])
 
     init(store: Store, registry: ContractRegistry, clock: @escaping @Sendable () -> Date, logger: Logger) {
         self.store = store
         self.registry = registry
         self.clock = clock
         self.logger = logger
-        registry.loaded.setSource { [self] in try? currentContracts() }
+        registry.loaded.setSource { [weak self] in try? self?.currentContracts() }
         // Another instance sharing the database may have added a contract or a version. (The
         // catalog only: a handler holding the store would keep the database open for good.)
         store.database.onChangesElsewhere { [loaded = registry.loaded] in loaded.markStale() }
     }
 
-    /// The latest stored version of each type, parsed.
+    /// The latest stored version of each type that parses, parsed: the list of latest version
+    /// numbers is read (small), and a version's document only when it was not read before.
     func currentContracts() throws -> [AnyContract] {
-        try store.contracts.current().compactMap(contract(of:))
+        try store.contracts.latestVersions().sorted { $0.key < $1.key }.compactMap { type, latest in
+            if let known = parsed.withLock({ $0[Self.key(type, latest)] }), let known { return known }
+            // The latest does not parse (a newer Liveline wrote it, say): the newest one that does.
+            for record in try store.contracts.versions(of: type).reversed() {
+                if let contract = contract(of: record) { return contract }
+            }
+            return nil
+        }
     }
 
-    /// The stored `record`, parsed (nil, logged, when it no longer parses: a newer Liveline wrote it).
+    /// The stored `record`, parsed; nil, told once in the log, when it no longer parses.
     func contract(of record: ContractVersionRecord) -> AnyContract? {
-        let key = record.typeName + "@" + record.fingerprint
+        let key = Self.key(record.typeName, record.version)
         if let known = parsed.withLock({ $0[key] }) { return known }
         do {
-            let file = try ContractFile.parse(Data(record.document.utf8))
-            let contract = AnyContract(file: file, origin: Self.origin(of: record))
+            let contract = AnyContract(file: try ContractFile.parse(Data(record.document.utf8)), origin: Self.origin(of: record))
             parsed.withLock { $0[key] = contract }
             return contract
         } catch {
+            parsed.withLock { $0[key] = .some(nil) }
             logger.record(EngineEvent(.error, .contractRefused, message: "stored version \(record.version) of \(record.typeName): \(error)"))
             return nil
         }
     }
 
-    /// The fingerprints the devices with tokens of `typeName` said, read again only after the token
-    /// registry changed (its count is read before the registry, so a change committing meanwhile
-    /// makes the next call read again).
-    func installedFingerprints(of typeName: String) throws -> Set<String> {
-        let changes = store.tokens.changes.value
-        if let cached = installedByType.withLock({ $0[typeName] }), cached.changes == changes { return cached.fingerprints }
-        let fingerprints = Set(try store.contracts.installed(typeName).compactMap(\.fingerprint))
-        installedByType.withLock { $0[typeName] = (changes, fingerprints) }
-        return fingerprints
-    }
+    static func key(_ type: String, _ version: Int) -> String { type + "@" + String(version) }
 
     /// Every stored version of `typeName`, oldest first.
     public func versions(of typeName: String) throws -> [ContractVersionRecord] {
@@ -78,28 +76,14 @@ public final class ContractLibrary: Sendable {
     }
 }
 
-/// What storing a contract version did.
-public struct ContractPutResult: Sendable {
-    public var typeName: String
-    public var version: Int
-    public var fingerprint: String
-    /// False when that version was stored already with this shape.
-    public var created: Bool
-    /// The compatibility report against the versions installed (breaking changes only when forced).
-    public var changes: [ContractChange]
-}
-
 extension ContractLibrary {
-    /// Refuses a token registered with a `fingerprint` that is no version of `typeName`: the app
-    /// says it was built with a shape of the type this server never had (``EngineError/Code/payloadRefused``).
+    /// Refuses a token registered with a `fingerprint` that is no stored version of the loaded type
+    /// `typeName`: the app says it was built with a shape of the type this server never had
+    /// (``EngineError/Code/payloadRefused``).
     func requireVersion(of typeName: String, fingerprint: String, in transaction: any SQLTransaction) throws {
-        if registry.isBuiltIn(typeName), let contract = registry.contract(named: typeName) {
-            guard contract.fingerprint != fingerprint else { return }
-            throw EngineError(
-                .payloadRefused,
-                "contract_fingerprint '\(fingerprint)' is not \(typeName) as this server has it (fingerprint \(contract.fingerprint)): the app was built with another shape of the type",
-                field: "contract_fingerprint")
-        }
+        // A compiled-in type has the one version this server was built with; an app built with an
+        // older shape of it keeps its tokens (the dashboard counts it as an unknown version).
+        if registry.isBuiltIn(typeName) { return }
         let versions = try store.contracts.versions(of: typeName, in: transaction)
         guard !versions.contains(where: { $0.fingerprint == fingerprint }) else { return }
         let known = versions.map { "version \($0.version) (\($0.fingerprint))" }.joined(separator: ", ")
@@ -118,8 +102,6 @@ extension ContractLibrary {
     func checkInstalled(contextKey: String, contract: AnyContract, state: JSONValue, now: Date) throws {
         guard contract.origin != .swiftType else { return }
         let current = contract.fingerprint
-        // Most of the time every device has the current version: then no context needs a look.
-        guard try !installedFingerprints(of: contract.typeName).subtracting([current]).isEmpty else { return }
         let others = try store.contracts.installedFingerprints(contextKey: contextKey).compactMap { $0 }.filter { $0 != current }
         guard !others.isEmpty else { return }
         let json = state.compactJSON

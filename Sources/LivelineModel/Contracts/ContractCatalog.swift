@@ -1,71 +1,85 @@
+import Dispatch
 import Foundation
 
 /// The contracts a server loads at run time (a folder, the API), by name, shared by every copy
 /// of a ``ContractRegistry``.
 ///
-/// When a name is missed it asks its source again (another instance may have added the contract
-/// to the shared database a moment ago), so a type added anywhere is known at once.
+/// Contracts are never removed and their versions only go up, so what the catalog holds only
+/// moves forward: a read of the source, or an ``add(_:)``, replaces a contract only with a newer
+/// version of it (a read that began before a newer version was added cannot take it back). A
+/// missed name reads the source at once (another instance may have added the type a moment ago);
+/// ``markStale()`` reads it again in the background, so a lookup never waits for it.
 public final class ContractCatalog: @unchecked Sendable {
     private let lock = NSLock()
     private var byName: [String: AnyContract] = [:]
     private var source: (@Sendable () -> [AnyContract]?)?
     private var changes = 0
-    /// Another instance may have added a contract or a version since the last read.
-    private var stale = false
+    /// A background read is queued and has not begun.
+    private var readQueued = false
+    private let queue = DispatchQueue(label: "liveline.contract-catalog")
 
     public init(_ contracts: [AnyContract] = []) {
-        byName = Dictionary(contracts.map { ($0.typeName, $0) }, uniquingKeysWith: { _, last in last })
+        contracts.forEach(hold)
     }
 
-    /// The loaded contracts, by name (read again first after ``markStale()``).
+    /// The loaded contracts, by name.
     public var contracts: [AnyContract] {
-        if lock.withLock({ stale && source != nil }) { refresh() }
-        return lock.withLock { byName.values.sorted { $0.typeName < $1.typeName } }
+        lock.withLock { byName.values.sorted { $0.typeName < $1.typeName } }
     }
 
-    /// Goes up whenever a contract or version comes or goes (what is made from the list, such as
+    /// Goes up whenever a contract or a newer version comes (what is made from the list, such as
     /// `/openapi.json`, is made again).
     public var generation: Int { lock.withLock { changes } }
 
-    /// The contract named `name`; on a miss, or after ``markStale()``, the source is read again first.
+    /// The contract named `name`; on a miss the source is read first.
     public func contract(named name: String) -> AnyContract? {
-        let (found, readAgain) = lock.withLock { (byName[name], source != nil && stale) }
-        if let found, !readAgain { return found }
-        guard lock.withLock({ source }) != nil else { return found }
+        let (found, readable) = lock.withLock { (byName[name], source != nil) }
+        guard found == nil, readable else { return found }
         refresh()
         return lock.withLock { byName[name] }
     }
 
-    /// Says that the source may have changed (another instance wrote to the shared database): the
-    /// next lookup reads it again.
+    /// Says that the source may hold newer contracts (another instance wrote to the shared
+    /// database): it is read again in the background, once however often this is called meanwhile.
     public func markStale() {
-        lock.withLock { stale = true }
+        let queueRead = lock.withLock { () -> Bool in
+            guard source != nil, !readQueued else { return false }
+            readQueued = true
+            return true
+        }
+        guard queueRead else { return }
+        queue.async { [weak self] in
+            guard let self else { return }
+            lock.withLock { readQueued = false }
+            refresh()
+        }
     }
 
-    /// Sets where the contracts come from (nil: it could not be read; the ones held stay) and
-    /// reads it.
+    /// Sets where the contracts come from (it returns nil when it could not be read: the ones held
+    /// stay) and reads it.
     public func setSource(_ source: @escaping @Sendable () -> [AnyContract]?) {
         lock.withLock { self.source = source }
         refresh()
     }
 
-    /// Reads the source again: its contracts replace the ones held.
+    /// Reads the source now; what it has newer than the contracts held is taken.
     public func refresh() {
-        guard let source = lock.withLock({ source }) else { return }
-        lock.withLock { stale = false }
-        guard let fresh = source() else { return }
-        let next = Dictionary(fresh.map { ($0.typeName, $0) }, uniquingKeysWith: { _, last in last })
-        lock.withLock {
-            if next.mapValues(\.version) != byName.mapValues(\.version) { changes += 1 }
-            byName = next
-        }
+        guard let source = lock.withLock({ source }), let fresh = source() else { return }
+        lock.withLock { fresh.forEach(holdLocked) }
     }
 
-    /// Holds `contract` (replacing one of its name) until the next refresh.
+    /// Takes `contract` when it is newer than the one held of its name (or there is none).
     public func add(_ contract: AnyContract) {
-        lock.withLock {
-            if byName[contract.typeName]?.version != contract.version { changes += 1 }
-            byName[contract.typeName] = contract
-        }
+        hold(contract)
+    }
+
+    private func hold(_ contract: AnyContract) {
+        lock.withLock { holdLocked(contract) }
+    }
+
+    private func holdLocked(_ contract: AnyContract) {
+        guard (byName[contract.typeName]?.version ?? 0) < contract.version else { return }
+        byName[contract.typeName] = contract
+        changes += 1
     }
 }

@@ -25,8 +25,8 @@ extension ServerConfiguration {
             Setting(
                 "LIVELINE_CONTRACTS_DIR", default: "none", values: "a folder of contract files (*.json)",
                 meaning:
-                    "an app's own Live Activity contracts, loaded at start beside the built-in ones; a bad file is logged and skipped "
-                    + "(docs/contracts.md, \"Bring your own Live Activity\")"),
+                    "an app's own Live Activity contracts, loaded at start beside the built-in ones; a bad file is logged and skipped, "
+                    + "a folder that cannot be read stops the start (docs/contracts.md, \"Bring your own Live Activity\")"),
             emptyIsUnset: true
         ) { config, path, _ in config.contractsDirectory = URL(fileURLWithPath: path) },
         .wholeNumber(

@@ -174,7 +174,9 @@ enum APIDocumentation {
         "ContractFile": Schema.examples(
             object(
                 [
-                    "format": ["type": "string", "enum": [.string(ContractFile.format)]], "type": string, "version": integer, "fingerprint": string,
+                    "format": ["type": "string", "enum": [.string(ContractFile.format)]], "type": string,
+                    "version": ["type": "integer", "minimum": 1, "maximum": .int(ContractFile.maximumVersion)],
+                    "fingerprint": string,
                     "attributes": ["type": "array", "items": ref("ContractField")], "contentState": ["type": "array", "items": ref("ContractField")],
                     "types": [
                         "type": "object",

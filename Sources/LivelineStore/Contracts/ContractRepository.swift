@@ -12,16 +12,14 @@ public struct ContractRepository: Sendable {
         self.database = database
     }
 
-    /// The latest version of each type, by type name.
-    public func current() throws -> [ContractVersionRecord] {
+    /// The latest version number of each type (a small read: no documents).
+    public func latestVersions() throws -> [String: Int] {
         try database.read { transaction in
-            try transaction.query(
-                """
-                SELECT \(ContractVersionRecord.columns) FROM contract_versions AS v
-                WHERE version = (SELECT MAX(version) FROM contract_versions AS w WHERE w.type_name = v.type_name)
-                ORDER BY type_name
-                """
-            ).map(ContractVersionRecord.init(row:))
+            var latest: [String: Int] = [:]
+            for row in try transaction.query("SELECT type_name, MAX(version) AS version FROM contract_versions GROUP BY type_name") {
+                latest[try row.string("type_name")] = try row.int("version")
+            }
+            return latest
         }
     }
 

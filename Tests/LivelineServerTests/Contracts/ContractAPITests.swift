@@ -175,9 +175,11 @@ extension ContractAPITests {
         var file = DeliveryContract.file()
         file.lifecycle = ContractLifecycle(staleAfter: 120, dismissAfter: 60, priorityBudget: 2, materialKeys: ["status"])
         #expect(try setup.admin("PUT", "/v1/contracts/DeliveryActivityAttributes", json: DeliveryContract.text(file)).status == 201)
-        #expect(try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state("preparing"))).status == 201)
+        // The phone follows the key before the context exists: the first push is the creation's.
         let phone = try Self.phone(setup, 5, key: "delivery:3", fingerprint: file.fingerprint)
         #expect(phone.status == 200, "\(phone.text)")
+        #expect(try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state("preparing"))).status == 201)
+        #expect(await eventually { setup.contentStates(phone.token).last?["status"] as? String == "preparing" })
         // Three material changes (the status), then one of a key that is not material.
         for status in ["pickedUp", "nearby", "delivered"] {
             #expect(try setup.admin("PUT", "/v1/contexts/delivery:3", json: DeliveryContract.put(DeliveryContract.state(status))).status == 200)
@@ -188,7 +190,7 @@ extension ContractAPITests {
                 .status == 200)
         #expect(await eventually(timeout: 40) { setup.contentStates(phone.token).last?["courierName"] as? String == "Kim" })
         let priorities = setup.sandbox.accepted(token: phone.token).map(\.priority)
-        // The registration's catch-up and `pickedUp` spend the budget of 2; the rest go at 5.
+        // The creation and `pickedUp` spend the budget of 2; the rest go at 5.
         #expect(priorities == [10, 10, 5, 5, 5], "\(priorities)")
         let notes = try setup.admin("GET", "/v1/contexts/delivery:3/timeline?limit=100").text
         #expect(notes.contains("quiet"), "the courier alone is a quiet change")

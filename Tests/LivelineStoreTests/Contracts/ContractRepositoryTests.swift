@@ -17,7 +17,7 @@ struct ContractRepositoryTests {
             for (type, version, fingerprint) in [("B", 1, "b1"), ("A", 1, "a1"), ("A", 2, "a2"), ("A", 3, "a3")] {
                 try store.contracts.withVersionsLocked(of: type) { try store.contracts.insert(record(type, version, fingerprint), in: $0) }
             }
-            #expect(try store.contracts.current().map { "\($0.typeName)\($0.version)" } == ["A3", "B1"])
+            #expect(try store.contracts.latestVersions() == ["A": 3, "B": 1])
             #expect(try store.contracts.versions(of: "A").map(\.fingerprint) == ["a1", "a2", "a3"])
             #expect(try store.contracts.version(of: "A", fingerprint: "a2")?.document == #"{"v":2}"#)
             #expect(try store.contracts.version(of: "B", fingerprint: "a2") == nil)

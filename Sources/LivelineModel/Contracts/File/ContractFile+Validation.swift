@@ -16,8 +16,10 @@ extension ContractFile {
                 .invalidName, at: "type",
                 "'\(typeName)' is not a Swift identifier; expected the name of the app's ActivityAttributes type, e.g. DeliveryActivityAttributes")
         }
-        guard version >= 1 else {
-            throw ContractFileError(.invalidVersion, at: "version", "is \(version); expected 1 or more (a contract's first version is 1)")
+        guard (1...Self.maximumVersion).contains(version) else {
+            throw ContractFileError(
+                .invalidVersion, at: "version",
+                "is \(version); expected 1 to \(Self.maximumVersion) (a contract's first version is 1; the server stores it in 32 bits)")
         }
         try checkFields(schema.attributes, at: "attributes")
         try checkFields(schema.contentState, at: "contentState")

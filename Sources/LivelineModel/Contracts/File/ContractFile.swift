@@ -12,6 +12,8 @@ public struct ContractFile: Sendable, Hashable {
     public static let format = "liveline-contract/1"
     /// The largest file accepted, in bytes (256 KiB); a larger one is refused before it is parsed.
     public static let maximumSize = 262_144
+    /// The highest version a file may have (a server stores it in a 32-bit column).
+    public static let maximumVersion = Int(Int32.max)
 
     /// The Swift type name, sent as `attributes-type`.
     public var typeName: String
