@@ -10,7 +10,7 @@
 # The harnesses are no SwiftPM target: `swift build` and the product never see them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="payload-check api-decoding router gtfs-csv gtfs-realtime web-push-subscription"
+TARGETS="payload-check api-decoding router gtfs-csv gtfs-realtime web-push-subscription contract-file"
 if [ $# -ne 2 ]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS   (targets: $TARGETS)" >&2
   exit 2
@@ -72,6 +72,8 @@ case $target in
     models
     build=(-module-name APIDecodingFuzz "${models[@]}") ;;
   web-push-subscription) harness=WebPushSubscription maxlen=2048
+    build=(-module-name LivelineModel $(find Sources/LivelineModel -name '*.swift' | sort)) ;;
+  contract-file) harness=ContractFile maxlen=8192
     build=(-module-name LivelineModel $(find Sources/LivelineModel -name '*.swift' | sort)) ;;
   router) harness=Router maxlen=512
     models
