@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// The contracts a server loads at run time (a folder, the API), by name, shared by every copy

@@ -102,13 +102,15 @@ import Testing
         #expect(builtIn?.description == "types.Date: 'Date' is a built-in type; give the type another name")
     }
 
-    @Test func aVersionBelowOneIsRefused() {
+    @Test func aVersionBelowOneOrOver32BitsIsRefused() {
         let error = Self.error {
             $0["version"] = 0
             $0["contentState"] = Self.contentState(1, ["key": "eta", "type": "Date", "optional": true])
         }
         #expect(error?.code == .invalidVersion)
-        #expect(error?.description == "version: is 0; expected 1 or more (a contract's first version is 1)")
+        #expect(error?.description == "version: is 0; expected 1 to 2147483647 (a contract's first version is 1; the server stores it in 32 bits)")
+        let large = Self.error { $0["version"] = 2_147_483_648 }
+        #expect(large?.code == .invalidVersion && large?.field == "version", "\(String(describing: large))")
     }
 
     @Test func anUnknownTypeIsRefusedWithTheOneMeant() {
