@@ -94,5 +94,5 @@ for backend in sqlite postgres; do
   done
 done
 LIVELINE_LOG_SCAN=1 swift test --skip-build --filter SuiteLogScanTests
-# Every fuzz target for 30 s (scripts/fuzz.sh; about 7 minutes with the builds): a finding fails CI.
+# Every fuzz target for 30 s (scripts/fuzz.sh; about 5 minutes with the builds): a finding fails CI.
 scripts/fuzz.sh all 30

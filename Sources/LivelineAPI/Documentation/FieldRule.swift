@@ -34,7 +34,7 @@ public struct FieldRule: Sendable {
     public var example: String?
 
     public init(_ name: String, _ kind: Kind, about: String = "", required: Bool = false, component: String? = nil) {
-        if case .text(_, let characters, let nonBlank, let format?) = kind {
+        if case .text(_, let characters, let nonBlank, _?) = kind {
             precondition(characters == nil && !nonBlank, "\(name): a format's pattern is the whole rule (the document prints only it)")
         }
         self.name = name

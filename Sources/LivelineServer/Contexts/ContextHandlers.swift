@@ -22,7 +22,7 @@ struct ContextHandlers: Sendable {
             if let priority = body.priority, priority != 5 && priority != 10 {
                 throw HTTPError.badRequest("priority must be 10 (at once) or 5 (when the phone sees fit), not \(priority)", field: "priority")
             }
-            try body.relevanceScore.map { try ContextFields.relevanceScore.number($0) }
+            if let score = body.relevanceScore { try ContextFields.relevanceScore.number(score) }
             let result = try engine.putContext(key: key, body)
             // `PutContextResponse`, written in one pass (the API's encoder costs more than the
             // rest of the answer on this, the busiest write path): the same sorted keys.

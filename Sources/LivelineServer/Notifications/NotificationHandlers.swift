@@ -81,12 +81,12 @@ struct NotificationHandlers: Sendable {
     static func check(_ body: NotifyRequest) throws {
         try CommonFields.userID.integer(body.userId)
         try NotificationFields.title.text(body.title)
-        try body.body.map { try NotificationFields.body.text($0) }
+        if let text = body.body { try NotificationFields.body.text(text) }
         try NotificationFields.dedupeKey.text(body.dedupeKey)
-        try body.link.map { try NotificationFields.link.text($0) }
-        try body.icon.map { try NotificationFields.icon.text($0) }
-        try body.ttl.map { try NotificationFields.ttl.integer($0) }
-        try body.urgency.map { try NotificationFields.urgency.text($0) }
-        try body.topic.map { try NotificationFields.topic.text($0) }
+        if let link = body.link { try NotificationFields.link.text(link) }
+        if let icon = body.icon { try NotificationFields.icon.text(icon) }
+        if let ttl = body.ttl { try NotificationFields.ttl.integer(ttl) }
+        if let urgency = body.urgency { try NotificationFields.urgency.text(urgency) }
+        if let topic = body.topic { try NotificationFields.topic.text(topic) }
     }
 }
