@@ -322,7 +322,8 @@ let package = Package(
                 "LivelineDashboard", "LivelineServer", "Liveline", "LivelineModel", "LivelineStore", "LivelineTestSupport", "LivelineSandbox",
                 "LivelineCards", "LivelineTesting",
             ],
-            exclude: ["Browser/dashboard_browser.py", "Browser/demo_overview.py"],
+            // The browser scripts (Python, with the module they share and what Python caches of it).
+            exclude: ["Browser"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -331,6 +332,6 @@ let package = Package(
                 "LivelineCookSuggestModel", "LivelineShoppingModel", "LivelineTransitModel",
                 "LivelineCLI", "LivelineTestSupport", "LivelineStore", "LivelineCrypto", "LivelineSandbox", "LivelineDevices", "liveline",
                 "LivelineTransit", "Liveline", "LivelineAPI", "LivelineModel", "LivelineDemo", "LivelineApps",
-            ], exclude: ["Browser/activity_card.py"], swiftSettings: swiftSettings),
+            ], swiftSettings: swiftSettings),
     ]
 )

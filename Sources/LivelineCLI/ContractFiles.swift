@@ -14,24 +14,23 @@ struct ContractFiles {
     /// of a contract in `builtIn`, is skipped with its reason.
     init(folder: String?, builtIn: Set<String>) {
         guard let folder, !folder.isEmpty else { return }
-        let names: [String]
+        let entries: [ContractFile.FolderEntry]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
+            entries = try ContractFile.read(folder: URL(fileURLWithPath: folder))
         } catch {
-            skipped.append((folder, "cannot read the folder: \((error as NSError).localizedDescription)"))
+            skipped.append((folder, error.message))
             return
         }
         var latest: [String: AnyContract] = [:]
-        for name in names {
-            do {
-                let file = try ContractFile.parse(Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name)))
-                guard !builtIn.contains(file.typeName) else {
-                    skipped.append((name, "'\(file.typeName)' is a contract compiled in; a contract file takes another name"))
-                    continue
-                }
-                if (latest[file.typeName]?.version ?? 0) < file.version { latest[file.typeName] = AnyContract(file: file, origin: .file(name)) }
-            } catch {
-                skipped.append((name, "\(error)"))
+        for entry in entries {
+            switch entry.file {
+            case .failure(let error):
+                skipped.append((entry.name, "\(error)"))
+            case .success(let file) where builtIn.contains(file.typeName):
+                skipped.append((entry.name, "'\(file.typeName)' is a contract compiled in; a contract file takes another name"))
+            case .success(let file):
+                // In version order: the last of a type is its latest.
+                latest[file.typeName] = AnyContract(file: file, origin: .file(entry.name))
             }
         }
         contracts = latest.values.sorted { $0.typeName < $1.typeName }

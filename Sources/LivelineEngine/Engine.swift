@@ -41,7 +41,9 @@ public final class Engine: Sendable {
         webPush: WebPushTransport? = nil, logger: Logger = .discarding
     ) {
         var configuration = configuration
-        configuration.contractLifecycle = { type in registry.contract(named: type)?.file?.lifecycle }
+        // Asked per token of a fan-out: a compiled-in type (no file, no lifecycle) is answered
+        // without a lookup.
+        configuration.contractLifecycle = { type in registry.isBuiltIn(type) ? nil : registry.loaded.contract(named: type)?.file?.lifecycle }
         let others = otherSenders.filter { $0.key != configuration.environment }
         configuration.otherEnvironments = others.keys.sorted { $0.rawValue < $1.rawValue }
         self.store = store

@@ -16,28 +16,19 @@ extension ContractLibrary {
     /// be read.
     @discardableResult
     public func loadFolder(_ folder: URL) throws -> FolderReport {
-        let names: [String]
+        let entries: [ContractFile.FolderEntry]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+            entries = try ContractFile.read(folder: folder)
         } catch {
-            throw EngineError("cannot read the contracts folder \(folder.path): \((error as NSError).localizedDescription)")
+            throw EngineError(error.message)
         }
         var report = FolderReport()
-        var files: [(name: String, file: ContractFile)] = []
-        for name in names {
+        for entry in entries {
             do {
-                let data = try Data(contentsOf: folder.appendingPathComponent(name))
-                files.append((name, try ContractFile.parse(data)))
+                try put(entry.file.get(), origin: .file(entry.name))
+                report.loaded.append(entry.name)
             } catch {
-                refuse(name, because: "\(error)", into: &report)
-            }
-        }
-        for (name, file) in files.sorted(by: { ($0.file.typeName, $0.file.version) < ($1.file.typeName, $1.file.version) }) {
-            do {
-                try put(file, origin: .file(name))
-                report.loaded.append(name)
-            } catch {
-                refuse(name, because: "\(error)", into: &report)
+                refuse(entry.name, because: "\(error)", into: &report)
             }
         }
         return report

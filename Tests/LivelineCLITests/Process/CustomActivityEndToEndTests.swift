@@ -40,7 +40,7 @@ import FoundationNetworking
         return try admin(port, "PUT", "/v1/contexts/\(key)", json: String(decoding: body.compactJSON, as: UTF8.self)).status
     }
 
-    /// The card of the delivery on the dashboard, as `Browser/activity_card.py` reads it in
+    /// The card of the delivery on the dashboard, as `Tests/LivelineDashboardTests/Browser/activity_card.py` reads it in
     /// headless chromium after signing in with the admin key: its views by name.
     static func dashboardCard(port: Int) throws -> [String: String] {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
@@ -48,7 +48,7 @@ import FoundationNetworking
         }
         let python = root.appendingPathComponent(".venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: run scripts/test-venv.sh")
-        let script = root.appendingPathComponent("Tests/LivelineCLITests/Browser/activity_card.py").path
+        let script = root.appendingPathComponent("Tests/LivelineDashboardTests/Browser/activity_card.py").path
         let artifacts = root.appendingPathComponent(".build/test-artifacts/custom-activity").path
         let run = try ChildProcess.run(
             python, [script, "http://127.0.0.1:\(port)", CrashRecoveryTests.adminKey, key, artifacts], timeout: 120)

@@ -17,21 +17,16 @@ import base64
 import importlib.util
 import json
 import os
-import shutil
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-try:
-    from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
-except ImportError as error:
-    sys.exit(f"FAIL: selenium is not in the virtualenv ({error}): run scripts/test-venv.sh")
+import chromium
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # What the dashboard's pages say (Sources/LivelineDashboard).
 SESSION_COOKIE = "liveline_session"
@@ -60,23 +55,12 @@ def check(condition, text):
 
 
 class Dashboard:
-    def __init__(self, base, key, artifacts, chromium, chromedriver):
+    def __init__(self, base, key, artifacts, arguments):
         self.base = base.rstrip("/")
         self.key = key
         self.artifacts = artifacts
         self.rules = set()
-        options = webdriver.ChromeOptions()
-        options.binary_location = chromium
-        for argument in [
-            "--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900", "--hide-scrollbars", "--lang=en-US",
-        ]:
-            options.add_argument(argument)
-        if os.geteuid() == 0:
-            options.add_argument("--no-sandbox")  # chromium refuses to run as root with its sandbox
-        service = Service(
-            executable_path=chromedriver, service_args=["--log-level=WARNING"], log_output=os.path.join(artifacts, "chromedriver.log")
-        )
-        self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver = chromium.start(arguments, artifacts, "chromedriver.log", extra=["--hide-scrollbars"])
         self.driver.set_script_timeout(WAIT * 2)
         self.axe_source = open(axe_path(), encoding="utf-8").read()
 
@@ -429,12 +413,8 @@ def main():
     parser.add_argument("--trip", required=True)
     parser.add_argument("--listed", action="append", default=[])
     parser.add_argument("--contract", action="append", default=[])
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    chromium.add_arguments(parser)
     arguments = parser.parse_args()
-    for tool, package in [(arguments.chromium, "chromium"), (arguments.chromedriver, "chromium-driver")]:
-        if not shutil.which(tool):
-            sys.exit(f"FAIL: {tool} is missing: run scripts/install-deps.sh (installs {package})")
     os.makedirs(arguments.artifacts, exist_ok=True)
     failure_shot = os.path.join(arguments.artifacts, "failure.png")
     if os.path.exists(failure_shot):
@@ -442,7 +422,7 @@ def main():
     started = time.monotonic()
     page = None
     try:
-        page = Dashboard(arguments.base, arguments.key, arguments.artifacts, arguments.chromium, arguments.chromedriver)
+        page = Dashboard(arguments.base, arguments.key, arguments.artifacts, arguments)
         sign_in_checks(page)
         overview_checks(page, [arguments.trip] + arguments.listed)
         activity_checks(page, arguments.trip)

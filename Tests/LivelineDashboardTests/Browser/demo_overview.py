@@ -14,17 +14,12 @@ does not come.
 import argparse
 import json
 import os
-import shutil
 import sys
 
-try:
-    from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError as error:
-    sys.exit(f"FAIL: selenium is not in the virtualenv ({error}): run scripts/test-venv.sh")
+import chromium
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 # How long the sign-in and the overview may take.
 WAIT = 30
@@ -34,25 +29,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("link")
     parser.add_argument("artifacts")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    chromium.add_arguments(parser)
     arguments = parser.parse_args()
-    for tool, package in [(arguments.chromium, "chromium"), (arguments.chromedriver, "chromium-driver")]:
-        if not shutil.which(tool):
-            sys.exit(f"FAIL: {tool} is missing: run scripts/install-deps.sh (installs {package})")
-    os.makedirs(arguments.artifacts, exist_ok=True)
-    options = webdriver.ChromeOptions()
-    options.binary_location = arguments.chromium
-    for argument in ["--headless=new", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900", "--lang=en-US"]:
-        options.add_argument(argument)
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")  # chromium refuses to run as root with its sandbox
-    service = Service(
-        executable_path=arguments.chromedriver, service_args=["--log-level=WARNING"],
-        log_output=os.path.join(arguments.artifacts, "chromedriver-demo.log"))
     driver = None
     try:
-        driver = webdriver.Chrome(options=options, service=service)
+        driver = chromium.start(arguments, arguments.artifacts, "chromedriver-demo.log")
         wait = WebDriverWait(driver, WAIT, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException])
         driver.get(arguments.link)
         wait.until(lambda d: d.find_element(By.XPATH, "//button[@type='submit']")).click()

@@ -4,6 +4,8 @@
 public struct ContractFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem it is; stable strings for scripts and logs.
     public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The file, or the folder of files, could not be read (``ContractFile/read(folder:)``).
+        case unreadable
         /// The file is over ``ContractFile/maximumSize``.
         case tooLarge
         /// The text is not JSON, or not a JSON object.
