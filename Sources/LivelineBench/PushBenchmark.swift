@@ -74,8 +74,8 @@ public enum PushBenchmark {
             if let data = text.split(separator: "\n").last.map({ Data($0.utf8) }),
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let rate = json["rate"] as? Double
             {
-                return rate
                 output(String(format: "aioapns (Python):    %.0f pushes/s (%@ of %d accepted)", rate, "\(json["ok"] ?? "?")", aioCount))
+                return rate
             } else {
                 output("aioapns: no result: \(text.suffix(300))")
             }
