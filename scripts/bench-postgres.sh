@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL benchmark (not a test), in one run on a throw-away cluster on this machine (stock
-# settings: fsync and synchronous commit on; README, "Several instances"):
+# settings: fsync and synchronous commit on; docs/operations.md, "Several instances"):
 #  1. outbox throughput: alert rows due → done with a sender that accepts at once, one instance vs
 #     three (each with its own pool and dispatcher; goal ≥ 15,000 rows/s for one, 3 ≥ 2.5× one
 #     until the database is the limit);

@@ -13,8 +13,8 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,th
 swift format lint --strict -r Sources Tests Package.swift
 swift build --build-tests
 # The iOS glue (the code behind `#if canImport(ActivityKit)` / `canImport(WidgetKit)`) and
-# examples/ios, type-checked against stubs of the Apple API they use (README, "Using Liveline from
-# your iOS app"): a package of its own, never part of the product.
+# examples/ios, type-checked against stubs of the Apple API they use (docs/sdk.md, "The iOS glue,
+# type-checked on Linux"): a package of its own, never part of the product.
 swift build --package-path Tests/AppleGlue --scratch-path .build/apple-glue
 # examples/custom-backend: another package built on the Liveline library with a feature of its own
 # (docs/architecture.md, "Adding a feature"), built and tested end to end against the product.

@@ -232,7 +232,7 @@ private func assembleApplication(
     clock: @escaping @Sendable () -> Date, wallClock: @escaping @Sendable () -> Date
 ) throws -> Application {
     let (adminKey, generated) = try AdminKey.loadOrCreate(configured: configuration.adminKey, dataDirectory: configuration.dataDirectory)
-    // Web Push: this server's VAPID identity and the client of push services (README, "Web Push").
+    // Web Push: this server's VAPID identity and the client of push services (docs/operations.md, "Web Push").
     let vapidKey = try VAPIDIdentity.loadOrCreateKey(configured: configuration.webPushKeyPath, dataDirectory: configuration.dataDirectory)
     let identity = VAPIDIdentity(key: vapidKey.key, subject: configuration.webPushSubject)
     // A push answers within the time the dispatcher waits for it (0.8 × the lease), so a late

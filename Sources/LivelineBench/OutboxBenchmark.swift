@@ -8,7 +8,7 @@ import LivelineStore
 import Synchronization
 
 /// `liveline-bench outbox` and `liveline-bench claim-latency`: the outbox on one PostgreSQL
-/// (README, "Several instances"; `docs/engine.md`, "Storage"). Each instance is an ``Engine``
+/// (docs/operations.md, "Several instances"; `docs/engine.md`, "Storage"). Each instance is an ``Engine``
 /// with a connection pool, change feed and dispatcher of its own, as `liveline serve` has; they
 /// run in this one process (the database sees them as separate instances). Pushes go to a
 /// sender that answers 200 at once (``AcceptingSender``), so the figures are the engine's and

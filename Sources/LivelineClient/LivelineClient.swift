@@ -18,7 +18,7 @@ public final class LivelineClient: APICaller, Sendable {
     /// How long one call may take before it fails as a network error.
     public let timeout: TimeInterval
     /// The APNs environment this build's tokens belong to, sent with every registration (nil: none
-    /// is sent and the server tries its default one first, `README.md`, "Both APNs environments").
+    /// is sent and the server tries its default one first, docs/operations.md, "Both APNs environments").
     public let environment: PushEnvironment?
 
     /// The environment of the running build's push tokens, as its entitlement says: on an

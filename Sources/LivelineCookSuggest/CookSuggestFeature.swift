@@ -44,7 +44,7 @@ public struct CookSuggestFeature: Feature {
         let domain = CookSuggestDomain(door: setup.door, shopping: shopping, ttl: TimeInterval(ttl), thinkTime: TimeInterval(think) / 1000)
         let type = CookSuggestActivityAttributes.typeName
         setup.snapshotSource(CookSuggestCard(domain: domain), for: type)
-        // A card without news for 30 minutes is stale (README, "Lifecycle"); an ended one is gone
+        // A card without news for 30 minutes is stale (docs/engine.md, "Lifecycle"); an ended one is gone
         // about 2 minutes later.
         setup.lifecycle(ActivityLifecycle(staleAfter: 30 * 60, dismissAfter: 120), for: type)
         let jobs = CookSuggestJobs(domain: domain, logger: setup.logger)

@@ -38,7 +38,7 @@ public struct DashboardConfiguration: Sendable {
     }
 }
 
-/// The web dashboard at `/dashboard` (README, "The dashboard"): served by the server itself,
+/// The web dashboard at `/dashboard` (docs/operations.md, "The dashboard"): served by the server itself,
 /// HTML and CSS it ships and a little script for live updates over Server-Sent Events; every
 /// page works without the script by reloading. Everything but the sign-in page and its
 /// stylesheet needs a signed-in session; every form carries a CSRF token. It reads through the

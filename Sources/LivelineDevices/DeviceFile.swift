@@ -1,7 +1,7 @@
 import Foundation
 import LivelineModel
 
-/// The `liveline sandbox --devices FILE` file (README, "Simulated iPhones"): the simulated
+/// The `liveline sandbox --devices FILE` file (docs/devices.md): the simulated
 /// iPhones to attach to the sandbox, and optionally the Liveline server their apps talk to.
 ///
 /// ```json

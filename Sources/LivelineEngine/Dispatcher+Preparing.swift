@@ -277,7 +277,7 @@ extension Dispatcher {
         do {
             recipient = try (subscriptions ?? SubscriptionCache()).recipient(of: token)
         } catch {
-            // A key no push can be encrypted for ends its subscription (README, "Web Push").
+            // A key no push can be encrypted for ends its subscription (docs/operations.md, "Web Push").
             if error.code == .invalidKey { return .unsent(.subscriptionUnusable(tokenID: tokenID, why: error.description)) }
             return .unsent(.unsendable(error.description))
         }

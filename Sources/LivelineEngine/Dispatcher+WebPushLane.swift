@@ -7,7 +7,7 @@ import Synchronization
 /// the next round or, while a batch waits for APNs, within ``Dispatcher/lanePoll`` — so a slow or
 /// silent push service holds up neither the batch's APNs pushes nor the next batch. Each answer
 /// comes within the client's timeout from the moment the push was handed over (0.8 × the lease −
-/// 1 s, at least 1 s; README "Web Push"), inside the row's lease; the row stays leased until
+/// 1 s, at least 1 s; docs/operations.md, "Web Push"), inside the row's lease; the row stays leased until
 /// its answers are recorded.
 extension Dispatcher {
     /// Web pushes sent and not yet recorded.

@@ -93,7 +93,7 @@ struct WebPushChannel: NotificationChannel {
     let store: Store
     var name: String { "web-push" }
 
-    /// What the service worker gets (README, "Web Push").
+    /// What the service worker gets (docs/operations.md, "Web Push").
     struct Payload: Encodable {
         var title: String
         var body: String?

@@ -18,7 +18,7 @@ import Synchronization
 /// Provider tokens are ES256 JWTs signed by a key the sandbox trusts: the one it generated
 /// (`keyFile`, `signingKey`, `keyID`, `teamID`) or any added with `addKey`.
 ///
-/// It also runs a browser vendor's push service, `webPush` (HTTP/1.1, README.md "Web push
+/// It also runs a browser vendor's push service, `webPush` (HTTP/1.1, docs/sandbox.md, "Web push
 /// service"), on the sandbox clock.
 public final class APNSSandbox: Sendable {
     public let devicePort: Int

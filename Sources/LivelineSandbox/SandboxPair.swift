@@ -1,6 +1,6 @@
 /// A development and a production sandbox sharing one folder: one TLS certificate (one CA file)
 /// and one provider key serve both, as a server with a key pushes each token through its own
-/// environment with that one key (README, `LIVELINE_APNS_PRODUCTION_HOST`).
+/// environment with that one key (docs/configuration.md, `LIVELINE_APNS_PRODUCTION_HOST`).
 ///
 /// Related APNs documentation: "Sending notification requests to APNs" (`docs/apns.md` §1.1):
 /// development pushes go to `api.sandbox.push.apple.com`, production ones to `api.push.apple.com`.

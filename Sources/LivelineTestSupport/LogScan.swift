@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Looks through log lines for secrets: what must never be logged (README, "Logs": tokens and keys
+/// Looks through log lines for secrets: what must never be logged (docs/operations.md, "Logs": tokens and keys
 /// appear by prefix at most). A finding names the file, the line and the kind of secret, and shows
 /// only the first characters of what it found.
 public struct LogScan {

@@ -4,7 +4,7 @@ import LivelineStore
 /// The database the engine, server and end-to-end suites run on: SQLite in the test's folder, or
 /// — with `LIVELINE_TEST_BACKEND=postgres` — a schema of its own on the tests' PostgreSQL
 /// (``TestPostgres``). `scripts/test.sh` runs those suites once on each backend; the store's own
-/// suite runs on both in every run (README, "Tests").
+/// suite runs on both in every run (docs/testing.md).
 public enum TestBackend {
     /// Whether this run's suites use PostgreSQL.
     public static var isPostgres: Bool { ProcessInfo.processInfo.environment["LIVELINE_TEST_BACKEND"] == "postgres" }

@@ -2,7 +2,7 @@ import Foundation
 import LivelineLog
 
 /// Where the servers of a test run write their logs so that one scan can read every line the
-/// whole suite wrote (README, "Tests": the log scan; `docs/reliability.md`, "Secrets in logs").
+/// whole suite wrote (docs/testing.md: the log scan; `docs/reliability.md`, "Secrets in logs").
 ///
 /// With `LIVELINE_TEST_LOG_DIR` set (as `scripts/test.sh` sets it), a test's server that would
 /// otherwise discard its log (access log off, engine events at `error`) logs everything instead

@@ -12,7 +12,7 @@ import Glibc
 /// as root) and stops when it exits. Each test gets a schema of its own (``freshDatabase()``).
 ///
 /// The cluster requires a password over TCP (scram-sha-256), so every test connects the way a
-/// deployment does. README, "Tests".
+/// deployment does. docs/testing.md.
 public enum TestPostgres {
     /// The role the tests connect as, with its password.
     public static let user = "liveline"

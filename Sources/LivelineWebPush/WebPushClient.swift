@@ -14,7 +14,7 @@ import Synchronization
 /// Completions run on the client's thread: they only hand the answer over.
 public final class WebPushClient: Sendable {
     /// Pushes in flight per push service origin until it answered over HTTP/2, so at most as
-    /// many HTTP/1.1 connections (README, "Web Push"): more than one, or an HTTP/1.1 service gets
+    /// many HTTP/1.1 connections (docs/operations.md, "Web Push"): more than one, or an HTTP/1.1 service gets
     /// one request at a time. The client keeps the rest waiting itself: with libcurl 7.88's own
     /// limit (`CURLMOPT_MAX_HOST_CONNECTIONS`) queued transfers sometimes stayed unstarted until the
     /// next poll timed out, a second later (`scripts/bench-webpush.sh` showed it; without that

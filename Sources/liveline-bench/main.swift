@@ -1,7 +1,7 @@
 import Foundation
 import LivelineBench
 
-// liveline-bench: benchmarks, not part of the product. See the README's "Benchmarks".
+// liveline-bench: benchmarks, not part of the product. See docs/testing.md, "Benchmarks".
 let usage = """
     usage: liveline-bench push [COUNT (100000)] [WINDOW (100)]     APNSClient vs aioapns vs h2load
            liveline-bench fanout [TOKENS,… (1000,10000,100000)] [ROUNDS (3)]

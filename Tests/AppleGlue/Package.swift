@@ -4,7 +4,7 @@ import PackageDescription
 // Built by CI only (`scripts/test.sh`): the product's iOS glue — the code behind
 // `#if canImport(ActivityKit)` / `canImport(WidgetKit)` in LivelineModel, the built-in features'
 // models and LivelineClient — and the app example in `examples/ios`, type-checked on Linux against
-// declaration stubs of exactly the Apple API they use (README, "Using Liveline from your iOS app").
+// declaration stubs of exactly the Apple API they use (docs/sdk.md, "Using it from an app").
 // `Sources/LivelineModel`, `Sources/Liveline{Shopping,CookSuggest,Transit}Model`,
 // `Sources/LivelineClient` and `Sources/LivelineExamples` are symbolic links to the real folders,
 // not copies; `ParcelsApp` is an app that links only the generic model and the SDK. The stub

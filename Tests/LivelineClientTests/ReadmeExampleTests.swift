@@ -4,10 +4,10 @@ import LivelineModel
 import LivelineTransitModel
 import Testing
 
-// The README's "Using Liveline from your iOS app" code, compiled and run against a real server.
-// Keep the two in step: the README says this file is where its code is checked.
+// The code of docs/sdk.md, "Using it from an app" (the README's iOS lines are a part of it),
+// compiled and run against a real server. Keep them in step: both say this file checks them.
 
-/// README: register on every launch, reconcile on push and foreground, render with freshness.
+/// docs/sdk.md: register on every launch, reconcile on push and foreground, render with freshness.
 func readmeExample(server: URL, userToken: String, deviceToken: String, snapshots: URL) async throws -> String {
     let client = LivelineClient(baseURL: server, bearerToken: userToken, deviceID: "iphone-of-dennis")
     try await client.register(.alert, token: deviceToken)  // on every launch: idempotent

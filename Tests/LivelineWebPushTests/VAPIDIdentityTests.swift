@@ -4,7 +4,7 @@ import LivelinePushWire
 import LivelineWebPush
 import Testing
 
-/// This server's VAPID key and headers (README, "Web Push").
+/// This server's VAPID key and headers (docs/operations.md, "Web Push").
 @Suite struct VAPIDIdentityTests {
     static func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("liveline-vapid-\(UUID().uuidString)")

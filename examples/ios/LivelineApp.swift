@@ -6,8 +6,8 @@ import LivelineModel
 import LivelineShoppingModel
 import LivelineTransitModel
 
-/// The app's side of Liveline for the three contracts (README, "Using Liveline from your iOS
-/// app"; `docs/sdk.md`): tokens, the user's opt-in, reconciling with receipts, and the cards the
+/// The app's side of Liveline for the three contracts (`docs/sdk.md`, "The app and its
+/// widget"): tokens, the user's opt-in, reconciling with receipts, and the cards the
 /// app starts and ends itself. CI type-checks this file against stubs of ActivityKit
 /// (`Tests/AppleGlue`); Xcode alone checks it against the real SDK.
 @available(iOS 17.2, *)

@@ -7,8 +7,8 @@ import LivelineTransitModel
 
 /// The widget extension's side: it reads the snapshot the app wrote last into the App Group and
 /// shows it; it never computes (`docs/sdk.md`, "Shared snapshot store"). The lines are what each
-/// card's view draws (the SwiftUI layout is described in README, "Using Liveline from your iOS
-/// app"). CI type-checks this file (`Tests/AppleGlue`).
+/// card's view draws (the SwiftUI layout is described in docs/sdk.md, "The app and
+/// its widget"). CI type-checks this file (`Tests/AppleGlue`).
 struct WidgetSnapshots {
     let store: SharedSnapshotStore
 

@@ -9,7 +9,7 @@ import Synchronization
 /// `perMinute` of them within a minute, every authentication from that address is answered 429
 /// with `Retry-After` until the oldest of them is a minute old — so keys cannot be guessed at
 /// speed. 0 turns it off. Counted per instance, in memory; every client behind one address (a
-/// reverse proxy, a shared NAT) shares the count (README, "HTTP API").
+/// reverse proxy, a shared NAT) shares the count (docs/api.md).
 public final class AuthFailureLimiter: Sendable {
     public let perMinute: Int
     private let clock: @Sendable () -> Date

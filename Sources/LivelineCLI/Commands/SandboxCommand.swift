@@ -9,7 +9,7 @@ import LivelineScheduling
 /// a client needs to use it (URLs, the CA file, the provider key and its IDs). With
 /// `--environment both` it runs a development and a production sandbox with one key and one CA
 /// file (`APNSSandbox.startBoth`), and prints the variables a `liveline serve` needs to push to
-/// both (README, "The APNs sandbox"). Each sandbox also runs a Web Push service (README, "Web push
+/// both (docs/sandbox.md). Each sandbox also runs a Web Push service (docs/sandbox.md, "Web push
 /// service") and prints its origin.
 enum SandboxCommand: CLICommand {
     static let name = "sandbox"
@@ -28,11 +28,11 @@ enum SandboxCommand: CLICommand {
         (/1/apps/<bundle>/channels, /all-channels) on the management port, over HTTP/2 with TLS.
         It answers with Apple's status codes and reasons and checks provider tokens (ES256 JWTs)
         against the key it generates on first start. A JSON HTTP/1.1 control port registers
-        device tokens, injects faults and shows what was accepted (README: "The APNs sandbox").
+        device tokens, injects faults and shows what was accepted (docs/sandbox.md).
         It also runs a browser vendor's push service over HTTP/1.1 on the web push port: endpoints
         http://<host>:<port>/push/<id> for simulated browser subscriptions (POST /subscriptions
         there makes one), checked like Apple's push service (TTL, Urgency, Topic, VAPID, aes128gcm)
-        and decrypted with the subscription's key (README: "Web push service").
+        and decrypted with the subscription's key (docs/sandbox.md, "Web push service").
         On SIGINT or SIGTERM it sends GOAWAY {"reason":"Shutdown"} and exits.
 
         With --environment both it runs two in one process, as Apple has two servers: a development
@@ -57,7 +57,7 @@ enum SandboxCommand: CLICommand {
           --production-control-port N     with both: its JSON control port          [2299]
           --production-web-push-port N    with both: its Web Push service           [2298]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
-          --devices FILE            attach simulated iPhones (JSON, README: "Simulated iPhones"); their
+          --devices FILE            attach simulated iPhones (JSON, docs/devices.md); their
                                     tokens are registered here (with both: in the sandbox of each
                                     device's "environment", sandbox or production), their apps register
                                     with the server, and every decision they make is printed to

@@ -3,7 +3,7 @@ import LivelineCrypto
 import LivelineStore
 import Synchronization
 
-/// The dashboard's sign-ins (README, "The dashboard").
+/// The dashboard's sign-ins (docs/operations.md, "The dashboard").
 ///
 /// A session is a signed cookie: `v1.<expires>.<nonce>.<mac>`, the MAC an HMAC-SHA256 under a key
 /// derived from the admin key, so every instance that shares the admin key accepts it and no

@@ -3,7 +3,7 @@ import Liveline
 import LivelineCLI
 import LivelineServer
 
-/// `liveline demo`: the whole product in one command, with no setup (README, "Quick start").
+/// `liveline demo`: the whole product in one command, with no setup (docs/operations.md, "The demo").
 enum DemoCommand: CLICommand {
     static let name = "demo"
     static let summary = "play the three features with simulated iPhones (no setup)"

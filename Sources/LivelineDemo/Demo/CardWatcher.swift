@@ -8,7 +8,7 @@ import LivelineScheduling
 import LivelineShoppingModel
 import LivelineTransitModel
 
-/// Narrates what the phones show (README, "Quick start"): four times a second it lets time pass on each
+/// Narrates what the phones show (docs/operations.md, "The demo"): four times a second it lets time pass on each
 /// phone (stale dates, dismissals: `SimulatedDevice.tick`), and prints one line per card change —
 /// the phones that show the same change at once share the line — and one per push a phone
 /// ignored, with the phone's reason.

@@ -7,7 +7,7 @@ import LivelineServer
 import LivelineShopping
 import LivelineTransit
 
-/// One run of `liveline demo` (README, "Quick start"): the server on the embedded defaults with its
+/// One run of `liveline demo` (docs/operations.md, "The demo"): the server on the embedded defaults with its
 /// in-process APNs sandbox, on the demo clock; the household and its phones; the three stories;
 /// and, at the end, the check of every phone against the server.
 final class Demo: Sendable {
@@ -142,6 +142,7 @@ final class Demo: Sendable {
         narrator.line("  dashboard:  \(DemoCommand.dashboardLink(app))")
         narrator.line(
             "  server:     \(base), pushing to its in-process APNs sandbox; data in \(folder.path)\(options.data == nil ? " (deleted on exit)" : "")")
+        narrator.line("  /v1 API:    the admin key is in \(folder.appendingPathComponent("admin-key").path) (docs/api.md)")
         narrator.line(
             "  demo clock: \(DemoNarrator.day(clock.start)) in Berlin, \(Self.speedText(options.speed)) real time\(clockNote.map { " (\($0))" } ?? "")"
         )

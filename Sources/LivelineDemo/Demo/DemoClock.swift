@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The demo's time (README, "Quick start"): it starts at ``start`` and runs ``speed`` times as fast
+/// The demo's time (docs/operations.md, "The demo"): it starts at ``start`` and runs ``speed`` times as fast
 /// as the wall clock, measured on a monotonic clock (a change of the system time does not make it
 /// jump). Everything of the demo that reads time reads this clock, so they agree: the server (its
 /// engine, the features and the transit tracker, `Assembly.server(_:clock:)`), the simulated

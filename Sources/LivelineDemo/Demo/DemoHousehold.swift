@@ -15,7 +15,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// The demo's household (README, "Quick start"): Dennis and Jaqueline of household Fisch and their
+/// The demo's household (docs/operations.md, "The demo"): Dennis and Jaqueline of household Fisch and their
 /// three simulated iPhones — his on iOS 18, hers on iOS 18 and 17.2 — attached to the server's
 /// in-process APNs sandbox, each app talking to the server through the SDK (`LivelineClient`).
 /// It also remembers which phone should show which card, for the check at the end.

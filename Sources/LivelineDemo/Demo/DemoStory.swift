@@ -1,6 +1,6 @@
 import Foundation
 
-/// One of the demo's stories (README, "Quick start"): played round after round until the demo stops.
+/// One of the demo's stories (docs/operations.md, "The demo"): played round after round until the demo stops.
 protocol DemoStory: Sendable {
     /// The word its narration lines carry (`shopping`, `dinner`, `tram`).
     var name: String { get }

@@ -3,7 +3,7 @@ import LivelineClient
 import LivelineDevices
 import LivelineModel
 
-/// The check at the end of a demo (README, "Quick start"): for every phone and every card it should
+/// The check at the end of a demo (docs/operations.md, "The demo"): for every phone and every card it should
 /// show or shows, whether the phone shows the server's truth — the revision and content state of
 /// the context's current snapshot (pulled as the phone's app pulls it), or, for an ended context,
 /// an ended card showing the last revision the server pushed of it (the end's final state: what

@@ -5,7 +5,7 @@ import LivelineModel
 
 /// The JSON HTTP/1.1 control API, for processes that cannot call the Swift API: register tokens,
 /// mark them unregistered or expired, set faults, read accepted pushes, mint a provider token,
-/// reset. The routes are listed in README.md, "The APNs sandbox".
+/// reset. The routes are listed in docs/sandbox.md.
 enum SandboxControlAPI {
     /// What `GET /sandbox` reports.
     struct Info: Codable, Sendable {
@@ -19,7 +19,7 @@ enum SandboxControlAPI {
         var bundleID: String
         var environment: String
         /// The Web Push service (`APNSSandbox.webPush`): its origin, and its port, where its own
-        /// control API is (README.md, "Web push service").
+        /// control API is (docs/sandbox.md, "Web push service").
         var webPushOrigin: String
         var webPushPort: Int
         var acceptedCount: Int?

@@ -3,7 +3,7 @@ import LivelineCrypto
 import LivelineModel
 
 /// The JSON bodies of the Web Push service's control API (camelCase keys; binary values in
-/// base64url; times in seconds since 1970). The routes are listed in README.md, "Web push service".
+/// base64url; times in seconds since 1970). The routes are listed in docs/sandbox.md, "Web push service".
 enum WebPushControlBodies {
     /// A new subscription: what `PushSubscription.toJSON()` gives, plus its ID and the browser's
     /// private key (the 32-byte d, base64url), so a peer can decrypt on its own.

@@ -3,7 +3,7 @@ import LivelineCrypto
 import LivelineHTTP
 
 extension WebPushCore {
-    /// Answers `POST /push/<id>` and records it. The checks, in order (README.md, "Web push
+    /// Answers `POST /push/<id>` and records it. The checks, in order (docs/sandbox.md, "Web push
     /// service"): unknown subscription 404; revoked 410; an armed fault; body over 4096 bytes 413;
     /// `Content-Encoding` not `aes128gcm`; `TTL`; `Urgency`; `Topic`; VAPID; decryption. A push
     /// that passes them all is 201 with `Location: /message/<n>`.

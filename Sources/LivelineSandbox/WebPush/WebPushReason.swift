@@ -3,7 +3,7 @@
 ///
 /// Related Apple documentation: "Sending web push notifications in web apps and browsers"
 /// (`docs/apns.md` §1.10). Where Apple names no reason for a status (404, 410, and the 5xx of a
-/// fault), the sandbox uses the APNs reason of that status and says so in README.md,
+/// fault), the sandbox uses the APNs reason of that status and says so in docs/sandbox.md,
 /// "Web push service".
 struct WebPushReason: RawRepresentable, Sendable, Hashable {
     var rawValue: String

@@ -4,7 +4,7 @@ import LivelineModel
 
 /// The routes of the Web Push service's port: the push resource a browser vendor's service
 /// offers (`POST /push/{id}`, RFC 8030 §5) and a JSON control API for processes that cannot call
-/// the Swift API (README.md, "Web push service").
+/// the Swift API (docs/sandbox.md, "Web push service").
 enum WebPushRoutes {
     static let push = Route(.post, "/push/{id}")
     static let info = Route(.get, "/push-service")

@@ -2,7 +2,7 @@ import Foundation
 import LivelineCrypto
 
 /// The checks of one push request, each refusing with the status and reason Apple's push service
-/// answers; `WebPushCore.receive` runs them in the order README.md ("Web push service") lists.
+/// answers; `WebPushCore.receive` runs them in the order docs/sandbox.md ("Web push service") lists.
 ///
 /// Sources: RFC 8030 §5.2–5.4 (`TTL`, `Urgency`, `Topic`), §7.2 (4096-byte bodies); RFC 8291 §4
 /// (`aes128gcm`); RFC 8292 §2–3 (VAPID); Apple: "Sending web push notifications in web apps and

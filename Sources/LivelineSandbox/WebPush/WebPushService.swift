@@ -9,7 +9,7 @@ import LivelineLog
 /// Sources: RFC 8030 (push resource, `TTL`, `Urgency`, `Topic`, 201 with `Location`), RFC 8291
 /// (`aes128gcm` message encryption), RFC 8292 (VAPID); Apple: "Sending web push notifications in
 /// web apps and browsers" (`docs/apns.md` §1.10). The checks, their order and the control API are
-/// listed in README.md, "Web push service". The endpoints are `http`, not `https` as real push
+/// listed in docs/sandbox.md, "Web push service". The endpoints are `http`, not `https` as real push
 /// services are: only the transport differs.
 public final class WebPushService: Sendable {
     let core: WebPushCore

@@ -18,7 +18,7 @@ extension ServerConfiguration {
         ) { $0.dataDirectory = URL(fileURLWithPath: $1) },
         .text(
             "LIVELINE_DATABASE_URL", default: "SQLite in the data folder", values: "postgresql://user:password@host:port/dbname",
-            meaning: "a PostgreSQL database several instances share (README, \"Several instances\"; `--database-url` wins)",
+            meaning: "a PostgreSQL database several instances share (docs/operations.md, \"Several instances\"; `--database-url` wins)",
             commands: ["serve", "users"]
         ) { $0.databaseURL = $1 },
         SettingReader(
@@ -73,7 +73,8 @@ extension ServerConfiguration {
         ) { $0.accessLog = $1 },
         .oneOf(
             "LIVELINE_LOG_LEVEL", LogLevel.allCases.map { ($0.rawValue, $0) }, default: "info",
-            meaning: "the least level of the engine's events logged, one JSON line each (README, \"Logs\"); debug adds every push and its answer"
+            meaning:
+                "the least level of the engine's events logged, one JSON line each (docs/operations.md, \"Logs\"); debug adds every push and its answer"
         ) { $0.logLevel = $1 },
         .wholeNumber(
             "LIVELINE_PUSH_RETRY_DELAY_MS", default: "1000", in: 1...600_000,
@@ -126,7 +127,7 @@ extension ServerConfiguration {
         SettingReader(
             Setting(
                 "LIVELINE_WEBPUSH_SUBJECT", default: "none: no web push is sent", values: "a mailto: or https: contact",
-                meaning: "the contact push services see in every VAPID token; required before the first web push (README, \"Web Push\")"),
+                meaning: "the contact push services see in every VAPID token; required before the first web push (docs/operations.md, \"Web Push\")"),
             emptyIsUnset: true
         ) { config, subject, setting in
             let lowered = subject.lowercased()

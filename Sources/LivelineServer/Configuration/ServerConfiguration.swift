@@ -69,7 +69,7 @@ public struct ServerConfiguration: Sendable {
     public var orphanChannelGrace: TimeInterval = 60
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
-    /// Web Push (README, "Web Push"): the VAPID key's PEM file (`LIVELINE_WEBPUSH_VAPID_KEY`;
+    /// Web Push (docs/operations.md, "Web Push"): the VAPID key's PEM file (`LIVELINE_WEBPUSH_VAPID_KEY`;
     /// nil: generated once, kept in the data folder), the contact push services see
     /// (`LIVELINE_WEBPUSH_SUBJECT`, `mailto:` or `https:`; nothing is sent without it) and whether
     /// subscriptions may have `http://` endpoints on this machine (`LIVELINE_WEBPUSH_ALLOW_INSECURE=1`:

@@ -32,7 +32,7 @@ enum TokenFields {
     /// `keys.p256dh`: the shape of an uncompressed P-256 public key, 65 bytes 0x04 ‖ X ‖ Y
     /// (RFC 8291 §3.1), base64url — 87 characters (`=` may follow), the first two `B` and one of
     /// `A`–`P` (those spell the 0x04). Whether it is a point on the curve no pattern can say: a
-    /// key that is not ends its subscription at its first push (README, "Web Push").
+    /// key that is not ends its subscription at its first push (docs/operations.md, "Web Push").
     static let p256dh = FieldRule(
         "token.keys.p256dh",
         .text(

@@ -64,7 +64,7 @@ struct TokenRegistrationRules: Sendable {
     /// each field checked by its rule (``TokenFields``): an `https` push service by name (or `http`
     /// to this machine with `allowInsecure`), a key of the shape of an uncompressed P-256 point and
     /// a 16-byte secret. Whether the key is a point on the curve is found at the first push, which
-    /// then ends the subscription (README, "Web Push").
+    /// then ends the subscription (docs/operations.md, "Web Push").
     static func webPushSubscription(_ raw: String, allowInsecure: Bool) throws -> WebPushSubscription {
         let subscription = try decodeSubscription(raw, schema: TokenFields.subscription(allowInsecure: allowInsecure))
         try TokenFields.endpoint(allowInsecure: allowInsecure).text(subscription.endpoint)

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// How instances sharing one PostgreSQL database learn that another one wrote (README, "Several
+/// How instances sharing one PostgreSQL database learn that another one wrote (docs/operations.md, "Several
 /// instances"): after its commits that changed rows, an instance sends one empty `NOTIFY` on the
 /// channel of its schema (`liveline_<schema>`: instances of another deployment in another schema
 /// of the same database are not woken) — at most one per ``spacing`` (NOTIFY serialises commits, so never

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The ``Database`` several Liveline instances share: PostgreSQL through libpq, with a pool of
-/// connections of a fixed size per instance (README, "Several instances").
+/// connections of a fixed size per instance (docs/operations.md, "Several instances").
 ///
 /// Each `read` runs in `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` (one consistent
 /// snapshot), each `write` in `BEGIN` (read committed), on a connection checked out of the pool

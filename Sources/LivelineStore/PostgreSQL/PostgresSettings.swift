@@ -3,7 +3,7 @@ import Foundation
 
 /// A PostgreSQL connection URL (`postgresql://user:password@host:port/dbname?…`, or libpq's
 /// `key=value` form), read once by libpq's own parser, with the server's name for messages and
-/// the password kept out of every message (README, "Several instances").
+/// the password kept out of every message (docs/operations.md, "Several instances").
 ///
 /// Related PostgreSQL documentation: "libpq — Connection Strings", `PQconninfoParse`.
 public struct PostgresSettings: Sendable {

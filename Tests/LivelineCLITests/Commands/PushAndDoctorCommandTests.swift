@@ -4,7 +4,7 @@ import Testing
 
 /// `liveline push` and `liveline doctor` against an APNs sandbox (or a development and a
 /// production one) over HTTP/2 + TLS, configured through the `LIVELINE_APNS_*` variables as the
-/// README shows.
+/// docs/operations.md shows ("Sending by hand and checking the setup").
 @Suite struct PushAndDoctorCommandTests {
     static func withSandbox(_ body: (APNSSandbox, [String: String]) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-apns-\(UUID().uuidString)")

@@ -2,7 +2,7 @@ import Foundation
 import LivelineTestSupport
 import Testing
 
-/// `liveline demo` as a real child process (README, "The demo"): it plays the three stories on
+/// `liveline demo` as a real child process (docs/operations.md, "The demo"): it plays the three stories on
 /// its own, stops by itself after `--for` or on SIGINT, checks every phone against the server,
 /// and leaves no throw-away data behind.
 @Suite struct DemoProcessTests {
@@ -50,7 +50,17 @@ import Testing
         var failure: String?
         /// The overview last read.
         var overview = ""
+        /// The README's quick-start `PUT` with the admin key the demo said where to find: its
+        /// status, then the activity page's card after it.
+        var quickStart: (status: Int, card: String)?
     }
+
+    /// The README's quick start, step 3: this body, `PUT` to `/v1/contexts/trip:42` (keep in step).
+    static let quickStartBody = """
+        {"type":"TripLiveActivityAttributes","attributes":{"tripId":"42","line":"S5","destination":"Flughafen"},
+         "contentState":{"currentStop":"Hbf","nextStop":"Messe","nextStopTime":803461320,"remainingTime":240,
+         "delay":2,"occupancy":"low","phase":"inProgress","progress":0.4}}
+        """
 
     /// While the demo plays, on a thread of its own from start to end: waits (at most `timeout`
     /// seconds) for its dashboard link, signs in through the one-time link's page and its button's
@@ -89,12 +99,26 @@ import Testing
                     if types.allSatisfy({ overview.contains("<tr><td>\($0)</td>") }) { break }
                     usleep(200_000)
                 }
-                return WhilePlaying(overview: overview)
+                return WhilePlaying(overview: overview, quickStart: try quickStart(output.text, port: link.port, session: session))
             } catch {
                 let state = process.isRunning ? "runs" : "ended (\(String(describing: process.termination)))"
                 return WhilePlaying(failure: "\(error); the demo \(state), printing:\n\(output.text)")
             }
         }
+    }
+
+    /// The README's quick-start `PUT` with the key from the file the demo printed, and the card
+    /// of the activity page after it (nil when the demo printed no key file).
+    static func quickStart(_ printed: String, port: Int, session: String) throws -> (status: Int, card: String)? {
+        guard let path = printed.firstMatch(of: #/the admin key is in (\S+) /#)?.1,
+            let key = try? String(contentsOfFile: String(path), encoding: .utf8)
+        else { return nil }
+        let put = try TestHTTPConnection(port: port).request(
+            "PUT", "/v1/contexts/trip:42",
+            headers: ["Authorization": "Bearer \(key.trimmingCharacters(in: .whitespacesAndNewlines))", "Content-Type": "application/json"],
+            body: Array(quickStartBody.utf8))
+        let page = try TestHTTPConnection(port: port).request("GET", "/dashboard/activities/trip:42", headers: ["Cookie": session])
+        return (put.status, page.text)
     }
 
     /// A session of the demo's dashboard, signed in through the one-time link's page and its
@@ -132,6 +156,10 @@ import Testing
             return
         }
         for type in kinds { #expect(seen.overview.contains("<tr><td>\(type)</td>"), "the dashboard's overview lacks \(type)") }
+        // The README's quick start: the key file the demo names takes a PUT, and the card shows it.
+        let quickStart = try #require(seen.quickStart, "the demo names no admin key file: \(output.text.prefix(800))")
+        #expect(quickStart.status == 201, "the quick start's PUT answered \(quickStart.status)")
+        #expect(quickStart.card.contains("Messe"), "the activity page shows no card of trip:42: \(quickStart.card.prefix(800))")
         let text = try await Self.end(process, output, timeout: 90)
         #expect(process.termination == .exited(0), "\(text)")
         #expect(!text.contains("lla_") && !standardOutput.text.contains("lla_"), "the admin key is never printed")

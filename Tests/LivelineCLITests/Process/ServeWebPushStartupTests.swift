@@ -5,7 +5,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// What `liveline serve` says at startup about Web Push (README, "Web Push"): the VAPID key made
+/// What `liveline serve` says at startup about Web Push (docs/operations.md, "Web Push"): the VAPID key made
 /// on the first start, and subscriptions that cannot be sent to without a subject.
 @Suite struct ServeWebPushStartupTests {
     static let keyLine = "a new VAPID key for web pushes was made and kept in"

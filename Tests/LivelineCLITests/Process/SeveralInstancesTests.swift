@@ -7,7 +7,7 @@ import LivelineTransitModel
 import Synchronization
 import Testing
 
-/// Three `liveline serve` processes on one PostgreSQL and one APNs sandbox (README, "Several
+/// Three `liveline serve` processes on one PostgreSQL and one APNs sandbox (docs/operations.md, "Several
 /// instances"): changes sent to random instances by concurrent clients all reach every device
 /// with the final state, nothing is sent twice without a crash, a killed instance's rows go out
 /// from the others, and a push-to-start asked of all three at once starts each device once.

@@ -7,7 +7,7 @@ import LivelineTesting
 import LivelineTransitModel
 import Testing
 
-/// The embedded default (README, "Quick start"): without an APNs key the server pushes to its own
+/// The embedded default (README, "Two commands"): without an APNs key the server pushes to its own
 /// in-process sandbox, which knows the tokens this server's users register.
 @Suite struct EmbeddedSandboxTests {
     @Test func aTokenRegisteredThroughTheAPIIsAcceptedAndStaysActive() async throws {

@@ -9,7 +9,7 @@ import LivelineStore
 import LivelineTestSupport
 import Testing
 
-/// Notify's third channel end to end (README, "Web Push"): a real server, its in-process sandbox's
+/// Notify's third channel end to end (docs/operations.md, "Web Push"): a real server, its in-process sandbox's
 /// push service with simulated browser subscriptions (each its own P-256 key and auth secret), the
 /// libcurl client over HTTP/1.1 on this machine. What a browser would show is what the push
 /// service decrypted with the subscription's private key.

@@ -4,7 +4,7 @@ import LivelineTestSupport
 import Synchronization
 import Testing
 
-/// Instances sharing one PostgreSQL database learn of each other's commits (README, "Several
+/// Instances sharing one PostgreSQL database learn of each other's commits (docs/operations.md, "Several
 /// instances"): LISTEN/NOTIFY on the schema's channel; a lost listening connection listens again.
 @Suite struct PostgresChangeFeedTests {
     /// Polls `condition` every 20 ms for up to `seconds`.

@@ -6,7 +6,7 @@ import LivelineClient
 /// The delivery app's side of Liveline: its own `ActivityAttributes` type (`DeliveryShared`, which
 /// knows nothing of Liveline), its tokens registered with the fingerprint of that type as this
 /// build has it, and the truth of a card pulled by its context key. Type-checked against the
-/// ActivityKit stubs by `Tests/AppleGlue` (README, "Using Liveline from your iOS app").
+/// ActivityKit stubs by `Tests/AppleGlue` (docs/sdk.md, "Using it from an app").
 @available(iOS 17.2, *)
 @MainActor
 final class DeliveryApp {

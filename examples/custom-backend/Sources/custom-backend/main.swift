@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 // Liveline with the built-in features and this backend's parcels, configured as `liveline serve`
-// is (the `LIVELINE_*` variables; README).
+// is (the `LIVELINE_*` variables; docs/configuration.md).
 do {
     let configuration = try ServerConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
     let server = try Assembly.server(configuration, features: Assembly.features + [ParcelsFeature()])
