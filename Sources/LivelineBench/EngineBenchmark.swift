@@ -22,7 +22,7 @@ public enum EngineBenchmark {
     /// tokens, up to ``mostRounds``. Its rounds are cheap and its median is what the machine's noise
     /// moves most: with 3 to 5 rounds the cost of one more token between 1,000 and 10,000 and
     /// between 10,000 and 100,000 came out 26–37 % apart in some runs, the 10,000-token rounds of
-    /// one run ranging 0.17–0.30 s (docs/performance.md, "Figures").
+    /// one run ranging 0.17–0.30 s (docs/decisions/0020-the-fan-out-benchmark.md).
     static func roundsFor(count: Int, largest: Int, rounds: Int) -> Int {
         max(rounds, min(mostRounds, rounds * largest / max(count, 1)))
     }

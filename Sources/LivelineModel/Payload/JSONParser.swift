@@ -4,13 +4,14 @@ import Foundation
 ///
 /// `JSONDecoder` reaches the same values through `Codable`: every scalar is found by attempts that
 /// fail and throw (a keyed container, an unkeyed one, a string, a bool…), which made it most of the
-/// cost of a `PUT /v1/contexts/…` (`docs/performance.md`). `JSONSerialization`, the other
-/// Foundation path, is fast but lenient on Linux (it takes `[1,]`). This reader is strict where
-/// RFC 8259 is: no trailing commas, no leading zeros, no raw control characters in strings, valid
-/// UTF-8 only (RFC 8259 §8.1), escapes `\uD83D\uDE00` joined into one scalar and a lone surrogate
-/// refused; members repeated in an object keep the first (as `JSONDecoder` does). Numbers without a
-/// fraction or exponent that fit in an `Int` are `.int`, the others `.double` (a number outside
-/// `Double`'s range is refused). Nesting deeper than ``maxDepth`` is refused, like `JSONDecoder`.
+/// cost of a `PUT /v1/contexts/…` (`docs/decisions/0008-the-write-path-json-without-codable.md`).
+/// `JSONSerialization`, the other Foundation path, is fast but lenient on Linux (it takes `[1,]`).
+/// This reader is strict where RFC 8259 is: no trailing commas, no leading zeros, no raw control
+/// characters in strings, valid UTF-8 only (RFC 8259 §8.1), escapes `\uD83D\uDE00` joined into one
+/// scalar and a lone surrogate refused; members repeated in an object keep the first (as
+/// `JSONDecoder` does). Numbers without a fraction or exponent that fit in an `Int` are `.int`, the
+/// others `.double` (a number outside `Double`'s range is refused). Nesting deeper than
+/// ``maxDepth`` is refused, like `JSONDecoder`.
 ///
 /// A failure throws `DecodingError.dataCorrupted` whose underlying `NSError` carries the place
 /// and the reason in `NSDebugDescriptionErrorKey`, the shape Foundation's decoders throw.

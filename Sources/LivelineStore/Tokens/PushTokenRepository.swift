@@ -268,7 +268,8 @@ public struct PushTokenRepository: Sendable {
         // same statement: one range of `deliveries_budget` per token (migration 11; its three
         // equalities and the priority and status of its `WHERE`), instead of a second result with
         // a row per token, which a fan-out to 100,000 tokens took 0.24–0.29 s to read and index
-        // (rounds with 100,000–300,000 entries; docs/performance.md, "Fan-out").
+        // (rounds with 100,000–300,000 entries;
+        // docs/decisions/0019-the-budget-ledger-read-with-each-token.md).
         var ledger = ""
         if let ledgerSince {
             parameters.append(SQLValue(ledgerSince))
