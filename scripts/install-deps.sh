@@ -22,6 +22,8 @@ packages=(
   fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
   iproute2            # tests only: ip netns and veth pairs for the network fault tests (docs/reliability.md)
   iptables            # tests only: iptables-legacy sends those pairs' packets to the tests' loss/delay queue (NFQUEUE)
+  nginx               # tests only: the dashboard behind deploy/nginx/liveline.conf (ReverseProxyBrowserTests); the benchmarks' static peer
+  openssl             # tests only: that test's self-signed certificate
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests
@@ -43,7 +45,7 @@ else
   echo "note: no chromium .deb here (Ubuntu ships it as a snap): the dashboard's browser tests need Debian's chromium and chromium-driver" >&2
 fi
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wrk nginx-light bc nghttp2-server)   # nghttpd: the reference of scripts/bench-sandbox.sh
+  packages+=(wrk bc nghttp2-server)   # nghttpd: the reference of scripts/bench-sandbox.sh
 fi
 
 missing=()
