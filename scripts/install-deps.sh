@@ -22,6 +22,7 @@ packages=(
   fonts-noto-color-emoji  # tests only: the cards' emoji in the browser tests' screenshots
   iproute2            # tests only: ip netns and veth pairs for the network fault tests (docs/reliability.md)
   iptables            # tests only: iptables-legacy sends those pairs' packets to the tests' loss/delay queue (NFQUEUE)
+  debootstrap         # tests only: scripts/test-package.sh runs the release archive in a minimal Debian root
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests
