@@ -24,6 +24,7 @@ packages=(
   iptables            # tests only: iptables-legacy sends those pairs' packets to the tests' loss/delay queue (NFQUEUE)
   nginx               # tests only: the dashboard behind deploy/nginx/liveline.conf (ReverseProxyBrowserTests); the benchmarks' static peer
   openssl             # tests only: that test's self-signed certificate
+  debootstrap         # tests only: scripts/test-package.sh runs the release archive in a minimal Debian root
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests

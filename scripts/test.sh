@@ -94,5 +94,7 @@ for backend in sqlite postgres; do
   done
 done
 LIVELINE_LOG_SCAN=1 swift test --skip-build --filter SuiteLogScanTests
+# The release archive, run in a minimal Debian root without the toolchain (docs/deploying.md).
+scripts/test-package.sh
 # Every fuzz target for 30 s (scripts/fuzz.sh; about 5 minutes with the builds): a finding fails CI.
 scripts/fuzz.sh all 30
