@@ -10,7 +10,9 @@ extension SettingsTable {
             Every `LIVELINE_*` environment variable Liveline reads: its default, the values it takes,
             what it does and the `liveline` commands it changes. A value outside its values is refused
             at start, with a message naming the variable and what it expects. Where a command has an
-            option for a setting (`serve --port`, `push --key`, …), the option wins.
+            option for a setting (`serve --port`, `push --key`, …), the option wins. A `LIVELINE_*`
+            name no row reads (a typo, or a setting of a newer build) is named by `liveline serve`
+            at start, with the nearest setting, and ignored.
 
             This file is generated: `liveline settings` prints it from the table of settings the code
             reads (`ServerConfiguration.settings`, `APNSConfiguration.settings` and each feature's

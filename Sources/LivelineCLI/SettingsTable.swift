@@ -1,4 +1,5 @@
 import LivelineAPI
+import LivelineModel
 import LivelineServer
 
 /// Every `LIVELINE_*` variable the code reads, as one table in sections: the server's rows, the
@@ -34,6 +35,15 @@ public struct SettingsTable: Sendable {
 
     /// Every row, once each.
     public var all: [Setting] { sections.flatMap(\.settings) }
+
+    /// The `LIVELINE_*` names in `environment` that no row reads, each with the row it most
+    /// likely meant; the tests' own `LIVELINE_TEST_*` are not settings and are left out.
+    public func unknownNames(in environment: [String: String]) -> [(name: String, suggestion: String?)] {
+        let known = all.map(\.name)
+        let names = Set(known)
+        return environment.keys.filter { $0.hasPrefix("LIVELINE_") && !$0.hasPrefix("LIVELINE_TEST_") && !names.contains($0) }.sorted()
+            .map { ($0, NameSuggestion.closest(to: $0, among: known).first) }
+    }
 
     /// The environment part of `liveline <command> --help`: the rows that change `command`, a
     /// heading per section, the meaning wrapped beside the name.

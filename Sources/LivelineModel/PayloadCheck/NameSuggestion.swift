@@ -1,7 +1,8 @@
 /// "Did you mean …?" for key and type names: the candidates that differ only in case or
 /// punctuation, or by a few edits (one per five characters: a typo, a dropped word).
-enum NameSuggestion {
-    static func closest(to name: String, among candidates: [String]) -> [String] {
+public enum NameSuggestion {
+    /// The candidates close to `name`, closest first.
+    public static func closest(to name: String, among candidates: [String]) -> [String] {
         let wanted = normalized(name)
         let scored = candidates.compactMap { candidate -> (String, Int)? in
             guard candidate != name else { return nil }

@@ -35,6 +35,17 @@ import Testing
             """)
     }
 
+    @Test func unknownNamesAreTheVariablesNoRowReadsWithTheNearestRow() {
+        let table = SettingsTable(features: Assembly.features)
+        let unknown = table.unknownNames(in: [
+            "LIVELINE_PROT": "8080", "LIVELINE_PORT": "8080", "LIVELINE_TEST_BACKEND": "postgres", "LIVELINE_ZZZ_QQQ": "1",
+            "HOME": "/root",
+        ])
+        #expect(unknown.map(\.name) == ["LIVELINE_PROT", "LIVELINE_ZZZ_QQQ"])
+        #expect(unknown.first?.suggestion == "LIVELINE_PORT")
+        #expect(unknown.last?.suggestion == nil, "nothing is near enough to suggest")
+    }
+
     @Test func everyVariableTheSourcesNameHasARow() throws {
         let rows = Set(SettingsTable(features: Assembly.features).all.map(\.name))
         let sources = Self.root.appendingPathComponent("Sources")
