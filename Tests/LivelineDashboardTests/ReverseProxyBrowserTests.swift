@@ -183,5 +183,25 @@ import Glibc
         let log = try String(contentsOf: accessLog, encoding: .utf8)
         #expect(!log.contains("once="), "nginx logged a one-time sign-in link:\n\(log)")
         #expect(log.contains("\"PUT /v1/contexts/trip:s5 HTTP/1.1\" 200"), "nginx logged no PUT of the script's:\n\(log)")
+
+        // Guessing at the sign-in form: nginx answers 429 itself after its burst (Liveline, which
+        // sees one address behind it, is not the one limiting).
+        let statuses = try (1...16).map { _ in try Self.postSignIn(port: https.port, certificate: certificate) }
+        #expect(statuses.first?.status == 403, "Liveline answers a form without its CSRF token: \(statuses.map(\.status))")
+        let limited = statuses.first { $0.status == 429 }
+        #expect(limited?.body.contains("nginx") == true, "nginx limits sign-in attempts: \(statuses.map(\.status))")
+    }
+
+    /// Status and body of a POST of a wrong admin key to nginx's sign-in form, over https.
+    static func postSignIn(port: Int, certificate: URL) throws -> (status: Int, body: String) {
+        let run = try ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-s", "--cacert", certificate.path, "-X", "POST", "-d", "key=wrong", "-w", "\n%{http_code}",
+                "https://127.0.0.1:\(port)/dashboard/sign-in",
+            ], timeout: 20)
+        let text = String(decoding: run.output, as: UTF8.self)
+        let status = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        return (status, text)
     }
 }

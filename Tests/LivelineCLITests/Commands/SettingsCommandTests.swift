@@ -46,6 +46,18 @@ import Testing
         #expect(unknown.last?.suggestion == nil, "nothing is near enough to suggest")
     }
 
+    @Test func theExampleEnvironmentFileSetsOnlySettings() throws {
+        let rows = Set(SettingsTable(features: Assembly.features).all.map(\.name))
+        let text = try String(contentsOf: Self.root.appendingPathComponent("deploy/liveline.env"), encoding: .utf8)
+        let assigned = text.split(separator: "\n").compactMap { line -> String? in
+            let assignment = line.hasPrefix("#") ? line.dropFirst() : line
+            guard let match = assignment.prefixMatch(of: /LIVELINE_[A-Z0-9_]+=/) else { return nil }
+            return String(assignment[match.range].dropLast())
+        }
+        #expect(assigned.count > 10, "the scan found the file's lines: \(assigned)")
+        #expect(assigned.filter { !rows.contains($0) } == [], "deploy/liveline.env sets variables no setting reads")
+    }
+
     @Test func everyVariableTheSourcesNameHasARow() throws {
         let rows = Set(SettingsTable(features: Assembly.features).all.map(\.name))
         let sources = Self.root.appendingPathComponent("Sources")
