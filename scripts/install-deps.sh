@@ -25,6 +25,7 @@ packages=(
   nginx               # tests only: the dashboard behind deploy/nginx/liveline.conf (ReverseProxyBrowserTests); the benchmarks' static peer
   openssl             # tests only: that test's self-signed certificate
   debootstrap         # tests only: scripts/test-package.sh runs the release archive in a minimal Debian root
+  systemd             # tests only: systemd-analyze verify checks deploy/liveline.service (scripts/test-package.sh)
 )
 # Tests only: the dashboard's browser tests drive Debian's chromium (headless) through its
 # chromium-driver. Ubuntu ships chromium as a snap (no .deb candidate): there the browser tests

@@ -29,7 +29,7 @@ arch=$(uname -m)
 name="liveline-$version-linux-$arch"
 out=dist
 command -v swift >/dev/null || { echo "package: swift is not on PATH" >&2; exit 1; }
-toolchain=$(cd "$(dirname "$(command -v swift)")/.." && pwd)
+toolchain=$(cd "$(dirname "$(readlink -f "$(command -v swift)")")/.." && pwd)
 
 started=$SECONDS
 log=$(mktemp)

@@ -6,8 +6,8 @@
 # `liveline demo --for 20` must end with its own check passed (every card on every phone shows
 # the server's truth), and `liveline serve` on the archive's liveline.env must answer
 # GET /healthz with 200 and a user made meanwhile with `liveline users add`. Also: the root has
-# no swift and ldd finds every library there, the unit passes `systemd-analyze verify` (where
-# systemd-analyze is), and docs/deploying.md names the same packages as the README.
+# no swift and ldd finds every library there, the unit passes `systemd-analyze verify`, and
+# docs/deploying.md names the same packages as the README.
 # Any failure stops it with the reason; it prints how long each step took.
 #
 # Usage: scripts/test-package.sh [VERSION]   (passed to scripts/package.sh)
@@ -122,17 +122,14 @@ say "in the root: no swift, ldd finds all $(grep -c '=>' <<<"$ldd_out") librarie
 # here reaches them): ca-certificates' bundle, where OpenSSL and libcurl look by default.
 [ -s "$root/etc/ssl/certs/ca-certificates.crt" ] || fail "the root has no /etc/ssl/certs/ca-certificates.crt: the README's list misses ca-certificates"
 
-if command -v systemd-analyze >/dev/null; then
-  # The unit as installed, pointed at the binary where this machine sees it.
-  sed "s|^ExecStart=/usr/local/bin/liveline|ExecStart=$root/usr/local/bin/liveline|" "$root/etc/systemd/system/liveline.service" \
-    >"$work/liveline.service"
-  verify=$(systemd-analyze verify "$work/liveline.service" 2>&1) || fail "systemd-analyze verify: $verify"
-  [ -z "$verify" ] || fail "systemd-analyze verify complains about liveline.service: $verify"
-  say "systemd-analyze verify liveline.service: clean; $(systemd-analyze security --offline=yes "$work/liveline.service" 2>/dev/null |
-    grep -o 'Overall exposure level.*' || echo 'no exposure rating')"
-else
-  say "no systemd-analyze here: the unit is not verified"
-fi
+command -v systemd-analyze >/dev/null || fail "systemd-analyze is missing (scripts/install-deps.sh installs systemd)"
+# The unit as installed, pointed at the binary where this machine sees it.
+sed "s|^ExecStart=/usr/local/bin/liveline|ExecStart=$root/usr/local/bin/liveline|" "$root/etc/systemd/system/liveline.service" \
+  >"$work/liveline.service"
+verify=$(systemd-analyze verify "$work/liveline.service" 2>&1) || fail "systemd-analyze verify: $verify"
+[ -z "$verify" ] || fail "systemd-analyze verify complains about liveline.service: $verify"
+say "systemd-analyze verify liveline.service: clean; $(systemd-analyze security --offline=yes "$work/liveline.service" 2>/dev/null |
+  grep -o 'Overall exposure level.*' || echo 'no exposure rating')"
 
 step=$SECONDS
 demo_status=0

@@ -20,9 +20,8 @@ public enum EngineBenchmark {
 
     /// `rounds` for the largest size; a smaller size runs as many rounds as push the same number of
     /// tokens, up to ``mostRounds``. Its rounds are cheap and its median is what the machine's noise
-    /// moves most: with 3 to 5 rounds the cost of one more token between 1,000 and 10,000 and
-    /// between 10,000 and 100,000 came out 26–37 % apart in some runs, the 10,000-token rounds of
-    /// one run ranging 0.17–0.30 s (docs/decisions/0020-the-fan-out-benchmark.md).
+    /// moves most: with a few rounds the cost of one more token came out far apart between runs
+    /// (docs/decisions/0020-the-fan-out-benchmark.md).
     static func roundsFor(count: Int, largest: Int, rounds: Int) -> Int {
         max(rounds, min(mostRounds, rounds * largest / max(count, 1)))
     }

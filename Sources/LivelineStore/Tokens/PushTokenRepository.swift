@@ -267,9 +267,8 @@ public struct PushTokenRepository: Sendable {
         // ``DeliveryRepository/priorityLedger(contextKey:since:channelsOnly:in:)`` counts) in the
         // same statement: one range of `deliveries_budget` per token (migration 11; its three
         // equalities and the priority and status of its `WHERE`), instead of a second result with
-        // a row per token, which a fan-out to 100,000 tokens took 0.24–0.29 s to read and index
-        // (rounds with 100,000–300,000 entries;
-        // docs/decisions/0019-the-budget-ledger-read-with-each-token.md).
+        // a row per token, which a large fan-out was slow to read and index
+        // (docs/decisions/0019-the-budget-ledger-read-with-each-token.md).
         var ledger = ""
         if let ledgerSince {
             parameters.append(SQLValue(ledgerSince))
