@@ -55,12 +55,17 @@ import Testing
         var quickStart: (status: Int, card: String)?
     }
 
-    /// The README's quick start, step 3: this body, `PUT` to `/v1/contexts/trip:42` (keep in step).
-    static let quickStartBody = """
-        {"type":"TripLiveActivityAttributes","attributes":{"tripId":"42","line":"S5","destination":"Flughafen"},
-         "contentState":{"currentStop":"Hbf","nextStop":"Messe","nextStopTime":803461320,"remainingTime":240,
-         "delay":2,"occupancy":"low","phase":"inProgress","progress":0.4}}
-        """
+    /// The README's quick start, step 3: the body its `curl -X PUT …/v1/contexts/trip:42` sends
+    /// (between `-d '` and the closing `'`), read from the README itself.
+    static func quickStartBody() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let match = try #require(
+            readme.firstMatch(of: /curl -X PUT localhost:8080\/v1\/contexts\/trip:42 [^\n]* -d '([^']+)'/),
+            "README.md has no quick-start curl -X PUT of trip:42 with a -d '…' body")
+        return String(match.1)
+    }
 
     /// While the demo plays, on a thread of its own from start to end: waits (at most `timeout`
     /// seconds) for its dashboard link, signs in through the one-time link's page and its button's
@@ -116,7 +121,7 @@ import Testing
         let put = try TestHTTPConnection(port: port).request(
             "PUT", "/v1/contexts/trip:42",
             headers: ["Authorization": "Bearer \(key.trimmingCharacters(in: .whitespacesAndNewlines))", "Content-Type": "application/json"],
-            body: Array(quickStartBody.utf8))
+            body: Array(try quickStartBody().utf8))
         let page = try TestHTTPConnection(port: port).request("GET", "/dashboard/activities/trip:42", headers: ["Cookie": session])
         return (put.status, page.text)
     }
