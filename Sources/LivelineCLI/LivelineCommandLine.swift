@@ -16,6 +16,8 @@ public struct LivelineCommandLine: Sendable {
     public static let generic: [any CLICommand.Type] = [
         ServeCommand.self,
         UsersCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
         PushCommand.self,
         DoctorCommand.self,
         ContractsCommand.self,

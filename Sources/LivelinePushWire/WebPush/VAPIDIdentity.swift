@@ -72,6 +72,9 @@ public final class VAPIDIdentity: Sendable {
         return "\(scheme)://\(shownHost)"
     }
 
+    /// The file in the data folder that keeps a generated key.
+    public static let keyFileName = "webpush-vapid-key.pem"
+
     /// The key of `LIVELINE_WEBPUSH_VAPID_KEY` (a PEM file), else the one kept in the data folder
     /// (`webpush-vapid-key.pem`, 0600), generated on the first start. `generated` says it was
     /// made now.
@@ -83,7 +86,7 @@ public final class VAPIDIdentity: Sendable {
             }
             return (key, false)
         }
-        let file = dataDirectory.appendingPathComponent("webpush-vapid-key.pem")
+        let file = dataDirectory.appendingPathComponent(keyFileName)
         if FileManager.default.fileExists(atPath: file.path) {
             do {
                 return (try ES256PrivateKey(contentsOf: file), false)

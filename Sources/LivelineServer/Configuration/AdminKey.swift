@@ -4,10 +4,13 @@ import LivelineCrypto
 /// The admin key of the `/v1` API: from configuration, or generated once and kept in
 /// `<data>/admin-key` (mode 0600) so it survives restarts.
 public enum AdminKey {
+    /// The file in the data folder that keeps a generated key.
+    public static let fileName = "admin-key"
+
     /// The key and whether it was generated just now (then the caller prints it once).
     public static func loadOrCreate(configured: String?, dataDirectory: URL) throws -> (key: String, generated: Bool) {
         if let configured { return (configured, false) }
-        let file = dataDirectory.appendingPathComponent("admin-key")
+        let file = dataDirectory.appendingPathComponent(fileName)
         if let kept = try read(file) { return (kept, false) }
         let key = SecureRandom.token(prefix: "lla_")
         // With PostgreSQL nothing else may have made the data folder yet.

@@ -265,6 +265,17 @@ public struct OutboxRepository: Sendable {
         RETURNING \(OutboxRow.columns)
         """
 
+    /// Ends every lease at once, so the next claim takes the rows back as after a crash
+    /// (``reclaimExpiredLeases(now:in:)``): a restored database's leases belong to no process
+    /// (`liveline restore`, docs/operations.md, "Backups"). The number of rows it ended.
+    @discardableResult
+    public func expireAllLeases() throws -> Int {
+        try database.write { transaction in
+            try transaction.execute(
+                "UPDATE outbox SET lease_until = $1 WHERE status = 'leased'", [SQLValue(Date(timeIntervalSince1970: 0))])
+        }
+    }
+
     /// Takes back rows whose lease ran out, one statement per row, newest first: the supersede
     /// check must see the rows already made due (two expired sync rows of one context and target
     /// would otherwise both become due, which the unique index forbids).

@@ -52,7 +52,7 @@ final class SQLiteConnection: @unchecked Sendable {
     static let mmapBytesOfThisLibrary = sqlite3_compileoption_used("MMAP_READWRITE") == 0 ? mmapBytes : 0
 
     let path: String
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// Prepared statements by their SQL text as the caller wrote it (with `$n`).
     private var statements: [String: OpaquePointer] = [:]
     /// Column name → position of each prepared statement's result, read once per preparation

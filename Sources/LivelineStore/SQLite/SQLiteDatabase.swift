@@ -129,7 +129,7 @@ public final class SQLiteDatabase: Database {
     }
 
     /// The lock file of ``claimServer()``.
-    public var serverLockPath: String { path + ".serve-lock" }
+    public var serverLockPath: String { path + ".serve-lock" }  // as ``lockServer(databasePath:)`` names it
 
     /// Takes the server lock of this database file (`docs/engine.md`, "Storage": SQLite has one
     /// writer; several server instances share a PostgreSQL database). Throws `.busy`, naming the
@@ -137,24 +137,32 @@ public final class SQLiteDatabase: Database {
     /// it. Held until ``releaseServer()`` or the process ends.
     public func claimServer() throws {
         guard serverLock.load(ordering: .acquiring) < 0 else { return }
-        let descriptor = open(serverLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        serverLock.store(try Self.lockServer(databasePath: path), ordering: .releasing)
+    }
+
+    /// Takes the server lock of the database file at `databasePath` (``claimServer()``) for a
+    /// command that must not run beside a server (`liveline restore`): the open lock file, to be
+    /// closed with `close(2)` to let go. Throws `.busy`, naming the process, when another holds it.
+    public static func lockServer(databasePath: String) throws -> Int32 {
+        let lockPath = databasePath + ".serve-lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError(.io, "could not open the server lock \(serverLockPath): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "could not open the server lock \(lockPath): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
-            let holder = (try? String(contentsOfFile: serverLockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            let holder = (try? String(contentsOfFile: lockPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             throw StoreError(
                 .busy,
                 """
-                another liveline server (pid \(holder)) is using the database \(path); SQLite has one server per data \
+                another liveline server (pid \(holder)) is using the database \(databasePath); SQLite has one server per data \
                 folder (several instances share a PostgreSQL database). Stop it or use another data folder.
                 """)
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
-        serverLock.store(descriptor, ordering: .releasing)
+        return descriptor
     }
 
     /// Lets another server use the database (its shutdown).
