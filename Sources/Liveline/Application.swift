@@ -211,9 +211,9 @@ public func buildApplication(
     _ configuration: ServerConfiguration, transport: PushTransport, features: [any Feature],
     clock: (@Sendable () -> Date)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }
 ) throws -> Application {
-    let store = try configuration.openStore(features: features.map(\.featureMigrations))
     // One server per data folder where the backend needs it (SQLite: its revisions are then
-    // cached without a database call).
+    // cached without a database call); SQLite's lock is taken before the file is opened.
+    let store = try configuration.openStore(features: features.map(\.featureMigrations), asServer: true)
     try store.database.claimServer()
     let database = store.database
     let clock = clock ?? { database.now() }

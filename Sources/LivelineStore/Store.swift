@@ -75,7 +75,7 @@ public struct Store: Sendable {
     ///
     /// A missing folder is created readable by its owner only (0700): it holds token hashes and
     /// push tokens.
-    public static func openSQLite(folder: URL, features: [FeatureMigrations] = [], now: Date = Date()) throws -> Store {
+    public static func openSQLite(folder: URL, features: [FeatureMigrations] = [], now: Date = Date(), asServer: Bool = false) throws -> Store {
         do {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
@@ -83,7 +83,17 @@ public struct Store: Sendable {
         } catch {
             throw StoreError(.io, "could not create the data folder \(folder.path): \(error.localizedDescription)")
         }
-        let database = try SQLiteDatabase(folder: folder)
+        // A server takes the lock before it opens (and may create or migrate) the file: no second
+        // server and no `liveline restore` is then at work on it.
+        let lock = asServer ? try SQLiteDatabase.lockServer(databasePath: folder.appendingPathComponent(SQLiteDatabase.fileName).path) : -1
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(folder: folder)
+        } catch {
+            if lock >= 0 { close(lock) }
+            throw error
+        }
+        if lock >= 0 { database.adoptServerLock(lock) }
         // The database holds token hashes and push tokens: owner only. SQLite gives its -wal and
         // -shm files the main file's mode.
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database.path + suffix) {

@@ -17,21 +17,27 @@ enum BackupCommand: CLICommand {
         Writes a new folder DEST (mode 0700) holding a consistent copy of the data folder's
         database (SQLite's online backup API: every change committed before the copy began,
         none after; checked with PRAGMA integrity_check) and the keys the folder keeps
-        (\(DataFolderKeys.names.joined(separator: ", ")), where present). Safe while
-        `liveline serve` runs and writes: it is not stopped or slowed beyond one read.
-        Bring it back with `liveline restore DEST`. With PostgreSQL (LIVELINE_DATABASE_URL)
-        use pg_dump instead (docs/operations.md, "Backups").
+        (\(DataFolderKeys.names.joined(separator: ", ")), where present). Safe while `liveline serve` runs
+        and writes: it is not stopped (its WAL is not checkpointed past the copy's read
+        while it lasts). DEST may not be inside the data folder. Bring it back with
+        `liveline restore DEST`. With PostgreSQL (LIVELINE_DATABASE_URL) use pg_dump
+        instead (docs/operations.md, "Backups").
 
         --data DIR   the data folder [LIVELINE_DATA_DIR, ./liveline-data]
         """
     }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        umask(0o077)  // the copy holds the keys and token hashes: the owner's only
         let args = try Arguments(arguments, options: ["data", "database-url"])
         guard args.positionals.count == 1 else { throw CLIError("say where the backup goes: liveline backup DEST") }
         let configuration = try ServeCommand.configuration(args, context: context)
         try DataFolderKeys.refusePostgreSQL(configuration, command: name)
-        let destination = URL(fileURLWithPath: args.positionals[0])
+        let destination = URL(fileURLWithPath: args.positionals[0]).standardizedFileURL
+        let folder = configuration.dataDirectory.standardizedFileURL.resolvingSymlinksInPath().path + "/"
+        guard !(destination.resolvingSymlinksInPath().path + "/").hasPrefix(folder) else {
+            throw CLIError("\(destination.path) is inside the data folder; a backup goes elsewhere (it would be lost with the folder)")
+        }
         let database = configuration.dataDirectory.appendingPathComponent(SQLiteDatabase.fileName)
         guard FileManager.default.fileExists(atPath: database.path) else {
             throw CLIError("there is no database in \(configuration.dataDirectory.path) (\(SQLiteDatabase.fileName)); say --data DIR")
@@ -62,6 +68,7 @@ enum BackupCommand: CLICommand {
             guard isFolder.boolValue, entries.isEmpty else {
                 throw CLIError("\(folder.path) exists and is not an empty folder; a backup goes to a new one")
             }
+            guard chmod(folder.path, 0o700) == 0 else { throw CLIError("could not make \(folder.path) the owner's only") }
             return
         }
         do {

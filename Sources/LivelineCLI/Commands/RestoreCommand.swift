@@ -30,16 +30,20 @@ enum RestoreCommand: CLICommand {
     }
 
     static func run(_ arguments: [String], context: CLIContext) throws -> Int32 {
+        umask(0o077)  // every file it writes holds secrets: the owner's only
         let args = try Arguments(arguments, options: ["data", "database-url"], flags: ["replace"])
         guard args.positionals.count == 1 else { throw CLIError("say which backup to restore: liveline restore SOURCE") }
-        var configuration = try ServeCommand.configuration(args, context: context)
+        let configuration = try ServeCommand.configuration(args, context: context)
         try DataFolderKeys.refusePostgreSQL(configuration, command: name)
-        let source = URL(fileURLWithPath: args.positionals[0])
+        let source = URL(fileURLWithPath: args.positionals[0]).standardizedFileURL
+        let data = configuration.dataDirectory.standardizedFileURL
         let backup = source.appendingPathComponent(SQLiteDatabase.fileName)
         guard FileManager.default.fileExists(atPath: backup.path) else {
             throw CLIError("\(source.path) holds no \(SQLiteDatabase.fileName): say a folder made by liveline backup")
         }
-        let data = configuration.dataDirectory
+        guard source.resolvingSymlinksInPath() != data.resolvingSymlinksInPath() else {
+            throw CLIError("\(source.path) is the data folder itself; restore a backup into another folder (--data DIR)")
+        }
         try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let database = data.appendingPathComponent(SQLiteDatabase.fileName)
         let lock: Int32
@@ -49,21 +53,48 @@ enum RestoreCommand: CLICommand {
             throw CLIError("\(error.message)\nNothing was restored.")
         }
         defer { close(lock) }
-        let keptAside = try moveAside(in: data, restoring: source, replacing: args.flag("replace"))
+        // Copied, checked and migrated beside the folder's files; they are moved only once it is ready.
+        let staged = data.appendingPathComponent(SQLiteDatabase.fileName + ".restoring")
+        let outbox: (pending: Int, inFlight: Int)
         do {
-            _ = try SQLiteBackup.copy(from: backup.path, to: database.path)
+            removeStaged(staged)
+            _ = try SQLiteBackup.copy(from: backup.path, to: staged.path)
+            outbox = try prepare(staged, features: context.features.map(\.featureMigrations))
         } catch let error as StoreError {
-            let aside = keptAside.isEmpty ? "" : " (what it had is kept beside: \(keptAside.joined(separator: ", ")))"
-            throw CLIError("the restore failed, \(data.path) holds no database now\(aside): \(error.message)")
+            removeStaged(staged)
+            throw CLIError("\(error.message)\nNothing was restored: \(data.path) is as it was.")
         }
+        let keptAside = try moveAside(in: data, restoring: source, replacing: args.flag("replace"), staged: staged)
+        try putInPlace(staged, as: database)
         let keys = try DataFolderKeys.copy(from: source, to: data, replacing: true)
-        configuration.databaseURL = nil
-        let store = try configuration.openStore(features: context.features.map(\.featureMigrations))
+        context.print(report(data: data, source: source, keys: keys, pending: outbox.pending, inFlight: outbox.inFlight, keptAside: keptAside))
+        return 0
+    }
+
+    /// Brings the copy at `staged` to this build's schema and ends its outbox leases (no process
+    /// holds them now); its outbox rows waiting, and how many of them were in flight. Every
+    /// connection to it is closed on return.
+    static func prepare(_ staged: URL, features: [FeatureMigrations]) throws -> (pending: Int, inFlight: Int) {
+        let store = try Store.open(SQLiteDatabase(path: staged.path), features: features)
         defer { store.database.close() }
         let inFlight = try store.outbox.expireAllLeases()
         let depth = try store.outbox.depth(now: Date())
-        context.print(report(data: data, source: source, keys: keys, pending: depth.due + depth.leased, inFlight: inFlight, keptAside: keptAside))
-        return 0
+        return (depth.due + depth.leased, inFlight)
+    }
+
+    /// Renames the prepared copy (and a WAL SQLite left beside it) into place, flushed.
+    static func putInPlace(_ staged: URL, as database: URL) throws {
+        try? FileManager.default.removeItem(atPath: staged.path + "-shm")
+        for suffix in ["-wal", ""] where FileManager.default.fileExists(atPath: staged.path + suffix) {
+            guard rename(staged.path + suffix, database.path + suffix) == 0 else {
+                throw CLIError("could not rename \(staged.path + suffix) into place: \(String(cString: strerror(errno)))")
+            }
+        }
+        try SQLiteBackup.flushFolder(of: database.path)
+    }
+
+    static func removeStaged(_ staged: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: staged.path + suffix) }
     }
 
     /// What the restore did, for a person.
@@ -79,7 +110,7 @@ enum RestoreCommand: CLICommand {
     /// The data folder's database (with its WAL) and keys that the restore would overwrite —
     /// a key the same as the backup's is not in the way: with `replacing`, renamed with
     /// `.replaced-TIME` (their new names); else the restore is refused, naming them.
-    static func moveAside(in data: URL, restoring source: URL, replacing: Bool) throws -> [String] {
+    static func moveAside(in data: URL, restoring source: URL, replacing: Bool, staged: URL) throws -> [String] {
         let database = SQLiteDatabase.fileName
         var inTheWay = [database, database + "-wal", database + "-shm"].filter {
             FileManager.default.fileExists(atPath: data.appendingPathComponent($0).path)
@@ -90,6 +121,7 @@ enum RestoreCommand: CLICommand {
         }
         guard !inTheWay.isEmpty else { return [] }
         guard replacing else {
+            removeStaged(staged)
             throw CLIError(
                 "\(data.path) has \(inTheWay.joined(separator: ", ")), which the restore would replace; nothing was restored. Say --replace to keep them beside, renamed, or restore into an empty folder (--data DIR)"
             )
@@ -100,6 +132,7 @@ enum RestoreCommand: CLICommand {
             do {
                 try FileManager.default.moveItem(at: data.appendingPathComponent(name), to: data.appendingPathComponent(renamed))
             } catch {
+                removeStaged(staged)
                 throw CLIError("could not rename \(name) in \(data.path): \(error.localizedDescription); nothing was restored")
             }
             return renamed

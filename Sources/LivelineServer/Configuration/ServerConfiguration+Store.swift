@@ -7,8 +7,9 @@ extension ServerConfiguration {
     /// folder. A URL that cannot be read, a server that cannot be reached or refuses the login,
     /// and a database written by a newer build are one `StoreError` each, naming the server —
     /// never the password.
-    public func openStore(features: [FeatureMigrations] = []) throws -> Store {
-        guard let databaseURL else { return try Store.openSQLite(folder: dataDirectory, features: features) }
+    /// `asServer`: SQLite's server lock is taken before the file is opened (``Store/openSQLite(folder:features:now:asServer:)``).
+    public func openStore(features: [FeatureMigrations] = [], asServer: Bool = false) throws -> Store {
+        guard let databaseURL else { return try Store.openSQLite(folder: dataDirectory, features: features, asServer: asServer) }
         let settings: PostgresSettings
         do {
             settings = try PostgresSettings(url: databaseURL)

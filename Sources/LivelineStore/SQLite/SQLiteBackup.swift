@@ -30,12 +30,17 @@ public enum SQLiteBackup {
         let partial = destination + ".partial"
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
         do {
+            // The owner's only from its first byte (it holds token hashes); SQLite takes an empty
+            // file as a new database, and gives its journal the file's mode.
+            let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard created >= 0 else { throw StoreError(.io, "could not create \(partial): \(String(cString: strerror(errno)))") }
+            close(created)
             var summary = try copyPages(from: source, to: partial)
-            guard chmod(partial, 0o600) == 0 else { throw StoreError(.io, "could not make \(partial) the owner's only") }
             summary.bytes = try flush(partial)
             guard rename(partial, destination) == 0 else {
                 throw StoreError(.io, "could not rename \(partial) to \(destination): \(String(cString: strerror(errno)))")
             }
+            try flushFolder(of: destination)
             return summary
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
@@ -46,7 +51,7 @@ public enum SQLiteBackup {
     /// The backup itself, into `partial`, then its check and the switch to one file.
     private static func copyPages(from source: String, to partial: String) throws -> Summary {
         let reader = try SQLiteConnection(path: source, readOnly: true)
-        let writer = try SQLiteConnection(path: partial, readOnly: false)
+        let writer = try SQLiteConnection(path: partial, readOnly: false, wal: false)
         defer { withExtendedLifetime(reader) {} }  // open until the backup is finished
         guard let backup = sqlite3_backup_init(writer.handle, "main", reader.handle, "main") else {
             try writer.check(sqlite3_errcode(writer.handle), "start the backup of \(source)")
@@ -68,21 +73,25 @@ public enum SQLiteBackup {
         guard check == [.text("ok")] else {
             throw StoreError(.io, "the copy of \(source) fails PRAGMA integrity_check: \(check.prefix(5))")
         }
+        // The pages carry the source's WAL mode; a copy is one file.
         _ = try writer.run("PRAGMA journal_mode = DELETE", [], collect: true)
         return Summary(asOf: asOf, pages: pages, bytes: 0)
     }
 
-    /// Flushes the closed file at `path` and its folder to disk; its size.
+    /// Flushes the closed file at `path` to disk; its size.
     private static func flush(_ path: String) throws -> Int {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(.io, "could not open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw StoreError(.io, "could not flush \(path): \(String(cString: strerror(errno)))") }
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
-        }
         return Int(lseek(descriptor, 0, SEEK_END))
+    }
+
+    /// Flushes the folder holding `path`, so a rename into it survives a power cut.
+    public static func flushFolder(of path: String) throws {
+        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw StoreError(.io, "could not open the folder of \(path): \(String(cString: strerror(errno)))") }
+        defer { close(folder) }
+        guard fsync(folder) == 0 else { throw StoreError(.io, "could not flush the folder of \(path): \(String(cString: strerror(errno)))") }
     }
 }

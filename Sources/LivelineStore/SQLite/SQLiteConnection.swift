@@ -67,7 +67,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// A writer switches the file to WAL (`journal_mode` is persistent); every connection gets
     /// `foreign_keys=ON`, the busy timeout and its ``tuningPragmas(readOnly:)``.
     /// `create`: a writer creates a missing file (false: it must exist, and is left as it is).
-    init(path: String, readOnly: Bool, create: Bool = true) throws {
+    /// `wal`: false leaves a writer in the file's journal mode (a backup's copy: no WAL beside it).
+    init(path: String, readOnly: Bool, create: Bool = true, wal: Bool = true) throws {
         self.path = path
         var opened: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
@@ -83,7 +84,7 @@ final class SQLiteConnection: @unchecked Sendable {
         try check(sqlite3_extended_result_codes(handle, 1), "enable extended result codes")
         try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds), "set the busy timeout")
         try executeScript("PRAGMA foreign_keys = ON")
-        if !readOnly {
+        if !readOnly && wal {
             let mode = try run("PRAGMA journal_mode = WAL", [], collect: true).rows.first?.values.first
             guard mode == .text("wal") else {
                 throw StoreError(.io, "the database at \(path) could not be switched to WAL mode")

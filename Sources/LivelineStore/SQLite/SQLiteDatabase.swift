@@ -140,6 +140,13 @@ public final class SQLiteDatabase: Database {
         serverLock.store(try Self.lockServer(databasePath: path), ordering: .releasing)
     }
 
+    /// Holds `descriptor`, a server lock taken with ``lockServer(databasePath:)`` before this
+    /// object was made, as ``claimServer()`` would have.
+    public func adoptServerLock(_ descriptor: Int32) {
+        if serverLock.compareExchange(expected: -1, desired: descriptor, ordering: .acquiringAndReleasing).exchanged { return }
+        Glibc.close(descriptor)
+    }
+
     /// Takes the server lock of the database file at `databasePath` (``claimServer()``) for a
     /// command that must not run beside a server (`liveline restore`): the open lock file, to be
     /// closed with `close(2)` to let go. Throws `.busy`, naming the process, when another holds it.

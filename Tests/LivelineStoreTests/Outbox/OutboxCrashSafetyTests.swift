@@ -39,6 +39,20 @@ struct OutboxCrashSafetyTests {
         }
     }
 
+    @Test func expiringEveryLeaseGivesARowInFlightBackAtTheNextClaim() throws {
+        try TemporaryFolder.with { folder in
+            let store = try Store.openSQLite(folder: folder)
+            try store.makeContext()
+            try store.change(at: 1)
+            let inFlight = try #require(try store.outbox.claim(owner: "backed-up", now: time(1), lease: 3_600, limit: 10).first)
+            #expect(try store.outbox.claim(owner: "restored", now: time(2), lease: 30, limit: 10).isEmpty, "leased for an hour")
+            #expect(try store.outbox.expireAllLeases() == 1)
+            #expect(try store.outbox.expireAllLeases() == 1, "still leased until a claim takes it back")
+            let claimed = try store.outbox.claim(owner: "restored", now: time(2), lease: 30, limit: 10)
+            #expect(claimed.map(\.id) == [inFlight.id])
+        }
+    }
+
     @Test func aTransactionThatNeverCommittedLeavesNothing() throws {
         try TemporaryFolder.with { folder in
             struct Crash: Error {}
