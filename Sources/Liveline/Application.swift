@@ -72,11 +72,15 @@ public final class Application: Sendable {
     let webPushClient: WebPushClient
     /// What `serve` says before it listens: settings a part of the server needs and lacks.
     public let startupWarnings: [String]
+    /// This instance's row among the serving instances, and the contract steps it runs.
+    let presence: InstancePresence
 
     init(
         configuration: ServerConfiguration, store: Store, adminKey: String, adminKeyGenerated: Bool, transport: PushTransport,
-        engine: Engine, features: [String], dashboard: Dashboard, http: HTTPServer, webPushClient: WebPushClient, startupWarnings: [String]
+        engine: Engine, features: [String], dashboard: Dashboard, http: HTTPServer, webPushClient: WebPushClient, startupWarnings: [String],
+        presence: InstancePresence
     ) {
+        self.presence = presence
         self.dashboard = dashboard
         self.webPushClient = webPushClient
         self.startupWarnings = startupWarnings
@@ -126,6 +130,7 @@ public final class Application: Sendable {
     /// a previous run committed and did not send goes out now.
     public func start(listening: Bool = true) throws {
         if listening { try http.start() }
+        presence.start()
         if configuration.dispatcherEnabled { engine.start() }
         engine.logger.info(
             "serverStarted",
@@ -188,6 +193,7 @@ public final class Application: Sendable {
         // Whatever still waited for an answer from APNs (an outage, a slow channel list) has its
         // failure now: wait for the engine's threads once more.
         if !stopped { stopped = engine.stop(timeout: timeout) }
+        presence.stop()
         store.database.releaseServer()
         // The database's own threads (PostgreSQL's notification feed) end too: the process may exit.
         if !store.database.close() { stopped = false }
@@ -289,7 +295,8 @@ private func assembleApplication(
     return Application(
         configuration: configuration, store: store, adminKey: adminKey, adminKeyGenerated: generated, transport: transport,
         engine: engine, features: features.map(\.name), dashboard: dashboard, http: http, webPushClient: webPushClient,
-        startupWarnings: warnings
+        startupWarnings: warnings,
+        presence: InstancePresence(store: store, migrator: Migrator(features: features.map(\.featureMigrations)), logger: engine.logger)
     )
 }
 

@@ -21,6 +21,8 @@ public struct Store: Sendable {
     public let revisions: RevisionCache
     /// The migrations this opening applied (none when the schema was up to date), in order.
     public let appliedMigrations: [Migration]
+    /// The serving instances and their builds (rolling upgrades).
+    public var instances: InstanceRegistry { InstanceRegistry(database: database) }
 
     /// The repositories over `database`, as it is (no migration).
     public init(database: any Database, appliedMigrations: [Migration] = []) {

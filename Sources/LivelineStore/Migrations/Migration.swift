@@ -13,12 +13,35 @@ public struct Migration: Sendable, Hashable {
     /// that recorded that core version has it applied already (it is recorded for the feature,
     /// not run again).
     public var formerCoreVersion: Int?
+    /// Whether a build that knows only the versions before this one keeps serving on a database
+    /// it was applied to (docs/operations.md, "Upgrading").
+    public var compatibility: Compatibility
+    /// SQL that finishes an expanding migration once no instance of an older build is left (the
+    /// drop of what only older builds used); until it ran, older builds keep serving, after it
+    /// they are refused.
+    public var contract: String?
 
-    public init(version: Int, name: String, formerCoreVersion: Int? = nil, sql: String) {
+    /// What older builds may do on a database this migration was applied to.
+    public enum Compatibility: Sendable, Hashable {
+        /// It only adds what older code never relies on — a table, a nullable or defaulted column,
+        /// an index, rows of a kind older code skips: the build before it keeps serving (a
+        /// rolling upgrade, and back down).
+        case expand
+        /// Older builds cannot serve on it: every instance runs the new build (stop all, start
+        /// all). Every migration before rolling upgrades is one.
+        case breaking
+    }
+
+    public init(
+        version: Int, name: String, formerCoreVersion: Int? = nil, compatibility: Compatibility = .breaking, contract: String? = nil,
+        sql: String
+    ) {
         self.version = version
         self.name = name
         self.sql = sql
         self.formerCoreVersion = formerCoreVersion
+        self.compatibility = contract == nil ? compatibility : .expand
+        self.contract = contract
     }
 }
 

@@ -8,7 +8,10 @@ import Foundation
 /// version, name, applied_at)`), so a failing migration leaves nothing behind and a second process
 /// opening the same database at the same time applies nothing twice (the applied versions are read
 /// again under the write lock). A database that records a version this build does not know — of
-/// the core, or of a feature this build has — is refused with a clear message.
+/// the core, or of a feature this build has — is refused with a clear message, unless that
+/// version is one expanding step past this build's (``Migration/Compatibility/expand``,
+/// recorded in `schema_compatibility`): then this build serves on it, so instances can be
+/// upgraded one at a time (docs/operations.md, "Upgrading").
 public struct Migrator: Sendable {
     /// Liveline's core schema, oldest first.
     public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13]
@@ -51,7 +54,8 @@ public struct Migrator: Sendable {
                     name TEXT NOT NULL,
                     applied_at BIGINT NOT NULL,
                     PRIMARY KEY (feature, version)
-                )
+                );
+                \(Self.compatibilityTables)
                 """)
         }
         try database.read { transaction in try refuseNewer(database, in: transaction) }
@@ -66,6 +70,7 @@ public struct Migrator: Sendable {
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
                     [SQLValue(migration.version), SQLValue(migration.name), SQLValue(now)]
                 )
+                try Self.recordCompatibility(of: migration, among: migrations, scope: Self.coreScope, in: transaction)
                 return true
             }
             if didApply { applied.append(migration) }
@@ -86,6 +91,7 @@ public struct Migrator: Sendable {
                     let former = try migration.formerCoreVersion.map { try Self.appliedVersions(transaction).contains($0) } ?? false
                     if !former {
                         try transaction.executeScript(database.dialect.render(migration.sql))
+                        try Self.recordCompatibility(of: migration, among: feature.migrations, scope: feature.feature, in: transaction)
                         // Recorded under its former core version too, so a build from before the
                         // move (which still runs it as that core version) can open the database.
                         if let version = migration.formerCoreVersion { try Self.recordCore(version, name: migration.name, now: now, in: transaction) }
@@ -105,7 +111,7 @@ public struct Migrator: Sendable {
     /// Instances starting at the same moment migrate one after the other: on PostgreSQL each
     /// migration's transaction first takes an advisory lock of the schema (held to its end), so a
     /// second instance sees what the first applied. SQLite's writes are serialised already.
-    private static func lock(_ database: any Database, _ transaction: any SQLTransaction) throws {
+    static func lock(_ database: any Database, _ transaction: any SQLTransaction) throws {
         guard database.dialect == .postgres else { return }
         // A migration (or waiting for another instance's) may take longer than a statement may.
         try transaction.executeScript("SET LOCAL statement_timeout = 0")
@@ -130,24 +136,36 @@ public struct Migrator: Sendable {
 
     private func refuseNewer(_ database: any Database, in transaction: any SQLTransaction) throws {
         let core = try Self.appliedVersions(transaction).subtracting(Self.retiredVersions)
-        if let highest = core.max(), highest > latestVersion {
-            throw StoreError(
-                .schemaTooNew,
-                """
-                the database at \(database.location) was written by a newer Liveline (schema version \(highest); \
-                this build knows up to \(latestVersion)). Use a newer liveline or another data folder.
-                """)
-        }
+        try Self.refuse(
+            core, scope: Self.coreScope, label: "schema version", latest: latestVersion, database: database, in: transaction)
         for feature in features {
-            let known = feature.migrations.last?.version ?? 0
-            if let highest = try Self.appliedVersions(feature: feature.feature, transaction).max(), highest > known {
-                throw StoreError(
-                    .schemaTooNew,
-                    """
-                    the database at \(database.location) was written by a newer Liveline (\(feature.feature) schema version \
-                    \(highest); this build knows up to \(known)). Use a newer liveline or another data folder.
-                    """)
-            }
+            try Self.refuse(
+                try Self.appliedVersions(feature: feature.feature, transaction), scope: feature.feature,
+                label: "\(feature.feature) schema version", latest: feature.migrations.last?.version ?? 0, database: database, in: transaction)
         }
+    }
+
+    /// Refuses `applied` when a version above `latest` is more than one expanding step ahead:
+    /// one whose recorded `served_from` (the lowest version a build must know to serve on it;
+    /// none recorded: the version itself) is above `latest`.
+    private static func refuse(
+        _ applied: Set<Int>, scope: String, label: String, latest: Int, database: any Database, in transaction: any SQLTransaction
+    ) throws {
+        let ahead = applied.filter { $0 > latest }
+        guard !ahead.isEmpty else { return }
+        let servedFrom = try servedFrom(scope: scope, in: transaction)
+        let blocking = ahead.filter { (servedFrom[$0] ?? $0) > latest }
+        guard let highest = ahead.max(), !blocking.isEmpty else { return }
+        var message = """
+            the database at \(database.location) was written by a newer Liveline (\(label) \(highest); \
+            this build knows up to \(latest)). Use a newer liveline or another data folder.
+            """
+        if blocking.contains(where: { (servedFrom[$0] ?? $0) < $0 }) {
+            message += """
+                 A build serves on a schema at most one expanding migration newer than its own: upgrade \
+                instances through each version in turn (docs/operations.md, "Upgrading").
+                """
+        }
+        throw StoreError(.schemaTooNew, message)
     }
 }

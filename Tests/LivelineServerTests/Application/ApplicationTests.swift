@@ -152,6 +152,23 @@ import Testing
         #expect(try second.request("GET", "/api/me", token: bearer).status == 200)
     }
 
+    @Test(.enabled(if: TestBackend.isPostgres, "instances are recorded where several share a database"))
+    func aServingInstanceIsRecordedWithItsBuildsVersionsUntilItStops() throws {
+        let server = try TestServer()
+        var stopped = false
+        defer { if !stopped { server.stop() } }
+        let postgres = try #require(server.app.store.database as? PostgresDatabase)
+        let other = try PostgresDatabase(settings: postgres.settings, poolSize: 1)  // as another instance sees it
+        let rows = { try other.read { try $0.query("SELECT id, versions FROM liveline_instances") } }
+        let core = "core:\(Migrator().latestVersion) "
+        let ours = try rows().filter { try $0.string("versions").hasPrefix(core) }
+        #expect(ours.count == 1, "one row, with the versions its build knows")
+        let id = try #require(try ours.first?.string("id"))
+        server.stop(keepData: true)
+        stopped = true
+        #expect(try other.read { try $0.query("SELECT id FROM liveline_instances WHERE id = $1", [.text(id)]) }.isEmpty, "removed at a clean stop")
+    }
+
     @Test func aDatabaseFromANewerVersionIsRefusedClearly() throws {
         let server = try TestServer()
         try server.app.store.database.write { transaction in
