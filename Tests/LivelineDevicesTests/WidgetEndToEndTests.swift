@@ -1,0 +1,54 @@
+import Foundation
+import LivelineDevices
+import LivelinePushWire
+import LivelineModel
+import LivelineShoppingModel
+import Testing
+
+/// `docs/devices.md`, "Widgets", end to end: a WidgetKit push sent by hand through the server's APNs
+/// client (HTTP/2 + TLS) to the sandbox reaches the phone's widget token; the widget reloads, its
+/// timeline provider pulls the shopping context from the server through the SDK, and the widget
+/// shows the revision — within its reload budget.
+@Suite struct WidgetEndToEndTests {
+    @Test func aWidgetsPushReloadsTheWidgetWhichShowsTheServersRevision() async throws {
+        let harness = try DeviceHarness()
+        defer { harness.stop() }
+        let key = "shopping:\(harness.householdID):2026-01-05"
+        var rules = DeviceRules()
+        rules.widgetReloadBudget = 2
+        let phone = await harness.phone(
+            "phone-widget", os: OSVersion(26, 0), rules: rules, widgets: [DeviceWidget(kind: "shopping", contextKeys: [key])])
+        let token = try #require(phone.widgetToken)
+        #expect(harness.sandbox.isActive(token: token), "the widget token is known to APNs before anyone sends to it")
+
+        // The household's shopping week, changed through the shopping feature's own API.
+        let app = harness.client(deviceID: "phone-widget")
+        let add = { (label: String) async throws -> Int in
+            _ = try await app.addShoppingItem(week: "2026-01-05", label: label, price: 1.5)
+            guard case .snapshot(let snapshot) = try await app.pull(contextKey: key, sinceRev: nil) else { throw CancellationError() }
+            return snapshot.rev
+        }
+        let widgets = { () async -> APNSResult in
+            await harness.app.apns.send(.widgets(deviceToken: token, bundleID: harness.sandbox.bundleID))
+        }
+        _ = try await add("Milch")
+        let first = try await add("Brot")
+        #expect(await widgets().status == 200)
+        #expect(await harness.until { phone.widget(kind: "shopping")?.shown[key] == first }, "\(phone.messages())")
+        #expect(phone.messages(key).contains("applied [\(key)]: widget shopping reloaded: shows rev \(first)"))
+
+        let second = try await add("Eier")
+        #expect(second > first)
+        #expect(await widgets().status == 200)
+        #expect(await harness.until { phone.logged("widget shopping reloaded: shows rev \(second)") }, "\(phone.messages())")
+
+        // The budget of 2 is spent: APNs still answers 200, the phone reloads nothing.
+        let third = try await add("Käse")
+        #expect(await widgets().status == 200)
+        #expect(await harness.until { phone.logged("widget shopping throttled: 2 reloads in the last 24 hours (budget 2)") })
+        #expect(await harness.fleet.settle())
+        #expect(phone.widget(kind: "shopping")?.shown[key] == second)
+        #expect(!phone.logged("shows rev \(third)"))
+        #expect(harness.sandbox.accepted(token: token).map(\.pushType) == ["widgets", "widgets", "widgets"])
+    }
+}
