@@ -50,5 +50,13 @@ import Testing
         #expect(phone.widget(kind: "shopping")?.shown[key] == second)
         #expect(!phone.logged("shows rev \(third)"))
         #expect(harness.sandbox.accepted(token: token).map(\.pushType) == ["widgets", "widgets", "widgets"])
+
+        // WidgetKit rotates the token: the old one is gone at APNs, the new one is the widget's.
+        harness.fleet.rotateWidgetToken(device: "phone-widget")
+        let rotated = try #require(phone.widgetToken)
+        #expect(rotated != token && harness.sandbox.isActive(token: rotated))
+        #expect(await widgets().status == 410)
+        #expect(await harness.app.apns.send(.widgets(deviceToken: rotated, bundleID: harness.sandbox.bundleID)).status == 200)
+        #expect(await harness.until { phone.log.filter { $0.message.hasPrefix("widget shopping throttled") }.count == 2 }, "one budget per widget")
     }
 }
