@@ -362,9 +362,9 @@ public final class DeviceFleet: Sendable {
                     }
                 }
             case .registerWidgets(let registration):
-                // The server's side (a `widgets` token kind with its widget kinds) is not there yet:
-                // the token stays on the phone, and pushes reach it by hand (docs/devices.md, "Widgets").
-                device.note(.event, "widget extension: \(registration), not registered: the server takes no widgets tokens yet")
+                // What its `WidgetPushHandler` does with a token (docs/devices.md, "Widgets").
+                _ = try await client.register(widgets: registration, environment: device.configuration.environment)
+                device.note(.event, "widget extension registered its \(registration)")
             case .reloadWidget(let kind):
                 await reloadWidget(kind: kind, device: device, client: client)
             case .receipt(let contextKey, let rev):
