@@ -9,7 +9,8 @@ import WidgetKit
 /// struct ShoppingWidgetPushHandler: WidgetPushHandler {
 ///     func pushTokenDidChange(_ pushInfo: WidgetPushInfo, widgets: [WidgetInfo]) {
 ///         let registration = WidgetPushRegistration(pushInfo, widgets: widgets)
-///         // hand `registration` to the server (the registration call: docs/sdk.md, "Widget pushes")
+///         // A `widgets` token with its widget kinds (docs/sdk.md, "Widget pushes").
+///         Task { try await client.register(widgets: registration) }
 ///     }
 /// }
 /// ```
