@@ -68,6 +68,9 @@ import Testing
             #expect(accepted.first?.topic == "\(harness.sandbox.bundleID).push-type.widgets")
         }
         #expect(old.widget(kind: "shopping")?.shown[key] == nil)
+        // The context's delivery log (its dashboard timeline) has each widget push and APNs' answer.
+        let attempts = try harness.app.store.deliveries.attempts(contextKey: key).filter { $0.note?.hasPrefix("widget push") == true }
+        #expect(attempts.map(\.status) == [200, 200] && attempts.allSatisfy { $0.priority == 10 && $0.rev == nil })
     }
 
     @Test func fiftyChangesInAMinuteCostAtMostThePacedNumberOfWidgetPushes() async throws {
