@@ -21,6 +21,7 @@ import Testing
             "phone-widget", os: OSVersion(26, 0), rules: rules, widgets: [DeviceWidget(kind: "shopping", contextKeys: [key])])
         let token = try #require(phone.widgetToken)
         #expect(harness.sandbox.isActive(token: token), "the widget token is known to APNs before anyone sends to it")
+        #expect(await harness.until { (try? harness.app.store.tokens.activeTokens(userID: harness.userID))?.contains { $0.token == token } == true })
 
         // The household's shopping week, changed through the shopping feature's own API.
         let app = harness.client(deviceID: "phone-widget")

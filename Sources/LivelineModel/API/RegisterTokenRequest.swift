@@ -15,7 +15,7 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
     /// against every version installed.
     public var contractFingerprint: String?
     /// The kinds of the widgets a `widgets` token serves (each `WidgetInfo.kind`, e.g. `shopping`):
-    /// each a feature's name or a contract's type name (`docs/api.md`, "Register a push token").
+    /// each a feature's name or a contract's type name (`docs/api.md`, "Push tokens").
     public var widgetKinds: [String]?
 
     public init(

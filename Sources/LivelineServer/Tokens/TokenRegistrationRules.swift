@@ -132,7 +132,7 @@ struct TokenRegistrationRules: Sendable {
         return try TokenFields.contractFingerprint.text(value)
     }
 
-    /// The widget kinds of a `widgets` token (`docs/api.md`, "Register a push token"): required,
+    /// The widget kinds of a `widgets` token (`docs/api.md`, "Push tokens"): required,
     /// 1 to ``TokenFields/widgetKindsLimit`` of them, each a feature's name or a contract's type
     /// name; for any other kind refused.
     ///

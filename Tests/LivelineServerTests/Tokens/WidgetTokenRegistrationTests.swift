@@ -6,7 +6,7 @@ import LivelineTestSupport
 import LivelineTesting
 import Testing
 
-/// `POST /api/apns/register` with a `widgets` token (`docs/api.md`, "Register a push token"): the
+/// `POST /api/apns/register` with a `widgets` token (`docs/api.md`, "Push tokens"): the
 /// widget kinds it serves are stored with it; a kind the server does not know, none, or kinds on
 /// another kind of token are a 400 naming `widget_kinds`, and nothing is stored.
 @Suite struct WidgetTokenRegistrationTests {
