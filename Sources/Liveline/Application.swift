@@ -256,14 +256,17 @@ private func assembleApplication(
     // not per refused request (those answer 503 storageFull; docs/reliability.md, "Disk full").
     // (The location only: a handler holding the database would keep it open for good.)
     store.database.onStorageEvent { [location = store.database.location] event in Application.log(event, to: logger, database: location) }
-    let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: EngineDoor(store: store, clock: clock), logger: logger)
+    let widgets = WidgetPushes(interval: configuration.widgetPushInterval, typesByFeature: widgetTypes(of: features))
+    let door = EngineDoor(store: store, clock: clock, widgets: widgets)
+    let setup = FeatureSetup(environment: configuration.environment, clock: clock, door: door, logger: logger)
     for migration in store.appliedMigrations {
         logger.info("migrationApplied", [("migration.version", .int(migration.version)), ("migration.name", .string(migration.name))])
     }
     for feature in features { try feature.install(into: setup) }
     let registry = try contracts(of: features, setup: setup)
 
-    let engineConfiguration = engineConfiguration(configuration, lifecycles: setup.lifecycleByType, clock: clock)
+    var engineConfiguration = engineConfiguration(configuration, lifecycles: setup.lifecycleByType, clock: clock)
+    engineConfiguration.widgetPushes = widgets
     let engine = Engine(
         store: store, sender: transport.client, otherSenders: transport.otherClients, configuration: engineConfiguration,
         sources: setup.sources, periodic: setup.tasks, registry: registry,
@@ -298,6 +301,15 @@ private func assembleApplication(
         startupWarnings: warnings,
         presence: InstancePresence(store: store, migrator: Migrator(features: features.map(\.featureMigrations)), logger: engine.logger)
     )
+}
+
+/// The activity types each feature's widget kind (its name) shows: its contracts' types.
+private func widgetTypes(of features: [any Feature]) -> [String: Set<String>] {
+    var types: [String: Set<String>] = [:]
+    for feature in features {
+        for contract in feature.contracts { types[feature.name, default: []].insert(contract.typeName) }
+    }
+    return types
 }
 
 /// The engine's settings: the configuration's, with each feature's lifecycle for its types.

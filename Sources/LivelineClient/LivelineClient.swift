@@ -99,6 +99,24 @@ public final class LivelineClient: APICaller, Sendable {
         return try await call(Routes.registerToken, body: body)
     }
 
+    /// Registers the widget extension's WidgetKit push token with the kinds of its widgets (a
+    /// `widgets` token): call it from `WidgetPushHandler.pushTokenDidChange(_:widgets:)`. The server
+    /// then sends the widgets a `content-changed` push, paced, when a context they show changes
+    /// (`docs/sdk.md`, "Widget pushes"). Refused here, never sent, without a token or a kind.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
+    @discardableResult
+    public func register(widgets registration: WidgetPushRegistration, environment: PushEnvironment? = nil) async throws -> RegisterTokenResponse {
+        guard !registration.token.isEmpty, !registration.kinds.isEmpty else {
+            throw LivelineClientError.invalidArgument("a widgets token is registered with its token and at least one widget kind")
+        }
+        let body = RegisterTokenRequest(
+            kind: .widgets, token: registration.token, environment: environment ?? self.environment, deviceID: deviceID,
+            widgetKinds: registration.kinds)
+        return try await call(Routes.registerToken, body: body)
+    }
+
     /// Removes a token of this household (e.g. after the user logged out).
     @discardableResult
     public func unregister(token: String) async throws -> UnregisterTokenResponse {

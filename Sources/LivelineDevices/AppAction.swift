@@ -1,9 +1,16 @@
+import LivelineClient
 import LivelineModel
 
 /// What the simulated app does after a device decision, through the real API (`LivelineClient`).
 public enum AppAction: Sendable {
     /// Register a token (a push-to-start token, a new update token, a rotated one).
     case register(kind: PushTokenKind, token: String, contextKey: String?, attributesType: String?)
+    /// Hand the widget extension's push token and the kinds of its widgets to the server (what
+    /// its `WidgetPushHandler` does on the first token and every new one).
+    case registerWidgets(WidgetPushRegistration)
+    /// A push reloaded the timeline of the widget of `kind`: its timeline provider reads the
+    /// contexts the widget shows.
+    case reloadWidget(kind: String)
     /// A push woke the app: pull the context's truth `?since_rev=`.
     case pull(contextKey: String, sinceRev: Int?)
     /// Report the revision the card shows.

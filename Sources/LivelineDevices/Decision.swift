@@ -3,7 +3,7 @@ import LivelineModel
 import LivelineSandbox
 
 /// ActivityKit's rules for one push (`docs/devices.md`), applied to a device's state; every outcome is
-/// logged with its reason.
+/// logged with its reason. WidgetKit's for a `widgets` push are in `Decision+Widgets.swift`.
 struct Decision {
     var state: SimulatedDevice.State
     let device: SimulatedDevice
@@ -31,6 +31,7 @@ struct Decision {
         guard let root = try? JSONValue(json: Data(push.payload)).objectValue, let aps = root["aps"]?.objectValue else {
             return drop(nil, "the payload is not a JSON object with `aps`")
         }
+        if push.pushType == "widgets" { return widgets(push, aps: aps) }
         if push.pushType == "alert" {
             func text(_ value: JSONValue?) -> String? { if case .string(let text)? = value { text } else { nil } }
             let title = text(aps["alert"]?.objectValue?["title"]) ?? "?"

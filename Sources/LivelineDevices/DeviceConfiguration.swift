@@ -18,10 +18,14 @@ public struct DeviceConfiguration: Sendable, Hashable, Codable {
     /// The app's `ActivityAttributes` types (push-to-start tokens exist for these); nil: every
     /// type of the device's registry.
     public var activityTypes: [String]?
+    /// The widgets the user placed, one per kind; on iOS 26 and later the widget extension gets a
+    /// push token for them (`docs/devices.md`, "Widgets").
+    public var widgets: [DeviceWidget]
 
     public init(
         id: String, userID: Int, householdID: Int, environment: PushEnvironment = .sandbox, os: OSVersion = OSVersion(18, 0),
-        liveActivitiesAllowed: Bool = true, frequentUpdatesAllowed: Bool = false, activityTypes: [String]? = nil
+        liveActivitiesAllowed: Bool = true, frequentUpdatesAllowed: Bool = false, activityTypes: [String]? = nil,
+        widgets: [DeviceWidget] = []
     ) {
         self.id = id
         self.userID = userID
@@ -31,6 +35,20 @@ public struct DeviceConfiguration: Sendable, Hashable, Codable {
         self.liveActivitiesAllowed = liveActivitiesAllowed
         self.frequentUpdatesAllowed = frequentUpdatesAllowed
         self.activityTypes = activityTypes
+        self.widgets = widgets
+    }
+
+    /// Decodes a configuration written before widgets existed too (no `widgets`: none).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(String.self, forKey: .id), userID: try c.decode(Int.self, forKey: .userID),
+            householdID: try c.decode(Int.self, forKey: .householdID), environment: try c.decode(PushEnvironment.self, forKey: .environment),
+            os: try c.decode(OSVersion.self, forKey: .os), liveActivitiesAllowed: try c.decode(Bool.self, forKey: .liveActivitiesAllowed),
+            frequentUpdatesAllowed: try c.decode(Bool.self, forKey: .frequentUpdatesAllowed),
+            activityTypes: try c.decodeIfPresent([String].self, forKey: .activityTypes),
+            widgets: try c.decodeIfPresent([DeviceWidget].self, forKey: .widgets) ?? []
+        )
     }
 }
 

@@ -9,10 +9,12 @@ import LivelineModel
 ///   "server": "http://127.0.0.1:8080",
 ///   "seed": 1,
 ///   "faults": {"dropShare": 0.1, "reorderWindow": 3, "delayMs": 0},
-///   "rules": {"priorityBudget": 12, "frequentPriorityBudget": 36, "startBudget": 10, "maximumActivities": 5},
+///   "rules": {"priorityBudget": 12, "frequentPriorityBudget": 36, "startBudget": 10, "maximumActivities": 5,
+///             "widgetReloadBudget": 40},
 ///   "devices": [
-///     {"id": "iphone-dennis", "userId": 1, "householdId": 1, "token": "ll_…", "os": "18.0",
-///      "liveActivitiesAllowed": true, "frequentUpdatesAllowed": false}
+///     {"id": "iphone-dennis", "userId": 1, "householdId": 1, "token": "ll_…", "os": "26.0",
+///      "liveActivitiesAllowed": true, "frequentUpdatesAllowed": false,
+///      "widgets": [{"kind": "shopping", "contextKeys": ["shopping:1:2026-01-05"]}]}
 ///   ]
 /// }
 /// ```
@@ -28,6 +30,7 @@ public struct DeviceFile: Sendable, Decodable {
         public var frequentPriorityBudget: Int?
         public var startBudget: Int?
         public var maximumActivities: Int?
+        public var widgetReloadBudget: Int?
     }
 
     public struct Device: Sendable, Decodable {
@@ -41,6 +44,7 @@ public struct DeviceFile: Sendable, Decodable {
         public var liveActivitiesAllowed: Bool?
         public var frequentUpdatesAllowed: Bool?
         public var activityTypes: [String]?
+        public var widgets: [DeviceWidget]?
     }
 
     /// The Liveline server the apps talk to (nil: the apps only receive).
@@ -86,9 +90,26 @@ public struct DeviceFile: Sendable, Decodable {
                 throw DeviceFileError(
                     "\(path): \(field).activityTypes: '\(type)' is not a known contract (\(registry.names.joined(separator: ", ")))")
             }
+            try validateWidgets(device.widgets ?? [], field: "\(field).widgets", path: path)
             if device.token != nil && server == nil { throw DeviceFileError("\(path): server: needed when a device has a token") }
         }
         if let share = faults?.dropShare, !(0...1).contains(share) { throw DeviceFileError("\(path): faults.dropShare: expected 0 to 1") }
+        if let budget = rules?.widgetReloadBudget, budget < 0 {
+            throw DeviceFileError("\(path): rules.widgetReloadBudget: expected a number of reloads, 0 or more")
+        }
+    }
+
+    /// A device's widgets: each a kind of its own and at least one non-empty context key.
+    func validateWidgets(_ widgets: [DeviceWidget], field: String, path: String) throws {
+        var kinds = Set<String>()
+        for (index, widget) in widgets.enumerated() {
+            guard !widget.kind.isEmpty, kinds.insert(widget.kind).inserted else {
+                throw DeviceFileError("\(path): \(field)[\(index)].kind: expected a non-empty widget kind, one widget per kind")
+            }
+            guard !widget.contextKeys.isEmpty, widget.contextKeys.allSatisfy({ !$0.isEmpty }) else {
+                throw DeviceFileError("\(path): \(field)[\(index)].contextKeys: expected the context keys the widget shows, at least one")
+            }
+        }
     }
 
     /// The device configurations.
@@ -97,7 +118,8 @@ public struct DeviceFile: Sendable, Decodable {
             DeviceConfiguration(
                 id: device.id, userID: device.userId, householdID: device.householdId, environment: device.environment ?? .sandbox,
                 os: device.os.flatMap(OSVersion.init) ?? OSVersion(18, 0), liveActivitiesAllowed: device.liveActivitiesAllowed ?? true,
-                frequentUpdatesAllowed: device.frequentUpdatesAllowed ?? false, activityTypes: device.activityTypes
+                frequentUpdatesAllowed: device.frequentUpdatesAllowed ?? false, activityTypes: device.activityTypes,
+                widgets: device.widgets ?? []
             )
         }
     }
@@ -108,6 +130,7 @@ public struct DeviceFile: Sendable, Decodable {
         if let value = rules?.frequentPriorityBudget { result.frequentPriorityBudget = value }
         if let value = rules?.startBudget { result.startBudget = value }
         if let value = rules?.maximumActivities { result.maximumActivities = value }
+        if let value = rules?.widgetReloadBudget { result.widgetReloadBudget = value }
         return result
     }
 

@@ -154,6 +154,14 @@ public final class DeviceFleet: Sendable {
         perform([.register(kind: .pushToStart, token: new, contextKey: nil, attributesType: type)], for: id)
     }
 
+    /// WidgetKit gives the device's widget extension a new push token: the old one gets `410
+    /// Unregistered` from the sandbox, and the extension hands the new one over.
+    public func rotateWidgetToken(device id: String) {
+        guard let device = device(id), let (old, new) = device.rotateWidgetToken() else { return }
+        sandbox(of: device).markUnregistered(token: old, at: device.clock())
+        perform([.registerWidgets(new)], for: id)
+    }
+
     /// The device's app starts a card itself (its user started shopping): see
     /// ``SimulatedDevice/startLocally(attributesType:attributes:contentState:channelID:)``.
     public func startLocally(device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) {
@@ -287,7 +295,14 @@ public final class DeviceFleet: Sendable {
     private func perform(_ actions: [AppAction], for id: String) {
         guard !actions.isEmpty, let member = state.withLock({ $0.members[id] }) else { return }
         // Tokens must be known to the sandbox before the server may send to them.
-        for case .register(_, let token, _, _) in actions {
+        let tokens = actions.compactMap { action -> String? in
+            switch action {
+            case .register(_, let token, _, _): token
+            case .registerWidgets(let registration): registration.token
+            default: nil
+            }
+        }
+        for token in tokens {
             sandbox(of: member.device).registerDevice(token: token)
             state.withLock { $0.tokens[token] = id }
         }
@@ -346,6 +361,12 @@ public final class DeviceFleet: Sendable {
                         await run(next, device: device, client: client)
                     }
                 }
+            case .registerWidgets(let registration):
+                // What its `WidgetPushHandler` does with a token (docs/devices.md, "Widgets").
+                _ = try await client.register(widgets: registration, environment: device.configuration.environment)
+                device.note(.event, "widget extension registered its \(registration)")
+            case .reloadWidget(let kind):
+                await reloadWidget(kind: kind, device: device, client: client)
             case .receipt(let contextKey, let rev):
                 _ = try await client.reportReceipt(contextKey: contextKey, rev: rev)
             case .dismissed(let contextKey):
@@ -358,6 +379,24 @@ public final class DeviceFleet: Sendable {
             }
         } catch {
             device.note(.event, "app: \(action) failed: \(error)", contextKey: nil)
+        }
+    }
+}
+
+extension DeviceFleet {
+    /// The timeline provider of the widget of `kind` reads each context the widget shows through
+    /// the SDK (`?since_rev=` of what it shows), and the widget shows what it read.
+    private func reloadWidget(kind: String, device: SimulatedDevice, client: LivelineClient) async {
+        guard let widget = device.widget(kind: kind) else { return }
+        for key in widget.contextKeys {
+            do {
+                switch try await client.pull(contextKey: key, sinceRev: widget.shown[key]) {
+                case .unchanged(let rev): device.showInWidget(kind: kind, contextKey: key, rev: rev)
+                case .snapshot(let snapshot): device.showInWidget(kind: kind, contextKey: key, rev: snapshot.rev, ended: snapshot.ended)
+                }
+            } catch {
+                device.note(.event, "widget \(kind) reloaded: \(key) could not be read: \(error)", contextKey: key)
+            }
         }
     }
 }

@@ -17,6 +17,15 @@ public struct DeviceRules: Sendable, Hashable {
     public var priorityBudget = 12
     /// The same with "frequent updates" allowed.
     public var frequentPriorityBudget = 36
+    /// Push-driven reloads per widget within `widgetReloadWindow` before a push is throttled.
+    /// Apple, "Keeping a widget up to date"
+    /// (https://developer.apple.com/documentation/widgetkit/keeping-a-widget-up-to-date): each
+    /// widget has its own budget over 24 hours, "typically from 40 to 70 refreshes" for one the
+    /// user views often; the device takes the low end, so what fits here fits a real phone.
+    /// WidgetKit pushes draw on it ("Updating widgets with WidgetKit push notifications").
+    public var widgetReloadBudget = 40
+    /// The budget's window: 24 hours (Apple tunes it to the user's day; here it slides).
+    public var widgetReloadWindow: TimeInterval = 24 * 3600
 
     public init() {}
 }

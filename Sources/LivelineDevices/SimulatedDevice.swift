@@ -1,5 +1,6 @@
 import Foundation
 import LivelineCards
+import LivelineClient
 import LivelineModel
 import LivelineSandbox
 import Synchronization
@@ -7,7 +8,8 @@ import Synchronization
 /// A simulated iPhone (`docs/devices.md`): it holds the app's tokens and Live Activities, applies
 /// ActivityKit's rules to every push the sandbox accepted for it, explains each decision in its
 /// log, and says what the app does next (``AppAction``: register a token, pull, report a receipt),
-/// which ``DeviceFleet`` carries out through the real API.
+/// which ``DeviceFleet`` carries out through the real API. Its widgets reload on WidgetKit pushes
+/// within their budget (`docs/devices.md`, "Widgets").
 public final class SimulatedDevice: Sendable {
     public let configuration: DeviceConfiguration
     public let rules: DeviceRules
@@ -28,6 +30,9 @@ public final class SimulatedDevice: Sendable {
         var notifications: [ShownNotification] = []
         var nextActivity = 1
         var random: SplitMix64
+        /// The widget extension's push token (iOS 26+, with at least one widget).
+        var widgetToken: String? = nil
+        var widgets: [SimulatedWidget] = []
     }
     private let state: Mutex<State>
 
@@ -46,7 +51,11 @@ public final class SimulatedDevice: Sendable {
         let alert = random.token()
         var starts: [String: String] = [:]
         for type in activityTypes where configuration.os >= .pushToStart { starts[type] = random.token() }
-        state = Mutex(State(allowed: configuration.liveActivitiesAllowed, alertToken: alert, startTokens: starts, random: random))
+        var initial = State(allowed: configuration.liveActivitiesAllowed, alertToken: alert, startTokens: starts, random: random)
+        initial.widgets = configuration.widgets.map(SimulatedWidget.init)
+        // Drawn last: the other tokens of a device are the same with or without widgets.
+        if configuration.os >= .widgetPushes && !initial.widgets.isEmpty { initial.widgetToken = initial.random.token() }
+        state = Mutex(initial)
     }
 
     // MARK: What it holds
@@ -60,9 +69,20 @@ public final class SimulatedDevice: Sendable {
     /// The alert pushes shown, oldest first: what the user may tap (its `link` opens the app there).
     public var notifications: [ShownNotification] { state.withLock { $0.notifications } }
 
+    /// The widget extension's WidgetKit push token (nil below iOS 26 or without widgets).
+    public var widgetToken: String? { state.withLock { $0.widgetToken } }
+    /// The widgets on the Home Screen, as configured.
+    public var widgets: [SimulatedWidget] { state.withLock { $0.widgets } }
+
+    /// The widget of `kind`, if the user placed one.
+    public func widget(kind: String) -> SimulatedWidget? { state.withLock { $0.widgets.first { $0.kind == kind } } }
+
     /// Every token of the device (the sandbox must know them).
     public var tokens: [String] {
-        state.withLock { state in [state.alertToken] + state.startTokens.values.sorted() + state.activities.compactMap(\.updateToken) }
+        state.withLock { state in
+            [state.alertToken] + state.startTokens.values.sorted() + state.activities.compactMap(\.updateToken)
+                + [state.widgetToken].compactMap { $0 }
+        }
     }
 
     /// The activity of `contextKey` shown on the lock screen (the newest, if several).
@@ -75,14 +95,20 @@ public final class SimulatedDevice: Sendable {
         activity(contextKey: contextKey).flatMap { CardRenderer.render($0, registry: registry) }
     }
 
-    /// What the app registers at launch: its alert token and a push-to-start token per type.
+    /// What the app registers at launch: its alert token and a push-to-start token per type;
+    /// and what its widget extension hands over once WidgetKit gave it a push token.
     public func launchActions() -> [AppAction] {
         state.withLock { state in
             [.register(kind: .alert, token: state.alertToken, contextKey: nil, attributesType: nil)]
                 + state.startTokens.keys.sorted().map { type in
                     .register(kind: .pushToStart, token: state.startTokens[type]!, contextKey: nil, attributesType: type)
-                }
+                } + (Self.widgetRegistration(state).map { [AppAction.registerWidgets($0)] } ?? [])
         }
+    }
+
+    /// The widget extension's registration: its token and its widgets' kinds.
+    static func widgetRegistration(_ state: State) -> WidgetPushRegistration? {
+        state.widgetToken.map { WidgetPushRegistration(hexToken: $0, kinds: state.widgets.map(\.kind)) }
     }
 
     // MARK: Receiving a push
@@ -242,6 +268,18 @@ public final class SimulatedDevice: Sendable {
         }
     }
 
+    /// WidgetKit gives the widget extension a new push token: `pushTokenDidChange(_:widgets:)`
+    /// hands it over ("Updating widgets with WidgetKit push notifications").
+    public func rotateWidgetToken() -> (old: String, new: WidgetPushRegistration)? {
+        let now = clock()
+        return state.withLock { state in
+            guard let old = state.widgetToken else { return nil }
+            state.widgetToken = state.random.token()
+            Self.note(&state, now, .event, nil, "widget push token rotated")
+            return Self.widgetRegistration(state).map { (old, $0) }
+        }
+    }
+
     /// The system gives the push-to-start token of `type` a new value.
     public func rotateStartToken(type: String) -> (old: String, new: String)? {
         let now = clock()
@@ -283,6 +321,22 @@ public final class SimulatedDevice: Sendable {
             state.activities[index] = activity
             Self.note(&state, now, .applied, contextKey, "updated by the app from pull: rev \(rev)\(ended ? " (ended)" : "")")
             return [.receipt(contextKey: contextKey, rev: rev)]
+        }
+    }
+
+    /// The timeline provider of the widget of `kind` read `contextKey` at `rev` (after a reload):
+    /// the widget shows it, unless it shows a newer revision already (the SDK's revision guard).
+    /// Logged as "widget <kind> reloaded: shows rev N".
+    public func showInWidget(kind: String, contextKey: String, rev: Int, ended: Bool = false) {
+        let now = clock()
+        state.withLock { state in
+            guard let index = state.widgets.firstIndex(where: { $0.kind == kind }) else { return }
+            if let shown = state.widgets[index].shown[contextKey], shown > rev {
+                Self.note(&state, now, .event, contextKey, "widget \(kind) reloaded: keeps rev \(shown) (read rev \(rev))")
+                return
+            }
+            state.widgets[index].shown[contextKey] = rev
+            Self.note(&state, now, .applied, contextKey, "widget \(kind) reloaded: shows rev \(rev)\(ended ? " (ended)" : "")")
         }
     }
 

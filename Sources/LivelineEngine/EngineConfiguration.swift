@@ -94,6 +94,9 @@ public struct EngineConfiguration: Sendable {
     /// How long the dispatcher sleeps when nothing wakes it.
     public var idlePoll: Duration
     public var clock: @Sendable () -> Date
+    /// Which widgets show a change and the least time between two widget pushes to one device
+    /// (`docs/engine.md`, "Widget pushes").
+    public var widgetPushes = WidgetPushes()
 
     public init(
         bundleID: String, environment: PushEnvironment = .sandbox, dispatcherID: String = "dispatcher-\(UUID().uuidString.prefix(8))",

@@ -122,7 +122,8 @@ final class LifecycleSweeper: Sendable {
             let note =
                 "ended by the engine \(Int(configuration.deadlineMargin / 60)) min before its 8-hour deadline (\(formatter.string(from: context.deadlineAt)))"
             do {
-                let ended = try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change -> ContextEndResult? in
+                let ended = try EngineDoor(store: store, clock: configuration.clock, widgets: configuration.widgetPushes).write(now: now) {
+                    change -> ContextEndResult? in
                     // Held and read again: a new lifetime (a shopping trip starting again) may
                     // have committed since the list was read, on this instance or another.
                     _ = try change.lockContext(context.key)

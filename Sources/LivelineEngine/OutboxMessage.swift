@@ -25,6 +25,17 @@ enum OutboxMessage: Sendable, Hashable {
     /// subscription's keys when sent (RFC 8291), so a retry is encrypted anew.
     case webPush(tokenID: PushTokenID, delivery: WebPushDelivery, note: String)
 
+    /// A WidgetKit push to the `widgets` token `tokenID` (push type `widgets`, the row's payload
+    /// `{"aps":{"content-changed":true}}`): stored as an alert of that push type, which every
+    /// build sends as it is (`docs/engine.md`, "Widget pushes"). Apple names no priority for it;
+    /// it goes at 10, as its sample request without the header does.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
+    static func widgets(tokenID: PushTokenID, note: String) -> OutboxMessage {
+        .alert(tokenID: tokenID, push: Push(pushType: .widgets, priority: APNSPriority(rawValue: 10), expiration: nil, collapseID: nil), note: note)
+    }
+
     /// The APNs headers a start or alert is sent with.
     struct Push: Sendable, Hashable {
         var pushType: APNSPushType

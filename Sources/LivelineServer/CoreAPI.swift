@@ -17,16 +17,17 @@ public enum CoreAPI {
     ) throws -> Router {
         var router = Router()
         router.mapError = APIErrors.map
+        let featureNames = Array(engine.configuration.widgetPushes.typesByFeature.keys)
         let operations = try OperationHandlers(
             version: version, features: setup.documentationParts, registry: engine.contracts, clock: clock,
-            allowInsecureWebPush: configuration.webPushAllowInsecure)
+            allowInsecureWebPush: configuration.webPushAllowInsecure, featureNames: featureNames)
         operations.addRoutes(to: &router)
         AccountHandlers(auth: auth, engine: engine).addRoutes(to: &router)
         PushTokenHandlers(
             auth: auth, engine: engine,
             rules: TokenRegistrationRules(
                 defaultEnvironment: configuration.defaultPushEnvironment, contracts: engine.contracts,
-                allowInsecureWebPush: configuration.webPushAllowInsecure
+                allowInsecureWebPush: configuration.webPushAllowInsecure, featureNames: featureNames
             )
         ).addRoutes(to: &router)
         ContextHandlers(auth: auth, engine: engine, registry: engine.contracts, clock: clock).addRoutes(to: &router)

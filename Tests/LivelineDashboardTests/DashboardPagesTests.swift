@@ -24,6 +24,25 @@ import Testing
         return (server, visitor, bearer, user)
     }
 
+    /// `docs/engine.md`, "Widget pushes": a shopping change's push to the household's widget is in
+    /// the week's timeline with APNs' answer.
+    @Test func aWidgetPushOfAChangeIsInTheActivitysTimeline() async throws {
+        let (server, visitor, bearer, user) = try Self.setUpWithUser()
+        defer { server.stop() }
+        let auth = ["Authorization": "Bearer \(bearer)"]
+        let widgets = #"{"kind":"widgets","token":"\#(Self.token)","device_id":"iphone-a","widget_kinds":["shopping"]}"#
+        #expect(try server.request("POST", "/api/apns/register", headers: auth, body: widgets).status == 200)
+        #expect(try server.request("POST", "/api/shopping/2026-01-05/items", headers: auth, body: #"{"label":"Milch"}"#).status == 201)
+        let key = "shopping:\(user.householdID):2026-01-05"
+        let sent = try await eventually {
+            try server.app.store.deliveries.attempts(contextKey: key).contains { $0.note?.hasPrefix("widget push") == true && $0.status == 200 }
+        }
+        #expect(sent, "the widget push was not accepted")
+        let page = try visitor.get("/dashboard/activities/\(key)")
+        #expect(page.status == 200)
+        #expect(page.text.contains("(widget push: \(key) changed)"), "\(page.text)")
+    }
+
     @Test func fromAFreshDataFolderWithoutAnAPNsKeyARegisteredTokensPushIsAcceptedAndShown() async throws {
         let (server, visitor, bearer, user) = try Self.setUpWithUser()
         defer { server.stop() }

@@ -94,12 +94,12 @@ final class DeviceHarness: @unchecked Sendable {
     /// A phone of the user (or of `member`), launched: its app registered its tokens with the server.
     func phone(
         _ id: String, os: OSVersion = OSVersion(18, 0), allowed: Bool = true, frequent: Bool = false, rules: DeviceRules = DeviceRules(),
-        member: (userID: UserID, bearer: String)? = nil, environment: PushEnvironment = .sandbox
+        member: (userID: UserID, bearer: String)? = nil, environment: PushEnvironment = .sandbox, widgets: [DeviceWidget] = []
     ) async -> SimulatedDevice {
         let device = SimulatedDevice(
             DeviceConfiguration(
                 id: id, userID: (member?.userID ?? userID).rawValue, householdID: householdID.rawValue, environment: environment, os: os,
-                liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent
+                liveActivitiesAllowed: allowed, frequentUpdatesAllowed: frequent, widgets: widgets
             ),
             rules: rules, registry: .builtIn, clock: clock.function
         )

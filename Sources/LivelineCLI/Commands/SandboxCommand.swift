@@ -189,8 +189,9 @@ enum SandboxCommand: CLICommand {
             devices.add(device, client: client)
             let starts = device.startTokens.keys.sorted().map { "\($0)=\(device.startTokens[$0]!)" }.joined(separator: " ")
             let environment = both ? ", \(configuration.environment == .production ? "production" : "development") sandbox" : ""
+            let widgets = device.widgetToken.map { ", widgets token \($0) (\(device.widgets.map(\.kind).joined(separator: ", ")))" } ?? ""
             context.printError(
-                "  device \(device.id): iOS \(configuration.os)\(environment), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(client == nil ? " (app offline: no server or token)" : "")"
+                "  device \(device.id): iOS \(configuration.os)\(environment), alert token \(device.alertToken)\(starts.isEmpty ? "" : ", push-to-start \(starts)")\(widgets)\(client == nil ? " (app offline: no server or token)" : "")"
             )
         }
         return devices

@@ -10,8 +10,8 @@ import LivelineTransitModel
 
 /// Narrates what the phones show (docs/operations.md, "The demo"): four times a second it lets time pass on each
 /// phone (stale dates, dismissals: `SimulatedDevice.tick`), and prints one line per card change —
-/// the phones that show the same change at once share the line — and one per push a phone
-/// ignored, with the phone's reason.
+/// the phones that show the same change at once share the line — one per push a phone
+/// ignored, with the phone's reason, and one per widget reload (docs/engine.md, "Widget pushes").
 final class CardWatcher: @unchecked Sendable {
     private let household: DemoHousehold
     private let narrator: DemoNarrator
@@ -44,8 +44,12 @@ final class CardWatcher: @unchecked Sendable {
         for phone in household.phones {
             phone.device.tick()
             let log = phone.device.log
-            for entry in log.dropFirst(logRead[phone.id] ?? 0) where entry.verdict == .dropped {
-                narrator.say("phone", "\(phone.id) ignored a push\(entry.contextKey.map { " for \($0)" } ?? ""): \(entry.message)")
+            for entry in log.dropFirst(logRead[phone.id] ?? 0) {
+                if entry.verdict == .dropped {
+                    narrator.say("phone", "\(phone.id) ignored a push\(entry.contextKey.map { " for \($0)" } ?? ""): \(entry.message)")
+                } else if entry.verdict == .applied, entry.message.hasPrefix("widget ") {
+                    narrator.say("widget", "\(phone.id): \(entry.message)")
+                }
             }
             logRead[phone.id] = log.count
             for activity in phone.device.activities {

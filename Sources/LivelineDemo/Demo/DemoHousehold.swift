@@ -6,6 +6,7 @@ import LivelineDevices
 import LivelineModel
 import LivelineSandbox
 import LivelineServer
+import LivelineShopping
 import LivelineShoppingModel
 import LivelineStore
 import LivelineTransitModel
@@ -68,13 +69,18 @@ final class DemoHousehold: Sendable {
         fleet = DeviceFleet(sandbox: sandbox)
         let session = URLSession(configuration: .ephemeral)
         let server = URL(string: "http://127.0.0.1:\(app.port)")!
-        let phones: [(String, Member, OSVersion)] = [
-            ("dennis-iphone", dennis, OSVersion(18, 0)), ("jaqueline-iphone", jaqueline, OSVersion(18, 0)),
-            ("jaqueline-old-iphone", jaqueline, OSVersion(17, 2)),
+        // Jaqueline's iPhone on iOS 26 has the shopping widget of this week (WidgetKit pushes,
+        // docs/engine.md, "Widget pushes").
+        let week = ShoppingWeek.containing(DemoNarrator.isoDay(clock.now))?.monday
+        let householdID = jaqueline.user.householdID
+        let widgets = week.map { [DeviceWidget(kind: "shopping", contextKeys: ["shopping:\(householdID):\($0)"])] } ?? []
+        let phones: [(String, Member, OSVersion, [DeviceWidget])] = [
+            ("dennis-iphone", dennis, OSVersion(18, 0), []), ("jaqueline-iphone", jaqueline, OSVersion(26, 0), widgets),
+            ("jaqueline-old-iphone", jaqueline, OSVersion(17, 2), []),
         ]
-        self.phones = phones.map { id, owner, os in
+        self.phones = phones.map { id, owner, os, widgets in
             let configuration = DeviceConfiguration(
-                id: id, userID: owner.id, householdID: owner.user.householdID.rawValue, environment: .sandbox, os: os)
+                id: id, userID: owner.id, householdID: owner.user.householdID.rawValue, environment: .sandbox, os: os, widgets: widgets)
             return Phone(
                 device: SimulatedDevice(configuration, rules: rules, registry: app.engine.contracts, clock: clock.function), owner: owner,
                 client: LivelineClient(

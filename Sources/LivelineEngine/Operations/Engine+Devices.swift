@@ -51,7 +51,7 @@ extension Engine {
         switch registration.kind {
         case .pushToStart: registration.attributesType
         case .update: try registration.contextKey.flatMap { try store.contexts.context(key: $0, in: transaction)?.activityType }
-        case .alert, .webPush: nil
+        case .alert, .webPush, .widgets: nil
         }
     }
 

@@ -15,12 +15,15 @@ public struct EngineWrite {
     let store: Store
     /// What the transaction changed that caches of other transactions must learn once it is over.
     let effects: Effects
+    /// Which widgets show a change, and how their pushes are paced.
+    let widgets: WidgetPushes
 
-    init(sql: any SQLTransaction, now: Date, store: Store, effects: Effects) {
+    init(sql: any SQLTransaction, now: Date, store: Store, effects: Effects, widgets: WidgetPushes) {
         self.sql = sql
         self.now = now
         self.store = store
         self.effects = effects
+        self.widgets = widgets
     }
 
     /// Changes that caches learn of after the transaction (``EngineDoor/write(now:_:)``): a bump
@@ -61,14 +64,18 @@ public struct EngineWrite {
     /// Records that what the context's card shows changed: the revision goes up by one and the
     /// sync row is enqueued (coalesced), both in this transaction; returns the new revision. For
     /// an ended context the revision still goes up (a pull tells the truth) but nothing is sent.
-    /// Throws `.notFound`.
+    /// The household's widgets that show the context get their paced push
+    /// (``enqueueWidgetPushes(for:)``). Throws `.notFound`.
     @discardableResult
     public func recordChange(_ key: String, note: String? = nil) throws -> Int {
+        let rev: Int
         do {
-            return try store.contexts.recordChange(key: key, now: now, note: note, in: sql)
+            rev = try store.contexts.recordChange(key: key, now: now, note: note, in: sql)
         } catch let error as StoreError where error.code == .notFound {
             throw EngineError(.notFound, error.message)
         }
+        try enqueueWidgetPushes(for: key)
+        return rev
     }
 
     /// Ends the context: its activities get the final state as the `end` event, and starts not
@@ -86,6 +93,7 @@ public struct EngineWrite {
         }
         if !result.alreadyEnded {
             try store.starts.cancelQueued(contextKey: key, reason: "the context ended before the start went out", now: now, in: sql)
+            try enqueueWidgetPushes(for: key)
         }
         return result
     }
@@ -151,11 +159,13 @@ public struct EngineRead {
 public struct EngineDoor: Sendable {
     let store: Store
     let clock: @Sendable () -> Date
+    let widgets: WidgetPushes
 
-    /// The door over `store`, with the engine's clock.
-    public init(store: Store, clock: @escaping @Sendable () -> Date) {
+    /// The door over `store`, with the engine's clock and how changes reach widgets.
+    public init(store: Store, clock: @escaping @Sendable () -> Date, widgets: WidgetPushes = WidgetPushes()) {
         self.store = store
         self.clock = clock
+        self.widgets = widgets
     }
 
     /// Runs `body` in one write transaction (docs/architecture.md, "The path of a write"); once it
@@ -167,7 +177,7 @@ public struct EngineDoor: Sendable {
         let effects = EngineWrite.Effects()
         // Committed or rolled back: a bump too many only costs a cache its next read.
         defer { if effects.tokensChanged { store.tokens.changes.bump() } }
-        return try store.write { transaction in try body(EngineWrite(sql: transaction, now: now, store: store, effects: effects)) }
+        return try store.write { transaction in try body(EngineWrite(sql: transaction, now: now, store: store, effects: effects, widgets: widgets)) }
     }
 
     /// Runs `body` in one read transaction.
@@ -184,7 +194,7 @@ public struct EngineDoor: Sendable {
 
 extension Engine {
     /// The door of this engine's writes and reads.
-    public var door: EngineDoor { EngineDoor(store: store, clock: configuration.clock) }
+    public var door: EngineDoor { EngineDoor(store: store, clock: configuration.clock, widgets: configuration.widgetPushes) }
 
     /// ``EngineDoor/write(now:_:)``.
     @discardableResult

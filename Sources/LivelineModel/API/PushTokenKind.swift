@@ -8,6 +8,12 @@ public enum PushTokenKind: String, JSONEnum, Sendable, Hashable {
     case update = "la-update"
     /// A browser subscription `{endpoint, keys: {p256dh, auth}}`; one per endpoint.
     case webPush = "web-push"
+    /// A widget extension's WidgetKit push token (iOS 26), with the kinds of the widgets it
+    /// serves; one per device.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
+    case widgets
 }
 
 /// The APNs environment a token belongs to; sandbox and production tokens never mix.

@@ -14,12 +14,17 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
     /// ``ContractSchema/fingerprint(typeName:)`` of its own type, so the server checks each push
     /// against every version installed.
     public var contractFingerprint: String?
+    /// The kinds of the widgets a `widgets` token serves (each `WidgetInfo.kind`, e.g. `shopping`):
+    /// each a feature's name or a contract's type name (`docs/api.md`, "Push tokens").
+    public var widgetKinds: [String]?
 
     public init(
         kind: PushTokenKind?, token: String?, contextKey: String? = nil, attributesType: String? = nil,
-        environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil
+        environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil,
+        widgetKinds: [String]? = nil
     ) {
         self.contractFingerprint = contractFingerprint
+        self.widgetKinds = widgetKinds
         self.kind = kind
         self.token = token
         self.contextKey = contextKey
@@ -36,6 +41,7 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         case deviceID = "device_id"
         case frequentPushesEnabled = "frequent_pushes_enabled"
         case contractFingerprint = "contract_fingerprint"
+        case widgetKinds = "widget_kinds"
     }
 
     /// A subscription object `{endpoint, keys}` under `token` (web-push) arrives here as its JSON text.
@@ -58,5 +64,6 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         deviceID = try c.decodeIfPresent(String.self, forKey: .deviceID)
         frequentPushesEnabled = try c.decodeIfPresent(Bool.self, forKey: .frequentPushesEnabled)
         contractFingerprint = try c.decodeIfPresent(String.self, forKey: .contractFingerprint)
+        widgetKinds = try c.decodeIfPresent([String].self, forKey: .widgetKinds)
     }
 }

@@ -46,6 +46,31 @@ public struct APNSNotification: Sendable, Hashable {
         )
     }
 
+    /// The body of every WidgetKit push, `{"aps":{"content-changed":true}}`.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications):
+    /// the `aps` dictionary sets `content-changed` to `true`; the push carries no data, the widget's
+    /// timeline provider reads what it shows.
+    public static let widgetsPayload = Array(#"{"aps":{"content-changed":true}}"#.utf8)
+
+    /// A WidgetKit push (iOS 26): push type `widgets`, topic `<bundle>.push-type.widgets`, body
+    /// ``widgetsPayload``; the system then reloads the app's widget timelines within their budget.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications" and
+    /// "Sending notification requests to APNs", the `widgets` push type
+    /// (https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns).
+    /// Apple names no priority for it (its sample sends none: APNs takes 10).
+    public static func widgets(
+        deviceToken: String, bundleID: String, priority: APNSPriority = .immediate, expiration: APNSExpiration? = nil,
+        apnsID: String = UUID().uuidString.lowercased()
+    ) -> APNSNotification {
+        APNSNotification(
+            deviceToken: deviceToken, pushType: .widgets, topic: APNSPushType.widgets.topic(bundleID: bundleID), priority: priority,
+            expiration: expiration, apnsID: apnsID, payload: widgetsPayload
+        )
+    }
+
     public var headers: [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
             ("apns-push-type", pushType.rawValue), ("apns-topic", topic), ("apns-priority", String(priority.rawValue)),

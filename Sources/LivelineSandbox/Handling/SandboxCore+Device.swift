@@ -1,5 +1,6 @@
 import Foundation
 import LivelineHTTP2
+import LivelineModel
 import LivelinePush
 import LivelinePushWire
 
@@ -19,6 +20,8 @@ extension SandboxCore {
     /// - `apns-expiration` not a non-negative integer → `400 BadExpirationDate`;
     /// - `apns-collapse-id` over 64 bytes → `400 BadCollapseId`;
     /// - the body: empty → `400 PayloadEmpty`; over 4096 bytes (5120 for VoIP) → `413 PayloadTooLarge`;
+    ///   a `widgets` push's not a JSON object whose `aps.content-changed` is `true` → `400
+    ///   BadRequestPayload` (``widgetsPayloadIsValid(_:)``);
     /// - the token's record: unknown → `400 BadDeviceToken` (unless `acceptAnyToken`); registered
     ///   for another app → `400 DeviceTokenNotForTopic`; unregistered or expired → `410 Unregistered`
     ///   / `410 ExpiredToken` with the `timestamp` (ms) it stopped being valid.
@@ -66,6 +69,7 @@ extension SandboxCore {
         if let collapseID, collapseID.utf8.count > 64 { throw .badRequest(.badCollapseID) }
         guard !request.body.isEmpty else { throw .badRequest(.payloadEmpty) }
         guard request.body.count <= pushType.maxPayloadBytes else { throw APNSRejection(413, .payloadTooLarge) }
+        if pushType == .widgets, !Self.widgetsPayloadIsValid(request.body) { throw .badRequest(.badRequestPayload) }
 
         let accepted = AcceptedPush(
             apnsID: apnsID, pushType: pushType.rawValue, topic: topic, priority: priority, expiration: expiration,
@@ -96,6 +100,21 @@ extension SandboxCore {
         }
         notifyObservers(accepted)
         return success(idName: "apns-id", id: apnsID)
+    }
+
+    /// Whether a `widgets` push's body is what WidgetKit reloads on: a JSON object whose `aps`
+    /// has `content-changed` set to `true` (the JSON literal; other keys may come beside it).
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications)
+    /// asks for `content-changed: true` in `aps` but names no answer of APNs without it. The
+    /// sandbox chooses `400 BadRequestPayload`, APNs's reason for a broadcast body it cannot use,
+    /// so that a sender learns of it at once instead of from a widget that never reloads
+    /// (`docs/sandbox.md`, "Rules and their answers"). Apple names no priority or expiration rule
+    /// for `widgets` either: they are checked as for every type (1, 5 or 10; none is 10).
+    static func widgetsPayloadIsValid(_ body: [UInt8]) -> Bool {
+        guard let aps = (try? JSONValue(json: body))?.objectValue?["aps"]?.objectValue else { return false }
+        return aps["content-changed"] == .bool(true)
     }
 
     /// `apns-expiration`: seconds since 1970, 0 for "once, no storage".

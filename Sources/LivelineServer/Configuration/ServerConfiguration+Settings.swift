@@ -91,6 +91,12 @@ extension ServerConfiguration {
             meaning: "the least milliseconds between two pushes of one context; changes meanwhile go out together (0: every change at once)"
         ) { $0.minimumPushInterval = Double($1) / 1000 },
         .wholeNumber(
+            "LIVELINE_WIDGET_PUSH_INTERVAL_S", default: "2400", in: 0...86_400,
+            meaning:
+                "the least seconds between two WidgetKit pushes to one device; changes meanwhile go out in one push after it "
+                + "(0: every change at once; Apple budgets a widget's reloads)"
+        ) { $0.widgetPushInterval = Double($1) },
+        .wholeNumber(
             "LIVELINE_PRIORITY_BUDGET", default: "12", in: 0...10_000,
             meaning: "priority-10 pushes per activity per hour; material changes beyond it go at priority 5", commands: ["serve", "doctor"]
         ) { $0.priorityBudget = $1 },

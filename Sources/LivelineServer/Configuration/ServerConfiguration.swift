@@ -51,6 +51,11 @@ public struct ServerConfiguration: Sendable {
     /// Least time between two pushes of one context (`LIVELINE_PUSH_MIN_INTERVAL_MS`, default 1 s;
     /// 0 sends every change at once): changes meanwhile go out together.
     public var minimumPushInterval: TimeInterval = 1
+    /// Least time between two widget pushes to one device (`LIVELINE_WIDGET_PUSH_INTERVAL_S`,
+    /// default 40 minutes, at most 36 a day: inside the 40 to 70 reloads a day Apple gives a
+    /// widget viewed often, "Keeping a widget up to date"); changes meanwhile go out in one
+    /// trailing push (`docs/engine.md`, "Widget pushes").
+    public var widgetPushInterval: TimeInterval = 40 * 60
     /// Priority-10 pushes per activity per hour (`LIVELINE_PRIORITY_BUDGET`, default 12), for
     /// devices with frequent updates allowed (`LIVELINE_PRIORITY_BUDGET_FREQUENT`, 36), and per
     /// activity type (`LIVELINE_PRIORITY_BUDGET_BY_TYPE`, e.g. `DeliveryActivityAttributes=20`).

@@ -123,10 +123,11 @@ enum APIDocumentation {
 
     /// The core's schemas; `allowInsecureWebPush`: the web push endpoints registration takes with
     /// `LIVELINE_WEBPUSH_ALLOW_INSECURE` (``TokenFields/endpoint(allowInsecure:)``).
-    /// `contractNames`: the registry's types (an opt-in and a push-to-start token name one).
-    static func schemas(allowInsecureWebPush: Bool, contractNames: [String]) -> [String: JSONValue] {
-        var schemas = coreSchemas.merging(TokenFields.schemas(allowInsecure: allowInsecureWebPush, contractNames: contractNames)) { first, _ in first
-        }
+    /// `contractNames`: the registry's types (an opt-in and a push-to-start token name one);
+    /// `widgetKinds`: the kinds a `widgets` token may serve.
+    static func schemas(allowInsecureWebPush: Bool, contractNames: [String], widgetKinds: [String] = []) -> [String: JSONValue] {
+        let tokens = TokenFields.schemas(allowInsecure: allowInsecureWebPush, contractNames: contractNames, widgetKinds: widgetKinds)
+        var schemas = coreSchemas.merging(tokens) { first, _ in first }
         schemas["OptIn"] = object([
             "attributes_type": ["type": "string", "enum": .array(contractNames.map { .string($0) })], "enabled": boolean,
         ])

@@ -7,11 +7,15 @@ import LivelineModel
 enum OpenAPIDocument {
     /// `now`: when the document is made (the contracts' dates must be within ten years of it);
     /// `allowInsecureWebPush`: the server's `LIVELINE_WEBPUSH_ALLOW_INSECURE` (it takes more web
-    /// push endpoints, and the document says which); `registry`: the contracts a context may be of.
+    /// push endpoints, and the document says which); `registry`: the contracts a context may be of;
+    /// `featureNames`: with the contracts' names, the widget kinds a `widgets` token may serve.
     static func build(
-        version: String, features: [APIDocumentationPart] = [], registry: ContractRegistry, now: Date = Date(), allowInsecureWebPush: Bool = false
+        version: String, features: [APIDocumentationPart] = [], registry: ContractRegistry, now: Date = Date(), allowInsecureWebPush: Bool = false,
+        featureNames: [String] = []
     ) -> JSONValue {
-        let core = APIDocumentation.schemas(allowInsecureWebPush: allowInsecureWebPush, contractNames: registry.names)
+        let core = APIDocumentation.schemas(
+            allowInsecureWebPush: allowInsecureWebPush, contractNames: registry.names,
+            widgetKinds: TokenRegistrationRules.widgetKinds(featureNames: featureNames, contractNames: registry.names))
         let parts = [APIDocumentationPart(routes: APIDocumentation.routes, schemas: core)] + features
         // Request bodies (and what they refer to) take null for a left-out optional field.
         var schemas = parts.reduce(into: [String: JSONValue]()) { schemas, part in schemas.merge(part.schemas) { first, _ in first } }

@@ -13,12 +13,15 @@ final class OpenAPIDocumentCache: Sendable {
     let registry: ContractRegistry
     let clock: @Sendable () -> Date
     let allowInsecureWebPush: Bool
+    /// The features' names, each a widget kind a `widgets` token may serve.
+    let featureNames: [String]
     private let current = Mutex<(day: Int, generation: Int, bytes: [UInt8], schemas: [String: JSONValue])?>(nil)
 
     init(
         version: String, features: [APIDocumentationPart], registry: ContractRegistry, clock: @escaping @Sendable () -> Date,
-        allowInsecureWebPush: Bool = false
+        allowInsecureWebPush: Bool = false, featureNames: [String] = []
     ) {
+        self.featureNames = featureNames
         self.version = version
         self.features = features
         self.registry = registry
@@ -38,7 +41,8 @@ final class OpenAPIDocumentCache: Sendable {
         let generation = registry.loaded.generation
         if let kept = current.withLock({ $0 }), kept.day == day, kept.generation == generation { return (kept.bytes, kept.schemas) }
         let document = OpenAPIDocument.build(
-            version: version, features: features, registry: registry, now: now, allowInsecureWebPush: allowInsecureWebPush)
+            version: version, features: features, registry: registry, now: now, allowInsecureWebPush: allowInsecureWebPush,
+            featureNames: featureNames)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let bytes = try Array(encoder.encode(document))

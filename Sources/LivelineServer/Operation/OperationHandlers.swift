@@ -11,11 +11,12 @@ struct OperationHandlers: Sendable {
 
     init(
         version: String, features: [APIDocumentationPart] = [], registry: ContractRegistry, clock: @escaping @Sendable () -> Date = { Date() },
-        allowInsecureWebPush: Bool = false
+        allowInsecureWebPush: Bool = false, featureNames: [String] = []
     ) throws {
         health = Array(#"{"status":"ok","version":"\#(version)"}"#.utf8)
         openAPI = OpenAPIDocumentCache(
-            version: version, features: features, registry: registry, clock: clock, allowInsecureWebPush: allowInsecureWebPush)
+            version: version, features: features, registry: registry, clock: clock, allowInsecureWebPush: allowInsecureWebPush,
+            featureNames: featureNames)
         _ = try openAPI.bytes()
     }
 

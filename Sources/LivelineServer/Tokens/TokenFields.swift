@@ -117,12 +117,29 @@ enum TokenFields {
         RequestSchema(named: "RegisterToken", schemas: { schemas(allowInsecure: false, contractNames: []) }).expectation(at: [.key("token")])
         ?? "a push token"
 
+    /// The most widget kinds one `widgets` token serves.
+    static let widgetKindsLimit = 64
+
+    /// `widget_kinds` of a `widgets` token: 1 to ``widgetKindsLimit`` of `kinds` (a repeated one
+    /// counts once).
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
+    static func widgetKinds(_ kinds: [String]) -> JSONValue {
+        [
+            "type": "array", "minItems": 1, "maxItems": .int(widgetKindsLimit),
+            "description": "the kinds of the widgets the token serves (WidgetInfo.kind): a feature's name or a contract's type name",
+            "items": ["type": "string", "enum": .array(kinds.map { .string($0) })],
+        ]
+    }
+
     static func kind(_ kinds: [PushTokenKind]) -> JSONValue { ["type": "string", "enum": .array(kinds.map { .string($0.rawValue) })] }
 
     /// `RegisterToken`, `UnregisterToken` and `WebPushSubscription`; `allowInsecure`: the server
     /// takes the endpoints ``endpoint(allowInsecure:)`` allows with it; `contractNames`: the
-    /// registry's types, which a push-to-start token names.
-    static func schemas(allowInsecure: Bool, contractNames: [String]) -> [String: JSONValue] {
+    /// registry's types, which a push-to-start token names; `widgetKinds`: those a `widgets`
+    /// token may serve.
+    static func schemas(allowInsecure: Bool, contractNames: [String], widgetKinds: [String] = []) -> [String: JSONValue] {
         [
             "WebPushSubscription": subscription(allowInsecure: allowInsecure),
             "StoredWebPushSubscription": storedSubscription,
@@ -134,13 +151,14 @@ enum TokenFields {
                     registration(
                         [.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType(contractNames).schema), contract: true),
                     registration([.webPush], token: Schema.ref("WebPushSubscription")),
+                    registration([.widgets], token: apnsToken.schema, needs: ("widget_kinds", self.widgetKinds(widgetKinds))),
                 ],
             ],
             "UnregisterToken": [
                 "description": "the token to remove: an APNs token, or a web-push subscription",
                 "oneOf": [
                     [
-                        "type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart]), "token": apnsToken.schema],
+                        "type": "object", "properties": ["kind": kind([.alert, .update, .pushToStart, .widgets]), "token": apnsToken.schema],
                         "required": ["token"],
                     ],
                     [

@@ -15,6 +15,9 @@ struct TokenRegistrationRules: Sendable {
     let contracts: ContractRegistry?
     /// `LIVELINE_WEBPUSH_ALLOW_INSECURE`: `http://` web push endpoints on this machine are accepted.
     var allowInsecureWebPush = false
+    /// The features' names: with the contracts' names, the widget kinds a `widgets` token may
+    /// serve (``WidgetPushes``).
+    var featureNames: [String] = []
 
     func registration(_ body: RegisterTokenRequest, caller: Caller) throws -> TokenRegistration {
         guard let kind = body.kind else {
@@ -31,7 +34,7 @@ struct TokenRegistrationRules: Sendable {
         var attributesType: String?
         var contextKey: String?
         switch kind {
-        case .alert, .pushToStart, .update:
+        case .alert, .pushToStart, .update, .widgets:
             token = try Self.apnsToken(raw)
         case .webPush:
             let subscription = try Self.webPushSubscription(raw, allowInsecure: allowInsecureWebPush)
@@ -42,7 +45,7 @@ struct TokenRegistrationRules: Sendable {
             attributesType = try attributes(body.attributesType)
         case .update:
             contextKey = try Self.contextKey(body.contextKey)
-        case .alert, .webPush:
+        case .alert, .webPush, .widgets:
             break
         }
         return TokenRegistration(
@@ -50,7 +53,8 @@ struct TokenRegistrationRules: Sendable {
             environment: body.environment ?? defaultEnvironment, token: token,
             attributesType: attributesType, contextKey: contextKey,
             frequentPushesEnabled: body.frequentPushesEnabled ?? false, environmentSource: body.environment == nil ? .default : .app,
-            contractFingerprint: try contractFingerprint(body.contractFingerprint, kind: kind)
+            contractFingerprint: try contractFingerprint(body.contractFingerprint, kind: kind),
+            widgetKinds: try widgetKinds(body.widgetKinds, kind: kind)
         )
     }
 
@@ -126,6 +130,39 @@ struct TokenRegistrationRules: Sendable {
                 field: "contract_fingerprint")
         }
         return try TokenFields.contractFingerprint.text(value)
+    }
+
+    /// The widget kinds of a `widgets` token (`docs/api.md`, "Push tokens"): required,
+    /// 1 to ``TokenFields/widgetKindsLimit`` of them, each a feature's name or a contract's type
+    /// name; for any other kind refused.
+    ///
+    /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
+    /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
+    func widgetKinds(_ value: [String]?, kind: PushTokenKind) throws -> [String]? {
+        guard kind == .widgets else {
+            guard value == nil else {
+                throw HTTPError.badRequest(
+                    "widget_kinds is for widgets tokens (the kinds of their widgets), not \(kind.rawValue)", field: "widget_kinds")
+            }
+            return nil
+        }
+        let known = Self.widgetKinds(featureNames: featureNames, contractNames: contracts?.names ?? [])
+        guard let value, !value.isEmpty, value.count <= TokenFields.widgetKindsLimit else {
+            throw HTTPError.badRequest(
+                "widget_kinds is required for widgets: 1 to \(TokenFields.widgetKindsLimit) widget kinds, each one of \(known.joined(separator: ", "))",
+                field: "widget_kinds")
+        }
+        for (index, name) in value.enumerated() where !known.contains(name) && (contracts != nil || !Self.isSwiftTypeName(name)) {
+            throw HTTPError.badRequest(
+                "widget_kinds[\(index)] '\(name)' is not a known widget kind; known: \(known.joined(separator: ", "))", field: "widget_kinds")
+        }
+        return value
+    }
+
+    /// The widget kinds a `widgets` token may serve: the features' names and the contracts'
+    /// type names, sorted, each once.
+    static func widgetKinds(featureNames: [String], contractNames: [String]) -> [String] {
+        Array(Set(featureNames + contractNames)).sorted()
     }
 
     static func contextKey(_ value: String?) throws -> String {

@@ -116,6 +116,15 @@ public struct OutboxRepository: Sendable {
         ).isEmpty
     }
 
+    /// Whether the message row with `idempotencyKey` is still waiting to be claimed (`due`), in
+    /// the caller's transaction: a change then rides on it (a widget push, `docs/engine.md`,
+    /// "Widget pushes").
+    public func isDue(idempotencyKey: String, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.queryOne(
+            "SELECT status FROM outbox WHERE idempotency_key = $1", [.text(idempotencyKey)]
+        )?.string("status") == OutboxStatus.due.rawValue
+    }
+
     // MARK: Dispatching
 
     /// Claims up to `limit` rows whose time has come, oldest `due_at` first, leased to `owner`

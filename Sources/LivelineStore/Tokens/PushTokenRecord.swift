@@ -29,13 +29,17 @@ public struct PushTokenRecord: Sendable, Hashable {
     public var environmentSource: PushEnvironmentSource
     /// The fingerprint of the contract the app's build was compiled with, when it said.
     public var contractFingerprint: String?
+    /// The kinds of the widgets a `widgets` token serves (``TokenRegistration/widgetKinds``).
+    public var widgetKinds: [String]?
 
     public init(
         id: PushTokenID, householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
         frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
-        suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil
+        suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil,
+        widgetKinds: [String]? = nil
     ) {
+        self.widgetKinds = widgetKinds
         self.environmentSource = environmentSource
         self.contractFingerprint = contractFingerprint
         self.id = id
@@ -61,7 +65,7 @@ public struct PushTokenRecord: Sendable, Hashable {
     static let columns = """
         id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
         frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at, environment_source, \
-        contract_fingerprint
+        contract_fingerprint, widget_kinds
         """
 
     init(row: Row) throws {
@@ -85,7 +89,18 @@ public struct PushTokenRecord: Sendable, Hashable {
             endedAt: try row.optionalDate("ended_at"), endReason: try row.optionalString("end_reason"),
             suspectAt: try row.optionalDate("suspect_at"),
             environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app,
-            contractFingerprint: try row.optionalString("contract_fingerprint")
+            contractFingerprint: try row.optionalString("contract_fingerprint"),
+            widgetKinds: try row.optionalString("widget_kinds").map(Self.widgetKinds(json:))
         )
+    }
+
+    /// The `widget_kinds` column's JSON array as strings (an unreadable one as none).
+    static func widgetKinds(json: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
+    }
+
+    /// `kinds` as the `widget_kinds` column holds them.
+    static func widgetKindsJSON(_ kinds: [String]?) -> String? {
+        kinds.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -97,12 +97,13 @@ public struct PushTokenRepository: Sendable {
                             """
                             UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3,
                                 environment_source = CASE WHEN CAST($4 AS TEXT) = 'app' THEN 'app' ELSE environment_source END,
-                                contract_fingerprint = COALESCE($5, contract_fingerprint)
+                                contract_fingerprint = COALESCE($5, contract_fingerprint), widget_kinds = COALESCE($6, widget_kinds)
                             WHERE id = $1
                             """,
                             [
                                 SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled),
                                 .text(registration.environmentSource.rawValue), SQLValue(registration.contractFingerprint),
+                                SQLValue(PushTokenRecord.widgetKindsJSON(registration.widgetKinds)),
                             ]
                         )
                         return replacedOld ? .replaced : .unchanged
@@ -228,7 +229,7 @@ public struct PushTokenRepository: Sendable {
             try transaction.queryOne(
                 """
                 SELECT 1 AS found FROM push_tokens
-                WHERE \(inEnvironment) AND kind IN ('alert', 'la-pushToStart', 'la-update')
+                WHERE \(inEnvironment) AND kind IN ('alert', 'la-pushToStart', 'la-update', 'widgets')
                     AND token IN ($1, $2) AND status = 'active' LIMIT 1
                 """, [.text(token.lowercased()), .text(token.uppercased())] + (environment.map { [.text($0.rawValue)] } ?? [])
             ) != nil
@@ -511,8 +512,12 @@ public struct PushTokenRepository: Sendable {
         try !transaction.query(
             """
             INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot,
-                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source, contract_fingerprint)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12, $13)
+                token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source, contract_fingerprint,
+                widget_kinds, widget_push_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12, $13, $14,
+                -- A device's new widget token keeps its widget pushes' pacing (docs/engine.md, "Widget pushes").
+                (SELECT MAX(old.widget_push_at) FROM push_tokens AS old
+                 WHERE old.household_id = $1 AND old.environment = $5 AND old.kind = $4 AND old.kind = 'widgets' AND old.slot = $8))
             ON CONFLICT (household_id, environment, kind, slot) WHERE status = 'active' DO NOTHING
             RETURNING id
             """,
@@ -521,7 +526,7 @@ public struct PushTokenRepository: Sendable {
                 .text(registration.kind.rawValue), .text(registration.environment.rawValue),
                 SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
                 SQLValue(registration.frequentPushesEnabled), SQLValue(now), .text(registration.environmentSource.rawValue),
-                SQLValue(registration.contractFingerprint),
+                SQLValue(registration.contractFingerprint), SQLValue(PushTokenRecord.widgetKindsJSON(registration.widgetKinds)),
             ]
         ).isEmpty
     }

@@ -22,12 +22,16 @@ public struct TokenRegistration: Sendable, Hashable {
     /// The fingerprint of the contract the app's build was compiled with (`la-pushToStart`,
     /// `la-update`), when the app said (``LivelineModel/ContractSchema``).
     public var contractFingerprint: String?
+    /// The kinds of the widgets a `widgets` token serves, sorted and each once; nil for the other kinds.
+    public var widgetKinds: [String]?
 
     public init(
         householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
         attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false,
-        environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil
+        environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil,
+        widgetKinds: [String]? = nil
     ) {
+        self.widgetKinds = widgetKinds.map { Array(Set($0)).sorted() }
         self.environmentSource = environmentSource
         self.contractFingerprint = contractFingerprint
         self.householdID = householdID
@@ -46,7 +50,7 @@ public struct TokenRegistration: Sendable, Hashable {
     ///
     /// | kind | slot |
     /// | --- | --- |
-    /// | `alert` | `device:<deviceID>` |
+    /// | `alert`, `widgets` | `device:<deviceID>` |
     /// | `la-pushToStart` | `device:<deviceID>\|type:<attributesType>` |
     /// | `la-update` | `device:<deviceID>\|context:<contextKey>` |
     /// | `web-push` | `endpoint:<endpoint>`, the endpoint read from the subscription JSON in `token` |
@@ -58,7 +62,7 @@ public struct TokenRegistration: Sendable, Hashable {
         get throws {
             let device = "device:" + Self.escape(deviceID)
             switch kind {
-            case .alert:
+            case .alert, .widgets:
                 return device
             case .pushToStart:
                 guard let attributesType else {

@@ -177,6 +177,9 @@ import Testing
         #expect(
             cards.contains { $0.contains("Dennis packed \(checkOff)") && $0.contains("dennis-iphone, jaqueline-iphone, jaqueline-old-iphone") },
             "\(cards.filter { $0.contains("🛒") })")
+        // Her iOS 26 phone's shopping widget reloaded on the server's widget push and showed the week.
+        let widget = Self.lines(text, story: "widget")
+        #expect(widget.contains { $0.contains("jaqueline-iphone: widget shopping reloaded: shows rev ") }, "\(widget)")
         // Dinner: from the invitation to the decided dish, whose card ends on every phone.
         let dinner = Self.lines(text, story: "dinner")
         #expect(dinner.contains { $0.contains("Jaqueline taps the invitation") }, "\(dinner)")

@@ -12,7 +12,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let devices = folder.appendingPathComponent("devices.json")
-        try Data(#"{"seed": 3, "devices": [{"id": "iphone-cli", "userId": 1, "householdId": 1, "os": "17.2"}]}"#.utf8).write(to: devices)
+        try Data(
+            #"""
+            {"seed": 3, "devices": [{"id": "iphone-cli", "userId": 1, "householdId": 1, "os": "17.2"},
+              {"id": "iphone-widget", "userId": 1, "householdId": 1, "os": "26.0",
+               "widgets": [{"kind": "shopping", "contextKeys": ["shopping:1:2026-01-05"]}]}]}
+            """#.utf8
+        ).write(to: devices)
 
         let process = try ChildProcess(
             executable.path,
@@ -26,7 +32,7 @@ import Testing
         defer { process.terminate() }
         let output = OutputCollector(try #require(process.standardError))
 
-        #expect(await eventually(timeout: 20) { output.text.contains("device iphone-cli:") })
+        #expect(await eventually(timeout: 20) { output.text.contains("device iphone-cli:") && output.text.contains("device iphone-widget:") })
         let text = output.text
         func value(_ key: String) -> String? {
             text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
@@ -35,6 +41,9 @@ import Testing
         let line = try #require(text.split(separator: "\n").first { $0.contains("device iphone-cli:") }, "\(text)")
         #expect(line.contains("iOS 17.2") && line.contains("(app offline: no server or token)"))
         let alert = try #require(line.firstMatch(of: /alert token ([0-9a-f]{64})/)?.1)
+        #expect(!line.contains("widgets token"), "no widget token below iOS 26")
+        let widgetLine = try #require(text.split(separator: "\n").first { $0.contains("device iphone-widget:") }, "\(text)")
+        let widgetToken = try #require(widgetLine.firstMatch(of: /widgets token ([0-9a-f]{64}) \(shopping\)/)?.1, "\(widgetLine)")
 
         let payload = folder.appendingPathComponent("alert.json")
         try Data(#"{"aps":{"alert":{"title":"Hello from the CLI"}},"link":"/hello?from=cli"}"#.utf8).write(to: payload)
@@ -48,6 +57,17 @@ import Testing
         #expect(
             await eventually(timeout: 10) {
                 output.text.contains("device iphone-cli applied: alert shown: Hello from the CLI (link /hello?from=cli)")
+            },
+            "\(output.text)")
+
+        // A WidgetKit push by hand reloads the widget's timeline (no server: nothing is read).
+        let widgets = folder.appendingPathComponent("widgets.json")
+        try Data(#"{"aps":{"content-changed":true}}"#.utf8).write(to: widgets)
+        #expect(
+            push.run(["push", "--token", String(widgetToken), "--type", "widgets", "--payload", widgets.path]) == 0, "\(push.standardError)")
+        #expect(
+            await eventually(timeout: 10) {
+                output.text.contains("device iphone-widget event: widget shopping: a push reloads its timeline (priority 10)")
             },
             "\(output.text)")
 

@@ -1,3 +1,4 @@
+import Foundation
 import LivelinePush
 import LivelinePushWire
 import Testing
@@ -24,5 +25,13 @@ struct APNSPushTypeTests {
         #expect(push.priority.rawValue == 5)
         #expect(push.expiration?.seconds == 0)
         #expect(push.apnsID == push.apnsID.lowercased() && push.apnsID.count == 36)
+    }
+
+    @Test func aWidgetsNotificationHasApplesTopicAndBody() throws {
+        let push = APNSNotification.widgets(deviceToken: "ab", bundleID: "b")
+        #expect(push.pushType == .widgets && push.topic == "b.push-type.widgets")
+        #expect(push.priority == .immediate && push.expiration == nil)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(push.payload)) as? [String: [String: Bool]])
+        #expect(body == ["aps": ["content-changed": true]])
     }
 }

@@ -183,6 +183,11 @@ import Testing
         Row(status: 400, reason: "ChannelNotRegistered", why: "unknown channel"),
         Row(status: 400, reason: "MissingPushType", why: "no apns-push-type", extra: [("apns-push-type", nil)]),
         Row(status: 400, reason: "InvalidPushType", why: "alert broadcast", extra: [("apns-push-type", "alert")]),
+        // "You can't update widgets with broadcast push notifications" ("Updating widgets with
+        // WidgetKit push notifications").
+        Row(
+            status: 400, reason: "InvalidPushType", why: "widgets broadcast", body: #"{"aps":{"content-changed":true}}"#,
+            extra: [("apns-push-type", "widgets")]),
         Row(status: 400, reason: "BadMessageId", why: "apns-id not a UUID", extra: [("apns-id", "nope")]),
         Row(status: 400, reason: "BadPriority", why: "priority 3", extra: [("apns-priority", "3")]),
         Row(status: 400, reason: "BadExpirationDate", why: "expiration not a number", extra: [("apns-expiration", "soon")]),

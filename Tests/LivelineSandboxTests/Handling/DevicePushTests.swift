@@ -125,8 +125,10 @@ import Testing
         defer { client.close() }
         for (type, suffix) in APNSPushType.topicSuffixes where type != .mdm {
             let priority = type == .background ? "5" : "10"
+            let body = type == .widgets ? APNSNotification.widgetsPayload : SandboxHarness.liveActivityPayload
             let right = try await harness.push(
-                client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo" + suffix), ("apns-priority", priority)])
+                client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo" + suffix), ("apns-priority", priority)],
+                body: body)
             #expect(right.status == 200, "\(type) to \(suffix)")
             let wrong = try await harness.push(
                 client, [("apns-push-type", type.rawValue), ("apns-topic", "dev.liveline.demo.push-type.nothing"), ("apns-priority", priority)])

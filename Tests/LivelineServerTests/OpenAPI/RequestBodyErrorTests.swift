@@ -224,7 +224,7 @@ import Testing
                 }
                 if isListed(property) {
                     out.append(
-                        Case(what: "wrong enum at \(field)", body: Self.set(base, place, .string("widgets")), field: field, expected: expected))
+                        Case(what: "wrong enum at \(field)", body: Self.set(base, place, .string("complication")), field: field, expected: expected))
                 }
                 let member = DecodingProblem.value(at: place, in: base)
                 if case .object = member {
@@ -239,7 +239,7 @@ import Testing
                     if isListed(items) {
                         out.append(
                             Case(
-                                what: "wrong enum at \(text)", body: Self.set(base, element, .string("widgets")), field: text,
+                                what: "wrong enum at \(text)", body: Self.set(base, element, .string("complication")), field: text,
                                 expected: expectation(items)))
                     }
                     if case .object = elements[0] { out += cases(items, base, at: element) }

@@ -75,11 +75,11 @@ import Testing
         }
         // A kind no token has: its values, not Swift's "Cannot initialize PushTokenKind".
         let kind = try server.request(
-            "POST", "/api/apns/register", token: bearer, json: #"{"kind":"widgets","token":"aabbccddeeff00112233445566778899"}"#)
+            "POST", "/api/apns/register", token: bearer, json: #"{"kind":"complication","token":"aabbccddeeff00112233445566778899"}"#)
         #expect(kind.status == 400, "\(kind.text)")
         #expect(
             (kind.json?["error"] as? [String: Any])?["message"] as? String
-                == "kind must be one of alert, la-update, la-pushToStart, web-push, not 'widgets'",
+                == "kind must be one of alert, la-update, la-pushToStart, web-push, widgets, not 'complication'",
             "\(kind.text)")
     }
 }

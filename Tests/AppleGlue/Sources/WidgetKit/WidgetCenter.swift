@@ -17,6 +17,14 @@ public final class WidgetCenter {
         fatalError("stub: type-checking only")
     }
 
+    /// The current push information for widget reloads (iOS, macOS, watchOS, visionOS 26.0+); nil
+    /// until the token is generated or when no widget is configured for push. Related Apple
+    /// documentation: https://developer.apple.com/documentation/widgetkit/widgetcenter/currentpushinfo
+    @available(iOS 26.0, macOS 26.0, watchOS 26.0, visionOS 26.0, *)
+    public var currentPushInfo: WidgetPushInfo? {
+        get async { fatalError("stub: type-checking only") }
+    }
+
     /// Reloads the timelines of every widget of the app. Related Apple documentation:
     /// https://developer.apple.com/documentation/widgetkit/widgetcenter/reloadalltimelines()
     public func reloadAllTimelines() {
