@@ -14,6 +14,8 @@ final class LifecycleSweeper: Sendable {
     let logger: Logger
     /// The features' periodic work, run after the engine's own.
     let tasks: [any PeriodicTask]
+    /// Renewal of the cards of renewing types (`docs/engine.md`, "Renewal").
+    let renewer: Renewer?
     private struct State {
         var lastRun: Date?
         var reconciled = false
@@ -29,9 +31,10 @@ final class LifecycleSweeper: Sendable {
 
     init(
         store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, logger: Logger = .discarding,
-        tasks: [any PeriodicTask] = []
+        tasks: [any PeriodicTask] = [], renewer: Renewer? = nil
     ) {
         self.tasks = tasks
+        self.renewer = renewer
         self.store = store
         self.configuration = configuration
         self.channels = channels
@@ -54,6 +57,8 @@ final class LifecycleSweeper: Sendable {
     /// One sweep at `now`.
     func sweep(now: Date) {
         reconcileChannelsIfDue(now: now)
+        renewer?.planDue(now: now)
+        renewer?.endUnrenewed(now: now)
         endContextsNearTheirDeadline(now: now)
         markUnansweredStarts(now: now)
         for task in tasks { task.run(now: now) }
