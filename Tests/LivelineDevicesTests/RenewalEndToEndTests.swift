@@ -101,9 +101,17 @@ import Testing
         #expect(!refused.logged("ended by the system: 8 hours since its start"))
         #expect(Self.cards(renewed, key).first?.state == .active)
         let timeline = try harness.admin("GET", "/v1/contexts/\(key)/timeline?limit=500")
-        let notes = (timeline.json?["entries"] as? [[String: Any]] ?? []).compactMap { $0["note"] as? String }
+        let entries = timeline.json?["entries"] as? [[String: Any]] ?? []
+        let notes = entries.compactMap { $0["note"] as? String }
         #expect(
             notes.contains { $0.contains("end at the 8-hour limit on device phone-b: the successor's start was refused (410 Unregistered") },
-            "\(notes)")
+            "the end's delivery says why: \(notes)")
+        let renewals = entries.filter { $0["kind"] as? String == "renewal" }.map {
+            "\($0["target"] as? String ?? "?") \($0["note"] as? String ?? "?"): \($0["reason"] as? String ?? "")"
+        }
+        #expect(renewals.contains("phone-a renewal renewed: "), "\(renewals)")
+        #expect(
+            renewals.contains { $0.hasPrefix("phone-b renewal ended: end at the 8-hour limit") && $0.contains("refused (410 Unregistered)") },
+            "\(renewals)")
     }
 }

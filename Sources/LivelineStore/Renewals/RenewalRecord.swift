@@ -26,8 +26,9 @@ public struct RenewalRecord: Sendable, Hashable {
     public var deadlineAt: Date
     public var status: Status
     public var reason: String?
+    public var updatedAt: Date
 
-    static let columns = "id, context_key, household_id, device_id, old_token_id, start_id, deadline_at, status, reason"
+    static let columns = "id, context_key, household_id, device_id, old_token_id, start_id, deadline_at, status, reason, updated_at"
 
     init(row: Row) throws {
         guard let status = Status(rawValue: try row.string("status")) else {
@@ -42,5 +43,6 @@ public struct RenewalRecord: Sendable, Hashable {
         deadlineAt = try row.date("deadline_at")
         self.status = status
         reason = try row.optionalString("reason")
+        updatedAt = try row.date("updated_at")
     }
 }

@@ -106,10 +106,11 @@ public struct RenewalRepository: Sendable {
 
     /// The context's renewals, oldest first.
     public func renewals(contextKey: String) throws -> [RenewalRecord] {
-        try database.read { transaction in
-            try transaction.query(
-                "SELECT \(RenewalRecord.columns) FROM la_renewals WHERE context_key = $1 ORDER BY id", [.text(contextKey)]
-            ).map(RenewalRecord.init(row:))
-        }
+        try database.read { transaction in try renewals(contextKey: contextKey, in: transaction) }
+    }
+
+    public func renewals(contextKey: String, in transaction: any SQLTransaction) throws -> [RenewalRecord] {
+        try transaction.query("SELECT \(RenewalRecord.columns) FROM la_renewals WHERE context_key = $1 ORDER BY id", [.text(contextKey)])
+            .map(RenewalRecord.init(row:))
     }
 }
