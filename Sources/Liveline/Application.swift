@@ -316,6 +316,7 @@ private func engineConfiguration(
             engineConfiguration.priorityBudgetByType[type] = budget
         }
         if lifecycle.dismissFromEnd { engineConfiguration.typesDismissedFromTheirEnd.insert(type) }
+        if lifecycle.renews { engineConfiguration.renewingTypes.insert(type) }
     }
     return engineConfiguration
 }

@@ -4,8 +4,9 @@ import LivelineStore
 import Synchronization
 
 /// The engine's periodic work, run by the dispatcher's thread between batches (`docs/engine.md`,
-/// "Lifecycle"): channels reconciled once after the start, contexts ended before their 8-hour
-/// deadline, and push-to-start tokens whose start went unanswered marked suspect.
+/// "Lifecycle"): channels reconciled once after the start, cards of renewing types renewed before
+/// their 8-hour limit ("Renewal"), contexts ended before their 8-hour deadline, and push-to-start
+/// tokens whose start went unanswered marked suspect.
 final class LifecycleSweeper: Sendable {
     let store: Store
     let configuration: EngineConfiguration
