@@ -274,6 +274,7 @@ private func assembleApplication(
     )
     // An app's own contracts from files; a bad file is logged and skipped, the others load.
     if let folder = configuration.contractsDirectory { try engine.library.loadFolder(folder) }
+    try checkRenewingTypes(configuration.renewingTypes, registry: engine.contracts)
 
     var router = try CoreAPI.router(
         configuration: configuration, engine: engine, auth: auth, webPush: identity, setup: setup, sandboxRecord: transport.sandboxRecord,
@@ -324,6 +325,8 @@ private func engineConfiguration(
         priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget,
         orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
     )
+    engineConfiguration.renewingTypes = configuration.renewingTypes
+    engineConfiguration.renewalLead = configuration.renewalLead
     for (type, lifecycle) in lifecycles {
         engineConfiguration.setStaleAfter(lifecycle.staleAfter, type: type)
         engineConfiguration.dismissAfterByType[type] = min(lifecycle.dismissAfter, 4 * 3600)
@@ -332,8 +335,18 @@ private func engineConfiguration(
             engineConfiguration.priorityBudgetByType[type] = budget
         }
         if lifecycle.dismissFromEnd { engineConfiguration.typesDismissedFromTheirEnd.insert(type) }
+        if lifecycle.renews { engineConfiguration.renewingTypes.insert(type) }
     }
     return engineConfiguration
+}
+
+/// Each type `LIVELINE_RENEW_TYPES` names must be a contract the server knows: a renewal is a
+/// push-to-start of that type (docs/engine.md, "Renewal").
+private func checkRenewingTypes(_ types: Set<String>, registry: ContractRegistry) throws {
+    for type in types.sorted() where registry.contract(named: type) == nil {
+        throw ConfigurationError(
+            "LIVELINE_RENEW_TYPES names \(type), which is no contract this server knows (known: \(registry.names.sorted().joined(separator: ", ")))")
+    }
 }
 
 /// What `serve` says before it listens: settings a part of the server needs and lacks.

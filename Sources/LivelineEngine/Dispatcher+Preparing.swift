@@ -254,6 +254,9 @@ extension Dispatcher {
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
+        case .activityEnd(let tokenID, let push, let note):
+            return prepareDevicePush(
+                row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens, replacedToo: true)
         case .webPush(let tokenID, let delivery, let note):
             return prepareWebPush(
                 row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens, subscriptions: batch?.subscriptions)
@@ -309,14 +312,17 @@ extension Dispatcher {
         }
     }
 
-    /// A start's or alert's request to its token, while the token is active.
+    /// A start's or alert's request to its token, while the token is active (`replacedToo`: or
+    /// replaced by a newer one of its slot, for an activity's own end).
     private func prepareDevicePush(
         _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?,
-        tokens: [PushTokenID: PushTokenRecord]?
+        tokens: [PushTokenID: PushTokenRecord]?, replacedToo: Bool = false
     ) -> Preparation {
         let read = messageToken(tokenID, tokens: tokens, what: "the token of a message")
         if let failure = read.failure { return failure }
-        guard let token = read.token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
+        guard let token = read.token, token.status == .active || (replacedToo && token.status == .replaced) else {
+            return .unsent(.tokenInactive(startID: startID, note: note))
+        }
         // Queued while the server served the token's environment, which it no longer does: sent
         // through another environment it would be refused and the valid token called dead.
         guard configuration.environments.contains(token.environment) else {

@@ -11,6 +11,8 @@ extension Dispatcher {
         var invalidated: Set<PushTokenID>
         /// The tokens moved to the other environment (a default guess it takes instead).
         var moved: Set<PushTokenID> = []
+        /// What a renewal's successor start led to (`docs/engine.md`, "Renewal"), logged once committed.
+        var renewal: EngineEvent?
     }
 
     /// Applies `plan` in one write transaction: every record and change of it, or — when anything
@@ -58,8 +60,10 @@ extension Dispatcher {
                 invalidated.insert(token.tokenID)
             }
         }
+        var renewal: EngineEvent?
         if let start = plan.start, held || start.answered {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
+            renewal = try renewer?.follow(startID: start.startID, accepted: start.accepted, reason: start.reason, at: plan.at, in: transaction)
         }
         for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }
         // The hints a push carried that was accepted: those of its revision or older, and the
@@ -72,7 +76,7 @@ extension Dispatcher {
         // targets, retiring its channels, giving up on a start) only while the row is still this
         // dispatcher's: one whose lease ran out must not overwrite what the newer attempt
         // (another dispatcher's, which now holds the row or superseded it) decided.
-        guard held else { return Applied(held: false, invalidated: invalidated, moved: moved) }
+        guard held else { return Applied(held: false, invalidated: invalidated, moved: moved, renewal: renewal) }
         for retry in plan.targetRetries {
             try store.outbox.enqueueSync(contextKey: retry.contextKey, target: retry.target, now: plan.at, dueAt: retry.dueAt, in: transaction)
         }
@@ -97,7 +101,7 @@ extension Dispatcher {
                 payload: [], now: plan.at, in: transaction
             )
         }
-        return Applied(held: true, invalidated: invalidated, moved: moved)
+        return Applied(held: true, invalidated: invalidated, moved: moved, renewal: renewal)
     }
 
     /// The row's own change; false when this dispatcher no longer holds its lease.
@@ -302,6 +306,7 @@ extension Dispatcher {
                 ))
         }
         for _ in plan.deadTargets where applied.held { metrics.deadLetter() }
+        if let renewal = applied.renewal { logger.record(renewal) }
         if let start = plan.start, start.counted, applied.held || start.answered { metrics.start(outcome: start.accepted ? "sent" : "failed") }
         for token in plan.invalidTokens {
             guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }

@@ -39,6 +39,8 @@ public final class Dispatcher: Sendable {
     let logger: Logger
     let planner: DispatchPlanner
     let periodic: @Sendable () -> Void
+    /// Follows APNs' verdicts on renewals' successor starts (`docs/engine.md`, "Renewal").
+    let renewer: Renewer?
 
     private struct Running {
         var stopping = false
@@ -77,8 +79,9 @@ public final class Dispatcher: Sendable {
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], webPush: WebPushTransport? = nil,
         renderer: SyncRenderer, configuration: EngineConfiguration, metrics: EngineMetrics,
-        logger: Logger = .discarding, periodic: @escaping @Sendable () -> Void = {}
+        logger: Logger = .discarding, periodic: @escaping @Sendable () -> Void = {}, renewer: Renewer? = nil
     ) {
+        self.renewer = renewer
         self.store = store
         self.sender = sender
         self.otherSenders = otherSenders

@@ -55,18 +55,20 @@ public final class Engine: Sendable {
         library = ContractLibrary(store: store, registry: registry, clock: configuration.clock, logger: logger)
         channels = ChannelManager(
             store: store, sender: sender, otherSenders: others, configuration: configuration, metrics: metrics, logger: logger)
+        let starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
+        self.starter = starter
+        let renewer = Renewer(store: store, starter: starter, configuration: configuration, logger: logger)
         let lifecycle = LifecycleSweeper(
-            store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic
+            store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic, renewer: renewer
         )
         self.lifecycle = lifecycle
-        starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
         // Web pushes are queued only where they can be sent (a VAPID identity and a client).
         let notifyChannels: [any NotificationChannel] =
             [AlertPushChannel(store: store, configuration: configuration)] + (webPush == nil ? [] : [WebPushChannel(store: store)])
         notifier = Notifier(store: store, channels: notifyChannels)
         dispatcher = Dispatcher(
             store: store, sender: sender, otherSenders: others, webPush: webPush, renderer: renderer, configuration: configuration,
-            metrics: metrics, logger: logger, periodic: { lifecycle.runIfDue() }
+            metrics: metrics, logger: logger, periodic: { lifecycle.runIfDue() }, renewer: renewer
         )
     }
 

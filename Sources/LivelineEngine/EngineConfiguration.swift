@@ -75,6 +75,12 @@ public struct EngineConfiguration: Sendable {
     public var startAnswerTimeout: TimeInterval
     /// The engine ends a context this long before its 8-hour deadline.
     public var deadlineMargin: TimeInterval
+    /// Activity types whose cards the engine renews before the 8-hour limit (`docs/engine.md`,
+    /// "Renewal"; `LIVELINE_RENEW_TYPES`): a successor started by push-to-start on each device,
+    /// the predecessor ended once APNs accepted it.
+    public var renewingTypes: Set<String> = []
+    /// How long before a renewing type's deadline its successors are started.
+    public var renewalLead: TimeInterval = 30 * 60
     /// How often the dispatcher looks for deadlines and unanswered starts.
     public var lifecycleInterval: TimeInterval
     /// Storage policy of the channels the engine creates (most recent message stored by default).

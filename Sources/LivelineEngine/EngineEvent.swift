@@ -68,6 +68,14 @@ struct EngineEvent: Sendable, Hashable {
         case channelReconcileFailed
         /// A context ended by the engine before its 8-hour deadline (info).
         case contextEndedAtDeadline
+        /// Successors of a context's cards were queued before its 8-hour limit (info; `docs/engine.md`, "Renewal").
+        case renewalPlanned
+        /// APNs accepted a successor's start; its predecessor's end is queued (info).
+        case renewalAccepted
+        /// APNs refused a successor's start; the predecessor ends at its limit (warning).
+        case renewalRefused
+        /// A card without a successor was ended at its limit while its context goes on (info).
+        case renewalFellBack
         /// A periodic task of the engine failed; it runs again on the next sweep (warning).
         case sweepFailed
         /// A contract version was stored (a file or the API; info).

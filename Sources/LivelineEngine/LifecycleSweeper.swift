@@ -4,8 +4,9 @@ import LivelineStore
 import Synchronization
 
 /// The engine's periodic work, run by the dispatcher's thread between batches (`docs/engine.md`,
-/// "Lifecycle"): channels reconciled once after the start, contexts ended before their 8-hour
-/// deadline, and push-to-start tokens whose start went unanswered marked suspect.
+/// "Lifecycle"): channels reconciled once after the start, cards of renewing types renewed before
+/// their 8-hour limit ("Renewal"), contexts ended before their 8-hour deadline, and push-to-start
+/// tokens whose start went unanswered marked suspect.
 final class LifecycleSweeper: Sendable {
     let store: Store
     let configuration: EngineConfiguration
@@ -14,6 +15,8 @@ final class LifecycleSweeper: Sendable {
     let logger: Logger
     /// The features' periodic work, run after the engine's own.
     let tasks: [any PeriodicTask]
+    /// Renewal of the cards of renewing types (`docs/engine.md`, "Renewal").
+    let renewer: Renewer?
     private struct State {
         var lastRun: Date?
         var reconciled = false
@@ -29,9 +32,10 @@ final class LifecycleSweeper: Sendable {
 
     init(
         store: Store, configuration: EngineConfiguration, channels: ChannelManager, metrics: EngineMetrics, logger: Logger = .discarding,
-        tasks: [any PeriodicTask] = []
+        tasks: [any PeriodicTask] = [], renewer: Renewer? = nil
     ) {
         self.tasks = tasks
+        self.renewer = renewer
         self.store = store
         self.configuration = configuration
         self.channels = channels
@@ -54,6 +58,8 @@ final class LifecycleSweeper: Sendable {
     /// One sweep at `now`.
     func sweep(now: Date) {
         reconcileChannelsIfDue(now: now)
+        renewer?.planDue(now: now)
+        renewer?.endUnrenewed(now: now)
         endContextsNearTheirDeadline(now: now)
         markUnansweredStarts(now: now)
         for task in tasks { task.run(now: now) }

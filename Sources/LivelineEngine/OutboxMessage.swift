@@ -17,6 +17,11 @@ enum OutboxMessage: Sendable, Hashable {
     case start(tokenID: PushTokenID, startID: Int, rev: Int, push: Push, note: String)
     /// An alert push to the `alert` token `tokenID`.
     case alert(tokenID: PushTokenID, push: Push, note: String)
+    /// The `end` of one device's activity, to its `la-update` token `tokenID`, while the context
+    /// goes on: the predecessor of a renewed card, or a card whose renewal failed, at its limit
+    /// (`docs/engine.md`, "Renewal"). Sent even when the token was replaced meanwhile (the
+    /// successor registered its own): the card it reaches is still on the lock screen.
+    case activityEnd(tokenID: PushTokenID, push: Push, note: String)
     /// The broadcast channel `channelID` to delete through the channel management API of
     /// `environment` (nil: the one its channel row names, else the default one).
     case channelDelete(channelID: String, environment: PushEnvironment? = nil, note: String)
@@ -58,14 +63,16 @@ enum OutboxMessage: Sendable, Hashable {
     /// What it is, for the timeline and the log.
     var note: String {
         switch self {
-        case .start(_, _, _, _, let note), .alert(_, _, let note), .channelDelete(_, _, let note), .webPush(_, _, let note): note
+        case .start(_, _, _, _, let note), .alert(_, _, let note), .activityEnd(_, _, let note), .channelDelete(_, _, let note),
+            .webPush(_, _, let note):
+            note
         }
     }
 
     /// The token pushed to (starts, alerts and web pushes).
     var tokenID: PushTokenID? {
         switch self {
-        case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _), .webPush(let tokenID, _, _): tokenID
+        case .start(let tokenID, _, _, _, _), .alert(let tokenID, _, _), .activityEnd(let tokenID, _, _), .webPush(let tokenID, _, _): tokenID
         case .channelDelete: nil
         }
     }
@@ -120,6 +127,10 @@ enum OutboxMessage: Sendable, Hashable {
                 kind = "alert"
                 self.tokenID = tokenID.rawValue
                 set(push)
+            case .activityEnd(let tokenID, let push, _):
+                kind = "activity-end"
+                self.tokenID = tokenID.rawValue
+                set(push)
             case .channelDelete(let channelID, let environment, _):
                 kind = "channel-delete"
                 self.channelID = channelID
@@ -156,6 +167,9 @@ enum OutboxMessage: Sendable, Hashable {
             case "alert":
                 guard let tokenID else { return nil }
                 return .alert(tokenID: PushTokenID(tokenID), push: push, note: note)
+            case "activity-end":
+                guard let tokenID else { return nil }
+                return .activityEnd(tokenID: PushTokenID(tokenID), push: push, note: note)
             case "web-push":
                 guard let tokenID, let ttl, let urgency else { return nil }
                 return .webPush(tokenID: PushTokenID(tokenID), delivery: WebPushDelivery(ttl: ttl, urgency: urgency, topic: topic), note: note)

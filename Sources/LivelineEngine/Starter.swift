@@ -147,7 +147,7 @@ struct Starter: Sendable {
     }
 
     /// Queues the start push of a reserved start to `token`.
-    private func enqueueStart(
+    func enqueueStart(
         _ context: ContextRecord, token: PushTokenRecord, startID: Int, payload: [UInt8], now: Date, in transaction: any SQLTransaction
     ) throws {
         let message = OutboxMessage.start(
@@ -179,7 +179,7 @@ struct Starter: Sendable {
     /// The start push (`docs/apns.md`): `event: start`, the attributes type and attributes, the first
     /// content state, an alert with a title, and `input-push-token: 1` — or `input-push-channel`
     /// when the context has a channel, so updates reach it without a per-activity token.
-    private func startPayload(
+    func startPayload(
         _ context: ContextRecord, channelID: String?, alert: LiveActivityAlert, now: Date, in transaction: any SQLTransaction
     ) throws -> [UInt8] {
         let state = try renderer.contentState(of: context, in: transaction)

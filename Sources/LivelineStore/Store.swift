@@ -12,6 +12,7 @@ public struct Store: Sendable {
     public let outbox: OutboxRepository
     public let deliveries: DeliveryRepository
     public let starts: StartRepository
+    public let renewals: RenewalRepository
     public let reports: ActivityReportRepository
     public let channels: ChannelRepository
     public let notifications: NotificationRepository
@@ -34,6 +35,7 @@ public struct Store: Sendable {
         contexts = ContextRepository(database: database, outbox: outbox)
         deliveries = DeliveryRepository(database: database)
         starts = StartRepository(database: database)
+        renewals = RenewalRepository(database: database)
         reports = ActivityReportRepository(database: database)
         channels = ChannelRepository(database: database)
         notifications = NotificationRepository(database: database)

@@ -46,11 +46,17 @@ public struct ActivityLifecycle: Sendable, Hashable {
     /// The end's dismissal counts from when the context ended (``EngineWrite/end(_:note:at:)``),
     /// not from when its push is sent: a ride is dismissed 30 s after its arrival.
     public var dismissFromEnd: Bool
+    /// The type's cards are renewed before their 8-hour limit (`docs/engine.md`, "Renewal"), as
+    /// if `LIVELINE_RENEW_TYPES` named it.
+    public var renews: Bool
 
-    public init(staleAfter: TimeInterval?, dismissAfter: TimeInterval, priorityBudget: Int? = nil, dismissFromEnd: Bool = false) {
+    public init(
+        staleAfter: TimeInterval?, dismissAfter: TimeInterval, priorityBudget: Int? = nil, dismissFromEnd: Bool = false, renews: Bool = false
+    ) {
         self.staleAfter = staleAfter
         self.dismissAfter = dismissAfter
         self.priorityBudget = priorityBudget
         self.dismissFromEnd = dismissFromEnd
+        self.renews = renews
     }
 }

@@ -145,6 +145,11 @@ extension Dashboard {
                 ]
             case .receipt(let receipt):
                 return [Markup.time(receipt.receivedAt, now: now), "receipt", "rev \(receipt.rev)", "\(receipt.deviceID) shows it"]
+            case .renewal(let renewal):
+                return [
+                    Markup.time(renewal.updatedAt, now: now), "renewal", "\(renewal.deviceID)",
+                    "\(renewal.status.rawValue)\(renewal.reason.map { ": \($0)" } ?? "")",
+                ]
             }
         }
         return "<section class=\"panel\" aria-labelledby=\"h-timeline\"><h2 id=\"h-timeline\">Timeline</h2>"

@@ -16,6 +16,9 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
             case start
             /// The newest revision a device reported rendering (`rev`), beside what was sent.
             case receipt
+            /// A card's renewal before its 8-hour limit on one device: `renewal starting`,
+            /// `renewed`, `refused` or `ended` in `note`, why in `reason`.
+            case renewal
         }
 
         public var kind: Kind

@@ -116,6 +116,17 @@ extension ServerConfiguration {
             "LIVELINE_QUIET_DEBOUNCE_S", default: "30", in: 0...86_400,
             meaning: "seconds a change that is not material waits after the context's last push; then it goes at priority 5"
         ) { $0.quietChangeDebounce = Double($1) },
+        .text(
+            "LIVELINE_RENEW_TYPES", default: "none", values: "activity types separated by commas",
+            meaning:
+                "types whose cards the engine renews by push-to-start before the 8-hour limit (docs/engine.md, \"Renewal\"); each a known contract"
+        ) { config, text in
+            config.renewingTypes = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        },
+        .wholeNumber(
+            "LIVELINE_RENEWAL_LEAD_S", default: "1800", in: 660...7200,
+            meaning: "seconds before a renewing card's 8-hour limit its successor is started (more than the 10-minute deadline margin)"
+        ) { $0.renewalLead = Double($1) },
         .wholeNumber("LIVELINE_START_BUDGET", default: "8", in: 1...1000, meaning: "push-to-starts per device per hour") { $0.startBudget = $1 },
         .wholeNumber(
             "LIVELINE_OUTBOX_LEASE_S", default: "30", in: 2...3600,

@@ -66,6 +66,10 @@ public struct ServerConfiguration: Sendable {
     public var quietChangeDebounce: TimeInterval = 30
     /// Push-to-starts per device per hour (`LIVELINE_START_BUDGET`, 8).
     public var startBudget = 8
+    /// Activity types whose cards are renewed before their 8-hour limit (`LIVELINE_RENEW_TYPES`,
+    /// docs/engine.md, "Renewal"), and how long before it (`LIVELINE_RENEWAL_LEAD_S`, 1800).
+    public var renewingTypes: Set<String> = []
+    public var renewalLead: TimeInterval = 30 * 60
     /// How long a dispatcher holds a claimed outbox row before another may take it
     /// (`LIVELINE_OUTBOX_LEASE_S`, default 30): after a crash, rows in flight go out again then.
     public var outboxLease: TimeInterval = 30

@@ -139,6 +139,10 @@ struct ContextHandlers: Sendable {
             return .init(
                 kind: .receipt, at: receipt.receivedAt, rev: receipt.rev, note: "rendered rev \(receipt.rev)", targetKind: "device",
                 target: receipt.deviceID)
+        case .renewal(let renewal):
+            return .init(
+                kind: .renewal, at: renewal.updatedAt, note: "renewal \(renewal.status.rawValue)", targetKind: "device", target: renewal.deviceID,
+                reason: renewal.reason)
         }
     }
 }

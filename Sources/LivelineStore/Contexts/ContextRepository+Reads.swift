@@ -101,7 +101,7 @@ extension ContextRepository {
     }
 
     /// The context's timeline, newest first, at most `limit` entries: its revisions, every delivery
-    /// attempt, its dead letters, its starts per device and the newest receipt per device, read in
+    /// attempt, its dead letters, its starts per device, the newest receipt per device and its renewals, read in
     /// one read transaction (`GET /v1/contexts/{key}/timeline`). At the same instant a revision sorts below the attempts it
     /// caused.
     public func timeline(key: String, limit: Int = 200) throws -> [TimelineEntry] {
@@ -118,7 +118,8 @@ extension ContextRepository {
             let dead = try outbox.deadLetters(contextKey: key, limit: limit, in: transaction).map(TimelineEntry.deadLetter)
             let starts = try StartRepository(database: database).starts(contextKey: key, in: transaction).map(TimelineEntry.start)
             let receipts = try ActivityReportRepository(database: database).receipts(contextKey: key, in: transaction).map(TimelineEntry.receipt)
-            let merged = (revisions + attempts + dead + starts + receipts).sorted { left, right in
+            let renewals = try RenewalRepository(database: database).renewals(contextKey: key, in: transaction).map(TimelineEntry.renewal)
+            let merged = (revisions + attempts + dead + starts + receipts + renewals).sorted { left, right in
                 (left.date, left.rank, left.sequence) > (right.date, right.rank, right.sequence)
             }
             return Array(merged.prefix(limit))

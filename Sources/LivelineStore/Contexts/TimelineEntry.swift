@@ -11,6 +11,8 @@ public enum TimelineEntry: Sendable, Hashable {
     case start(StartRecord)
     /// The newest revision a device reported rendering.
     case receipt(Receipt)
+    /// A card's renewal on one device, as it stands (at its `updatedAt`; `docs/engine.md`, "Renewal").
+    case renewal(RenewalRecord)
 
     /// When it happened.
     public var date: Date {
@@ -20,6 +22,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .deadLetter(let row): row.updatedAt
         case .start(let start): start.updatedAt
         case .receipt(let receipt): receipt.receivedAt
+        case .renewal(let renewal): renewal.updatedAt
         }
     }
 
@@ -32,6 +35,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .deadLetter: 2
         case .start: 1
         case .receipt: 3
+        case .renewal: 1
         }
     }
 
@@ -43,6 +47,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .deadLetter(let row): row.id
         case .start(let start): start.id
         case .receipt(let receipt): receipt.rev
+        case .renewal(let renewal): renewal.id
         }
     }
 }

@@ -81,9 +81,10 @@ public struct StartRepository: Sendable {
     }
 
     /// The device answered the context's start — it registered its `la-update` token or reported
-    /// a rendered revision: the start is answered. In the caller's transaction; returns whether a
-    /// start was waiting (the engine then clears the suspicion of the device's push-to-start
-    /// tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
+    /// a rendered revision: the start is answered. A renewal's start is not answered while APNs has
+    /// not accepted it: until then the device's answers are its predecessor's. In the caller's
+    /// transaction; returns whether a start was waiting (the engine then clears the suspicion of
+    /// the device's push-to-start tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
     @discardableResult
     public func answered(contextKey: String, householdID: HouseholdID, deviceID: String, now: Date, in transaction: any SQLTransaction) throws -> Bool
     {
@@ -91,6 +92,7 @@ public struct StartRepository: Sendable {
             """
             UPDATE la_starts SET update_token_at = $4, suspect_at = NULL, updated_at = $4
             WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND update_token_at IS NULL
+                AND NOT EXISTS (SELECT 1 FROM la_renewals r WHERE r.start_id = la_starts.id AND r.status = 'starting')
             """,
             [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(now)]
         )
@@ -106,6 +108,20 @@ public struct StartRepository: Sendable {
             WHERE context_key = $1 AND status IN ('queued', 'sent')
             """,
             [.text(contextKey), SQLValue(now)]
+        )
+    }
+
+    /// Lets the device's start of the context be taken again for a successor card (a renewal,
+    /// `docs/engine.md`, "Renewal"): the previous card's start is settled as `skipped` with `reason`.
+    public func releaseForRenewal(
+        contextKey: String, householdID: HouseholdID, deviceID: String, reason: String, now: Date, in transaction: any SQLTransaction
+    ) throws {
+        try transaction.execute(
+            """
+            UPDATE la_starts SET status = 'skipped', reason = $4, updated_at = $5
+            WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND status IN ('queued', 'sent')
+            """,
+            [.text(contextKey), SQLValue(householdID), .text(deviceID), .text(reason), SQLValue(now)]
         )
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+import LivelineSandbox
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+import LivelineTesting
+import Testing
+
+/// `docs/engine.md`, "Renewal": a renewal planned is durable and planned once — a server that
+/// stops after planning and before sending starts the successor once after its restart — and a
+/// renewing type the server does not know stops the start.
+@Suite struct RenewalTests {
+    static let type = "TripLiveActivityAttributes"
+
+    @Test func aRenewalPlannedBeforeARestartStartsTheSuccessorOnceAfterIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let clock = ManualClock()
+        let data = folder.appendingPathComponent("data")
+        // The first server plans and sends nothing (as if it died right after planning).
+        let first = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { configuration in
+            configuration.renewingTypes = [Self.type]
+            configuration.dispatcherEnabled = false
+        }
+        let update = try first.device(0, contextKey: "trip:night", type: Self.type)
+        let start = try first.startDevice(0, type: Self.type)
+        #expect(try first.admin("PUT", "/v1/contexts/trip:night", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let deadline = try #require(try first.server.app.store.contexts.context(key: "trip:night")?.deadlineAt)
+        clock.advance(by: 7 * 3600 + 35 * 60)
+        first.server.app.engine.sweepLifecycle()
+        clock.advance(by: 1)
+        first.server.app.engine.sweepLifecycle()
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
+        first.stop(keepData: true)
+
+        let second = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { $0.renewingTypes = [Self.type] }
+        defer { second.stop() }
+        clock.advance(by: 1)
+        second.server.app.engine.sweepLifecycle()
+        #expect(await eventually { second.aps(start).count == 1 && second.aps(update).last?["event"] as? String == "end" })
+        #expect(try await eventually { try second.dispatcherIsIdle() })
+        second.server.app.engine.sweepLifecycle()
+        #expect(try await eventually { try second.dispatcherIsIdle() })
+        #expect(second.aps(start).count == 1, "one successor start, across the restart and the sweeps after it")
+        #expect(second.aps(start).first?["event"] as? String == "start")
+        let end = try #require(second.aps(update).last)
+        #expect((end["dismissal-date"] as? Int).map { $0 <= Int(clock.now.timeIntervalSince1970) } == true, "the predecessor leaves at once")
+        let renewed = try #require(try second.server.app.store.contexts.context(key: "trip:night"))
+        #expect(renewed.state == .active && renewed.deadlineAt > deadline, "the successor's 8 hours: \(renewed.deadlineAt)")
+        #expect(try second.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.renewed])
+    }
+
+    @Test func aRenewingTypeTheServerDoesNotKnowStopsTheStart() throws {
+        #expect {
+            try TestServer { $0.renewingTypes = ["NoSuchActivityAttributes"] }
+        } throws: { error in
+            "\(error)".contains("LIVELINE_RENEW_TYPES names NoSuchActivityAttributes, which is no contract this server knows")
+        }
+    }
+}
