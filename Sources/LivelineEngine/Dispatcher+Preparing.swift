@@ -231,8 +231,9 @@ extension Dispatcher {
             // accepting it and the record of the answer; or sent without an answer) may be on the
             // device already, whose app registers its update token once it can: it waits one
             // lease for that answer, then goes out again (`docs/reliability.md`, "Crash loop").
+            let start: StartRecord?
             do {
-                let start = try store.starts.start(id: startID)
+                start = try store.starts.start(id: startID)
                 if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
                 if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
             } catch  where Self.isTransient(error) {
@@ -240,6 +241,7 @@ extension Dispatcher {
             } catch {
                 return .unsent(.unsendable("reading the start failed: \(error)"))
             }
+            if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
             if row.mayHaveBeenSent {
                 let why =
                     row.wasTakenBack
@@ -258,6 +260,17 @@ extension Dispatcher {
             return prepareWebPush(
                 row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens, subscriptions: batch?.subscriptions)
         }
+    }
+
+    /// A scheduled start whose time plus the grace period passed before it could go out (the
+    /// server was down then: `docs/api.md`, "Scheduled starts"): missed, never sent late.
+    private func missedStart(_ start: StartRecord?, now: Date) -> Preparation? {
+        guard let start, let scheduledAt = start.scheduledAt, now > scheduledAt.addingTimeInterval(configuration.scheduledStartGrace) else {
+            return nil
+        }
+        let minutes = Int(configuration.scheduledStartGrace / 60)
+        let why = "missed: scheduled for \(scheduledAt.formatted(.iso8601)), and not sent within the grace period of \(minutes) minutes after it"
+        return .unsent(.startMissed(startID: start.id, why: why))
     }
 
     /// A web push to its subscription while the token is active: the row's plaintext encrypted

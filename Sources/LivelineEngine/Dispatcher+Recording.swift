@@ -58,7 +58,9 @@ extension Dispatcher {
                 invalidated.insert(token.tokenID)
             }
         }
-        if let start = plan.start, held || start.answered {
+        if let start = plan.start, start.missed, held {
+            try store.starts.markMissed(id: start.startID, reason: start.reason ?? "missed", now: plan.at, in: transaction)
+        } else if let start = plan.start, held || start.answered {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
         }
         for channelID in plan.deletedChannels { try store.channels.markDeleted(channelID: channelID, now: plan.at, in: transaction) }

@@ -11,7 +11,7 @@ import Foundation
 /// the core, or of a feature this build has — is refused with a clear message.
 public struct Migrator: Sendable {
     /// Liveline's core schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13]
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13, .v15]
 
     /// Core versions that once belonged to a feature's tables and were moved to that feature (its
     /// migrations name them as ``Migration/formerCoreVersion``). They are never used again.
