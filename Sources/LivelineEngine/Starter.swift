@@ -51,7 +51,7 @@ struct Starter: Sendable {
         contextKey: String, userIDs: [UserID], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
         startsFollowChannel: Bool = true, at: Date? = nil, now: Date
     ) throws -> StartResult {
-        if let at, let problem = configuration.scheduledStartProblem(at: at, now: now) { throw EngineError(.invalidInput, problem, field: "at") }
+        if let at, let problem = configuration.scheduledStartProblem(at: at, now: now) { throw EngineError(.outOfRange, problem, field: "at") }
         guard let context = try store.contexts.context(key: contextKey) else {
             throw EngineError(.notFound, "there is no context \(contextKey)")
         }
