@@ -208,7 +208,8 @@ struct Starter: Sendable {
         aps["attributes"] = attributes
         if let channelID { aps["input-push-channel"] = .string(channelID) } else { aps["input-push-token"] = 1 }
         let payload = JSONValue.object(["aps": .object(aps)]).compactJSON
-        let report = PayloadCheck(destination: .device, now: request.sendAt, registry: renderer.registry).check(json: payload, typeName: context.activityType)
+        let report = PayloadCheck(destination: .device, now: request.sendAt, registry: renderer.registry).check(
+            json: payload, typeName: context.activityType)
         guard report.isAccepted else {
             throw EngineError.payloadRefused("the start of \(context.key)", report)
         }
