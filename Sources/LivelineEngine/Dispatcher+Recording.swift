@@ -305,6 +305,7 @@ extension Dispatcher {
         }
         for _ in plan.deadTargets where applied.held { metrics.deadLetter() }
         if let start = plan.start, start.counted, applied.held || start.answered { metrics.start(outcome: start.accepted ? "sent" : "failed") }
+        if let start = plan.start, start.missed, applied.held { metrics.start(outcome: "missed") }
         for token in plan.invalidTokens {
             guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }
             logger.record(

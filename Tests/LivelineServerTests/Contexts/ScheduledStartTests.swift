@@ -123,6 +123,7 @@ import Testing
             let record = try #require(try second.server.app.store.starts.starts(contextKey: "trip:restart").first)
             #expect(record.status == .failed && record.missedAt != nil)
             #expect(record.reason?.contains("missed: scheduled for \(Self.time(at))") == true, "\(record.reason ?? "")")
+            #expect(try second.admin("GET", "/metrics").text.contains(#"liveline_starts_total{outcome="missed"} 1"#))
         }
         #expect(try await eventually { try second.outboxIsEmpty() })
         let sent = sandbox.accepted(token: token).filter { push in
