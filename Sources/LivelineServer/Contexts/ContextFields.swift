@@ -21,7 +21,8 @@ enum ContextFields {
     /// The moment `text` (a start's `at`) names, checked against ``startAt``.
     static func startTime(_ text: String?) throws -> Date? {
         guard let text else { return nil }
-        return RFC3339.date(fromDateTime: try startAt.text(text))
+        guard let date = RFC3339.date(fromDateTime: try startAt.text(text)) else { throw startAt.refusal(text) }
+        return date
     }
 
     /// Users, and devices, of one start (each list at most this many).
