@@ -273,6 +273,14 @@ extension Dispatcher {
         return .unsent(.startMissed(startID: start.id, why: why))
     }
 
+    /// The active push-to-start token that replaced `token` in its slot (the app got a new one
+    /// after the start was queued: a scheduled start goes to the device's token of its time);
+    /// nil when there is none or it cannot be read now.
+    private func successor(of token: PushTokenRecord) -> PushTokenRecord? {
+        guard token.kind == .pushToStart, token.endReason != "moved" else { return nil }
+        return try? store.tokens.activeToken(householdID: token.householdID, environment: token.environment, kind: .pushToStart, slot: token.slot)
+    }
+
     /// A web push to its subscription while the token is active: the row's plaintext encrypted
     /// for the subscription's keys and signed with this server's VAPID key (`docs/engine.md`,
     /// "Notify").
@@ -329,7 +337,9 @@ extension Dispatcher {
     ) -> Preparation {
         let read = messageToken(tokenID, tokens: tokens, what: "the token of a message")
         if let failure = read.failure { return failure }
-        guard let token = read.token, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
+        var found = read.token
+        if startID != nil, let replaced = found, replaced.status == .replaced, let successor = successor(of: replaced) { found = successor }
+        guard let token = found, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
         // Queued while the server served the token's environment, which it no longer does: sent
         // through another environment it would be refused and the valid token called dead.
         guard configuration.environments.contains(token.environment) else {
@@ -341,7 +351,7 @@ extension Dispatcher {
             payload: row.payload ?? []
         )
         let send = PreparedSend(
-            target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment,
+            target: .token(token.id), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment,
             fallbackEnvironment: configuration.fallbackEnvironment(of: token))
         return .send(PreparedRow(row: row, rev: rev, sends: [send], sync: nil, message: message))
     }

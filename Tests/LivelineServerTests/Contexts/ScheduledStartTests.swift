@@ -70,6 +70,27 @@ import Testing
         #expect(try setup.server.app.store.starts.starts(contextKey: "trip:later").map(\.status) == [.sent])
     }
 
+    @Test func aScheduledStartGoesToThePushToStartTokenThatReplacedItsOwn() async throws {
+        let clock = ManualClock()
+        let setup = try APISetup(.live, clock: clock)
+        defer { setup.stop() }
+        let old = try setup.startDevice(0, type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:renewed", json: ContextAPITests.trip(delay: 5)).status == 201)
+        let at = Self.time(clock.now.addingTimeInterval(3600))
+        #expect(try setup.admin("POST", "/v1/contexts/trip:renewed/start", json: Self.body(userID: setup.userID.rawValue, at: at)).status == 200)
+
+        // The app's push-to-start token changes before the start's time.
+        let new = String(repeating: "ab", count: 32)
+        setup.sandbox.registerDevice(token: new)
+        let register = #"{"kind":"la-pushToStart","token":"\#(new)","device_id":"phone-0","attributes_type":"\#(Self.type)"}"#
+        #expect(try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: register).status == 200)
+        clock.advance(by: 3600)
+        #expect(await eventually { Self.starts(setup, new) == 1 })
+        #expect(try await eventually { try setup.outboxIsEmpty() })
+        #expect(Self.starts(setup, old) == 0)
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:renewed").map(\.status) == [.sent])
+    }
+
     /// What happens to a start scheduled at T+30 s when the server stops at T+10 s and is back
     /// `downFor` seconds later.
     enum Restart: String, CaseIterable, Sendable {
