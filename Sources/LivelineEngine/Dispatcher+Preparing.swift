@@ -253,7 +253,12 @@ extension Dispatcher {
                             "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
                     ))
             }
-            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
+            // A scheduled start never tried yet follows its device's new push-to-start token; one
+            // that may have reached the device never does (it would open a second card).
+            let followsReplacement = start?.scheduledAt != nil && row.attempts == 0
+            return prepareDevicePush(
+                row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens,
+                followsReplacement: followsReplacement)
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
         case .webPush(let tokenID, let delivery, let note):
@@ -274,8 +279,8 @@ extension Dispatcher {
     }
 
     /// The active push-to-start token that replaced `token` in its slot (the app got a new one
-    /// after the start was queued: a scheduled start goes to the device's token of its time);
-    /// nil when there is none or it cannot be read now.
+    /// after a scheduled start was queued: it goes to the device's token of its time); nil when
+    /// there is none or it cannot be read now.
     private func successor(of token: PushTokenRecord) -> PushTokenRecord? {
         guard token.kind == .pushToStart, token.endReason != "moved" else { return nil }
         return try? store.tokens.activeToken(householdID: token.householdID, environment: token.environment, kind: .pushToStart, slot: token.slot)
@@ -333,12 +338,12 @@ extension Dispatcher {
     /// A start's or alert's request to its token, while the token is active.
     private func prepareDevicePush(
         _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?,
-        tokens: [PushTokenID: PushTokenRecord]?
+        tokens: [PushTokenID: PushTokenRecord]?, followsReplacement: Bool = false
     ) -> Preparation {
         let read = messageToken(tokenID, tokens: tokens, what: "the token of a message")
         if let failure = read.failure { return failure }
         var found = read.token
-        if startID != nil, let replaced = found, replaced.status == .replaced, let successor = successor(of: replaced) { found = successor }
+        if followsReplacement, let replaced = found, replaced.status == .replaced, let successor = successor(of: replaced) { found = successor }
         guard let token = found, token.status == .active else { return .unsent(.tokenInactive(startID: startID, note: note)) }
         // Queued while the server served the token's environment, which it no longer does: sent
         // through another environment it would be refused and the valid token called dead.
