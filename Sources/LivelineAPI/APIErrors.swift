@@ -34,6 +34,7 @@ public enum APIErrors {
             case .notFound: return .notFound(error.message)
             case .activityTypeChanged, .contextEnded, .conflict: return .conflict(error.message)
             case .payloadRefused: return .contractViolation(error.message, field: error.field)
+            case .outOfRange: return HTTPError(status: 422, code: "outOfRange", message: error.message, field: error.field)
             case .contractRefused: return HTTPError(status: 409, code: "contractRefused", message: error.message, field: error.field)
             default: return nil
             }

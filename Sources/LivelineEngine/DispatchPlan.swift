@@ -62,6 +62,8 @@ struct DispatchPlan: Sendable, Hashable {
         /// row now. False for this dispatcher's decision (it gave up, the start was cancelled),
         /// which only the row's holder may record.
         var answered = false
+        /// A scheduled start given up on: its grace period passed before it could be sent.
+        var missed = false
     }
 
     /// A push rendered at `rev` carried the context's alert or priority hint and was accepted: they are cleared.

@@ -258,6 +258,12 @@ struct DispatchPlanner: Sendable {
             let why = "the context ended before the start went out"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
             plan.events.append(EngineEvent(.info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, startID: startID, message: why))
+        case .startMissed(let startID, let why):
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, missed: true)
+            plan.events.append(
+                EngineEvent(
+                    .warning, .startMissed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
+                    message: why))
         case .startAnswered(let startID):
             let why = "the device answered the start already (its card is on the lock screen): not sent again"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: false)

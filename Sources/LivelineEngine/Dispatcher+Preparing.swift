@@ -231,8 +231,9 @@ extension Dispatcher {
             // accepting it and the record of the answer; or sent without an answer) may be on the
             // device already, whose app registers its update token once it can: it waits one
             // lease for that answer, then goes out again (`docs/reliability.md`, "Crash loop").
+            let start: StartRecord?
             do {
-                let start = try store.starts.start(id: startID)
+                start = try store.starts.start(id: startID)
                 if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
                 if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
             } catch  where Self.isTransient(error) {
@@ -240,6 +241,7 @@ extension Dispatcher {
             } catch {
                 return .unsent(.unsendable("reading the start failed: \(error)"))
             }
+            if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
             if row.mayHaveBeenSent {
                 let why =
                     row.wasTakenBack
@@ -251,7 +253,12 @@ extension Dispatcher {
                             "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
                     ))
             }
-            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens)
+            // A scheduled start never tried yet follows its device's new push-to-start token; one
+            // that may have reached the device never does (it would open a second card).
+            let followsReplacement = start?.scheduledAt != nil && row.attempts == 0
+            return prepareDevicePush(
+                row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens,
+                followsReplacement: followsReplacement)
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
         case .activityEnd(let tokenID, let push, let note):
@@ -261,6 +268,25 @@ extension Dispatcher {
             return prepareWebPush(
                 row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens, subscriptions: batch?.subscriptions)
         }
+    }
+
+    /// A scheduled start whose time plus the grace period passed before it could go out (the
+    /// server was down then: `docs/api.md`, "Scheduled starts"): missed, never sent late.
+    private func missedStart(_ start: StartRecord?, now: Date) -> Preparation? {
+        guard let start, let scheduledAt = start.scheduledAt, now > scheduledAt.addingTimeInterval(configuration.scheduledStartGrace) else {
+            return nil
+        }
+        let minutes = Int(configuration.scheduledStartGrace / 60)
+        let why = "missed: scheduled for \(scheduledAt.formatted(.iso8601)), and not sent within the grace period of \(minutes) minutes after it"
+        return .unsent(.startMissed(startID: start.id, why: why))
+    }
+
+    /// The active push-to-start token that replaced `token` in its slot (the app got a new one
+    /// after a scheduled start was queued: it goes to the device's token of its time); nil when
+    /// there is none or it cannot be read now.
+    private func successor(of token: PushTokenRecord) -> PushTokenRecord? {
+        guard token.kind == .pushToStart, token.endReason != "moved" else { return nil }
+        return try? store.tokens.activeToken(householdID: token.householdID, environment: token.environment, kind: .pushToStart, slot: token.slot)
     }
 
     /// A web push to its subscription while the token is active: the row's plaintext encrypted
@@ -316,11 +342,13 @@ extension Dispatcher {
     /// replaced by a newer one of its slot, for an activity's own end).
     private func prepareDevicePush(
         _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, push: OutboxMessage.Push, note: String, rev: Int?, startID: Int?,
-        tokens: [PushTokenID: PushTokenRecord]?, replacedToo: Bool = false
+        tokens: [PushTokenID: PushTokenRecord]?, replacedToo: Bool = false, followsReplacement: Bool = false
     ) -> Preparation {
         let read = messageToken(tokenID, tokens: tokens, what: "the token of a message")
         if let failure = read.failure { return failure }
-        guard let token = read.token, token.status == .active || (replacedToo && token.status == .replaced) else {
+        var found = read.token
+        if followsReplacement, let replaced = found, replaced.status == .replaced, let successor = successor(of: replaced) { found = successor }
+        guard let token = found, token.status == .active || (replacedToo && token.status == .replaced) else {
             return .unsent(.tokenInactive(startID: startID, note: note))
         }
         // Queued while the server served the token's environment, which it no longer does: sent
@@ -334,7 +362,7 @@ extension Dispatcher {
             payload: row.payload ?? []
         )
         let send = PreparedSend(
-            target: .token(tokenID), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment,
+            target: .token(token.id), request: .device(notification), priority: push.priority.rawValue, note: note, environment: token.environment,
             fallbackEnvironment: configuration.fallbackEnvironment(of: token))
         return .send(PreparedRow(row: row, rev: rev, sends: [send], sync: nil, message: message))
     }

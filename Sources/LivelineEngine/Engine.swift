@@ -117,14 +117,17 @@ public final class Engine: Sendable {
     /// has none) and the start carries `input-push-channel` — unless `startsFollowChannel` is
     /// false: then the started activities get update tokens (`input-push-token: 1`) and the
     /// channel serves the cards apps start themselves. Throws `.notFound`, `.contextEnded`, or an
-    /// `EngineError` when the start payload would be dropped by the phone.
+    /// `EngineError` when the start payload would be dropped by the phone. With `at`, the starts
+    /// go out then (`docs/api.md`, "Scheduled starts"): reserved and counted in the budget now,
+    /// sent at `at` (or within the grace period after it, else recorded as missed); `.invalid`
+    /// when `at` is outside ``EngineConfiguration/scheduledStartProblem(at:now:)``'s bounds.
     public func startActivities(
         contextKey: String, userIDs: [UserID], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool = false,
-        useChannel: Bool = false, startsFollowChannel: Bool = true
+        useChannel: Bool = false, startsFollowChannel: Bool = true, at: Date? = nil
     ) throws -> StartResult {
         try starter.start(
             contextKey: contextKey, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, includeDismissed: includeDismissed,
-            useChannel: useChannel, startsFollowChannel: startsFollowChannel, now: configuration.clock()
+            useChannel: useChannel, startsFollowChannel: startsFollowChannel, at: at, now: configuration.clock()
         )
     }
 

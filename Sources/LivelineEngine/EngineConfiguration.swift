@@ -70,6 +70,15 @@ public struct EngineConfiguration: Sendable {
     /// Push-to-start: at most `startBudget` starts per device within `startBudgetWindow`.
     public var startBudget: Int
     public var startBudgetWindow: TimeInterval
+    /// A scheduled start (`docs/api.md`, "Scheduled starts") that could not go out at its time —
+    /// the server was down — is sent if it can go out within this after it, else recorded as
+    /// missed.
+    public var scheduledStartGrace: TimeInterval = 10 * 60
+    /// How far ahead a start may be scheduled.
+    public var scheduledStartHorizon: TimeInterval = 7 * 24 * 3600
+    /// How far in the past a start's `at` may lie (clock skew between caller and server): such a
+    /// start goes out at once; one further back is refused.
+    public var scheduledStartSkew: TimeInterval = 60
     /// A start accepted by APNs whose device sent no `la-update` token within this marks the start
     /// token suspect.
     public var startAnswerTimeout: TimeInterval
@@ -145,6 +154,18 @@ public struct EngineConfiguration: Sendable {
     /// files"): below what the server's settings and its features say of the type, above the
     /// server's defaults. The engine sets it to its registry's.
     public var contractLifecycle: @Sendable (_ type: String) -> ContractLifecycle? = { _ in nil }
+
+    /// Why a start cannot be scheduled for `at` (`docs/api.md`, "Scheduled starts"): further in
+    /// the past than the clock-skew tolerance, or beyond the horizon; nil when it can.
+    public func scheduledStartProblem(at: Date, now: Date) -> String? {
+        if at < now.addingTimeInterval(-scheduledStartSkew) {
+            return "at lies in the past (more than \(Int(scheduledStartSkew)) s before the server's time, \(now.formatted(.iso8601)))"
+        }
+        if at > now.addingTimeInterval(scheduledStartHorizon) {
+            return "at lies more than \(Int(scheduledStartHorizon / 3600)) hours ahead (the furthest a start may be scheduled)"
+        }
+        return nil
+    }
 
     /// How long after it is sent an update of `type` is stale; nil sends no `stale-date`.
     public func staleAfter(type: String) -> TimeInterval? {

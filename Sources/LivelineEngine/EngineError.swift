@@ -21,6 +21,9 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A contract version that would make an installed app drop pushes, or one that clashes
         /// with what is stored (`docs/contracts.md`, "Bring your own Live Activity").
         public static let contractRefused = Code(rawValue: "contractRefused")
+        /// A well-formed value of the request outside what the engine takes now (`field` names
+        /// it): a start scheduled in the past or beyond the horizon, by the server's clock.
+        public static let outOfRange = Code(rawValue: "outOfRange")
         /// Anything else that went wrong inside the engine.
         public static let failed = Code(rawValue: "failed")
     }

@@ -27,6 +27,9 @@ struct EngineEvent: Sendable, Hashable {
         case startFailed
         /// A push-to-start not sent because its context ended first (info).
         case startCancelled
+        /// A scheduled push-to-start not sent: the server could not send it within the grace
+        /// period after its time (warning).
+        case startMissed
         /// A push-to-start not sent (again) because its device answered it already (info).
         case startAnswered
         /// A start APNs accepted was never answered by an update token: marked suspect (warning).

@@ -28,6 +28,9 @@ enum Preparation: Sendable {
         /// token or reported rendering it): the card is on the lock screen, and a start sent
         /// (again) would open a second one.
         case startAnswered(startID: Int)
+        /// A scheduled push-to-start whose time plus the grace period passed before it could be
+        /// sent (the server was down): recorded as missed (`why`), not sent.
+        case startMissed(startID: Int, why: String)
         /// A push-to-start no longer `queued`: APNs accepted it (an answer recorded after its
         /// row was taken back), or it was retired (failed, skipped). Not sent (again).
         case startSettled(startID: Int, status: StartRecord.Status)

@@ -101,8 +101,10 @@ struct Renewer: Sendable {
                 "the successor's start was not queued (\(StartPlanner.outcome(of: reservation, deviceID: card.deviceID, userID: card.userID).reason ?? "no reason"))"
             )
         }
-        let payload = try starter.startPayload(context, channelID: nil, alert: Self.alert, now: now, in: transaction)
-        try starter.enqueueStart(context, token: startToken, startID: startID, payload: payload, now: now, in: transaction)
+        let request = Starter.Request(
+            context: context, userIDs: [], deviceIDs: [card.deviceID], alert: Self.alert, startsFollowChannel: false, scheduledAt: nil, now: now)
+        let payload = try starter.startPayload(context, channelID: nil, request: request, in: transaction)
+        try starter.enqueueStart(context, token: startToken, startID: startID, payload: payload, request: request, in: transaction)
         try store.renewals.insert(
             contextKey: context.key, householdID: card.householdID, deviceID: card.deviceID, oldTokenID: card.id, startID: startID,
             deadline: context.deadlineAt, reason: nil, now: now, in: transaction)

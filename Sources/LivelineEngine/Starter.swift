@@ -49,8 +49,9 @@ struct Starter: Sendable {
 
     func start(
         contextKey: String, userIDs: [UserID], deviceIDs: [String], alert: LiveActivityAlert, includeDismissed: Bool, useChannel: Bool,
-        startsFollowChannel: Bool = true, now: Date
+        startsFollowChannel: Bool = true, at: Date? = nil, now: Date
     ) throws -> StartResult {
+        if let at, let problem = configuration.scheduledStartProblem(at: at, now: now) { throw EngineError(.outOfRange, problem, field: "at") }
         guard let context = try store.contexts.context(key: contextKey) else {
             throw EngineError(.notFound, "there is no context \(contextKey)")
         }
@@ -63,7 +64,8 @@ struct Starter: Sendable {
                 throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
             }
             let request = Request(
-                context: context, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, startsFollowChannel: startsFollowChannel, now: now)
+                context: context, userIDs: userIDs, deviceIDs: deviceIDs, alert: alert, startsFollowChannel: startsFollowChannel,
+                scheduledAt: at.flatMap { $0 > now ? $0 : nil }, now: now)
             let planner = StartPlanner(
                 contextKey: contextKey, activityType: context.activityType,
                 showing: try store.tokens.devicesShowing(contextKey: contextKey, since: context.startedAt, in: transaction),
@@ -76,13 +78,17 @@ struct Starter: Sendable {
     }
 
     /// One start request, as the write transaction sees it.
-    private struct Request {
+    struct Request {
         let context: ContextRecord
         let userIDs: [UserID]
         let deviceIDs: [String]
         let alert: LiveActivityAlert
         let startsFollowChannel: Bool
+        /// When the starts go out (`docs/api.md`, "Scheduled starts"); nil: at once.
+        let scheduledAt: Date?
         let now: Date
+        /// When the start push leaves: its stale date and expiration count from then.
+        var sendAt: Date { scheduledAt ?? now }
     }
 
     /// A channel in the default environment, and in the other one when devices to start are there
@@ -126,15 +132,15 @@ struct Starter: Sendable {
             case .reserve:
                 let reservation = try store.starts.reserve(
                     contextKey: context.key, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID,
-                    tokenID: token.id, viaChannel: channel(for: token) != nil, now: now,
+                    tokenID: token.id, viaChannel: channel(for: token) != nil, scheduledAt: request.scheduledAt, now: now,
                     budget: (configuration.startBudget, configuration.startBudgetWindow), in: transaction)
                 if case .reserved(let startID) = reservation {
                     let channelID = channel(for: token)
                     if payloads[channelID ?? ""] == nil {
-                        payloads[channelID ?? ""] = try startPayload(
-                            context, channelID: channelID, alert: request.alert, now: now, in: transaction)
+                        payloads[channelID ?? ""] = try startPayload(context, channelID: channelID, request: request, in: transaction)
                     }
-                    try enqueueStart(context, token: token, startID: startID, payload: payloads[channelID ?? ""] ?? [], now: now, in: transaction)
+                    try enqueueStart(
+                        context, token: token, startID: startID, payload: payloads[channelID ?? ""] ?? [], request: request, in: transaction)
                 }
                 outcomes.append(StartPlanner.outcome(of: reservation, deviceID: token.deviceID, userID: token.userID))
             }
@@ -146,21 +152,23 @@ struct Starter: Sendable {
         return StartResult(channelID: first, channelIDs: linked, channelFallback: nil, outcomes: outcomes)
     }
 
-    /// Queues the start push of a reserved start to `token`.
+    /// Queues the start push of a reserved start to `token`, due when the request's start goes out.
     func enqueueStart(
-        _ context: ContextRecord, token: PushTokenRecord, startID: Int, payload: [UInt8], now: Date, in transaction: any SQLTransaction
+        _ context: ContextRecord, token: PushTokenRecord, startID: Int, payload: [UInt8], request: Request, in transaction: any SQLTransaction
     ) throws {
+        let now = request.now
         let message = OutboxMessage.start(
             tokenID: token.id, startID: startID, rev: context.rev,
             push: OutboxMessage.Push(
-                pushType: .liveActivity, priority: .immediate, expiration: Int(now.timeIntervalSince1970) + 600,
+                pushType: .liveActivity, priority: .immediate, expiration: Int(request.sendAt.timeIntervalSince1970) + 600,
                 collapseID: String("start:\(context.key)".utf8.prefix(64)) ?? "start"
             ),
             note: "start rev \(context.rev) on device \(token.deviceID)"
         )
         try store.outbox.enqueueMessage(
             idempotencyKey: "start:\(context.key):\(token.householdID):\(token.deviceID):\(startID):\(Int(now.timeIntervalSince1970 * 1000))",
-            contextKey: context.key, target: .token(token.id), headers: message.json, payload: payload, now: now, in: transaction)
+            contextKey: context.key, target: .token(token.id), headers: message.json, payload: payload, now: now, dueAt: request.scheduledAt,
+            in: transaction)
     }
 
     /// The push-to-start tokens of the users and devices to start, in every environment pushed
@@ -178,10 +186,12 @@ struct Starter: Sendable {
 
     /// The start push (`docs/apns.md`): `event: start`, the attributes type and attributes, the first
     /// content state, an alert with a title, and `input-push-token: 1` — or `input-push-channel`
-    /// when the context has a channel, so updates reach it without a per-activity token.
-    func startPayload(
-        _ context: ContextRecord, channelID: String?, alert: LiveActivityAlert, now: Date, in transaction: any SQLTransaction
-    ) throws -> [UInt8] {
+    /// when the context has a channel, so updates reach it without a per-activity token. A
+    /// scheduled start carries the state as of the request (the update token it brings back
+    /// catches up at once) and its stale date counts from when it goes out.
+    func startPayload(_ context: ContextRecord, channelID: String?, request: Request, in transaction: any SQLTransaction) throws -> [UInt8] {
+        let now = request.now
+        let alert = request.alert
         let state = try renderer.contentState(of: context, in: transaction)
         let attributes = try JSONValue(json: Data(context.attributes.utf8))
         let alertJSON = try JSONValue(json: JSONEncoder().encode(alert))
@@ -190,7 +200,7 @@ struct Starter: Sendable {
             case .object(var aps) = renderer.updateAPS(
                 type: context.activityType, state: state,
                 timestamp: try store.contexts.nextPushTimestamp(key: context.key, now: now, in: transaction),
-                ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: now
+                ended: false, alert: alertJSON, relevanceScore: context.relevanceScore, now: request.sendAt
             )
         else { throw EngineError("the start of \(context.key) has no aps object") }
         aps["event"] = "start"
@@ -198,7 +208,8 @@ struct Starter: Sendable {
         aps["attributes"] = attributes
         if let channelID { aps["input-push-channel"] = .string(channelID) } else { aps["input-push-token"] = 1 }
         let payload = JSONValue.object(["aps": .object(aps)]).compactJSON
-        let report = PayloadCheck(destination: .device, now: now, registry: renderer.registry).check(json: payload, typeName: context.activityType)
+        let report = PayloadCheck(destination: .device, now: request.sendAt, registry: renderer.registry).check(
+            json: payload, typeName: context.activityType)
         guard report.isAccepted else {
             throw EngineError.payloadRefused("the start of \(context.key)", report)
         }

@@ -141,7 +141,7 @@ extension Dashboard {
             case .start(let start):
                 return [
                     Markup.time(start.updatedAt, now: now), "push-to-start", "\(start.deviceID)",
-                    "\(start.status.rawValue)\(start.reason.map { ": \($0)" } ?? "")\(start.viaChannel ? " (via channel)" : "")",
+                    "\(Self.startStatus(start))\(start.reason.map { ": \($0)" } ?? "")\(start.viaChannel ? " (via channel)" : "")",
                 ]
             case .receipt(let receipt):
                 return [Markup.time(receipt.receivedAt, now: now), "receipt", "rev \(receipt.rev)", "\(receipt.deviceID) shows it"]
@@ -156,6 +156,13 @@ extension Dashboard {
             + Markup.table(
                 caption: "Newest first (at most 100 entries)", columns: ["when", "what", "about", "details"], rows: rows, empty: "Nothing yet.")
             + "</section>"
+    }
+
+    /// A start's state: as stored, or waiting for its time, or missed (`docs/api.md`, "Scheduled starts").
+    static func startStatus(_ start: StartRecord) -> HTML {
+        if start.missedAt != nil { return "missed" }
+        if start.status == .queued, let at = start.scheduledAt { return HTML(text: "scheduled for \(Markup.iso(at))") }
+        return "\(start.status.rawValue)"
     }
 
     // MARK: Actions

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Body of `POST /v1/contexts/{key}/start`: start the context's Live Activity by push-to-start on
 /// the devices of `userIds` and on `deviceIds` (`docs/engine.md`, "Lifecycle").
 public struct StartContextRequest: Codable, Sendable, Hashable {
@@ -9,13 +11,21 @@ public struct StartContextRequest: Codable, Sendable, Hashable {
     public var includeDismissed: Bool?
     /// Give the context a broadcast channel (if it has none) and start with `input-push-channel`.
     public var useChannel: Bool?
+    /// When the push-to-start goes out, an RFC 3339 date-time (`2026-06-18T08:00:00Z`); absent:
+    /// at once (`docs/api.md`, "Scheduled starts"). The server's counterpart of an app's own
+    /// `Activity.request(attributes:content:pushType:style:alertConfiguration:start:)`.
+    public var at: String?
 
-    public init(userIds: [Int]? = nil, deviceIds: [String]? = nil, alert: LiveActivityAlert, includeDismissed: Bool? = nil, useChannel: Bool? = nil) {
+    public init(
+        userIds: [Int]? = nil, deviceIds: [String]? = nil, alert: LiveActivityAlert, includeDismissed: Bool? = nil, useChannel: Bool? = nil,
+        at: Date? = nil
+    ) {
         self.userIds = userIds
         self.deviceIds = deviceIds
         self.alert = alert
         self.includeDismissed = includeDismissed
         self.useChannel = useChannel
+        self.at = at.map { $0.formatted(.iso8601) }
     }
 }
 

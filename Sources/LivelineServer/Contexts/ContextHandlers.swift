@@ -68,9 +68,10 @@ struct ContextHandlers: Sendable {
             for (name, count) in [("userIds", userIDs.count), ("deviceIds", deviceIDs.count)] where count > ContextFields.startTargets.upperBound {
                 throw HTTPError.badRequest("at most \(ContextFields.startTargets.upperBound) \(name) per call, not \(count)", field: name)
             }
+            let at = try ContextFields.startTime(body.at)
             let result = try engine.startActivities(
                 contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,
-                includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false
+                includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false, at: at
             )
             return try .json(
                 StartContextResponse(
@@ -106,6 +107,16 @@ struct ContextHandlers: Sendable {
         }
     }
 
+    /// A start's state in the timeline: as stored, and whether its device answered, it went
+    /// unanswered, it waits for its time or missed it (`docs/api.md`, "Scheduled starts").
+    static func startStatus(_ start: StartRecord) -> String {
+        if start.missedAt != nil { return "missed" }
+        if start.suspectAt != nil { return "suspect (no update token followed)" }
+        if start.updateTokenAt != nil { return "\(start.status.rawValue), update token received" }
+        if start.status == .queued, let at = start.scheduledAt { return "scheduled for \(at.formatted(.iso8601))" }
+        return start.status.rawValue
+    }
+
     static func entry(_ entry: TimelineEntry) -> ContextTimelineResponse.Entry {
         switch entry {
         case .revision(let revision):
@@ -128,13 +139,9 @@ struct ContextHandlers: Sendable {
                 target: target?.1, reason: row.lastError, attempts: row.attempts
             )
         case .start(let start):
-            let status =
-                start.suspectAt != nil
-                ? "suspect (no update token followed)"
-                : start.updateTokenAt != nil ? "\(start.status.rawValue), update token received" : start.status.rawValue
             return .init(
-                kind: .start, at: start.updatedAt, note: "start \(status)", targetKind: "device", target: start.deviceID, reason: start.reason
-            )
+                kind: .start, at: start.updatedAt, note: "start \(startStatus(start))", targetKind: "device", target: start.deviceID,
+                reason: start.reason)
         case .receipt(let receipt):
             return .init(
                 kind: .receipt, at: receipt.receivedAt, rev: receipt.rev, note: "rendered rev \(receipt.rev)", targetKind: "device",

@@ -258,7 +258,7 @@ enum APIDocumentation {
                     "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "deviceIds": ["type": "array", "items": TokenFields.deviceID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "alert": ref("Alert"),
-                    "includeDismissed": boolean, "useChannel": boolean,
+                    "includeDismissed": boolean, "useChannel": boolean, "at": ContextFields.startAt.schema,
                 ], required: ["alert"]),
             [
                 ["required": ["userIds"], "properties": ["userIds": ["type": "array", "minItems": 1]]],

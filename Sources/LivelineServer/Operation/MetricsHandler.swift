@@ -119,8 +119,10 @@ struct MetricsHandler: Sendable {
     func writeStarts(_ metrics: EngineMetrics.Snapshot, to out: inout PrometheusText) throws {
         out.family(
             "liveline_starts_total", type: "counter",
-            help: "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed).")
-        for outcome in ["sent", "failed", "suspect"] {
+            help:
+                "Push-to-start outcomes: sent (APNs accepted), failed, suspect (no update token followed), missed (a scheduled start not sent in time)."
+        )
+        for outcome in ["sent", "failed", "suspect", "missed"] {
             out.sample("liveline_starts_total", ["outcome": outcome], metrics.starts[outcome] ?? 0)
         }
 

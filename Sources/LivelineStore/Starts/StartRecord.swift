@@ -34,10 +34,15 @@ public struct StartRecord: Sendable, Hashable {
     public var updateTokenAt: Date?
     /// When the start was given up on as unanswered (no update token in time).
     public var suspectAt: Date?
+    /// When a scheduled start goes out (`docs/api.md`, "Scheduled starts"); nil: at once.
+    public var scheduledAt: Date?
+    /// When a scheduled start was given up on: the server could not send it within the grace
+    /// period after ``scheduledAt`` (it is `failed`, and `reason` says so).
+    public var missedAt: Date?
 
     static let columns = """
         id, context_key, household_id, device_id, user_id, token_id, status, reason, via_channel, created_at, updated_at, sent_at, \
-        update_token_at, suspect_at
+        update_token_at, suspect_at, scheduled_at, missed_at
         """
 
     init(row: Row) throws {
@@ -58,6 +63,8 @@ public struct StartRecord: Sendable, Hashable {
         sentAt = try row.optionalDate("sent_at")
         updateTokenAt = try row.optionalDate("update_token_at")
         suspectAt = try row.optionalDate("suspect_at")
+        scheduledAt = try row.optionalDate("scheduled_at")
+        missedAt = try row.optionalDate("missed_at")
     }
 }
 

@@ -16,9 +16,10 @@ public struct StartRepository: Sendable {
     /// Takes the (context, device) start, unless the device has one already or its budget
     /// (`budget.count` starts within `budget.window`, any context) is used up. A start that was
     /// skipped or failed earlier may be taken again. A device is `householdID`'s `deviceID`.
+    /// `scheduledAt`: the start goes out then, not at once (it counts in the budget from now).
     public func reserve(
-        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, tokenID: PushTokenID, viaChannel: Bool, now: Date,
-        budget: (count: Int, window: TimeInterval), in transaction: any SQLTransaction
+        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, tokenID: PushTokenID, viaChannel: Bool,
+        scheduledAt: Date? = nil, now: Date, budget: (count: Int, window: TimeInterval), in transaction: any SQLTransaction
     ) throws -> StartReservation {
         // The budget is counted, then used: starts for one device from several instances at once
         // queue up on PostgreSQL (an advisory lock per schema and device, held to the commit);
@@ -56,10 +57,10 @@ public struct StartRepository: Sendable {
             let taken = try transaction.execute(
                 """
                 UPDATE la_starts SET status = 'queued', reason = NULL, token_id = $2, user_id = $3, via_channel = $4, created_at = $5,
-                    updated_at = $5, sent_at = NULL, update_token_at = NULL, suspect_at = NULL
+                    updated_at = $5, sent_at = NULL, update_token_at = NULL, suspect_at = NULL, scheduled_at = $6, missed_at = NULL
                 WHERE id = $1 AND status IN ('skipped', 'failed')
                 """,
-                [SQLValue(existing.id), SQLValue(tokenID), SQLValue(userID), SQLValue(viaChannel), SQLValue(now)]
+                [SQLValue(existing.id), SQLValue(tokenID), SQLValue(userID), SQLValue(viaChannel), SQLValue(now), SQLValue(scheduledAt)]
             )
             return taken == 1 ? .reserved(id: existing.id) : .alreadyStarted(.queued)
         }
@@ -67,12 +68,16 @@ public struct StartRepository: Sendable {
         guard
             let row = try transaction.queryOne(
                 """
-                INSERT INTO la_starts (context_key, household_id, device_id, user_id, token_id, status, via_channel, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7)
+                INSERT INTO la_starts (
+                    context_key, household_id, device_id, user_id, token_id, status, via_channel, created_at, updated_at, scheduled_at)
+                VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7, $8)
                 ON CONFLICT (context_key, household_id, device_id) DO NOTHING
                 RETURNING id
                 """,
-                [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(viaChannel), SQLValue(now)]
+                [
+                    .text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(userID), SQLValue(tokenID), SQLValue(viaChannel),
+                    SQLValue(now), SQLValue(scheduledAt),
+                ]
             )
         else {
             return .alreadyStarted(.queued)
@@ -167,6 +172,15 @@ public struct StartRepository: Sendable {
             WHERE id = $1 AND status = 'queued'
             """,
             [SQLValue(id), .text(accepted ? "sent" : "failed"), SQLValue(reason), SQLValue(now)]
+        )
+    }
+
+    /// Gives up on the queued scheduled start `id`: its time plus the grace period passed before
+    /// it could be sent (`failed`, with `reason`, and `missed_at`). In the caller's transaction.
+    public func markMissed(id: Int, reason: String, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            "UPDATE la_starts SET status = 'failed', reason = $2, missed_at = $3, updated_at = $3 WHERE id = $1 AND status = 'queued'",
+            [SQLValue(id), .text(reason), SQLValue(now)]
         )
     }
 

@@ -176,7 +176,8 @@ import Testing
         /// A string valid for a string schema's format, pattern and length.
         func text(_ fields: [String: JSONValue]) throws -> String {
             switch fields["format"]?.stringValue {
-            case "date-time"?: return "2026-01-05T08:00:00Z"
+            // An hour ahead: a start's `at` must lie ahead of the server's clock (not too far).
+            case "date-time"?: return Date().addingTimeInterval(3600).formatted(.iso8601)
             case "date"?: return "2026-01-05"
             case let format?: throw Unknown(what: "format \(format): add a sample for it")
             case nil: break
