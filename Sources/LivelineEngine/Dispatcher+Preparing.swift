@@ -215,50 +215,7 @@ extension Dispatcher {
                 target: .channel(channelID), request: .deleteChannel(channelID), priority: 10, note: note, environment: environment)
             return .send(PreparedRow(row: row, rev: nil, sends: [send], sync: nil, message: message))
         case .start(let tokenID, let startID, let rev, let push, let note):
-            if let key = row.contextKey {
-                // Ended (or gone) before its start went out: a start now would open a card nothing ends.
-                do {
-                    guard try store.contexts.context(key: key)?.state == .active else { return .unsent(.startAfterTheEnd(startID: startID)) }
-                } catch  where Self.isTransient(error) {
-                    return .unsent(.databaseUnavailable("reading the context of a start: \(error)"))
-                } catch {
-                    return .unsent(.unsendable("reading the context of a start failed: \(error)"))
-                }
-            }
-            // Never a second card: a start its device answered, or APNs accepted, is not sent
-            // (again); nor one retired meanwhile. One whose push may have reached APNs without
-            // the answer being recorded (taken back after its dispatcher died between APNs'
-            // accepting it and the record of the answer; or sent without an answer) may be on the
-            // device already, whose app registers its update token once it can: it waits one
-            // lease for that answer, then goes out again (`docs/reliability.md`, "Crash loop").
-            let start: StartRecord?
-            do {
-                start = try store.starts.start(id: startID)
-                if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
-                if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
-            } catch  where Self.isTransient(error) {
-                return .unsent(.databaseUnavailable("reading the start: \(error)"))
-            } catch {
-                return .unsent(.unsendable("reading the start failed: \(error)"))
-            }
-            if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
-            if row.mayHaveBeenSent {
-                let why =
-                    row.wasTakenBack
-                    ? "taken back after its dispatcher's lease ran out" : "its last try may have reached APNs without an answer"
-                return .unsent(
-                    .postponed(
-                        until: now.addingTimeInterval(configuration.lease),
-                        reason:
-                            "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
-                    ))
-            }
-            // A scheduled start never tried yet follows its device's new push-to-start token; one
-            // that may have reached the device never does (it would open a second card).
-            let followsReplacement = start?.scheduledAt != nil && row.attempts == 0
-            return prepareDevicePush(
-                row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens,
-                followsReplacement: followsReplacement)
+            return prepareStart(row, message, tokenID: tokenID, startID: startID, rev: rev, push: push, note: note, now: now, batch: batch)
         case .alert(let tokenID, let push, let note):
             return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
         case .activityEnd(let tokenID, let push, let note):
@@ -268,6 +225,58 @@ extension Dispatcher {
             return prepareWebPush(
                 row, message, tokenID: tokenID, delivery: delivery, note: note, now: now, tokens: batch?.tokens, subscriptions: batch?.subscriptions)
         }
+    }
+
+    /// A start's request, unless its context ended, its device answered it, it settled, its time
+    /// went by (a scheduled one) or it may be on the device already (then it waits a lease).
+    private func prepareStart(
+        _ row: OutboxRow, _ message: OutboxMessage, tokenID: PushTokenID, startID: Int, rev: Int, push: OutboxMessage.Push, note: String,
+        now: Date, batch: BatchReads?
+    ) -> Preparation {
+        if let key = row.contextKey {
+            // Ended (or gone) before its start went out: a start now would open a card nothing ends.
+            do {
+                guard try store.contexts.context(key: key)?.state == .active else { return .unsent(.startAfterTheEnd(startID: startID)) }
+            } catch  where Self.isTransient(error) {
+                return .unsent(.databaseUnavailable("reading the context of a start: \(error)"))
+            } catch {
+                return .unsent(.unsendable("reading the context of a start failed: \(error)"))
+            }
+        }
+        // Never a second card: a start its device answered, or APNs accepted, is not sent
+        // (again); nor one retired meanwhile. One whose push may have reached APNs without
+        // the answer being recorded (taken back after its dispatcher died between APNs'
+        // accepting it and the record of the answer; or sent without an answer) may be on the
+        // device already, whose app registers its update token once it can: it waits one
+        // lease for that answer, then goes out again (`docs/reliability.md`, "Crash loop").
+        let start: StartRecord?
+        do {
+            start = try store.starts.start(id: startID)
+            if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
+            if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
+        } catch  where Self.isTransient(error) {
+            return .unsent(.databaseUnavailable("reading the start: \(error)"))
+        } catch {
+            return .unsent(.unsendable("reading the start failed: \(error)"))
+        }
+        if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
+        if row.mayHaveBeenSent {
+            let why =
+                row.wasTakenBack
+                ? "taken back after its dispatcher's lease ran out" : "its last try may have reached APNs without an answer"
+            return .unsent(
+                .postponed(
+                    until: now.addingTimeInterval(configuration.lease),
+                    reason:
+                        "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
+                ))
+        }
+        // A scheduled start never tried yet follows its device's new push-to-start token; one
+        // that may have reached the device never does (it would open a second card).
+        let followsReplacement = start?.scheduledAt != nil && row.attempts == 0
+        return prepareDevicePush(
+            row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens,
+            followsReplacement: followsReplacement)
     }
 
     /// A scheduled start whose time plus the grace period passed before it could go out (the
