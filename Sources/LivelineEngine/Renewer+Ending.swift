@@ -41,7 +41,7 @@ extension Renewer {
         guard !configuration.renewingTypes.isEmpty else { return }
         do {
             for renewal in try store.renewals.unrenewed(before: now.addingTimeInterval(configuration.deadlineMargin)) {
-                try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change in
+                try EngineDoor(store: store, clock: configuration.clock, widgets: configuration.widgetPushes).write(now: now) { change in
                     try endAtTheLimit(renewal, change: change)
                 }
             }

@@ -83,6 +83,19 @@ import Testing
         #expect(try fixture.pushes(other).isEmpty && fixture.pushes(elsewhere).isEmpty)
     }
 
+    @Test func aRevisionNoWidgetSeesQueuesNoWidgetPush() throws {
+        let fixture = try Fixture()
+        let ada = try fixture.user("Ada")
+        let id = try fixture.widgets(ada, device: "phone", kinds: ["transit"])
+        try fixture.engine.write { change in
+            try change.createContext(key: "trip:ada", activityType: Self.trip, householdID: ada.householdID, attributes: "{}")
+            try change.recordChange("trip:ada", note: "renewal", widgetsSeeIt: false)
+        }
+        #expect(try fixture.pushes(id).isEmpty, "a renewal's revision spends no reload")
+        try fixture.change("trip:ada", of: ada)
+        #expect(try fixture.pushes(id).count == 1)
+    }
+
     @Test func changesCoalesceWhileAPushIsDueAndArePacedAfterItWent() throws {
         let fixture = try Fixture()
         let ada = try fixture.user("Ada")
