@@ -52,6 +52,50 @@ import Testing
         #expect(try second.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.renewed])
     }
 
+    /// The successor's app registered its update token while no verdict of APNs on its start
+    /// was recorded (as after a dispatcher that died between sending and recording): the start
+    /// counts as answered, and it is never sent again — one successor card.
+    @Test func theSuccessorsUpdateTokenAnswersItsStartSoItIsNotSentAgain() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let clock = ManualClock()
+        let data = folder.appendingPathComponent("data")
+        let first = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { configuration in
+            configuration.renewingTypes = [Self.type]
+            configuration.dispatcherEnabled = false
+        }
+        let update = try first.device(0, contextKey: "trip:night", type: Self.type)
+        let start = try first.startDevice(0, type: Self.type)
+        #expect(try first.admin("PUT", "/v1/contexts/trip:night", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let deadline = try #require(try first.server.app.store.contexts.context(key: "trip:night")?.deadlineAt)
+        clock.advance(by: 7 * 3600 + 35 * 60)
+        first.server.app.engine.sweepLifecycle()
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
+        // The old card's own token again is no answer; the successor's new one is.
+        _ = try first.device(0, contextKey: "trip:night", type: Self.type)
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
+        let successor = String(repeating: "5c", count: 32)
+        sandbox.registerDevice(token: successor)
+        let registered = try first.server.request(
+            "POST", "/api/apns/register", token: first.bearer,
+            json: #"{"kind":"la-update","token":"\#(successor)","device_id":"phone-0","context_key":"trip:night","attributes_type":"\#(Self.type)"}"#)
+        #expect(registered.status == 200, "\(registered.text)")
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.renewed])
+        first.stop(keepData: true)
+
+        let second = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { $0.renewingTypes = [Self.type] }
+        defer { second.stop() }
+        clock.advance(by: 1)
+        second.server.app.engine.sweepLifecycle()
+        #expect(await eventually { second.aps(update).last?["event"] as? String == "end" }, "the predecessor ends")
+        #expect(try await eventually { try second.dispatcherIsIdle() })
+        #expect(second.aps(start).isEmpty, "the answered successor start is not sent (again)")
+        let renewed = try #require(try second.server.app.store.contexts.context(key: "trip:night"))
+        #expect(renewed.state == .active && renewed.deadlineAt > deadline)
+    }
+
     @Test func aRenewingTypeTheServerDoesNotKnowStopsTheStart() throws {
         #expect {
             try TestServer { $0.renewingTypes = ["NoSuchActivityAttributes"] }
