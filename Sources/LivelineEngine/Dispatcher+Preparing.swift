@@ -258,6 +258,9 @@ extension Dispatcher {
             start = try store.starts.start(id: startID)
             if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
             if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
+            // Queued for an earlier taking of this device's start (settled, then taken again, as a
+            // renewal does): that one is over, and only the row of the present one goes out.
+            if let start, row.createdAt < start.createdAt { return .unsent(.startSettled(startID: startID, status: .skipped)) }
         } catch  where Self.isTransient(error) {
             return .unsent(.databaseUnavailable("reading the start: \(error)"))
         } catch {
