@@ -12,14 +12,10 @@ import Testing
 @Suite struct RenewalTests {
     static let type = "TripLiveActivityAttributes"
 
-    @Test func aRenewalPlannedBeforeARestartStartsTheSuccessorOnceAfterIt() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
-        defer { sandbox.stop() }
-        let clock = ManualClock()
-        let data = folder.appendingPathComponent("data")
-        // The first server plans and sends nothing (as if it died right after planning).
+    /// A server that sends nothing (its dispatcher off), a phone showing `trip:night` with a
+    /// push-to-start token, and the clock moved to when the renewal is planned (planned by one
+    /// sweep): the server, the update and start tokens, and the context's first deadline.
+    static func planned(data: URL, sandbox: APNSSandbox, clock: ManualClock) throws -> (ContextAPITests.Setup, String, String, Date) {
         let first = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { configuration in
             configuration.renewingTypes = [Self.type]
             configuration.dispatcherEnabled = false
@@ -30,6 +26,18 @@ import Testing
         let deadline = try #require(try first.server.app.store.contexts.context(key: "trip:night")?.deadlineAt)
         clock.advance(by: 7 * 3600 + 35 * 60)
         first.server.app.engine.sweepLifecycle()
+        return (first, update, start, deadline)
+    }
+
+    @Test func aRenewalPlannedBeforeARestartStartsTheSuccessorOnceAfterIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let clock = ManualClock()
+        let data = folder.appendingPathComponent("data")
+        // The first server plans and sends nothing (as if it died right after planning).
+        let (first, update, start, deadline) = try Self.planned(data: data, sandbox: sandbox, clock: clock)
         clock.advance(by: 1)
         first.server.app.engine.sweepLifecycle()
         #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
@@ -62,16 +70,7 @@ import Testing
         defer { sandbox.stop() }
         let clock = ManualClock()
         let data = folder.appendingPathComponent("data")
-        let first = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { configuration in
-            configuration.renewingTypes = [Self.type]
-            configuration.dispatcherEnabled = false
-        }
-        let update = try first.device(0, contextKey: "trip:night", type: Self.type)
-        let start = try first.startDevice(0, type: Self.type)
-        #expect(try first.admin("PUT", "/v1/contexts/trip:night", json: ContextAPITests.trip(delay: 1)).status == 201)
-        let deadline = try #require(try first.server.app.store.contexts.context(key: "trip:night")?.deadlineAt)
-        clock.advance(by: 7 * 3600 + 35 * 60)
-        first.server.app.engine.sweepLifecycle()
+        let (first, update, start, deadline) = try Self.planned(data: data, sandbox: sandbox, clock: clock)
         #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
         // The old card's own token again is no answer; the successor's new one is.
         _ = try first.device(0, contextKey: "trip:night", type: Self.type)
