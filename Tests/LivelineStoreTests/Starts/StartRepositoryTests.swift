@@ -35,7 +35,8 @@ struct StartRepositoryTests {
             for index in 0..<4 { try store.makeContext("trip:\(index)") }
             let tomorrow = 86_400
             for index in 0..<2 {
-                if case .reserved = try reserve(store, "trip:\(index)", token, at: 1, budget: 2, scheduledAt: tomorrow) {} else {
+                if case .reserved = try reserve(store, "trip:\(index)", token, at: 1, budget: 2, scheduledAt: tomorrow) {
+                } else {
                     Issue.record("scheduled start \(index)")
                 }
             }
