@@ -28,7 +28,7 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes = 1 << 20
     /// HTTP worker threads (`LIVELINE_HTTP_THREADS`); default two per core, at least 4. A worker
     /// answers its requests one at a time and waits while a write commits, so with one per core
-    /// the cores sat idle under writes (`docs/decisions/0009-group-commit-and-http-workers.md`).
+    /// the cores sat idle under writes (`docs/decisions/group-commit-and-http-workers.md`).
     public var httpThreads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// Where the JSON access log goes (`LIVELINE_ACCESS_LOG`): `stdout`, `stderr` or `off`.
     public var accessLog = "stdout"
