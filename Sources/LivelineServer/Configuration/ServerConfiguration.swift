@@ -76,6 +76,9 @@ public struct ServerConfiguration: Sendable {
     /// How long after a reconcile listed an orphan channel it is deleted (default 60 s; see
     /// `EngineConfiguration.orphanChannelGrace`).
     public var orphanChannelGrace: TimeInterval = 60
+    /// How long a start waits for APNs to create its channel before it falls back to update
+    /// tokens (default 1 s; see `EngineConfiguration.channelCreationWait`).
+    public var channelCreationWait: TimeInterval = 1
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
     /// Web Push (docs/operations.md, "Web Push"): the VAPID key's PEM file (`LIVELINE_WEBPUSH_VAPID_KEY`;
