@@ -194,6 +194,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "liveline-bench", dependencies: ["LivelineBench"], swiftSettings: swiftSettings),
+        // `liveline` with one more feature of two schema versions, for the rolling-upgrade test.
+        .executableTarget(
+            name: "liveline-probe",
+            dependencies: ["Liveline", "LivelineCLI", "LivelineAPI", "LivelineEngine", "LivelineHTTP", "LivelineModel", "LivelineStore"],
+            swiftSettings: swiftSettings),
 
         // MARK: Tests mirror the sources.
         // The rules every contract keeps, for a contract's own tests: the model only.

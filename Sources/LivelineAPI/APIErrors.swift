@@ -41,9 +41,7 @@ public enum APIErrors {
         case let error as StoreError:
             switch error.code {
             case .busy:
-                var busy = HTTPError.unavailable("the database is busy; retry in a moment")
-                busy.headers.append(("Retry-After", "1"))
-                return busy
+                return .unavailable("the database is busy; retry in a moment")
             case .storageFull: return storageFull
             case .unavailable: return databaseUnavailable
             case .notFound: return .notFound(error.message)

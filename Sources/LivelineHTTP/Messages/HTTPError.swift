@@ -39,8 +39,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func contractViolation(_ message: String, field: String? = nil) -> HTTPError {
         HTTPError(status: 422, code: "contractViolation", message: message, field: field)
     }
-    public static func unavailable(_ message: String) -> HTTPError {
-        HTTPError(status: 503, code: "unavailable", message: message)
+    /// A 503 with `Retry-After` (RFC 9110 §10.2.3): how many seconds the client is to wait
+    /// before it sends the request again.
+    public static func unavailable(_ message: String, retryAfter seconds: Int = 1) -> HTTPError {
+        HTTPError(status: 503, code: "unavailable", message: message, headers: [("Retry-After", String(seconds))])
     }
     static let internalError = HTTPError(status: 500, code: "internal", message: "the server failed to handle the request; it is logged")
 

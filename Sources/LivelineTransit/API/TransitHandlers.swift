@@ -130,7 +130,7 @@ struct TransitHandlers: Sendable {
     }
 
     func currentFeed() throws -> (id: Int, feed: GTFSFeed) {
-        guard let current = try tracker.timetables.current() else { throw HTTPError.unavailable("no timetable is loaded") }
+        guard let current = try tracker.timetables.current() else { throw HTTPError.unavailable("no timetable is loaded", retryAfter: 30) }
         return current
     }
 

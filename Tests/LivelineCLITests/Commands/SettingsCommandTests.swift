@@ -10,7 +10,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     /// Source folders that are not the product: the tests' support, the benchmarks.
-    static let notTheProduct: Set<String> = ["LivelineTestSupport", "LivelineBench", "liveline-bench"]
+    static let notTheProduct: Set<String> = ["LivelineTestSupport", "LivelineBench", "liveline-bench", "liveline-probe"]
 
     @Test func theConfigurationReferenceIsWhatTheCodePrints() throws {
         let output = CapturedOutput()

@@ -6,8 +6,11 @@ import Testing
 /// process (signals, crashes).
 final class ServeProcess {
     /// The `liveline` executable built next to the test bundle.
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveline")
+    static var executable: URL { built("liveline") }
+
+    /// An executable of this package built next to the test bundle.
+    static func built(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// What every child gets: no access log, only the engine's errors logged, a plain PATH, and
@@ -31,9 +34,9 @@ final class ServeProcess {
     /// to `standardOutput`.
     init(
         data: URL, environment: [String: String] = [:], port requested: Int = 0, standardOutput: ChildProcess.Stream = .null,
-        waiting: Bool = true
+        waiting: Bool = true, executable: URL = ServeProcess.executable
     ) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build liveline first: \(Self.executable.path)")
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build it first: \(executable.path)")
         var environment = Self.baseEnvironment.merging(environment) { $1 }
         var standardOutput = standardOutput
         if case .null = standardOutput, TestLogs.directory != nil {
@@ -45,7 +48,7 @@ final class ServeProcess {
         self.data = data
         self.environment = environment
         process = try ChildProcess(
-            Self.executable.path, ["serve", "--port", String(requested), "--host", "127.0.0.1", "--data", data.path],
+            executable.path, ["serve", "--port", String(requested), "--host", "127.0.0.1", "--data", data.path],
             environment: environment, standardOutput: standardOutput, standardError: .pipe
         )
         output = OutputCollector(process.standardError!)
