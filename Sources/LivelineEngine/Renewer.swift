@@ -68,7 +68,9 @@ struct Renewer: Sendable {
             let rev = try change.recordChange(listed.key, note: "renewal: successors start before the 8-hour limit")
             guard let context = try change.context(listed.key) else { return nil }
             var planned = Planned(rev: rev)
-            var seen = Set<String>()
+            // A card the app reported transient (`ActivityStyle.transient`) ends when the person
+            // leaves the app: it gets no successor and no renewal row (`docs/engine.md`, "App-reported activities").
+            var seen = try store.reports.transientDevices(contextKey: context.key, in: change.sql)
             for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql)
             where seen.insert("\(card.householdID):\(card.deviceID)").inserted {
                 if try renew(card, of: context, now: now, in: change.sql) { planned.starting += 1 } else { planned.refused += 1 }

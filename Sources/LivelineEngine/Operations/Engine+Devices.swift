@@ -93,6 +93,18 @@ extension Engine {
         }
     }
 
+    /// The app's own activity of the context on a device (`POST /api/la/activity`; `docs/engine.md`,
+    /// "App-reported activities"): the newest report per device is kept; `active` also answers
+    /// the device's start of the context, as a receipt does.
+    public func reportActivity(_ report: ActivityReport) throws {
+        try write { change in
+            if report.state == .active {
+                try change.answerStart(contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID)
+            }
+            try store.reports.recordActivity(report, in: change.sql)
+        }
+    }
+
     /// The user dismissed the context's activity (`POST /api/la/dismissed`): no new start for
     /// them unless asked, and their update tokens for it are ended (the activity is gone).
     /// Returns how many tokens ended.

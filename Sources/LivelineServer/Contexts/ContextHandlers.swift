@@ -150,6 +150,8 @@ struct ContextHandlers: Sendable {
             return .init(
                 kind: .renewal, at: renewal.updatedAt, note: "renewal \(renewal.status.rawValue)", targetKind: "device", target: renewal.deviceID,
                 reason: renewal.reason)
+        case .activity(let report):
+            return .init(kind: .activity, at: report.reportedAt, note: "activity \(report.summary)", targetKind: "device", target: report.deviceID)
         }
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import LivelineServer
+import LivelineStore
+import LivelineTestSupport
+import LivelineTesting
+import Testing
+
+/// `docs/engine.md`, "App-reported activities": `POST /api/la/activity` records the app's own
+/// activity per device — pending (scheduled by the app) until its date, then active; transient —
+/// shows it in the timeline, refuses bad input naming the field, and a transient card is never
+/// renewed.
+@Suite struct ActivityReportTests {
+    static let type = "TripLiveActivityAttributes"
+
+    static func report(_ setup: ContextAPITests.Setup, _ json: String) throws -> TestHTTPConnection.Response {
+        try setup.server.request("POST", "/api/la/activity", token: setup.bearer, json: json)
+    }
+
+    static func activityNotes(_ setup: ContextAPITests.Setup, _ key: String) throws -> [String] {
+        let timeline = try setup.admin("GET", "/v1/contexts/\(key)/timeline")
+        return (timeline.json?["entries"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "activity" }
+            .map { "\($0["target"] ?? ""): \($0["note"] ?? "")" }
+    }
+
+    @Test func anAppScheduledActivityIsPendingUntilItsDateThenActiveInTheTimeline() async throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        _ = try setup.device(0, contextKey: "trip:later", type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:later", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let startsAt = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded()))
+        let body = #"{"context_key":"trip:later","attributes_type":"\#(Self.type)","device_id":"phone-0","state":"pending","#
+        let pending = try Self.report(setup, body + #""starts_at":"\#(startsAt)"}"#)
+        #expect(pending.status == 200, "\(pending.text)")
+        #expect(pending.json?["state"] as? String == "pending" && pending.json?["style"] as? String == "standard")
+        #expect(try Self.activityNotes(setup, "trip:later") == ["phone-0: activity pending until \(startsAt)"])
+
+        #expect(try Self.report(setup, #"{"context_key":"trip:later","device_id":"phone-0","state":"active"}"#).status == 200)
+        #expect(try Self.activityNotes(setup, "trip:later") == ["phone-0: activity active"], "the newest report per device")
+        let reports = try setup.server.app.store.reports.activities(contextKey: "trip:later")
+        #expect(reports.map(\.state) == [.active] && reports.first?.startsAt == nil, "\(reports)")
+    }
+
+    @Test func badReportsAreRefusedNamingTheFieldAndNothingIsStored() throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        _ = try setup.device(0, contextKey: "trip:bad", type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:bad", json: ContextAPITests.trip(delay: 1)).status == 201)
+        let far = ISO8601DateFormatter().string(from: Date().addingTimeInterval(8 * 86_400))
+        let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(60))
+        let cases: [(String, String)] = [
+            (#"{"context_key":"trip:bad","state":"running"}"#, "state"),
+            (#"{"context_key":"trip:bad","state":"active","style":"fleeting"}"#, "style"),
+            (#"{"context_key":"trip:bad","state":"pending"}"#, "starts_at"),
+            (#"{"context_key":"trip:bad","state":"pending","starts_at":"tomorrow"}"#, "starts_at"),
+            (#"{"context_key":"trip:bad","state":"pending","starts_at":"\#(far)"}"#, "starts_at"),
+            (#"{"context_key":"trip:bad","state":"active","starts_at":"\#(soon)"}"#, "starts_at"),
+            (#"{"context_key":"trip:bad","state":"active","attributes_type":"ShoppingActivityAttributes"}"#, "attributes_type"),
+            (#"{"context_key":"trip:bad","state":"active","device_id":""}"#, "device_id"),
+            (#"{"context_key":"","state":"active"}"#, "context_key"),
+        ]
+        for (json, field) in cases {
+            let response = try Self.report(setup, json)
+            #expect(response.status == 400 && response.errorField == field, "\(json): \(response.status) \(response.text)")
+        }
+        #expect(try Self.report(setup, #"{"context_key":"trip:nope","state":"active"}"#).status == 404)
+        #expect(try setup.server.app.store.reports.activities(contextKey: "trip:bad").isEmpty)
+        #expect(try Self.activityNotes(setup, "trip:bad").isEmpty)
+    }
+
+    @Test func aTransientCardIsNeverRenewedWhileAStandardOneIs() async throws {
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.renewingTypes = [Self.type] }
+        defer { setup.stop() }
+        let standard = try setup.device(0, contextKey: "trip:mixed", type: Self.type)
+        let transient = try setup.device(1, contextKey: "trip:mixed", type: Self.type)
+        let standardStart = try setup.startDevice(0, type: Self.type)
+        let transientStart = try setup.startDevice(1, type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:mixed", json: ContextAPITests.trip(delay: 1)).status == 201)
+        #expect(await eventually { setup.aps(standard).count == 1 && setup.aps(transient).count == 1 })
+        let reported = try Self.report(setup, #"{"context_key":"trip:mixed","device_id":"phone-1","state":"active","style":"transient"}"#)
+        #expect(reported.json?["style"] as? String == "transient", "\(reported.text)")
+        #expect(try Self.activityNotes(setup, "trip:mixed") == ["phone-1: activity active · transient"])
+
+        clock.advance(by: 7 * 3600 + 35 * 60)
+        setup.server.app.engine.sweepLifecycle()
+        let renewals = try setup.server.app.store.renewals.renewals(contextKey: "trip:mixed")
+        #expect(renewals.map(\.deviceID) == ["phone-0"], "only the standard card gets a successor: \(renewals)")
+        #expect(await eventually { setup.aps(standardStart).count == 1 })
+        #expect(try await eventually { try setup.dispatcherIsIdle() })
+        #expect(setup.aps(transientStart).isEmpty, "no successor start for the transient card")
+    }
+}
