@@ -1,3 +1,4 @@
+import Foundation
 import LivelineClient
 import LivelineModel
 
@@ -15,6 +16,9 @@ public enum AppAction: Sendable {
     case pull(contextKey: String, sinceRev: Int?)
     /// Report the revision the card shows.
     case receipt(contextKey: String, rev: Int)
+    /// Report how the app's own activity stands (`POST /api/la/activity`): pending until
+    /// `startsAt`, active, ended; transient or not.
+    case activity(contextKey: String, state: ReportedActivityState, startsAt: Date?, style: ReportedActivityStyle)
     /// The user swiped the card away.
     case dismissed(contextKey: String)
     /// The user pressed a button on the card (``CardButton``): the app runs its intent through

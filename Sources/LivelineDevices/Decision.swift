@@ -90,7 +90,7 @@ struct Decision {
         guard state.startLedger.count < rules.startBudget else {
             return drop(nil, "push-to-start budget exceeded (\(state.startLedger.count) starts in \(Int(rules.startBudgetWindow / 60)) minutes)")
         }
-        let running = state.activities.filter(\.isVisible).count
+        let running = state.activities.filter(\.isRunning).count
         guard running < rules.maximumActivities else {
             return drop(nil, "targetMaximumExceeded: \(running) activities of this app already (at most \(rules.maximumActivities))")
         }

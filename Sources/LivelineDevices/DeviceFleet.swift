@@ -164,10 +164,29 @@ public final class DeviceFleet: Sendable {
 
     /// The device's app starts a card itself (its user started shopping): see
     /// ``SimulatedDevice/startLocally(attributesType:attributes:contentState:channelID:)``.
-    public func startLocally(device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) {
+    public func startLocally(
+        device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?, start: Date? = nil,
+        style: ReportedActivityStyle = .standard
+    ) {
         guard let device = device(id) else { return }
         perform(
-            device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
+            device.startLocally(
+                attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID, start: start,
+                style: style),
+            for: id)
+    }
+
+    /// Time passes on the device (``SimulatedDevice/tick(now:)``), and its app does what follows
+    /// (a scheduled activity the system started is registered and reported active).
+    public func tick(device id: String) {
+        guard let device = device(id) else { return }
+        perform(device.tick(), for: id)
+    }
+
+    /// The person leaves the app on the device: its transient activities end and are reported.
+    public func leaveApp(device id: String) {
+        guard let device = device(id) else { return }
+        perform(device.leaveApp(), for: id)
     }
 
     /// The user presses `button` on the card of `contextKey` (``SimulatedDevice/press(_:contextKey:)``);
@@ -369,6 +388,9 @@ public final class DeviceFleet: Sendable {
                 await reloadWidget(kind: kind, device: device, client: client)
             case .receipt(let contextKey, let rev):
                 _ = try await client.reportReceipt(contextKey: contextKey, rev: rev)
+            case .activity(let contextKey, let state, let startsAt, let style):
+                _ = try await client.reportActivity(contextKey: contextKey, state: state, startsAt: startsAt, style: style)
+                device.note(.event, "app reported its activity \(state.rawValue)\(style == .transient ? " (transient)" : "")", contextKey: contextKey)
             case .dismissed(let contextKey):
                 _ = try await client.reportDismissed(contextKey: contextKey)
                 device.note(.event, "app reported the dismissal", contextKey: contextKey)

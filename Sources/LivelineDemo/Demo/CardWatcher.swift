@@ -78,6 +78,7 @@ final class CardWatcher: @unchecked Sendable {
             switch activity.state {
             case .ended, .dismissed: " (ended)"
             case .stale: " (out of date)"
+            case .pending: " (scheduled)"
             case .active: ""
             }
         let rev = activity.rev.map { " [rev \($0)]" } ?? ""
