@@ -14,20 +14,21 @@ enum ActivityReportFields {
         about: "ActivityKit's ActivityStyle (iOS 18; default standard): a transient activity is never renewed")
     static let startsAt = FieldRule(
         "starts_at", ContextFields.startAt.kind,
-        about: "with state pending, and only then: when the system will start the activity; at most 7 days ahead")
+        about: "with state pending (optional), and only then: when the system will start the activity; at most 7 days ahead")
     static let attributesType = FieldRule("attributes_type", .text(length: 1...200), about: "the context's activity type, if given")
     static let rev = FieldRule("rev", .integer(0...Int(Int32.max)), about: "the revision the device rendered")
 
-    /// A report's `starts_at`: required with `pending`, refused otherwise, at most 7 days ahead of `now`.
+    /// A report's `starts_at`: a date-time (else 400), only with `pending` and at most 7 days ahead
+    /// of `now` (else 422: well-formed, but not a date a scheduled activity can have). A pending
+    /// report may leave it out (the app saw the state and no longer knows the date).
     static func startsAt(_ text: String?, state: ActivityReport.State, now: Date) throws -> Date? {
-        guard state == .pending else {
-            if text != nil { throw HTTPError.badRequest("starts_at goes only with state pending", field: "starts_at") }
-            return nil
-        }
-        guard let text else { throw HTTPError.badRequest("starts_at is required with state pending", field: "starts_at") }
+        guard let text else { return nil }
         guard let date = RFC3339.date(fromDateTime: try startsAt.text(text)) else { throw startsAt.refusal(text) }
+        guard state == .pending else {
+            throw HTTPError(status: 422, code: "outOfRange", message: "starts_at goes only with state pending", field: "starts_at")
+        }
         guard date <= now.addingTimeInterval(7 * 86_400) else {
-            throw HTTPError.badRequest("starts_at must be at most 7 days ahead, not \(text)", field: "starts_at")
+            throw HTTPError(status: 422, code: "outOfRange", message: "starts_at must be at most 7 days ahead, not \(text)", field: "starts_at")
         }
         return date
     }

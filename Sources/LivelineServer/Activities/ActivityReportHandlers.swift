@@ -86,7 +86,10 @@ struct ActivityReportHandlers: Sendable {
         let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
         let context = try visibleContext(body.contextKey, to: caller)
         if let type = body.attributesType, try ActivityReportFields.attributesType.text(type) != context.activityType {
-            throw HTTPError.badRequest("attributes_type must be \(context.activityType), the type of \(context.key)", field: "attributes_type")
+            // Well-formed, but not this context's type: a conflict with its state, as a receipt's rev.
+            throw HTTPError(
+                status: 409, code: "conflict", message: "attributes_type must be \(context.activityType), the type of \(context.key)",
+                field: "attributes_type")
         }
         try engine.reportActivity(
             ActivityReport(

@@ -54,7 +54,7 @@ enum APIDocumentation {
         .init(
             Routes.activityState,
             "The app's own activity of the context on this device: pending (scheduled by the app) until starts_at, active or ended; a transient one is never renewed",
-            auth: .bearer, request: "ActivityStateReport", response: "ActivityStateResult", errors: [400, 404]
+            auth: .bearer, request: "ActivityStateReport", response: "ActivityStateResult", errors: [400, 404, 409, 422]
         ),
         .init(
             Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
