@@ -217,7 +217,11 @@ extension Dispatcher {
         case .start(let tokenID, let startID, let rev, let push, let note):
             return prepareStart(row, message, tokenID: tokenID, startID: startID, rev: rev, push: push, note: note, now: now, batch: batch)
         case .alert(let tokenID, let push, let note):
-            return prepareDevicePush(row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens)
+            // A widget push follows the device's new widget token: it says "reload", which is as
+            // true for the token that replaced the one it was queued for (its pacing moved too).
+            return prepareDevicePush(
+                row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens,
+                followsReplacement: push.pushType == .widgets)
         case .activityEnd(let tokenID, let push, let note):
             return prepareDevicePush(
                 row, message, tokenID: tokenID, push: push, note: note, rev: nil, startID: nil, tokens: batch?.tokens, replacedToo: true)
@@ -254,6 +258,9 @@ extension Dispatcher {
             start = try store.starts.start(id: startID)
             if start?.updateTokenAt != nil { return .unsent(.startAnswered(startID: startID)) }
             if let start, start.status != .queued { return .unsent(.startSettled(startID: startID, status: start.status)) }
+            // Queued for an earlier taking of this device's start (settled, then taken again, as a
+            // renewal does): that one is over, and only the row of the present one goes out.
+            if let start, row.createdAt < start.createdAt { return .unsent(.startSettled(startID: startID, status: .skipped)) }
         } catch  where Self.isTransient(error) {
             return .unsent(.databaseUnavailable("reading the start: \(error)"))
         } catch {
@@ -290,12 +297,12 @@ extension Dispatcher {
         return .unsent(.startMissed(startID: start.id, why: why))
     }
 
-    /// The active push-to-start token that replaced `token` in its slot (the app got a new one
-    /// after a scheduled start was queued: it goes to the device's token of its time); nil when
-    /// there is none or it cannot be read now.
+    /// The active push-to-start or widget token that replaced `token` in its slot (the app got a
+    /// new one after a scheduled start or a widget push was queued: it goes to the device's token
+    /// of its time); nil when there is none or it cannot be read now.
     private func successor(of token: PushTokenRecord) -> PushTokenRecord? {
-        guard token.kind == .pushToStart, token.endReason != "moved" else { return nil }
-        return try? store.tokens.activeToken(householdID: token.householdID, environment: token.environment, kind: .pushToStart, slot: token.slot)
+        guard token.kind == .pushToStart || token.kind == .widgets, token.endReason != "moved" else { return nil }
+        return try? store.tokens.activeToken(householdID: token.householdID, environment: token.environment, kind: token.kind, slot: token.slot)
     }
 
     /// A web push to its subscription while the token is active: the row's plaintext encrypted

@@ -30,6 +30,8 @@ public final class Engine: Sendable {
     let channels: ChannelManager
     let lifecycle: LifecycleSweeper
     let starter: Starter
+    /// Renewals before the 8-hour limit (`docs/engine.md`, "Renewal").
+    let renewer: Renewer
     let notifier: Notifier
 
     /// `sender` reaches `configuration.environment`; `otherSenders` each reach another APNs
@@ -58,6 +60,7 @@ public final class Engine: Sendable {
         let starter = Starter(store: store, renderer: renderer, channels: channels, configuration: configuration)
         self.starter = starter
         let renewer = Renewer(store: store, starter: starter, configuration: configuration, logger: logger)
+        self.renewer = renewer
         let lifecycle = LifecycleSweeper(
             store: store, configuration: configuration, channels: channels, metrics: metrics, logger: logger, tasks: periodic, renewer: renewer
         )

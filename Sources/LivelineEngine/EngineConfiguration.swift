@@ -167,6 +167,16 @@ public struct EngineConfiguration: Sendable {
         return nil
     }
 
+    /// Why a start of `context` cannot be scheduled for `at`: the engine ends the context
+    /// ``deadlineMargin`` before its 8-hour deadline, and a start queued for later would never go
+    /// out; nil when it can.
+    public func scheduledStartProblem(at: Date, context: ContextRecord) -> String? {
+        let end = context.deadlineAt.addingTimeInterval(-deadlineMargin)
+        guard at > end else { return nil }
+        return "at lies after \(end.formatted(.iso8601)), when \(context.key) is ended (\(Int(deadlineMargin / 60)) min before its "
+            + "8-hour deadline): a start then would never go out"
+    }
+
     /// How long after it is sent an update of `type` is stale; nil sends no `stale-date`.
     public func staleAfter(type: String) -> TimeInterval? {
         typesWithoutStaleDate.contains(type) ? nil : staleAfterByType[type] ?? contractLifecycle(type)?.staleAfter ?? staleAfter

@@ -34,6 +34,21 @@ extension Renewer {
         return EngineEvent(.info, .renewalAccepted, contextKey: renewal.contextKey, startID: startID, message: note)
     }
 
+    /// The device registered a new update token for the context while its renewal was starting:
+    /// the successor's app answered, so its start reached the phone — accepted, whether or not
+    /// APNs' answer was recorded (a dispatcher that died after sending would otherwise send the
+    /// successor's start again: a second card). The old card's own token registered again is no
+    /// answer (the caller passes only a new token).
+    func successorAnswered(
+        contextKey: String, householdID: HouseholdID, deviceID: String, at now: Date, in transaction: any SQLTransaction
+    ) throws -> EngineEvent? {
+        guard !configuration.renewingTypes.isEmpty,
+            let renewal = try store.renewals.starting(contextKey: contextKey, householdID: householdID, deviceID: deviceID, in: transaction),
+            let startID = renewal.startID
+        else { return nil }
+        return try follow(startID: startID, accepted: true, reason: nil, at: now, in: transaction)
+    }
+
     /// Ends, at its limit, each card that got no successor (refused, or the start still
     /// unanswered) while its context goes on; a context that was not renewed anywhere is ended as
     /// a whole by the deadline sweep instead, so nothing is sent twice.
@@ -41,7 +56,7 @@ extension Renewer {
         guard !configuration.renewingTypes.isEmpty else { return }
         do {
             for renewal in try store.renewals.unrenewed(before: now.addingTimeInterval(configuration.deadlineMargin)) {
-                try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change in
+                try EngineDoor(store: store, clock: configuration.clock, widgets: configuration.widgetPushes).write(now: now) { change in
                     try endAtTheLimit(renewal, change: change)
                 }
             }

@@ -60,12 +60,12 @@ struct Renewer: Sendable {
     /// In one transaction: the context held and read again, the plan marked (once per deadline),
     /// the next revision, and per device a successor start or the reason there is none.
     private func plan(_ listed: ContextRecord, now: Date) throws -> Planned? {
-        try EngineDoor(store: store, clock: configuration.clock).write(now: now) { change -> Planned? in
+        try EngineDoor(store: store, clock: configuration.clock, widgets: configuration.widgetPushes).write(now: now) { change -> Planned? in
             _ = try change.lockContext(listed.key)
             guard let current = try change.context(listed.key), current.state == .active, current.deadlineAt == listed.deadlineAt,
                 try store.renewals.markPlanned(contextKey: listed.key, deadline: listed.deadlineAt, now: now, in: change.sql)
             else { return nil }
-            let rev = try change.recordChange(listed.key, note: "renewal: successors start before the 8-hour limit")
+            let rev = try change.recordChange(listed.key, note: "renewal: successors start before the 8-hour limit", widgetsSeeIt: false)
             guard let context = try change.context(listed.key) else { return nil }
             var planned = Planned(rev: rev)
             // A card the app reported transient (`ActivityStyle.transient`) ends when the person

@@ -58,6 +58,9 @@ struct Starter: Sendable {
         guard context.state == .active else {
             throw EngineError(.contextEnded, "the context \(contextKey) has ended; it cannot be started")
         }
+        if let at, let problem = configuration.scheduledStartProblem(at: at, context: context) {
+            throw EngineError(.outOfRange, problem, field: "at")
+        }
         let fallback = useChannel ? try ensureChannels(of: context, userIDs, deviceIDs, now: now) : nil
         var result = try store.write { transaction -> StartResult in
             guard let context = try store.contexts.context(key: contextKey, in: transaction), context.state == .active else {

@@ -2,8 +2,10 @@ import Foundation
 
 /// Polls `condition` (which may wait itself) every hundredth of a second until it holds or `timeout` passed;
 /// returns whether it held. For waiting on background work (the dispatcher, a child process)
-/// without fixed sleeps.
-public func eventually(timeout: TimeInterval = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// without fixed sleeps. The default bound is generous: a suite of hundreds of tests on two cores
+/// (the PostgreSQL pass) can hold up a dispatcher for many seconds, and a bound only costs time
+/// when the condition never holds.
+public func eventually(timeout: TimeInterval = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if try await condition() { return true }
@@ -15,7 +17,7 @@ public func eventually(timeout: TimeInterval = 10, _ condition: () async throws 
 /// Polls `condition` every few milliseconds for up to `timeout` seconds on the calling thread, without giving
 /// it up: what follows runs the moment the condition holds, even while the threads every test's
 /// async code shares are busy (use it inside ``offThePool(_:)`` from an async test).
-public func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventuallyBlocking(timeout: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while try !condition() {
         if Date() >= deadline { return false }

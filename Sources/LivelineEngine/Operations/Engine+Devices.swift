@@ -38,11 +38,21 @@ extension Engine {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
             let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
-            if outcome != .unchanged { try catchUp(registration, in: change) }
-            return (outcome, registration)
+            var renewal: EngineEvent?
+            if outcome != .unchanged {
+                // A new update token while the device's card is being renewed: the successor's.
+                if registration.kind == .update, let contextKey = registration.contextKey {
+                    renewal = try renewer.successorAnswered(
+                        contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, at: change.now,
+                        in: change.sql)
+                }
+                try catchUp(registration, in: change)
+            }
+            return (outcome, registration, renewal)
         }
         store.tokens.noteCommitted()
-        return result
+        if let event = result.2 { logger.record(event) }
+        return (result.0, result.1)
     }
 
     /// The activity type a token is for: a push-to-start token's own, an update token's context's

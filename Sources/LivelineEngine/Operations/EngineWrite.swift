@@ -65,16 +65,18 @@ public struct EngineWrite {
     /// sync row is enqueued (coalesced), both in this transaction; returns the new revision. For
     /// an ended context the revision still goes up (a pull tells the truth) but nothing is sent.
     /// The household's widgets that show the context get their paced push
-    /// (``enqueueWidgetPushes(for:)``). Throws `.notFound`.
+    /// (``enqueueWidgetPushes(for:)``), unless `widgetsSeeIt` is false: a revision that changes
+    /// nothing a widget shows (a renewal's: the same state, for the successor's start) spends
+    /// none of the widgets' reloads. Throws `.notFound`.
     @discardableResult
-    public func recordChange(_ key: String, note: String? = nil) throws -> Int {
+    public func recordChange(_ key: String, note: String? = nil, widgetsSeeIt: Bool = true) throws -> Int {
         let rev: Int
         do {
             rev = try store.contexts.recordChange(key: key, now: now, note: note, in: sql)
         } catch let error as StoreError where error.code == .notFound {
             throw EngineError(.notFound, error.message)
         }
-        try enqueueWidgetPushes(for: key)
+        if widgetsSeeIt { try enqueueWidgetPushes(for: key) }
         return rev
     }
 

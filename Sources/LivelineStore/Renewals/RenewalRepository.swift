@@ -63,6 +63,17 @@ public struct RenewalRepository: Sendable {
         ).map(RenewalRecord.init(row:))
     }
 
+    /// The renewal still `starting` of the device's card of `contextKey`, if any.
+    public func starting(
+        contextKey: String, householdID: HouseholdID, deviceID: String, in transaction: any SQLTransaction
+    ) throws -> RenewalRecord? {
+        try transaction.queryOne(
+            "SELECT \(RenewalRecord.columns) FROM la_renewals WHERE context_key = $1 AND household_id = $2 AND device_id = $3 "
+                + "AND status = 'starting'",
+            [.text(contextKey), SQLValue(householdID), .text(deviceID)]
+        ).map(RenewalRecord.init(row:))
+    }
+
     /// Moves a renewal from `from` to `to` with the reason; false when it was not in `from`.
     @discardableResult
     public func settle(

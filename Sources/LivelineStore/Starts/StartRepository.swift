@@ -36,13 +36,20 @@ public struct StartRepository: Sendable {
         if let existing, existing.status == .queued || existing.status == .sent {
             return .alreadyStarted(existing.status)
         }
+        // Counted by when each start goes out (a scheduled one at its time): the starts within one
+        // window before or after this one's, so no window holding this one ends up over the budget.
+        let sendAt = scheduledAt ?? now
         let recent =
             try transaction.queryOne(
                 """
                 SELECT COUNT(*) AS n FROM la_starts
-                WHERE household_id = $1 AND device_id = $2 AND (status IN ('queued', 'sent') OR sent_at IS NOT NULL) AND created_at > $3
+                WHERE household_id = $1 AND device_id = $2 AND (status IN ('queued', 'sent') OR sent_at IS NOT NULL)
+                    AND COALESCE(scheduled_at, created_at) > $3 AND COALESCE(scheduled_at, created_at) < $4
                 """,
-                [SQLValue(householdID), .text(deviceID), SQLValue(now.addingTimeInterval(-budget.window))]
+                [
+                    SQLValue(householdID), .text(deviceID), SQLValue(sendAt.addingTimeInterval(-budget.window)),
+                    SQLValue(sendAt.addingTimeInterval(budget.window)),
+                ]
             )?.int("n") ?? 0
         if recent >= budget.count {
             let reason = "start budget: \(recent) starts to this device in the last \(Int(budget.window / 60)) minutes (limit \(budget.count))"

@@ -19,13 +19,14 @@ import Testing
         let store: Store
         let engine: Engine
         let clock = ManualClock(Date(timeIntervalSince1970: 1_765_000_000))
+        let sender = RecordingPushSender()
 
         init() throws {
             store = try TestBackend.openStore(folder: folder)
             var configuration = EngineConfiguration(bundleID: "dev.liveline.demo", minimumPushInterval: 0, clock: clock.function)
             configuration.widgetPushes = WidgetPushes(
                 interval: EngineWidgetPushTests.interval, typesByFeature: ["transit": [EngineWidgetPushTests.trip]])
-            engine = Engine(store: store, sender: RecordingPushSender(), configuration: configuration, registry: .builtIn)
+            engine = Engine(store: store, sender: sender, configuration: configuration, registry: .builtIn)
         }
 
         func user(_ name: String, household: String = "H") throws -> UserRecord {
@@ -81,6 +82,39 @@ import Testing
             #expect(rows.first?.headers?.contains(#""pushType":"widgets""#) == true, "\(rows.first?.headers ?? "")")
         }
         #expect(try fixture.pushes(other).isEmpty && fixture.pushes(elsewhere).isEmpty)
+    }
+
+    @Test func aRevisionNoWidgetSeesQueuesNoWidgetPush() throws {
+        let fixture = try Fixture()
+        let ada = try fixture.user("Ada")
+        let id = try fixture.widgets(ada, device: "phone", kinds: ["transit"])
+        try fixture.engine.write { change in
+            try change.createContext(key: "trip:ada", activityType: Self.trip, householdID: ada.householdID, attributes: "{}")
+            try change.recordChange("trip:ada", note: "renewal", widgetsSeeIt: false)
+        }
+        #expect(try fixture.pushes(id).isEmpty, "a renewal's revision spends no reload")
+        try fixture.change("trip:ada", of: ada)
+        #expect(try fixture.pushes(id).count == 1)
+    }
+
+    @Test func aPushQueuedForAWidgetTokenGoesToTheTokenThatReplacedIt() throws {
+        let fixture = try Fixture()
+        let ada = try fixture.user("Ada")
+        let old = try fixture.widgets(ada, device: "phone", kinds: ["transit"])
+        try fixture.change("trip:ada", of: ada)
+        #expect(try fixture.pushes(old).count == 1)
+        // The widget extension hands over a new token before the push went out.
+        let token = String(repeating: "ab", count: 32)
+        try fixture.engine.registerToken(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .widgets, environment: .sandbox, token: token,
+                widgetKinds: ["transit"]))
+        fixture.engine.dispatcher.drain()
+        let sent = fixture.sender.requests.compactMap { request -> String? in
+            if case .device(let notification) = request, notification.pushType == .widgets { return notification.deviceToken }
+            return nil
+        }
+        #expect(sent == [token], "the change's push reached the device's token of its time")
     }
 
     @Test func changesCoalesceWhileAPushIsDueAndArePacedAfterItWent() throws {

@@ -12,14 +12,10 @@ import Testing
 @Suite struct RenewalTests {
     static let type = "TripLiveActivityAttributes"
 
-    @Test func aRenewalPlannedBeforeARestartStartsTheSuccessorOnceAfterIt() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
-        defer { sandbox.stop() }
-        let clock = ManualClock()
-        let data = folder.appendingPathComponent("data")
-        // The first server plans and sends nothing (as if it died right after planning).
+    /// A server that sends nothing (its dispatcher off), a phone showing `trip:night` with a
+    /// push-to-start token, and the clock moved to when the renewal is planned (planned by one
+    /// sweep): the server, the update and start tokens, and the context's first deadline.
+    static func planned(data: URL, sandbox: APNSSandbox, clock: ManualClock) throws -> (ContextAPITests.Setup, String, String, Date) {
         let first = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { configuration in
             configuration.renewingTypes = [Self.type]
             configuration.dispatcherEnabled = false
@@ -30,6 +26,18 @@ import Testing
         let deadline = try #require(try first.server.app.store.contexts.context(key: "trip:night")?.deadlineAt)
         clock.advance(by: 7 * 3600 + 35 * 60)
         first.server.app.engine.sweepLifecycle()
+        return (first, update, start, deadline)
+    }
+
+    @Test func aRenewalPlannedBeforeARestartStartsTheSuccessorOnceAfterIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let clock = ManualClock()
+        let data = folder.appendingPathComponent("data")
+        // The first server plans and sends nothing (as if it died right after planning).
+        let (first, update, start, deadline) = try Self.planned(data: data, sandbox: sandbox, clock: clock)
         clock.advance(by: 1)
         first.server.app.engine.sweepLifecycle()
         #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
@@ -50,6 +58,41 @@ import Testing
         let renewed = try #require(try second.server.app.store.contexts.context(key: "trip:night"))
         #expect(renewed.state == .active && renewed.deadlineAt > deadline, "the successor's 8 hours: \(renewed.deadlineAt)")
         #expect(try second.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.renewed])
+    }
+
+    /// The successor's app registered its update token while no verdict of APNs on its start
+    /// was recorded (as after a dispatcher that died between sending and recording): the start
+    /// counts as answered, and it is never sent again — one successor card.
+    @Test func theSuccessorsUpdateTokenAnswersItsStartSoItIsNotSentAgain() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-renewal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
+        defer { sandbox.stop() }
+        let clock = ManualClock()
+        let data = folder.appendingPathComponent("data")
+        let (first, update, start, deadline) = try Self.planned(data: data, sandbox: sandbox, clock: clock)
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
+        // The old card's own token again is no answer; the successor's new one is.
+        _ = try first.device(0, contextKey: "trip:night", type: Self.type)
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.starting])
+        let successor = String(repeating: "5c", count: 32)
+        sandbox.registerDevice(token: successor)
+        let registered = try first.server.request(
+            "POST", "/api/apns/register", token: first.bearer,
+            json: #"{"kind":"la-update","token":"\#(successor)","device_id":"phone-0","context_key":"trip:night","attributes_type":"\#(Self.type)"}"#)
+        #expect(registered.status == 200, "\(registered.text)")
+        #expect(try first.server.app.store.renewals.renewals(contextKey: "trip:night").map(\.status) == [.renewed])
+        first.stop(keepData: true)
+
+        let second = try ContextAPITests.Setup(folder: data, external: sandbox, clock: clock) { $0.renewingTypes = [Self.type] }
+        defer { second.stop() }
+        clock.advance(by: 1)
+        second.server.app.engine.sweepLifecycle()
+        #expect(await eventually { second.aps(update).last?["event"] as? String == "end" }, "the predecessor ends")
+        #expect(try await eventually { try second.dispatcherIsIdle() })
+        #expect(second.aps(start).isEmpty, "the answered successor start is not sent (again)")
+        let renewed = try #require(try second.server.app.store.contexts.context(key: "trip:night"))
+        #expect(renewed.state == .active && renewed.deadlineAt > deadline)
     }
 
     @Test func aRenewingTypeTheServerDoesNotKnowStopsTheStart() throws {

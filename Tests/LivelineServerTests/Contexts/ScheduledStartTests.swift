@@ -161,7 +161,12 @@ import Testing
         _ = try setup.startDevice(0, type: Self.type)
         #expect(try setup.admin("PUT", "/v1/contexts/trip:bad", json: ContextAPITests.trip(delay: 1)).status == 201)
         let user = setup.userID.rawValue
-        let outside = [Self.time(clock.now.addingTimeInterval(-61)), Self.time(clock.now.addingTimeInterval(7 * 24 * 3600 + 1))]
+        // Past the tolerance; beyond the horizon; within it, but after the context is ended (8 h
+        // after it began, less the engine's margin).
+        let outside = [
+            Self.time(clock.now.addingTimeInterval(-61)), Self.time(clock.now.addingTimeInterval(7 * 24 * 3600 + 1)),
+            Self.time(clock.now.addingTimeInterval(8 * 3600 - 9 * 60)),
+        ]
         for at in outside + ["tomorrow", "2026-02-30T08:00:00Z", "2026-06-18 08:00:00Z"] {
             let response = try setup.admin("POST", "/v1/contexts/trip:bad/start", json: Self.body(userID: user, at: at))
             #expect(response.status == (outside.contains(at) ? 422 : 400), "\(at): \(response.status) \(response.text)")

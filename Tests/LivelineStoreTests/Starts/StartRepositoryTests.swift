@@ -16,12 +16,37 @@ struct StartRepositoryTests {
         return try #require(try store.tokens.activeTokens(userID: user.id).first { $0.deviceID == device && $0.kind == .pushToStart })
     }
 
-    func reserve(_ store: Store, _ key: String, _ token: PushTokenRecord, at seconds: Int, budget: Int = 8) throws -> StartReservation {
+    func reserve(
+        _ store: Store, _ key: String, _ token: PushTokenRecord, at seconds: Int, budget: Int = 8, scheduledAt: Int? = nil
+    ) throws -> StartReservation {
         try store.database.write { transaction in
             try store.starts.reserve(
                 contextKey: key, householdID: token.householdID, deviceID: token.deviceID, userID: token.userID, tokenID: token.id,
-                viaChannel: false, now: time(seconds), budget: (budget, 3600), in: transaction
+                viaChannel: false, scheduledAt: scheduledAt.map(time), now: time(seconds), budget: (budget, 3600), in: transaction
             )
+        }
+    }
+
+    /// Scheduled starts count in the budget by when they go out, not when they were asked for.
+    @Test(arguments: DatabaseFactory.all)
+    func scheduledStartsCountInTheBudgetAtTheirTime(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let token = try startToken(store, try store.makeUser("Ada"), device: "phone")
+            for index in 0..<4 { try store.makeContext("trip:\(index)") }
+            let tomorrow = 86_400
+            for index in 0..<2 {
+                if case .reserved = try reserve(store, "trip:\(index)", token, at: 1, budget: 2, scheduledAt: tomorrow) {
+                } else {
+                    Issue.record("scheduled start \(index)")
+                }
+            }
+            // Now: the two go out tomorrow, not in this hour.
+            if case .reserved = try reserve(store, "trip:2", token, at: 2, budget: 2) {} else { Issue.record("a start now") }
+            // Tomorrow, at their time: a third start in that hour is over the budget.
+            guard case .overBudget = try reserve(store, "trip:3", token, at: tomorrow + 60, budget: 2) else {
+                Issue.record("the third start in tomorrow's hour is over the budget")
+                return
+            }
         }
     }
 
