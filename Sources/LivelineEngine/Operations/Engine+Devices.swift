@@ -104,11 +104,12 @@ extension Engine {
     }
 
     /// The app's own activity of the context on a device (`POST /api/la/activity`; `docs/engine.md`,
-    /// "App-reported activities"): the newest report per device is kept; `active` also answers
-    /// the device's start of the context, as a receipt does.
+    /// "App-reported activities"): the newest report per device is kept; `active` of a standard
+    /// activity also answers the device's start of the context, as a receipt does (a transient
+    /// one is the app's own while it is open, never the card a start brings).
     public func reportActivity(_ report: ActivityReport) throws {
         try write { change in
-            if report.state == .active {
+            if report.state == .active, report.style != .transient {
                 try change.answerStart(contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID)
             }
             try store.reports.recordActivity(report, in: change.sql)

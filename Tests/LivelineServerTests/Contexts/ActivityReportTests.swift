@@ -43,6 +43,31 @@ import Testing
         #expect(try Self.activityNotes(setup, "trip:later").contains("phone-1: activity pending"))
     }
 
+    /// An `active` report is the app's card of now: it answers no start the server scheduled for
+    /// later (and a transient one answers none at all), so that start still goes out at its time.
+    @Test func anActiveReportAnswersNoStartScheduledForLater() async throws {
+        let clock = ManualClock()
+        let setup = try APISetup(.live, clock: clock)
+        defer { setup.stop() }
+        let token = try setup.startDevice(0, type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:soon", json: ContextAPITests.trip(delay: 3)).status == 201)
+        let at = clock.now.addingTimeInterval(1_800)
+        let asked = try setup.admin(
+            "POST", "/v1/contexts/trip:soon/start", json: ScheduledStartTests.body(userID: setup.userID.rawValue, at: ScheduledStartTests.time(at)))
+        #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
+        for style in ["transient", "standard"] {
+            let report = try setup.server.request(
+                "POST", "/api/la/activity", token: setup.bearer,
+                json: #"{"context_key":"trip:soon","device_id":"phone-0","state":"active","style":"\#(style)"}"#)
+            #expect(report.status == 200, "\(report.text)")
+        }
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:soon").first?.updateTokenAt == nil, "not answered")
+        clock.advance(by: 1_799)
+        try await ScheduledStartTests.probe(setup, token, "trip:probe", userID: setup.userID.rawValue)
+        clock.advance(by: 1)
+        #expect(await eventually { ScheduledStartTests.starts(setup, token) == 2 }, "the scheduled start went out at its time")
+    }
+
     @Test func badReportsAreRefusedNamingTheFieldAndNothingIsStored() throws {
         let setup = try ContextAPITests.Setup()
         defer { setup.stop() }
