@@ -107,12 +107,26 @@ extension Engine {
     /// "App-reported activities"): the newest report per device is kept; `active` of a standard
     /// activity also answers the device's start of the context, as a receipt does (a transient
     /// one is the app's own while it is open, never the card a start brings).
-    public func reportActivity(_ report: ActivityReport) throws {
+    ///
+    /// `styleGiven` false: the report left its style out, and the one reported before for this
+    /// device and context is kept (a transient card's `ended` stays transient). Returns the
+    /// report as stored.
+    @discardableResult
+    public func reportActivity(_ report: ActivityReport, styleGiven: Bool = true) throws -> ActivityReport {
         try write { change in
+            var report = report
+            if !styleGiven,
+                let before = try store.reports.activities(contextKey: report.contextKey, in: change.sql).first(where: {
+                    $0.householdID == report.householdID && $0.deviceID == report.deviceID
+                })
+            {
+                report.style = before.style
+            }
             if report.state == .active, report.style != .transient {
                 try change.answerStart(contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID)
             }
             try store.reports.recordActivity(report, in: change.sql)
+            return report
         }
     }
 

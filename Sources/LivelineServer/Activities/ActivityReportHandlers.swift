@@ -91,12 +91,13 @@ struct ActivityReportHandlers: Sendable {
                 status: 409, code: "conflict", message: "attributes_type must be \(context.activityType), the type of \(context.key)",
                 field: "attributes_type")
         }
-        try engine.reportActivity(
+        let stored = try engine.reportActivity(
             ActivityReport(
                 contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, userID: caller.userID, state: state, style: style,
-                startsAt: startsAt, reportedAt: now))
+                startsAt: startsAt, reportedAt: now),
+            styleGiven: body.style != nil)
         return ActivityStateResponse(
-            contextKey: context.key, deviceId: deviceID, state: state.rawValue, style: style.rawValue, startsAt: startsAt)
+            contextKey: context.key, deviceId: deviceID, state: state.rawValue, style: stored.style.rawValue, startsAt: startsAt)
     }
 
     /// The context if the caller may see it: one of their household's, or a `/v1` context.

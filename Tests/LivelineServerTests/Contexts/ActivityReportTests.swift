@@ -94,6 +94,21 @@ import Testing
         #expect(try Self.activityNotes(setup, "trip:bad").isEmpty)
     }
 
+    @Test func aReportWithoutAStyleKeepsTheOneReportedBefore() throws {
+        let setup = try ContextAPITests.Setup()
+        defer { setup.stop() }
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:kept", json: ContextAPITests.trip(delay: 1)).status == 201)
+        _ = try setup.device(0, contextKey: "trip:kept", type: Self.type)
+        let transient = try Self.report(setup, #"{"context_key":"trip:kept","device_id":"phone-0","state":"active","style":"transient"}"#)
+        #expect(transient.json?["style"] as? String == "transient", "\(transient.text)")
+        let ended = try Self.report(setup, #"{"context_key":"trip:kept","device_id":"phone-0","state":"ended"}"#)
+        #expect(ended.json?["style"] as? String == "transient", "a transient card's end stays transient: \(ended.text)")
+        #expect(try setup.server.app.store.reports.activities(contextKey: "trip:kept").map(\.style) == [.transient])
+        // A first report without one is standard.
+        let first = try Self.report(setup, #"{"context_key":"trip:kept","device_id":"phone-1","state":"active"}"#)
+        #expect(first.json?["style"] as? String == "standard", "\(first.text)")
+    }
+
     @Test func aTransientCardIsNeverRenewedWhileAStandardOneIs() async throws {
         let clock = ManualClock()
         let setup = try ContextAPITests.Setup(clock: clock) { $0.renewingTypes = [Self.type] }
