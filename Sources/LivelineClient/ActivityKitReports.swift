@@ -40,7 +40,7 @@ extension LivelineClient {
         let state = ReportedActivityState(activity.activityState)
         return try await reportActivity(
             contextKey: contextKey, state: state, startsAt: state == .pending ? startsAt : nil, style: ReportedActivityStyle(style),
-            attributesType: String(describing: Attributes.self))
+            attributesType: String(describing: Attributes.self), activityID: activity.id)
     }
 }
 #endif

@@ -22,17 +22,18 @@ public enum ReportedActivityStyle: String, Sendable, Hashable {
 extension LivelineClient {
     /// Tells the server how the app's own activity of `contextKey` stands on this device
     /// (`POST /api/la/activity`): `pending` with the date the system starts it (`startsAt`,
-    /// required then and only then), then `active`, then `ended`; `style` as requested. The
-    /// timeline and the dashboard show it; a transient activity is never renewed.
+    /// optional then), then `active`, then `ended`; `style` as requested (nil: as reported before).
+    /// `activityID` (`Activity.id`, also given with the card's update token) ties the report to
+    /// that card: `ended` ends its tokens, and a transient card is never renewed.
     @discardableResult
     public func reportActivity(
-        contextKey: String, state: ReportedActivityState, startsAt: Date? = nil, style: ReportedActivityStyle = .standard,
-        attributesType: String? = nil
+        contextKey: String, state: ReportedActivityState, startsAt: Date? = nil, style: ReportedActivityStyle? = .standard,
+        attributesType: String? = nil, activityID: String? = nil
     ) async throws -> ActivityStateResponse {
         try await call(
             Routes.activityState,
             body: ActivityStateReport(
                 contextKey: contextKey, attributesType: attributesType, deviceID: deviceID, state: state.rawValue,
-                startsAt: startsAt.map { $0.formatted(.iso8601) }, style: style.rawValue))
+                startsAt: startsAt.map { $0.formatted(.iso8601) }, style: style?.rawValue, activityID: activityID))
     }
 }

@@ -122,7 +122,7 @@ struct Decision {
                 let token = state.random.token()
                 activity.updateToken = token
                 note(.event, key, "update token minted")
-                actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type))
+                actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type, activityID: activity.id))
             } else {
                 activity.awaitingAllow = true
                 note(.event, key, "no update token until the user taps Allow")

@@ -128,7 +128,6 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// Time passes: stale dates, the 8-hour end, dismissals (`docs/devices.md`, "Lifetime").
-    @discardableResult
     public func tick(now: Date? = nil) -> [AppAction] {
         let now = now ?? clock()
         return state.withLock { state in
@@ -176,12 +175,18 @@ public final class SimulatedDevice: Sendable {
                 let token = state.random.token()
                 activity.updateToken = token
                 note(&state, now, .event, activity.contextKey, "update token minted")
-                actions.append(.register(kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType))
+                actions.append(
+                    .register(
+                        kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType, activityID: activity.id
+                    ))
             } else {
                 activity.awaitingAllow = true
             }
         }
-        actions.append(.activity(contextKey: activity.contextKey, state: .active, startsAt: nil, style: activity.transient ? .transient : .standard))
+        actions.append(
+            .activity(
+                contextKey: activity.contextKey, state: .active, startsAt: nil, style: activity.transient ? .transient : .standard,
+                activityID: activity.id))
         return actions
     }
 
@@ -196,7 +201,7 @@ public final class SimulatedDevice: Sendable {
                 state.activities[index].endedAt = now
                 let key = state.activities[index].contextKey
                 Self.note(&state, now, .event, key, "the person left the app: the transient activity ended")
-                actions.append(.activity(contextKey: key, state: .ended, startsAt: nil, style: .transient))
+                actions.append(.activity(contextKey: key, state: .ended, startsAt: nil, style: .transient, activityID: state.activities[index].id))
             }
             return actions
         }
@@ -216,7 +221,10 @@ public final class SimulatedDevice: Sendable {
                 state.activities[index].awaitingAllow = false
                 let activity = state.activities[index]
                 Self.note(&state, now, .event, activity.contextKey, "the user allowed Live Activities: update token minted")
-                actions.append(.register(kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType))
+                actions.append(
+                    .register(
+                        kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType, activityID: activity.id
+                    ))
             }
             return actions
         }
@@ -263,7 +271,7 @@ public final class SimulatedDevice: Sendable {
                 activity.startedAt = start
                 state.activities.append(activity)
                 Self.note(&state, now, .applied, key, "scheduled by the app: pending until \(Int(start.timeIntervalSince1970))")
-                return [.activity(contextKey: key, state: .pending, startsAt: start, style: style)]
+                return [.activity(contextKey: key, state: .pending, startsAt: start, style: style, activityID: activity.id)]
             }
             var actions: [AppAction] = []
             Self.note(
@@ -274,7 +282,7 @@ public final class SimulatedDevice: Sendable {
                     let token = state.random.token()
                     activity.updateToken = token
                     Self.note(&state, now, .event, key, "update token minted")
-                    actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type))
+                    actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type, activityID: activity.id))
                 } else {
                     activity.awaitingAllow = true
                 }
@@ -282,7 +290,9 @@ public final class SimulatedDevice: Sendable {
             state.activities.append(activity)
             if let rev = activity.rev { actions.append(.receipt(contextKey: key, rev: rev)) }
             // Reported once its token is registered (the server may know the context by it).
-            if style == .transient { actions.append(.activity(contextKey: key, state: .active, startsAt: nil, style: style)) }
+            if style == .transient {
+                actions.append(.activity(contextKey: key, state: .active, startsAt: nil, style: style, activityID: activity.id))
+            }
             return actions
         }
     }

@@ -68,15 +68,26 @@ struct Renewer: Sendable {
             let rev = try change.recordChange(listed.key, note: "renewal: successors start before the 8-hour limit", widgetsSeeIt: false)
             guard let context = try change.context(listed.key) else { return nil }
             var planned = Planned(rev: rev)
-            // A card the app reported transient (`ActivityStyle.transient`) ends when the person
-            // leaves the app: it gets no successor and no renewal row (`docs/engine.md`, "App-reported activities").
-            var seen = try store.reports.transientDevices(contextKey: context.key, in: change.sql)
+            var seen = Set<String>()
             for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql)
             where seen.insert("\(card.householdID):\(card.deviceID)").inserted {
+                let report = try store.reports.activity(
+                    contextKey: context.key, householdID: card.householdID, deviceID: card.deviceID, activityID: card.activityID, in: change.sql)
+                guard !Self.isOver(card, reported: report) else { continue }
                 if try renew(card, of: context, now: now, in: change.sql) { planned.starting += 1 } else { planned.refused += 1 }
             }
             return planned
         }
+    }
+
+    /// Whether the app's report says the card needs no successor (`docs/engine.md`, "App-reported
+    /// activities"): it is transient (`ActivityStyle.transient` ends when the person leaves the
+    /// app), or it ended. The report is the card's own by its activity id; without one, the
+    /// device's report without an id, and `ended` only if newer than the card's token.
+    static func isOver(_ card: PushTokenRecord, reported: ActivityReport?) -> Bool {
+        guard let reported else { return false }
+        if reported.style == .transient { return true }
+        return reported.state == .ended && (card.activityID != nil || reported.reportedAt >= card.firstRegisteredAt)
     }
 
     /// One device's successor: its push-to-start queued (true), or the reason it has none recorded.

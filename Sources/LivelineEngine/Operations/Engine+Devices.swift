@@ -109,21 +109,27 @@ extension Engine {
     /// one is the app's own while it is open, never the card a start brings).
     ///
     /// `styleGiven` false: the report left its style out, and the one reported before for this
-    /// device and context is kept (a transient card's `ended` stays transient). Returns the
-    /// report as stored.
+    /// activity is kept (a transient card's `ended` stays transient). `ended` of an activity with
+    /// an id ends the device's update tokens of that activity. Returns the report as stored.
     @discardableResult
     public func reportActivity(_ report: ActivityReport, styleGiven: Bool = true) throws -> ActivityReport {
-        try write { change in
+        defer { store.tokens.changes.bump() }
+        return try write { change in
             var report = report
             if !styleGiven,
-                let before = try store.reports.activities(contextKey: report.contextKey, in: change.sql).first(where: {
-                    $0.householdID == report.householdID && $0.deviceID == report.deviceID
-                })
+                let before = try store.reports.activity(
+                    contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID, activityID: report.activityID,
+                    in: change.sql)
             {
                 report.style = before.style
             }
             if report.state == .active, report.style != .transient {
                 try change.answerStart(contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID)
+            }
+            if report.state == .ended, !report.activityID.isEmpty {
+                try store.tokens.endUpdateTokens(
+                    contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID, activityID: report.activityID,
+                    reason: "the app reported the activity ended", now: change.now, in: change.sql)
             }
             try store.reports.recordActivity(report, in: change.sql)
             return report

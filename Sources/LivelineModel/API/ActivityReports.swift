@@ -93,10 +93,15 @@ public struct ActivityStateReport: Codable, Sendable, Hashable {
     /// RFC 3339; only with `pending`: when the system will start it.
     public var startsAt: String?
     public var style: String?
+    /// ActivityKit's `Activity.id`: the same id on the card's `la-update` token registration
+    /// matches the report to that card (`ended` ends its tokens; `transient` keeps it from renewal).
+    public var activityID: String?
 
     public init(
-        contextKey: String, attributesType: String? = nil, deviceID: String? = nil, state: String, startsAt: String? = nil, style: String? = nil
+        contextKey: String, attributesType: String? = nil, deviceID: String? = nil, state: String, startsAt: String? = nil, style: String? = nil,
+        activityID: String? = nil
     ) {
+        self.activityID = activityID
         self.contextKey = contextKey
         self.attributesType = attributesType
         self.deviceID = deviceID
@@ -112,6 +117,7 @@ public struct ActivityStateReport: Codable, Sendable, Hashable {
         case state
         case startsAt = "starts_at"
         case style
+        case activityID = "activity_id"
     }
 }
 
@@ -122,8 +128,10 @@ public struct ActivityStateResponse: Codable, Sendable, Hashable {
     public var state: String
     public var style: String
     public var startsAt: Date?
+    public var activityId: String?
 
-    public init(contextKey: String, deviceId: String, state: String, style: String, startsAt: Date? = nil) {
+    public init(contextKey: String, deviceId: String, state: String, style: String, startsAt: Date? = nil, activityId: String? = nil) {
+        self.activityId = activityId
         self.contextKey = contextKey
         self.deviceId = deviceId
         self.state = state

@@ -14,7 +14,9 @@ enum ActivityReportFields {
         about: "ActivityKit's ActivityStyle (iOS 18; default standard): a transient activity is never renewed")
     static let startsAt = FieldRule(
         "starts_at", ContextFields.startAt.kind,
-        about: "with state pending (optional), and only then: when the system will start the activity; at most 7 days ahead")
+        about: "with state pending (optional), and only then: when the system will start the activity; at most 10 minutes past, 7 days ahead")
+    /// How far in the past a pending activity's start may lie: the system is about to start it.
+    static let startsAtSkew: TimeInterval = 10 * 60
     static let attributesType = FieldRule("attributes_type", .text(length: 1...200), about: "the context's activity type, if given")
     static let rev = FieldRule("rev", .integer(0...Int(Int32.max)), about: "the revision the device rendered")
 
@@ -29,6 +31,12 @@ enum ActivityReportFields {
         }
         guard date <= now.addingTimeInterval(7 * 86_400) else {
             throw HTTPError(status: 422, code: "outOfRange", message: "starts_at must be at most 7 days ahead, not \(text)", field: "starts_at")
+        }
+        guard date >= now.addingTimeInterval(-startsAtSkew) else {
+            throw HTTPError(
+                status: 422, code: "outOfRange",
+                message: "starts_at lies more than \(Int(startsAtSkew / 60)) minutes in the past (\(text)): a pending activity starts at it",
+                field: "starts_at")
         }
         return date
     }

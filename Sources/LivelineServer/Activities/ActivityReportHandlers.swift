@@ -84,6 +84,7 @@ struct ActivityReportHandlers: Sendable {
         let now = clock()
         let startsAt = try ActivityReportFields.startsAt(body.startsAt, state: state, now: now)
         let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
+        let activityID = try body.activityID.map { try TokenFields.activityID.text($0) }
         let context = try visibleContext(body.contextKey, to: caller)
         if let type = body.attributesType, try ActivityReportFields.attributesType.text(type) != context.activityType {
             // Well-formed, but not this context's type: a conflict with its state, as a receipt's rev.
@@ -93,11 +94,12 @@ struct ActivityReportHandlers: Sendable {
         }
         let stored = try engine.reportActivity(
             ActivityReport(
-                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, userID: caller.userID, state: state, style: style,
-                startsAt: startsAt, reportedAt: now),
+                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, activityID: activityID ?? "", userID: caller.userID,
+                state: state, style: style, startsAt: startsAt, reportedAt: now),
             styleGiven: body.style != nil)
         return ActivityStateResponse(
-            contextKey: context.key, deviceId: deviceID, state: state.rawValue, style: stored.style.rawValue, startsAt: startsAt)
+            contextKey: context.key, deviceId: deviceID, state: state.rawValue, style: stored.style.rawValue, startsAt: startsAt,
+            activityId: activityID)
     }
 
     /// The context if the caller may see it: one of their household's, or a `/v1` context.

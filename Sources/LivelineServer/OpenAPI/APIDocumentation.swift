@@ -290,10 +290,11 @@ enum APIDocumentation {
                 "context_key": ActivityReportFields.contextKey.schema, "attributes_type": ActivityReportFields.attributesType.schema,
                 "device_id": TokenFields.deviceID.schema, "state": ActivityReportFields.state.schema,
                 "starts_at": ActivityReportFields.startsAt.schema, "style": ActivityReportFields.style.schema,
+                "activity_id": TokenFields.activityID.schema,
             ],
             required: ["context_key", "state"]),
         "ActivityStateResult": object(
-            ["contextKey": string, "deviceId": string, "state": string, "style": string, "startsAt": dateTime],
+            ["contextKey": string, "deviceId": string, "state": string, "style": string, "startsAt": dateTime, "activityId": string],
             required: ["contextKey", "deviceId", "state", "style"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
         "Notify": object(

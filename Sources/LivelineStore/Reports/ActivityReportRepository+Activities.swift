@@ -21,6 +21,9 @@ public struct ActivityReport: Sendable, Hashable {
     public var contextKey: String
     public var householdID: HouseholdID
     public var deviceID: String
+    /// ActivityKit's `Activity.id`; '' when the app sent none (then the device's newest report
+    /// without one stands for its activity of the context).
+    public var activityID: String
     public var userID: UserID
     public var state: State
     public var style: Style
@@ -36,9 +39,10 @@ public struct ActivityReport: Sendable, Hashable {
     }
 
     public init(
-        contextKey: String, householdID: HouseholdID, deviceID: String, userID: UserID, state: State, style: Style, startsAt: Date?,
-        reportedAt: Date
+        contextKey: String, householdID: HouseholdID, deviceID: String, activityID: String = "", userID: UserID, state: State, style: Style,
+        startsAt: Date?, reportedAt: Date
     ) {
+        self.activityID = activityID
         self.contextKey = contextKey
         self.householdID = householdID
         self.deviceID = deviceID
@@ -51,20 +55,21 @@ public struct ActivityReport: Sendable, Hashable {
 }
 
 extension ActivityReportRepository {
-    /// Records the newest report of a device's activity of the context (one row per context and
-    /// device; a later report replaces it).
+    /// Records the newest report of a device's activity of the context (one row per context,
+    /// device and activity; a later report replaces it).
     public func recordActivity(_ report: ActivityReport, in transaction: any SQLTransaction) throws {
         try transaction.execute(
             """
-            INSERT INTO la_activity_reports (context_key, household_id, device_id, user_id, state, style, starts_at, reported_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-            ON CONFLICT (context_key, household_id, device_id) DO UPDATE SET
+            INSERT INTO la_activity_reports (context_key, household_id, device_id, user_id, state, style, starts_at, reported_at, activity_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (context_key, household_id, device_id, activity_id) DO UPDATE SET
                 user_id = excluded.user_id, state = excluded.state, style = excluded.style, starts_at = excluded.starts_at,
                 reported_at = excluded.reported_at
             """,
             [
                 .text(report.contextKey), SQLValue(report.householdID), .text(report.deviceID), SQLValue(report.userID),
                 .text(report.state.rawValue), .text(report.style.rawValue), SQLValue(report.startsAt), SQLValue(report.reportedAt),
+                .text(report.activityID),
             ]
         )
     }
@@ -73,13 +78,13 @@ extension ActivityReportRepository {
     public func activities(contextKey: String, in transaction: any SQLTransaction) throws -> [ActivityReport] {
         try transaction.query(
             """
-            SELECT context_key, household_id, device_id, user_id, state, style, starts_at, reported_at FROM la_activity_reports
-            WHERE context_key = $1 ORDER BY household_id, device_id
+            SELECT context_key, household_id, device_id, activity_id, user_id, state, style, starts_at, reported_at FROM la_activity_reports
+            WHERE context_key = $1 ORDER BY household_id, device_id, reported_at, activity_id
             """, [.text(contextKey)]
         ).map { row in
             ActivityReport(
                 contextKey: try row.string("context_key"), householdID: HouseholdID(try row.int("household_id")),
-                deviceID: try row.string("device_id"), userID: UserID(try row.int("user_id")),
+                deviceID: try row.string("device_id"), activityID: try row.string("activity_id"), userID: UserID(try row.int("user_id")),
                 state: ActivityReport.State(rawValue: try row.string("state")) ?? .active,
                 style: ActivityReport.Style(rawValue: try row.string("style")) ?? .standard, startsAt: try row.optionalDate("starts_at"),
                 reportedAt: try row.date("reported_at"))
@@ -90,12 +95,12 @@ extension ActivityReportRepository {
         try database.read { transaction in try activities(contextKey: contextKey, in: transaction) }
     }
 
-    /// The devices (`"household:device"`) whose activity of the context the app reported as
-    /// transient: not renewed, not followed as long-lived.
-    public func transientDevices(contextKey: String, in transaction: any SQLTransaction) throws -> Set<String> {
-        Set(
-            try transaction.query(
-                "SELECT household_id, device_id FROM la_activity_reports WHERE context_key = $1 AND style = 'transient'", [.text(contextKey)]
-            ).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
+    /// The report of `activityID` on the device, or with none the device's newest report
+    /// without an activity id.
+    public func activity(
+        contextKey: String, householdID: HouseholdID, deviceID: String, activityID: String?, in transaction: any SQLTransaction
+    ) throws -> ActivityReport? {
+        try activities(contextKey: contextKey, in: transaction)
+            .filter { $0.householdID == householdID && $0.deviceID == deviceID && $0.activityID == (activityID ?? "") }.last
     }
 }

@@ -75,6 +75,7 @@ import Testing
         #expect(try setup.admin("PUT", "/v1/contexts/trip:bad", json: ContextAPITests.trip(delay: 1)).status == 201)
         let far = ISO8601DateFormatter().string(from: Date().addingTimeInterval(8 * 86_400))
         let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(60))
+        let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3600))
         let cases: [(String, Int, String)] = [
             (#"{"context_key":"trip:bad","state":"running"}"#, 400, "state"),
             (#"{"context_key":"trip:bad","state":"active","style":"fleeting"}"#, 400, "style"),
@@ -84,6 +85,9 @@ import Testing
             (#"{"context_key":"trip:bad","state":"active","attributes_type":"ShoppingActivityAttributes"}"#, 409, "attributes_type"),
             (#"{"context_key":"trip:bad","state":"active","device_id":""}"#, 400, "device_id"),
             (#"{"context_key":"","state":"active"}"#, 400, "context_key"),
+            (#"{"context_key":"trip:bad","state":"pending","starts_at":"\#(past)"}"#, 422, "starts_at"),
+            (#"{"context_key":"trip:bad","state":"active","activity_id":"a b"}"#, 400, "activity_id"),
+            (#"{"context_key":"trip:bad","state":"active","activity_id":"\#(String(repeating: "a", count: 129))"}"#, 400, "activity_id"),
         ]
         for (json, status, field) in cases {
             let response = try Self.report(setup, json)
@@ -92,6 +96,11 @@ import Testing
         #expect(try Self.report(setup, #"{"context_key":"trip:nope","state":"active"}"#).status == 404)
         #expect(try setup.server.app.store.reports.activities(contextKey: "trip:bad").isEmpty)
         #expect(try Self.activityNotes(setup, "trip:bad").isEmpty)
+        // An activity id goes with an update token only.
+        let start = #"{"kind":"la-pushToStart","token":"\#(String(repeating: "ab", count: 32))","attributes_type":"\#(Self.type)","#
+        let refused = try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: start + #""activity_id":"A1"}"#)
+        #expect(refused.status == 400 && refused.errorField == "activity_id", "\(refused.text)")
+        #expect(try setup.server.app.store.tokens.activeTokens(userID: setup.userID).count == 1, "only the update token of the setup")
     }
 
     @Test func aReportWithoutAStyleKeepsTheOneReportedBefore() throws {
@@ -130,5 +139,72 @@ import Testing
         #expect(await eventually { setup.aps(standardStart).count == 1 })
         #expect(try await eventually { try setup.dispatcherIsIdle() })
         #expect(setup.aps(transientStart).isEmpty, "no successor start for the transient card")
+    }
+
+    /// A device's la-update token for `key` as card `activityID` (nil: the app sent none).
+    static func card(_ setup: ContextAPITests.Setup, _ device: Int, _ key: String, token: Int, activityID: String?) throws -> String {
+        let hex = String(format: "%064x", 0xca4d00 + token)
+        setup.sandbox.registerDevice(token: hex)
+        let id = activityID.map { #","activity_id":"\#($0)""# } ?? ""
+        let body = #"{"kind":"la-update","token":"\#(hex)","device_id":"phone-\#(device)","context_key":"\#(key)"\#(id)}"#
+        let response = try setup.server.request("POST", "/api/apns/register", token: setup.bearer, json: body)
+        #expect(response.status == 200, "\(response.text)")
+        return hex
+    }
+
+    /// A report belongs to its card (by `activity_id`), not to the device, whatever the order of
+    /// report and registration: a transient mark stays with its card, an `ended` report ends its
+    /// card's token and its renewal; a report without an id counts for the device's cards
+    /// registered before it.
+    @Test func renewalFollowsEachCardsOwnReportWhateverTheOrder() async throws {
+        let clock = ManualClock()
+        let setup = try ContextAPITests.Setup(clock: clock) { $0.renewingTypes = [Self.type] }
+        defer { setup.stop() }
+        let key = "trip:cards"
+        #expect(try setup.admin("PUT", "/v1/contexts/\(key)", json: ContextAPITests.trip(delay: 1)).status == 201)
+        func report(_ device: Int, _ state: String, style: String? = nil, id: String?) throws {
+            let fields = [
+                #""context_key":"\#(key)""#, #""device_id":"phone-\#(device)""#, #""state":"\#(state)""#,
+                style.map { #""style":"\#($0)""# }, id.map { #""activity_id":"\#($0)""# },
+            ].compactMap { $0 }
+            let response = try Self.report(setup, "{" + fields.joined(separator: ",") + "}")
+            #expect(response.status == 200, "\(response.text)")
+        }
+        _ = try Self.card(setup, 0, key, token: 0, activityID: "A0")  // no report: renewed
+        try report(1, "active", style: "transient", id: "A1")  // reported before its token…
+        _ = try Self.card(setup, 1, key, token: 1, activityID: "A1")
+        _ = try Self.card(setup, 1, key, token: 11, activityID: "B1")  // …then a standard card replaces it: renewed
+        _ = try Self.card(setup, 2, key, token: 2, activityID: "A2")
+        try report(2, "active", style: "transient", id: "A2")  // transient after its token: not renewed
+        let ended = try Self.card(setup, 3, key, token: 3, activityID: "A3")
+        try report(3, "ended", id: "A3")  // ended: its token ends, no renewal
+        try report(4, "ended", id: nil)  // an earlier card's end, without ids…
+        clock.advance(by: 1)
+        _ = try Self.card(setup, 4, key, token: 4, activityID: nil)  // …does not count for a card registered after it
+        let active = try setup.server.app.store.tokens.activeTokens(userID: setup.userID).map(\.token)
+        #expect(!active.contains(ended), "the ended card's token ended with it")
+        #expect(active.count == 4)
+
+        clock.advance(by: 7 * 3600 + 35 * 60)
+        setup.server.app.engine.sweepLifecycle()
+        let renewals = try setup.server.app.store.renewals.renewals(contextKey: key)
+        #expect(renewals.map(\.deviceID).sorted() == ["phone-0", "phone-1", "phone-4"], "\(renewals)")
+    }
+
+    /// An `active` report of a standard card answers the device's start sent before it, as a
+    /// receipt does: the start is not sent again after its lease.
+    @Test func anActiveReportAnswersTheStartItsCardCameFrom() async throws {
+        let setup = try APISetup(.live)
+        defer { setup.stop() }
+        let token = try setup.startDevice(0, type: Self.type)
+        #expect(try setup.admin("PUT", "/v1/contexts/trip:now", json: ContextAPITests.trip(delay: 3)).status == 201)
+        let asked = try setup.admin("POST", "/v1/contexts/trip:now/start", json: ScheduledStartTests.body(userID: setup.userID.rawValue, at: nil))
+        #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
+        #expect(await eventually { ScheduledStartTests.starts(setup, token) == 1 })
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:now").first?.updateTokenAt == nil, "not answered yet")
+        let report = try setup.server.request(
+            "POST", "/api/la/activity", token: setup.bearer, json: #"{"context_key":"trip:now","device_id":"phone-0","state":"active"}"#)
+        #expect(report.status == 200, "\(report.text)")
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:now").first?.updateTokenAt != nil, "answered by the report")
     }
 }
