@@ -13,7 +13,7 @@ enum ActivityReportFields {
         "style", .oneOf(ActivityReport.Style.allCases.map(\.rawValue)),
         about: "ActivityKit's ActivityStyle (iOS 18; default standard): a transient activity is never renewed")
     static let startsAt = FieldRule(
-        "starts_at", ContextFields.startAt.kind,
+        "starts_at", CommonFields.startAt.kind,
         about: "with state pending (optional), and only then: when the system will start the activity; at most 10 minutes past, 7 days ahead")
     /// How far in the past a pending activity's start may lie: the system is about to start it.
     static let startsAtSkew: TimeInterval = 10 * 60

@@ -68,7 +68,7 @@ struct ContextHandlers: Sendable {
             for (name, count) in [("userIds", userIDs.count), ("deviceIds", deviceIDs.count)] where count > ContextFields.startTargets.upperBound {
                 throw HTTPError.badRequest("at most \(ContextFields.startTargets.upperBound) \(name) per call, not \(count)", field: name)
             }
-            let at = try ContextFields.startTime(body.at)
+            let at = try CommonFields.startTime(body.at)
             let result = try engine.startActivities(
                 contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,
                 includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false, at: at

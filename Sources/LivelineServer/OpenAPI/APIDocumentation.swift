@@ -264,7 +264,7 @@ enum APIDocumentation {
                     "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "deviceIds": ["type": "array", "items": TokenFields.deviceID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "alert": ref("Alert"),
-                    "includeDismissed": boolean, "useChannel": boolean, "at": ContextFields.startAt.schema,
+                    "includeDismissed": boolean, "useChannel": boolean, "at": CommonFields.startAt.schema,
                 ], required: ["alert"]),
             [
                 ["required": ["userIds"], "properties": ["userIds": ["type": "array", "minItems": 1]]],
