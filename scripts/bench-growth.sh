@@ -13,7 +13,7 @@
 # and a smaller size as many rounds as push the same number of tokens, up to 30: between runs of 3
 # to 5 rounds each, the median at 10,000 tokens moved by up to 40 % (the engine) and 72 % (the
 # ceiling), which alone put the cost of one more token 26–37 % apart
-# (docs/decisions/0020-the-fan-out-benchmark.md).
+# (docs/decisions/the-fan-out-benchmark.md).
 #
 #   scripts/bench-growth.sh                              # 10 s per PUT run, 3 rounds; 5 fan-out rounds
 #   SIZES="1000 100000" DURATION=5 TOKENS=1000,10000 FANOUT_ROUNDS=3 scripts/bench-growth.sh

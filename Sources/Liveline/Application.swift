@@ -325,6 +325,7 @@ private func engineConfiguration(
         priorityBudgetByType: configuration.priorityBudgetByType, startBudget: configuration.startBudget,
         orphanChannelGrace: configuration.orphanChannelGrace, clock: clock
     )
+    engineConfiguration.channelCreationWait = configuration.channelCreationWait
     engineConfiguration.renewingTypes = configuration.renewingTypes
     engineConfiguration.renewalLead = configuration.renewalLead
     for (type, lifecycle) in lifecycles {

@@ -21,7 +21,7 @@ public enum EngineBenchmark {
     /// `rounds` for the largest size; a smaller size runs as many rounds as push the same number of
     /// tokens, up to ``mostRounds``. Its rounds are cheap and its median is what the machine's noise
     /// moves most: with a few rounds the cost of one more token came out far apart between runs
-    /// (docs/decisions/0020-the-fan-out-benchmark.md).
+    /// (docs/decisions/the-fan-out-benchmark.md).
     static func roundsFor(count: Int, largest: Int, rounds: Int) -> Int {
         max(rounds, min(mostRounds, rounds * largest / max(count, 1)))
     }

@@ -38,6 +38,7 @@ public final class TestServer: Sendable {
         configuration.accessLog = "off"
         configuration.logLevel = .error  // the engine's events: only what went wrong for good
         configuration.databaseURL = try Self.databaseURL(of: self.folder)
+        configuration.channelCreationWait = 30  // a loaded machine's sandbox, not a slow APNs
         configure(&configuration)
         TestLogs.collect(logSink: &configuration.logSink, accessLog: &configuration.accessLog, logLevel: &configuration.logLevel)
         let serverClock = clock?.function

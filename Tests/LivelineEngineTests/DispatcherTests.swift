@@ -31,11 +31,10 @@ import Testing
                     credentials: APNSCredentials(keyID: sandbox.keyID, teamID: sandbox.teamID, key: sandbox.signingKey),
                     environment: .local(devicePort: sandbox.devicePort, managementPort: sandbox.managementPort, caFile: sandbox.certificateFile.path)
                 ))
-            engine = Engine(
-                store: store, sender: client,
-                configuration: EngineConfiguration(
-                    bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy),
-                registry: .builtIn)
+            var configuration = EngineConfiguration(
+                bundleID: sandbox.bundleID, retryPolicy: retry, minimumPushInterval: 0, channelStoragePolicy: channelStoragePolicy)
+            configuration.channelCreationWait = 30  // a loaded machine's sandbox, not a slow APNs
+            engine = Engine(store: store, sender: client, configuration: configuration, registry: .builtIn)
             let user = try store.accounts.createUser(
                 household: "H", name: "U", avatarTint: "azure", emoji: "x", locale: "de", tokenHash: UUID().uuidString, now: Date())
             householdID = user.householdID

@@ -62,7 +62,9 @@ import Testing
 
         /// An engine pushing to both: development the default environment.
         func engine(_ configuration: EngineConfiguration) -> Engine {
-            Engine(
+            var configuration = configuration
+            configuration.channelCreationWait = 30  // a loaded machine's sandbox, not a slow APNs
+            return Engine(
                 store: harness.store, sender: harness.client, otherSenders: [.production: productionClient], configuration: configuration,
                 registry: .builtIn)
         }

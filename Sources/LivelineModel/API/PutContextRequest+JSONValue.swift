@@ -3,7 +3,7 @@ import Foundation
 extension PutContextRequest {
     /// The request read from a body already parsed into a ``JSONValue`` — the common case of
     /// `PUT /v1/contexts/{key}` without `JSONDecoder`'s walk through `Codable` (most of the cost of
-    /// the call, `docs/decisions/0008-the-write-path-json-without-codable.md`). Nil when the body
+    /// the call, `docs/decisions/the-write-path-json-without-codable.md`). Nil when the body
     /// is anything but a plain well-formed request (a member of the wrong kind, a missing one, an
     /// `alert`): the caller then decodes it with `JSONDecoder`, which gives the exact error, so
     /// both paths accept and refuse the same bodies.

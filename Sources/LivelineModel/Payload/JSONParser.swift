@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `JSONDecoder` reaches the same values through `Codable`: every scalar is found by attempts that
 /// fail and throw (a keyed container, an unkeyed one, a string, a bool…), which made it most of the
-/// cost of a `PUT /v1/contexts/…` (`docs/decisions/0008-the-write-path-json-without-codable.md`).
+/// cost of a `PUT /v1/contexts/…` (`docs/decisions/the-write-path-json-without-codable.md`).
 /// `JSONSerialization`, the other Foundation path, is fast but lenient on Linux (it takes `[1,]`).
 /// This reader is strict where RFC 8259 is: no trailing commas, no leading zeros, no raw control
 /// characters in strings, valid UTF-8 only (RFC 8259 §8.1), escapes `\uD83D\uDE00` joined into one

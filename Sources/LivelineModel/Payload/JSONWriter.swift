@@ -6,7 +6,7 @@ import Foundation
 /// as `\u00XX`, the rest as UTF-8) and numbers as it writes them (`1` for `1.0`, `1e+20`).
 ///
 /// `JSONEncoder` took most of the cost of rendering a push and checking a `PUT`
-/// (`docs/decisions/0008-the-write-path-json-without-codable.md`); this writes the same document
+/// (`docs/decisions/the-write-path-json-without-codable.md`); this writes the same document
 /// straight into one byte buffer.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []

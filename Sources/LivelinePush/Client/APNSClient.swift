@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Transport: a client on libnghttp2 (shared with the sandbox's server) driven by our own epoll
 /// loop, not libcurl's multi interface, whose per-request CPU cost bounded one connection and
-/// whose Debian build cannot do h2c (docs/decisions/0001-apns-client-on-libnghttp2.md).
+/// whose Debian build cannot do h2c (docs/decisions/apns-client-on-libnghttp2.md).
 ///
 /// What it takes care of: the provider token (signed once, renewed every 50 minutes, rotated once
 /// on `ExpiredProviderToken`), the first request of a connection going alone, the server's stream

@@ -28,7 +28,7 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes = 1 << 20
     /// HTTP worker threads (`LIVELINE_HTTP_THREADS`); default two per core, at least 4. A worker
     /// answers its requests one at a time and waits while a write commits, so with one per core
-    /// the cores sat idle under writes (`docs/decisions/0009-group-commit-and-http-workers.md`).
+    /// the cores sat idle under writes (`docs/decisions/group-commit-and-http-workers.md`).
     public var httpThreads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// Where the JSON access log goes (`LIVELINE_ACCESS_LOG`): `stdout`, `stderr` or `off`.
     public var accessLog = "stdout"
@@ -76,6 +76,9 @@ public struct ServerConfiguration: Sendable {
     /// How long after a reconcile listed an orphan channel it is deleted (default 60 s; see
     /// `EngineConfiguration.orphanChannelGrace`).
     public var orphanChannelGrace: TimeInterval = 60
+    /// How long a start waits for APNs to create its channel before it falls back to update
+    /// tokens (default 1 s; see `EngineConfiguration.channelCreationWait`).
+    public var channelCreationWait: TimeInterval = 1
     /// How APNs is reached: Apple with a configured key, else the in-process sandbox.
     public var apns = APNSConfiguration()
     /// Web Push (docs/operations.md, "Web Push"): the VAPID key's PEM file (`LIVELINE_WEBPUSH_VAPID_KEY`;

@@ -4,7 +4,7 @@ extension Migration {
     /// and each page is then one range of the index on both backends. (SQLite's index entries
     /// ended in the row id already. PostgreSQL's did not, and scanned the primary key from the
     /// page's first id and filtered instead; `EXPLAIN ANALYZE` figures in
-    /// docs/decisions/0022-fan-out-token-pages.md.)
+    /// docs/decisions/fan-out-token-pages.md.)
     /// Built in the migration's transaction: on PostgreSQL, writes to `push_tokens` wait until it
     /// is built.
     static let v12 = Migration(

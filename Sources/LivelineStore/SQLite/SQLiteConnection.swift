@@ -25,7 +25,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// SQLite of Debian 12 (3.40), the commit of a transaction in which a B-tree page split and
     /// two new pages swapped numbers (`balance_nonroot` renumbers one through the lock-byte
     /// page's number, past the end of a file under 1 GiB) walks every page the cache holds; the
-    /// figures are in `docs/decisions/0017-small-page-caches.md`.
+    /// figures are in `docs/decisions/small-page-caches.md`.
     static let writerCacheKilobytes = 4_096
     /// Changed pages the writer keeps in one transaction before it writes some to the WAL
     /// (`PRAGMA cache_spill`; 65,536 pages of 4 KiB, 256 MB). The cache grows past
@@ -40,7 +40,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The part of the database file each connection reads through a memory map instead of `pread`
     /// (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is then read
     /// from the kernel's page cache without a system call and a copy (what it gained:
-    /// `docs/decisions/0016-reads-through-a-memory-map.md`). Writes still go through `pwrite`, so
+    /// `docs/decisions/reads-through-a-memory-map.md`). Writes still go through `pwrite`, so
     /// a full disk is still an error SQLite returns. A library built with `SQLITE_MMAP_READWRITE`
     /// would write through the map, where a full disk is a `SIGBUS`: there no map is used
     /// (``mmapBytesOfThisLibrary``). What changes is a read error of the disk itself: through the

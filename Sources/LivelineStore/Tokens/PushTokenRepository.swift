@@ -270,7 +270,7 @@ public struct PushTokenRepository: Sendable {
         // same statement: one range of `deliveries_budget` per token (migration 11; its three
         // equalities and the priority and status of its `WHERE`), instead of a second result with
         // a row per token, which a large fan-out was slow to read and index
-        // (docs/decisions/0019-the-budget-ledger-read-with-each-token.md).
+        // (docs/decisions/the-budget-ledger-read-with-each-token.md).
         var ledger = ""
         if let ledgerSince {
             parameters.append(SQLValue(ledgerSince))

@@ -104,17 +104,17 @@ import Testing
             # Quick start
             ## Push tokens — `/api/apns/register`
             ## Quick start
-            See [a](docs/api.md#the-document), [b](docs/nothing.md), [c](docs/api.md#no-such-heading), [d](#quick-start-1).
+            See [a](docs/api.md#the-document), [b](docs/no-such-page.html), [c](docs/api.md#no-such-heading), [d](#quick-start-1).
             ```
-            [in code](docs/nothing-either.md)
+            [in code](docs/no-such-page-either.html)
             ```
-            [e](https://example.com/x) and `[inline](docs/nothing.md)`
+            [e](https://example.com/x) and `[inline](docs/no-such-page.html)`
             """
         #expect(Self.anchors(of: text) == ["quick-start", "push-tokens--apiapnsregister", "quick-start-1"])
         let links = Self.links(in: text, file: "README.md")
         #expect(
             links.map(\.target) == [
-                "docs/api.md#the-document", "docs/nothing.md", "docs/api.md#no-such-heading", "#quick-start-1", "https://example.com/x",
+                "docs/api.md#the-document", "docs/no-such-page.html", "docs/api.md#no-such-heading", "#quick-start-1", "https://example.com/x",
             ])
         #expect(links.map { Self.problem($0) == nil } == [true, false, false, false, true])
     }

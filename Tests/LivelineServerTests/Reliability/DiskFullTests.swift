@@ -89,7 +89,7 @@ import Testing
         // copied all of it; with this snapshot held no checkpoint copies past it, so after at most
         // one restart, at the first write, the WAL only grows. Otherwise SQLite rightly takes
         // writes again on a disk that is still full, and the full phase below could end by itself
-        // (`docs/decisions/0015-disk-full-test-holds-the-wal.md`).
+        // (`docs/decisions/disk-full-test-holds-the-wal.md`).
         let pin = try SQLiteConnection(path: folder.appendingPathComponent("liveline.sqlite").path, readOnly: true)
         try pin.executeScript("BEGIN")
         _ = try pin.run("SELECT count(*) FROM contexts", [], collect: true)

@@ -57,6 +57,7 @@ import Testing
         let setup = try ContextAPITests.Setup(.live) {
             $0.minimumPushInterval = 0
             $0.httpThreads = 2
+            $0.channelCreationWait = 1  // the product's default, not the tests' longer one
         }
         defer { setup.stop() }
         let startToken = try setup.startDevice(0, type: "TripLiveActivityAttributes")
