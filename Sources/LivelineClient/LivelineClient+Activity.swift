@@ -27,7 +27,7 @@ extension LivelineClient {
     /// that card: `ended` ends its tokens, and a transient card is never renewed.
     @discardableResult
     public func reportActivity(
-        contextKey: String, state: ReportedActivityState, startsAt: Date? = nil, style: ReportedActivityStyle? = .standard,
+        contextKey: String, state: ReportedActivityState, startsAt: Date? = nil, style: ReportedActivityStyle? = nil,
         attributesType: String? = nil, activityID: String? = nil
     ) async throws -> ActivityStateResponse {
         try await call(

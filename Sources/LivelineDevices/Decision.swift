@@ -111,7 +111,7 @@ struct Decision {
         if createdStale {
             note(.dropped, key, "started with a stale-date already past: created stale and never presented")
         } else {
-            let duplicate = state.activities.contains { $0.contextKey == key && $0.isVisible }
+            let duplicate = state.activities.contains { $0.contextKey == key && $0.isRunning }
             note(
                 .applied, key,
                 "started\(duplicate ? " a SECOND card for the same context" : "")\(activity.rev.map { " at rev \($0)" } ?? "")\(channel.map { " following channel \($0)" } ?? "")"

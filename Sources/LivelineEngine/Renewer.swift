@@ -69,11 +69,10 @@ struct Renewer: Sendable {
             guard let context = try change.context(listed.key) else { return nil }
             var planned = Planned(rev: rev)
             var seen = Set<String>()
-            for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql)
-            where seen.insert("\(card.householdID):\(card.deviceID)").inserted {
+            for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql) {
                 let report = try store.reports.activity(
                     contextKey: context.key, householdID: card.householdID, deviceID: card.deviceID, activityID: card.activityID, in: change.sql)
-                guard !Self.isOver(card, reported: report) else { continue }
+                guard !Self.isOver(card, reported: report), seen.insert("\(card.householdID):\(card.deviceID)").inserted else { continue }
                 if try renew(card, of: context, now: now, in: change.sql) { planned.starting += 1 } else { planned.refused += 1 }
             }
             return planned

@@ -34,6 +34,18 @@ extension Engine {
             if let fingerprint = registration.contractFingerprint, let type = try contractType(of: registration, in: change.sql) {
                 try library.requireVersion(of: type, fingerprint: fingerprint, in: change.sql)
             }
+            // The app reported this token's activity ended before the token came: stored, and ended.
+            if registration.kind == .update, let contextKey = registration.contextKey, let activityID = registration.activityID,
+                try store.reports.activity(
+                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
+                    in: change.sql)?.state == .ended
+            {
+                let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
+                try store.tokens.endUpdateTokens(
+                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
+                    reason: "the app reported the activity ended", now: change.now, in: change.sql)
+                return (outcome, registration, nil as EngineEvent?)
+            }
             if registration.kind == .update, let contextKey = registration.contextKey {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
@@ -115,6 +127,8 @@ extension Engine {
     public func reportActivity(_ report: ActivityReport, styleGiven: Bool = true) throws -> ActivityReport {
         defer { store.tokens.changes.bump() }
         return try write { change in
+            // Held as a registration of the context's token holds it: one of the two sees the other.
+            _ = try store.contexts.lock(key: report.contextKey, in: change.sql)
             var report = report
             if !styleGiven,
                 let before = try store.reports.activity(

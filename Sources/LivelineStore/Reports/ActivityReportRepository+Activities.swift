@@ -81,14 +81,16 @@ extension ActivityReportRepository {
             SELECT context_key, household_id, device_id, activity_id, user_id, state, style, starts_at, reported_at FROM la_activity_reports
             WHERE context_key = $1 ORDER BY household_id, device_id, reported_at, activity_id
             """, [.text(contextKey)]
-        ).map { row in
-            ActivityReport(
-                contextKey: try row.string("context_key"), householdID: HouseholdID(try row.int("household_id")),
-                deviceID: try row.string("device_id"), activityID: try row.string("activity_id"), userID: UserID(try row.int("user_id")),
-                state: ActivityReport.State(rawValue: try row.string("state")) ?? .active,
-                style: ActivityReport.Style(rawValue: try row.string("style")) ?? .standard, startsAt: try row.optionalDate("starts_at"),
-                reportedAt: try row.date("reported_at"))
-        }
+        ).map(Self.report(row:))
+    }
+
+    static func report(row: Row) throws -> ActivityReport {
+        ActivityReport(
+            contextKey: try row.string("context_key"), householdID: HouseholdID(try row.int("household_id")),
+            deviceID: try row.string("device_id"), activityID: try row.string("activity_id"), userID: UserID(try row.int("user_id")),
+            state: ActivityReport.State(rawValue: try row.string("state")) ?? .active,
+            style: ActivityReport.Style(rawValue: try row.string("style")) ?? .standard, startsAt: try row.optionalDate("starts_at"),
+            reportedAt: try row.date("reported_at"))
     }
 
     public func activities(contextKey: String) throws -> [ActivityReport] {
@@ -100,7 +102,16 @@ extension ActivityReportRepository {
     public func activity(
         contextKey: String, householdID: HouseholdID, deviceID: String, activityID: String?, in transaction: any SQLTransaction
     ) throws -> ActivityReport? {
-        try activities(contextKey: contextKey, in: transaction)
-            .filter { $0.householdID == householdID && $0.deviceID == deviceID && $0.activityID == (activityID ?? "") }.last
+        try transaction.queryOne(
+            """
+            SELECT context_key, household_id, device_id, activity_id, user_id, state, style, starts_at, reported_at FROM la_activity_reports
+            WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND activity_id = $4
+            """, [.text(contextKey), SQLValue(householdID), .text(deviceID), .text(activityID ?? "")]
+        ).map(Self.report(row:))
+    }
+
+    /// Forgets the context's reports (a new card of it begins: `EngineWrite.reopen`).
+    public func clearActivities(contextKey: String, in transaction: any SQLTransaction) throws {
+        try transaction.execute("DELETE FROM la_activity_reports WHERE context_key = $1", [.text(contextKey)])
     }
 }

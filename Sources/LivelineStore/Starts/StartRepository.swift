@@ -184,6 +184,13 @@ public struct StartRepository: Sendable {
         )
     }
 
+    /// Settles the queued start `id` as `skipped` with `reason` (it is not sent). In the caller's transaction.
+    public func skip(id: Int, reason: String, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            "UPDATE la_starts SET status = 'skipped', reason = $2, updated_at = $3 WHERE id = $1 AND status = 'queued'",
+            [SQLValue(id), .text(reason), SQLValue(now)])
+    }
+
     /// Gives up on the queued scheduled start `id`: its time plus the grace period passed before
     /// it could be sent (`failed`, with `reason`, and `missed_at`). In the caller's transaction.
     public func markMissed(id: Int, reason: String, now: Date, in transaction: any SQLTransaction) throws {

@@ -380,6 +380,22 @@ public struct PushTokenRepository: Sendable {
         return Set(try (tokens + receipts).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
     }
 
+    /// Whether the device shows the context's card: an active `la-update` token of it, or an
+    /// `active` report of a standard activity of it (a card that follows a channel has no token).
+    public func showsCard(contextKey: String, householdID: HouseholdID, deviceID: String) throws -> Bool {
+        try database.read { transaction in
+            try transaction.queryOne(
+                """
+                SELECT 1 AS shown FROM push_tokens
+                WHERE kind = 'la-update' AND context_key = $1 AND household_id = $2 AND device_id = $3 AND status = 'active'
+                UNION ALL
+                SELECT 1 AS shown FROM la_activity_reports
+                WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND state = 'active' AND style = 'standard'
+                """,
+                [.text(contextKey), SQLValue(householdID), .text(deviceID)]) != nil
+        }
+    }
+
     /// The active tokens of one kind of the given user in one environment, by device and id.
     public func activeTokens(
         userID: UserID, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction

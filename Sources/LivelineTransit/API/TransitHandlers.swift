@@ -88,7 +88,8 @@ struct TransitHandlers: Sendable {
                 try TransitDocumentation.timetableID.named(field).text(value)
             }
             let start = try TransitDocumentation.start.text(body.start ?? "local")
-            let at = try Self.pushTime(body.at, start: start, engine: engine, now: clock())
+            let now = clock()
+            let at = try Self.pushTime(body.at, start: start, engine: engine, now: now)
             var day: ServiceDay?
             if let text = body.serviceDate {
                 // The rule's pattern is a real day, which ServiceDay reads.
@@ -100,13 +101,13 @@ struct TransitHandlers: Sendable {
             let trip = try Self.refusals {
                 try tracker.start(
                     householdID: caller.householdID, userID: caller.userID, tripID: body.tripId, fromStopID: body.fromStopId, toStopID: body.toStopId,
-                    serviceDay: day, pushAt: at, now: clock())
+                    serviceDay: day, pushAt: at, now: now)
             }
             var starts: [StartContextResponse.Start]?
             if start == "push" {
                 let alert = LiveActivityAlert(title: .plain("\(trip.attributes.line) → \(trip.attributes.destination)"))
                 let result = try engine.startActivities(
-                    contextKey: trip.contextKey, userIDs: [caller.userID], deviceIDs: [], alert: alert, at: at)
+                    contextKey: trip.contextKey, userIDs: [caller.userID], deviceIDs: [], alert: alert, at: at.flatMap { $0 > now ? $0 : nil })
                 starts = result.outcomes.map {
                     .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason)
                 }

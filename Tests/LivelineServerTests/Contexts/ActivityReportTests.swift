@@ -43,29 +43,40 @@ import Testing
         #expect(try Self.activityNotes(setup, "trip:later").contains("phone-1: activity pending"))
     }
 
-    /// An `active` report is the app's card of now: it answers no start the server scheduled for
-    /// later (and a transient one answers none at all), so that start still goes out at its time.
-    @Test func anActiveReportAnswersNoStartScheduledForLater() async throws {
+    /// A start scheduled for later is answered by nothing the device sends meanwhile (the card it
+    /// shows then is another, and may end before the start's time): when it is due, it goes out
+    /// to a device whose card ended, and is skipped on one that shows the card then.
+    @Test func aStartScheduledForLaterGoesOutUnlessTheDeviceShowsTheCardThen() async throws {
         let clock = ManualClock()
         let setup = try APISetup(.live, clock: clock)
         defer { setup.stop() }
-        let token = try setup.startDevice(0, type: Self.type)
+        let ended = try setup.startDevice(0, type: Self.type)
+        let shown = try setup.startDevice(1, type: Self.type)
         #expect(try setup.admin("PUT", "/v1/contexts/trip:soon", json: ContextAPITests.trip(delay: 3)).status == 201)
         let at = clock.now.addingTimeInterval(1_800)
         let asked = try setup.admin(
             "POST", "/v1/contexts/trip:soon/start", json: ScheduledStartTests.body(userID: setup.userID.rawValue, at: ScheduledStartTests.time(at)))
-        #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
-        for style in ["transient", "standard"] {
-            let report = try setup.server.request(
-                "POST", "/api/la/activity", token: setup.bearer,
-                json: #"{"context_key":"trip:soon","device_id":"phone-0","state":"active","style":"\#(style)"}"#)
+        #expect((asked.json?["starts"] as? [[String: Any]])?.map { $0["outcome"] as? String } == ["queued", "queued"], "\(asked.text)")
+        // phone-0's app shows a card of its own for a while, then it ends; phone-1's app starts one and keeps it.
+        for (state, style) in [("active", "transient"), ("active", "standard"), ("ended", "standard")] {
+            let report = try Self.report(setup, #"{"context_key":"trip:soon","device_id":"phone-0","state":"\#(state)","style":"\#(style)"}"#)
             #expect(report.status == 200, "\(report.text)")
         }
-        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:soon").first?.updateTokenAt == nil, "not answered")
+        _ = try setup.device(1, contextKey: "trip:soon", type: Self.type)
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:soon").allSatisfy { $0.updateTokenAt == nil }, "not answered")
         clock.advance(by: 1_799)
-        try await ScheduledStartTests.probe(setup, token, "trip:probe", userID: setup.userID.rawValue)
+        try await ScheduledStartTests.probe(setup, ended, "trip:probe", userID: setup.userID.rawValue)
+        #expect(ScheduledStartTests.starts(setup, ended) == 1 && ScheduledStartTests.starts(setup, shown) == 1, "only the probe's so far")
         clock.advance(by: 1)
-        #expect(await eventually { ScheduledStartTests.starts(setup, token) == 2 }, "the scheduled start went out at its time")
+        #expect(await eventually { ScheduledStartTests.starts(setup, ended) == 2 }, "the scheduled start went out at its time")
+        let skipped = await eventually {
+            (try? setup.server.app.store.starts.starts(contextKey: "trip:soon").first { $0.deviceID == "phone-1" }?.status) == .skipped
+        }
+        #expect(skipped, "the device showing the card gets no second one")
+        #expect(try await eventually { try setup.dispatcherIsIdle() })
+        #expect(ScheduledStartTests.starts(setup, shown) == 1)
+        let reason = try setup.server.app.store.starts.starts(contextKey: "trip:soon").first { $0.deviceID == "phone-1" }?.reason
+        #expect(reason?.contains("showed the card already") == true, "\(reason ?? "none")")
     }
 
     @Test func badReportsAreRefusedNamingTheFieldAndNothingIsStored() throws {
@@ -179,11 +190,15 @@ import Testing
         let ended = try Self.card(setup, 3, key, token: 3, activityID: "A3")
         try report(3, "ended", id: "A3")  // ended: its token ends, no renewal
         try report(4, "ended", id: nil)  // an earlier card's end, without ids…
+        try report(5, "active", style: "transient", id: "A5")  // transient, reported before its token: not renewed
+        try report(6, "ended", id: "A6")  // ended before its token came: the token ends at once
         clock.advance(by: 1)
         _ = try Self.card(setup, 4, key, token: 4, activityID: nil)  // …does not count for a card registered after it
+        _ = try Self.card(setup, 5, key, token: 5, activityID: "A5")
+        let late = try Self.card(setup, 6, key, token: 6, activityID: "A6")
         let active = try setup.server.app.store.tokens.activeTokens(userID: setup.userID).map(\.token)
-        #expect(!active.contains(ended), "the ended card's token ended with it")
-        #expect(active.count == 4)
+        #expect(!active.contains(ended) && !active.contains(late), "an ended card's token ends with it, whenever it came")
+        #expect(active.count == 5)
 
         clock.advance(by: 7 * 3600 + 35 * 60)
         setup.server.app.engine.sweepLifecycle()
@@ -202,6 +217,10 @@ import Testing
         #expect((asked.json?["starts"] as? [[String: Any]])?.first?["outcome"] as? String == "queued", "\(asked.text)")
         #expect(await eventually { ScheduledStartTests.starts(setup, token) == 1 })
         #expect(try setup.server.app.store.starts.starts(contextKey: "trip:now").first?.updateTokenAt == nil, "not answered yet")
+        let transient = try Self.report(
+            setup, #"{"context_key":"trip:now","device_id":"phone-0","state":"active","style":"transient","activity_id":"T"}"#)
+        #expect(transient.status == 200, "\(transient.text)")
+        #expect(try setup.server.app.store.starts.starts(contextKey: "trip:now").first?.updateTokenAt == nil, "a transient card answers no start")
         let report = try setup.server.request(
             "POST", "/api/la/activity", token: setup.bearer, json: #"{"context_key":"trip:now","device_id":"phone-0","state":"active"}"#)
         #expect(report.status == 200, "\(report.text)")
