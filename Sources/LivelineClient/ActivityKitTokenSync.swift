@@ -75,12 +75,13 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes> {
         let key = contextKey(activity.attributes)
         let client = client
         let frequent = frequentPushesEnabled
-        let (type, fingerprint) = (typeName, fingerprint)
+        let (type, fingerprint, id) = (typeName, fingerprint, activity.id)
         if let token = activity.pushToken {
             let hex = Self.hex(token)
             Task {
                 _ = try? await client.register(
-                    .update, token: hex, contextKey: key, attributesType: type, frequentPushesEnabled: frequent, contractFingerprint: fingerprint)
+                    .update, token: hex, contextKey: key, attributesType: type, frequentPushesEnabled: frequent, contractFingerprint: fingerprint,
+                    activityID: id)
             }
         }
         tasks.append(
@@ -88,13 +89,15 @@ public final class LiveActivityTokenSync<Attributes: ActivityAttributes> {
                 for await token in activity.pushTokenUpdates {
                     _ = try? await client.register(
                         .update, token: Self.hex(token), contextKey: key, attributesType: type, frequentPushesEnabled: frequent,
-                        contractFingerprint: fingerprint)
+                        contractFingerprint: fingerprint, activityID: id)
                 }
             })
         tasks.append(
             Task {
-                for await state in activity.activityStateUpdates where state == .dismissed {
-                    _ = try? await client.reportDismissed(contextKey: key)
+                for await state in activity.activityStateUpdates where state == .ended || state == .dismissed {
+                    // Ended: its tokens end (matched by id) and it is never renewed; dismissed: also no new start.
+                    _ = try? await client.reportActivity(contextKey: key, state: .ended, style: nil, activityID: id)
+                    if state == .dismissed { _ = try? await client.reportDismissed(contextKey: key) }
                 }
             })
     }

@@ -86,15 +86,16 @@ public final class LivelineClient: APICaller, Sendable {
     /// the fingerprint of the type this build was compiled with
     /// (``LivelineModel/ContractSchema/fingerprint(attributes:contentState:typeName:)``), for a Live
     /// Activity token, so the server never sends this build a state it cannot decode.
+    /// `activityID`: an update token's `Activity.id`, which the activity's reports name too.
     @discardableResult
     public func register(
         _ kind: PushTokenKind, token: String, contextKey: String? = nil, attributesType: String? = nil,
-        environment: PushEnvironment? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil
+        environment: PushEnvironment? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil, activityID: String? = nil
     ) async throws -> RegisterTokenResponse {
         guard !token.isEmpty else { throw LivelineClientError.invalidArgument("an empty \(kind.rawValue) token is not registered") }
         let body = RegisterTokenRequest(
             kind: kind, token: token, contextKey: contextKey, attributesType: attributesType, environment: environment ?? self.environment,
-            deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled, contractFingerprint: contractFingerprint
+            deviceID: deviceID, frequentPushesEnabled: frequentPushesEnabled, contractFingerprint: contractFingerprint, activityID: activityID
         )
         return try await call(Routes.registerToken, body: body)
     }

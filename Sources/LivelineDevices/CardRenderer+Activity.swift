@@ -10,7 +10,7 @@ extension CardRenderer {
             switch activity.state {
             case .stale: .stale
             case .ended, .dismissed: .ended
-            case .active: .active
+            case .active, .pending: .active
             }
         return render(
             attributesType: activity.attributesType, attributes: activity.attributes.compactJSON, contentState: activity.contentState.compactJSON,

@@ -90,7 +90,7 @@ struct Decision {
         guard state.startLedger.count < rules.startBudget else {
             return drop(nil, "push-to-start budget exceeded (\(state.startLedger.count) starts in \(Int(rules.startBudgetWindow / 60)) minutes)")
         }
-        let running = state.activities.filter(\.isVisible).count
+        let running = state.activities.filter(\.isRunning).count
         guard running < rules.maximumActivities else {
             return drop(nil, "targetMaximumExceeded: \(running) activities of this app already (at most \(rules.maximumActivities))")
         }
@@ -111,7 +111,7 @@ struct Decision {
         if createdStale {
             note(.dropped, key, "started with a stale-date already past: created stale and never presented")
         } else {
-            let duplicate = state.activities.contains { $0.contextKey == key && $0.isVisible }
+            let duplicate = state.activities.contains { $0.contextKey == key && $0.isRunning }
             note(
                 .applied, key,
                 "started\(duplicate ? " a SECOND card for the same context" : "")\(activity.rev.map { " at rev \($0)" } ?? "")\(channel.map { " following channel \($0)" } ?? "")"
@@ -122,7 +122,7 @@ struct Decision {
                 let token = state.random.token()
                 activity.updateToken = token
                 note(.event, key, "update token minted")
-                actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type))
+                actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type, activityID: activity.id))
             } else {
                 activity.awaitingAllow = true
                 note(.event, key, "no update token until the user taps Allow")

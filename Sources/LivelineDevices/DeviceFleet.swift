@@ -142,9 +142,11 @@ public final class DeviceFleet: Sendable {
     /// sandbox, and the app registers the new one.
     public func rotateUpdateToken(device id: String, contextKey: String) {
         guard let device = device(id), let (old, new) = device.rotateUpdateToken(contextKey: contextKey) else { return }
-        let type = device.activity(contextKey: contextKey)?.attributesType
+        let activity = device.activity(contextKey: contextKey)
         sandbox(of: device).markUnregistered(token: old, at: device.clock())
-        perform([.register(kind: .update, token: new, contextKey: contextKey, attributesType: type)], for: id)
+        perform(
+            [.register(kind: .update, token: new, contextKey: contextKey, attributesType: activity?.attributesType, activityID: activity?.id)],
+            for: id)
     }
 
     /// The system rotates the push-to-start token of `type`.
@@ -164,10 +166,29 @@ public final class DeviceFleet: Sendable {
 
     /// The device's app starts a card itself (its user started shopping): see
     /// ``SimulatedDevice/startLocally(attributesType:attributes:contentState:channelID:)``.
-    public func startLocally(device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) {
+    public func startLocally(
+        device id: String, attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?, start: Date? = nil,
+        style: ReportedActivityStyle = .standard
+    ) {
         guard let device = device(id) else { return }
         perform(
-            device.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID), for: id)
+            device.startLocally(
+                attributesType: attributesType, attributes: attributes, contentState: contentState, channelID: channelID, start: start,
+                style: style),
+            for: id)
+    }
+
+    /// Time passes on the device (``SimulatedDevice/tick(now:)``), and its app does what follows
+    /// (a scheduled activity the system started is registered and reported active).
+    public func tick(device id: String) {
+        guard let device = device(id) else { return }
+        perform(device.tick(), for: id)
+    }
+
+    /// The person leaves the app on the device: its transient activities end and are reported.
+    public func leaveApp(device id: String) {
+        guard let device = device(id) else { return }
+        perform(device.leaveApp(), for: id)
     }
 
     /// The user presses `button` on the card of `contextKey` (``SimulatedDevice/press(_:contextKey:)``);
@@ -297,7 +318,7 @@ public final class DeviceFleet: Sendable {
         // Tokens must be known to the sandbox before the server may send to them.
         let tokens = actions.compactMap { action -> String? in
             switch action {
-            case .register(_, let token, _, _): token
+            case .register(_, let token, _, _, _): token
             case .registerWidgets(let registration): registration.token
             default: nil
             }
@@ -323,7 +344,7 @@ public final class DeviceFleet: Sendable {
     private func run(_ action: AppAction, device: SimulatedDevice, client: LivelineClient) async {
         do {
             switch action {
-            case .register(let kind, let token, let contextKey, let type):
+            case .register(let kind, let token, let contextKey, let type, let activityID):
                 let frequent = device.configuration.frequentUpdatesAllowed
                 let started = ContinuousClock.now
                 let what = contextKey.map { " for \($0)" } ?? type.map { " for \($0)" } ?? ""
@@ -336,7 +357,7 @@ public final class DeviceFleet: Sendable {
                         // The app says which shape of its type it was built with.
                         _ = try await client.register(
                             kind, token: token, contextKey: contextKey, attributesType: type, environment: device.configuration.environment,
-                            frequentPushesEnabled: frequent, contractFingerprint: fingerprint)
+                            frequentPushesEnabled: frequent, contractFingerprint: fingerprint, activityID: activityID)
                         break
                     } catch {
                         guard attempt < Self.registrationTries else { throw error }
@@ -369,6 +390,9 @@ public final class DeviceFleet: Sendable {
                 await reloadWidget(kind: kind, device: device, client: client)
             case .receipt(let contextKey, let rev):
                 _ = try await client.reportReceipt(contextKey: contextKey, rev: rev)
+            case .activity(let contextKey, let state, let startsAt, let style, let activityID):
+                _ = try await client.reportActivity(contextKey: contextKey, state: state, startsAt: startsAt, style: style, activityID: activityID)
+                device.note(.event, "app reported its activity \(state.rawValue)\(style == .transient ? " (transient)" : "")", contextKey: contextKey)
             case .dismissed(let contextKey):
                 _ = try await client.reportDismissed(contextKey: contextKey)
                 device.note(.event, "app reported the dismissal", contextKey: contextKey)

@@ -23,6 +23,9 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     public static let pushToStart = OSVersion(17, 2)
     /// Broadcast channels and `input-push-channel` (iOS 18).
     public static let channels = OSVersion(18, 0)
+    /// Activities the app schedules (`Activity.request(…alertConfiguration:start:)`, the
+    /// `pending` state; iOS 26).
+    static let scheduledActivities = OSVersion(26, 0)
     /// WidgetKit pushes: a widget extension's push token (`WidgetPushHandler`, iOS 26; "Updating
     /// widgets with WidgetKit push notifications").
     public static let widgetPushes = OSVersion(26, 0)

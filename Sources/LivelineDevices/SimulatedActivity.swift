@@ -4,6 +4,9 @@ import LivelineModel
 /// One Live Activity on a simulated device, as ActivityKit keeps it.
 public struct SimulatedActivity: Sendable, Hashable {
     public enum State: String, Sendable, Hashable {
+        /// Scheduled by the app (`Activity.request(…start:)`, iOS 26): not shown until the system
+        /// starts it at ``SimulatedActivity/startsAt``; it counts against the activity limit.
+        case pending
         case active
         /// Past its stale date: the card shows it is out of date.
         case stale
@@ -38,6 +41,10 @@ public struct SimulatedActivity: Sendable, Hashable {
     public var priorityLedger: [Date]
     /// Never shown: created with a past stale date.
     public var presented: Bool
+    /// When the system starts a pending activity (the app's `start:` date).
+    public var startsAt: Date? = nil
+    /// Requested with `ActivityStyle.transient` (iOS 18): ends when the person leaves the app.
+    public var transient = false
 
     public init(
         id: String, attributesType: String, attributes: JSONValue, contextKey: String, contentState: JSONValue, timestamp: Int,
@@ -69,5 +76,8 @@ public struct SimulatedActivity: Sendable, Hashable {
     }
 
     /// On the lock screen now.
-    public var isVisible: Bool { presented && state != .dismissed }
+    public var isVisible: Bool { presented && state != .dismissed && state != .pending }
+
+    /// Shown, or waiting to be started by the system: what the concurrent-activity limit counts.
+    public var isRunning: Bool { isVisible || state == .pending }
 }

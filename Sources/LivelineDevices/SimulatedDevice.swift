@@ -128,13 +128,17 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// Time passes: stale dates, the 8-hour end, dismissals (`docs/devices.md`, "Lifetime").
-    @discardableResult
     public func tick(now: Date? = nil) -> [AppAction] {
         let now = now ?? clock()
         return state.withLock { state in
+            var actions: [AppAction] = []
             for index in state.activities.indices {
                 var activity = state.activities[index]
                 switch activity.state {
+                case .pending:
+                    if let startsAt = activity.startsAt, now >= startsAt {
+                        actions += Self.startScheduled(&activity, &state, now: now)
+                    }
                 case .active, .stale:
                     if now >= activity.startedAt.addingTimeInterval(rules.lifetime) {
                         activity.state = .ended
@@ -155,7 +159,51 @@ public final class SimulatedDevice: Sendable {
                 }
                 state.activities[index] = activity
             }
-            return []
+            return actions
+        }
+    }
+
+    /// The system starts an activity the app scheduled, at its date: shown, its update token
+    /// minted (after "Allow"), and the app reports it active.
+    static func startScheduled(_ activity: inout SimulatedActivity, _ state: inout State, now: Date) -> [AppAction] {
+        activity.state = .active
+        activity.startedAt = now
+        note(&state, now, .event, activity.contextKey, "started by the system at the date the app scheduled")
+        var actions: [AppAction] = []
+        if activity.channelID == nil {
+            if state.allowed {
+                let token = state.random.token()
+                activity.updateToken = token
+                note(&state, now, .event, activity.contextKey, "update token minted")
+                actions.append(
+                    .register(
+                        kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType, activityID: activity.id
+                    ))
+            } else {
+                activity.awaitingAllow = true
+            }
+        }
+        actions.append(
+            .activity(
+                contextKey: activity.contextKey, state: .active, startsAt: nil, style: activity.transient ? .transient : .standard,
+                activityID: activity.id))
+        return actions
+    }
+
+    /// The person leaves the app: its transient activities end (`ActivityStyle.transient`), and
+    /// the app reports each ended.
+    public func leaveApp() -> [AppAction] {
+        let now = clock()
+        return state.withLock { state in
+            var actions: [AppAction] = []
+            for index in state.activities.indices where state.activities[index].transient && state.activities[index].isRunning {
+                state.activities[index].state = .dismissed
+                state.activities[index].endedAt = now
+                let key = state.activities[index].contextKey
+                Self.note(&state, now, .event, key, "the person left the app: the transient activity ended")
+                actions.append(.activity(contextKey: key, state: .ended, startsAt: nil, style: .transient, activityID: state.activities[index].id))
+            }
+            return actions
         }
     }
 
@@ -173,7 +221,10 @@ public final class SimulatedDevice: Sendable {
                 state.activities[index].awaitingAllow = false
                 let activity = state.activities[index]
                 Self.note(&state, now, .event, activity.contextKey, "the user allowed Live Activities: update token minted")
-                actions.append(.register(kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType))
+                actions.append(
+                    .register(
+                        kind: .update, token: token, contextKey: activity.contextKey, attributesType: activity.attributesType, activityID: activity.id
+                    ))
             }
             return actions
         }
@@ -181,8 +232,14 @@ public final class SimulatedDevice: Sendable {
 
     /// The app starts a card itself (`Activity.request`), as the shopping app does when its own
     /// user starts shopping. With `channelID` (iOS 18+) it follows the broadcast channel; else it
-    /// gets an update token (after "Allow"), which the app registers.
-    public func startLocally(attributesType type: String, attributes: JSONValue, contentState: JSONValue, channelID: String?) -> [AppAction] {
+    /// gets an update token (after "Allow"), which the app registers. With a future `start`
+    /// (iOS 26, `Activity.request(…alertConfiguration:start:)`) it waits `pending`, not shown,
+    /// until ``tick(now:)`` reaches that date; a `transient` one ends when the person leaves the
+    /// app (``leaveApp()``). Either is reported to the server (`POST /api/la/activity`).
+    public func startLocally(
+        attributesType type: String, attributes: JSONValue, contentState: JSONValue, channelID: String?, start: Date? = nil,
+        style: ReportedActivityStyle = .standard
+    ) -> [AppAction] {
         let now = clock()
         return state.withLock { state in
             func refuse(_ why: String) -> [AppAction] {
@@ -195,7 +252,10 @@ public final class SimulatedDevice: Sendable {
             if let problem = registry.attributesError(attributes, typeName: type) { return refuse("attributes do not decode: \(problem)") }
             if let problem = registry.contentStateError(contentState, typeName: type) { return refuse("content state does not decode: \(problem)") }
             if channelID != nil && configuration.os < .channels { return refuse("a channel needs iOS 18; this device runs \(configuration.os)") }
-            let running = state.activities.filter(\.isVisible).count
+            if start != nil && configuration.os < .scheduledActivities {
+                return refuse("a scheduled start needs iOS 26; this device runs \(configuration.os)")
+            }
+            let running = state.activities.filter(\.isRunning).count
             guard running < rules.maximumActivities else { return refuse("targetMaximumExceeded: \(running) activities already") }
             guard let key = contextKey(type, attributes, configuration) else { return refuse("the app cannot tell the context key") }
             var activity = SimulatedActivity(
@@ -204,6 +264,15 @@ public final class SimulatedDevice: Sendable {
                 updateToken: nil, channelID: channelID, awaitingAllow: false, priorityLedger: [], presented: true
             )
             state.nextActivity += 1
+            activity.transient = style == .transient
+            if let start, start > now {
+                activity.state = .pending
+                activity.startsAt = start
+                activity.startedAt = start
+                state.activities.append(activity)
+                Self.note(&state, now, .applied, key, "scheduled by the app: pending until \(Int(start.timeIntervalSince1970))")
+                return [.activity(contextKey: key, state: .pending, startsAt: start, style: style, activityID: activity.id)]
+            }
             var actions: [AppAction] = []
             Self.note(
                 &state, now, .applied, key,
@@ -213,13 +282,17 @@ public final class SimulatedDevice: Sendable {
                     let token = state.random.token()
                     activity.updateToken = token
                     Self.note(&state, now, .event, key, "update token minted")
-                    actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type))
+                    actions.append(.register(kind: .update, token: token, contextKey: key, attributesType: type, activityID: activity.id))
                 } else {
                     activity.awaitingAllow = true
                 }
             }
             state.activities.append(activity)
             if let rev = activity.rev { actions.append(.receipt(contextKey: key, rev: rev)) }
+            // Reported once its token is registered (the server may know the context by it).
+            if style == .transient {
+                actions.append(.activity(contextKey: key, state: .active, startsAt: nil, style: style, activityID: activity.id))
+            }
             return actions
         }
     }

@@ -64,6 +64,8 @@ struct DispatchPlan: Sendable, Hashable {
         var answered = false
         /// A scheduled start given up on: its grace period passed before it could be sent.
         var missed = false
+        /// A scheduled start not sent because its device showed the card already when it was due.
+        var skipped = false
     }
 
     /// A push rendered at `rev` carried the context's alert or priority hint and was accepted: they are cleared.

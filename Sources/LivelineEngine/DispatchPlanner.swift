@@ -264,6 +264,13 @@ struct DispatchPlanner: Sendable {
                 EngineEvent(
                     .warning, .startMissed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
                     message: why))
+        case .startShownAlready(let startID):
+            let why = "skipped: when it was due, the device showed the card already (its app started one meanwhile)"
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, skipped: true)
+            plan.events.append(
+                EngineEvent(
+                    .info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID, message: why
+                ))
         case .startAnswered(let startID):
             let why = "the device answered the start already (its card is on the lock screen): not sent again"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: true, reason: nil, counted: false)

@@ -267,6 +267,18 @@ extension Dispatcher {
             return .unsent(.unsendable("reading the start failed: \(error)"))
         }
         if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
+        // A scheduled start due on a device whose app started the card meanwhile: not a second card.
+        if let start, start.scheduledAt != nil, row.attempts == 0 {
+            do {
+                if try store.tokens.showsCard(contextKey: start.contextKey, householdID: start.householdID, deviceID: start.deviceID) {
+                    return .unsent(.startShownAlready(startID: start.id))
+                }
+            } catch  where Self.isTransient(error) {
+                return .unsent(.databaseUnavailable("reading whether the device shows the card: \(error)"))
+            } catch {
+                return .unsent(.unsendable("reading whether the device shows the card failed: \(error)"))
+            }
+        }
         if row.mayHaveBeenSent {
             let why =
                 row.wasTakenBack

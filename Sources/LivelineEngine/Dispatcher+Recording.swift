@@ -63,6 +63,8 @@ extension Dispatcher {
         var renewal: EngineEvent?
         if let start = plan.start, start.missed, held {
             try store.starts.markMissed(id: start.startID, reason: start.reason ?? "missed", now: plan.at, in: transaction)
+        } else if let start = plan.start, start.skipped, held {
+            try store.starts.skip(id: start.startID, reason: start.reason ?? "skipped", now: plan.at, in: transaction)
         } else if let start = plan.start, held || start.answered {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
             renewal = try renewer?.follow(startID: start.startID, accepted: start.accepted, reason: start.reason, at: plan.at, in: transaction)

@@ -31,6 +31,10 @@ enum Preparation: Sendable {
         /// A scheduled push-to-start whose time plus the grace period passed before it could be
         /// sent (the server was down): recorded as missed (`why`), not sent.
         case startMissed(startID: Int, why: String)
+        /// A scheduled push-to-start due on a device that shows the context's card already (its
+        /// app started one meanwhile: an update token or an `active` report of it): skipped, as a
+        /// start then would open a second card.
+        case startShownAlready(startID: Int)
         /// A push-to-start no longer `queued`: APNs accepted it (an answer recorded after its
         /// row was taken back), or it was retired (failed, skipped). Not sent (again).
         case startSettled(startID: Int, status: StartRecord.Status)

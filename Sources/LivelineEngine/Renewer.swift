@@ -69,12 +69,24 @@ struct Renewer: Sendable {
             guard let context = try change.context(listed.key) else { return nil }
             var planned = Planned(rev: rev)
             var seen = Set<String>()
-            for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql)
-            where seen.insert("\(card.householdID):\(card.deviceID)").inserted {
+            for card in try store.renewals.updateTokens(contextKey: context.key, in: change.sql) {
+                let report = try store.reports.activity(
+                    contextKey: context.key, householdID: card.householdID, deviceID: card.deviceID, activityID: card.activityID, in: change.sql)
+                guard !Self.isOver(card, reported: report), seen.insert("\(card.householdID):\(card.deviceID)").inserted else { continue }
                 if try renew(card, of: context, now: now, in: change.sql) { planned.starting += 1 } else { planned.refused += 1 }
             }
             return planned
         }
+    }
+
+    /// Whether the app's report says the card needs no successor (`docs/engine.md`, "App-reported
+    /// activities"): it is transient (`ActivityStyle.transient` ends when the person leaves the
+    /// app), or it ended. The report is the card's own by its activity id; without one, the
+    /// device's report without an id, and `ended` only if newer than the card's token.
+    static func isOver(_ card: PushTokenRecord, reported: ActivityReport?) -> Bool {
+        guard let reported else { return false }
+        if reported.style == .transient { return true }
+        return reported.state == .ended && (card.activityID != nil || reported.reportedAt >= card.firstRegisteredAt)
     }
 
     /// One device's successor: its push-to-start queued (true), or the reason it has none recorded.

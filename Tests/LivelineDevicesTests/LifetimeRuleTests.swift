@@ -11,17 +11,17 @@ import Testing
         defer { harness.stop() }
         let (phone, _) = try await UpdateRuleTests.running(harness, "long")
         harness.clock.advance(by: 7 * 3600)
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:long")?.state != .ended)
         harness.clock.advance(by: 3600)
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:long")?.state == .ended)
         #expect(phone.logged("ended by the system: 8 hours since its start"))
         harness.clock.advance(by: 4 * 3600 - 60)
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:long")?.isVisible == true)
         harness.clock.advance(by: 120)
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:long") == nil, "gone from the lock screen")
         #expect(phone.logged("removed from the lock screen"))
     }
@@ -41,7 +41,7 @@ import Testing
         // A minute past the stale date on the device's clock (which started with the harness: on a
         // loaded machine the card may have been rendered well after that).
         harness.clock.advance(by: max(11 * 60, staleAt.timeIntervalSince(harness.clock.now) + 60))
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:stale")?.state == .stale)
         #expect(phone.card(contextKey: "trip:stale")?.lockScreen.contains("(out of date)") == true)
         try harness.put("stale", delay: 4)
@@ -93,10 +93,10 @@ import Testing
             "the trip's 30-second dismissal date: \(dismissAt.timeIntervalSince(ending)) s after the end was asked"
         )
         harness.clock.advance(by: dismissAt.timeIntervalSince(harness.clock.now) - 1)
-        other.tick()
+        harness.fleet.tick(device: other.id)
         #expect(other.activity(contextKey: "trip:dis2")?.state == .ended, "a second before its dismissal date it is still there")
         harness.clock.advance(by: 2)
-        other.tick()
+        harness.fleet.tick(device: other.id)
         #expect(other.activity(contextKey: "trip:dis2") == nil)
     }
 
@@ -118,7 +118,7 @@ import Testing
             "the trip's 30-second dismissal date, as the end push carries it: \(dismissAt.timeIntervalSince(ending)) s after the end"
         )
         harness.clock.advance(by: dismissAt.timeIntervalSince(harness.clock.now) + 1)
-        phone.tick()
+        harness.fleet.tick(device: phone.id)
         #expect(phone.activity(contextKey: "trip:pulled") == nil, "gone at the dismissal date")
     }
 }

@@ -39,7 +39,7 @@ import Testing
         -> Bool
     {
         harness.clock.advance(by: 600)
-        for phone in phones { phone.tick() }
+        for phone in phones { harness.fleet.tick(device: phone.id) }
         try harness.put(id, delay: step)
         return await harness.until(timeout: 30) { harness.outboxIsEmpty && phones.allSatisfy(until) }
     }

@@ -144,7 +144,7 @@ import Testing
             #expect(phone.card(contextKey: key)?.lockScreen.contains("(ended)") == true)
         }
         harness.clock.advance(by: 16 * 60)
-        for phone in scene.phones { phone.tick() }
+        for phone in scene.phones { harness.fleet.tick(device: phone.id) }
         #expect(scene.phones.allSatisfy { $0.activity(contextKey: key) == nil && $0.activities.last?.state == .dismissed })
         #expect(scene.phones.allSatisfy { !$0.messages(key).contains { $0.contains("SECOND card") } })
         #expect(await eventually { !harness.sandbox.channels().contains(channel) }, "the week's channel is deleted after the end")

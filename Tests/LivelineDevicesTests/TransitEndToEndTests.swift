@@ -184,4 +184,50 @@ import Testing
         #expect(phone.tokens.flatMap { harness.sandbox.accepted(token: $0) }.count == pushes)
         #expect(try await client.endAllTrips().ended.isEmpty, "nothing left to end")
     }
+
+    /// A ride's card push-started later (`at`, issue "scheduled starts"): the server follows the
+    /// ride from now, the card arrives at `at` and once; an `at` the card could not start at is a
+    /// 422 naming `at`, and no ride is stored.
+    @Test func aRidesCardPushStartedAtALaterTimeArrivesThenAndOnce() async throws {
+        let scene = try Scene()
+        let harness = scene.harness
+        let phone = await harness.phone("jaqueline-phone")
+        let client = harness.client(deviceID: "jaqueline-phone")
+        func ride(at: Date?, start: String = "push") async throws -> TripResponse {
+            try await client.startTrip(
+                StartTripRequest(
+                    tripId: DemoFeed.tripID, fromStopId: "mannheim-wasserturm", toStopId: "edingen-bahnhof", start: start,
+                    at: at.map { $0.formatted(.iso8601) }))
+        }
+        func refusal(at: Date, start: String = "push") async -> String? {
+            do {
+                _ = try await ride(at: at, start: start)
+                return nil
+            } catch LivelineClientError.server(let status, _, _, let field) {
+                return "\(status) \(field ?? "-")"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await refusal(at: Self.berlin(12, 0)) == "422 at", "after the ride arrives")
+        #expect(await refusal(at: Self.berlin(8, 0), start: "local") == "422 at", "the app starts a local card itself")
+        #expect(await refusal(at: Self.berlin(7, 0)) == "422 at", "in the past")
+        #expect(try await client.endAllTrips().ended.isEmpty, "no ride was stored")
+
+        let at = Self.berlin(8, 5)
+        let started = try await ride(at: at)
+        #expect(started.starts?.map(\.outcome) == ["queued"], "\(started.starts ?? [])")
+        while harness.clock.now < at.addingTimeInterval(-5) { try await scene.advance(by: 5) }
+        func starts() -> Int {
+            phone.tokens.flatMap { harness.sandbox.accepted(token: $0) }.filter {
+                let json = try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]
+                return (json?["aps"] as? [String: Any])?["event"] as? String == "start"
+            }.count
+        }
+        #expect(scene.card(phone, started.id) == nil && starts() == 0, "not before \(at)")
+        try await scene.advance(by: 5)
+        #expect(await harness.until { scene.card(phone, started.id) != nil }, "at \(at): \(phone.messages())")
+        for _ in 0..<12 { try await scene.advance(by: 5) }
+        #expect(starts() == 1, "one start")
+    }
 }

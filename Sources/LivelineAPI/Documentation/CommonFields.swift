@@ -1,7 +1,27 @@
+import Foundation
 import LivelineHTTP
 
 /// The input fields several routes share, declared once (see ``FieldRule``).
 public enum CommonFields {
+    /// `at` of a start: when its push-to-start goes out, an RFC 3339 date-time
+    /// (``RFC3339/dateTime``: any offset, fractional seconds, years 0001 to 9999, no leap second)
+    /// — exactly the pattern. The range is the engine's (`EngineConfiguration.scheduledStartProblem`).
+    public static let startAt = FieldRule(
+        "at",
+        .text(
+            length: 20...64,
+            format: TextFormat(
+                pattern: "^\(RFC3339.dateTime)$", format: "date-time",
+                about: "an RFC 3339 date-time, e.g. 2026-06-18T08:00:00Z (any offset, fractional seconds)")),
+        about: "when the push-to-start goes out (default: at once); at most 60 s in the past, at most 7 days ahead")
+
+    /// The moment `text` (a start's `at`) names, checked against ``startAt``.
+    public static func startTime(_ text: String?) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = RFC3339.date(fromDateTime: try startAt.text(text)) else { throw startAt.refusal(text) }
+        return date
+    }
+
     /// `since_rev`: the revision the caller has.
     public static let sinceRev = FieldRule("since_rev", .integer(0...Int(Int32.max)), about: "the revision the caller has")
     /// A context key: 1 to 200 letters, digits and `.` `_` `-` `:` `@`.

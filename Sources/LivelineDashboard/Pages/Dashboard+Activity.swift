@@ -150,6 +150,8 @@ extension Dashboard {
                     Markup.time(renewal.updatedAt, now: now), "renewal", "\(renewal.deviceID)",
                     "\(renewal.status.rawValue)\(renewal.reason.map { ": \($0)" } ?? "")",
                 ]
+            case .activity(let report):
+                return [Markup.time(report.reportedAt, now: now), "app's activity", "\(report.deviceID)", HTML(text: report.summary)]
             }
         }
         return "<section class=\"panel\" aria-labelledby=\"h-timeline\"><h2 id=\"h-timeline\">Timeline</h2>"

@@ -42,7 +42,7 @@ final class CardWatcher: @unchecked Sendable {
     private func look() {
         var changes: [(line: String, phone: String)] = []
         for phone in household.phones {
-            phone.device.tick()
+            household.fleet.tick(device: phone.id)
             let log = phone.device.log
             for entry in log.dropFirst(logRead[phone.id] ?? 0) {
                 if entry.verdict == .dropped {
@@ -78,6 +78,7 @@ final class CardWatcher: @unchecked Sendable {
             switch activity.state {
             case .ended, .dismissed: " (ended)"
             case .stale: " (out of date)"
+            case .pending: " (scheduled)"
             case .active: ""
             }
         let rev = activity.rev.map { " [rev \($0)]" } ?? ""

@@ -34,6 +34,18 @@ extension Engine {
             if let fingerprint = registration.contractFingerprint, let type = try contractType(of: registration, in: change.sql) {
                 try library.requireVersion(of: type, fingerprint: fingerprint, in: change.sql)
             }
+            // The app reported this token's activity ended before the token came: stored, and ended.
+            if registration.kind == .update, let contextKey = registration.contextKey, let activityID = registration.activityID,
+                try store.reports.activity(
+                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
+                    in: change.sql)?.state == .ended
+            {
+                let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
+                try store.tokens.endUpdateTokens(
+                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
+                    reason: "the app reported the activity ended", now: change.now, in: change.sql)
+                return (outcome, registration, nil as EngineEvent?)
+            }
             if registration.kind == .update, let contextKey = registration.contextKey {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
@@ -100,6 +112,41 @@ extension Engine {
             return try store.reports.recordReceipt(
                 contextKey: contextKey, householdID: householdID, deviceID: deviceID, userID: userID, rev: rev, now: change.now, in: change.sql
             )
+        }
+    }
+
+    /// The app's own activity of the context on a device (`POST /api/la/activity`; `docs/engine.md`,
+    /// "App-reported activities"): the newest report per device is kept; `active` of a standard
+    /// activity also answers the device's start of the context, as a receipt does (a transient
+    /// one is the app's own while it is open, never the card a start brings).
+    ///
+    /// `styleGiven` false: the report left its style out, and the one reported before for this
+    /// activity is kept (a transient card's `ended` stays transient). `ended` of an activity with
+    /// an id ends the device's update tokens of that activity. Returns the report as stored.
+    @discardableResult
+    public func reportActivity(_ report: ActivityReport, styleGiven: Bool = true) throws -> ActivityReport {
+        defer { store.tokens.changes.bump() }
+        return try write { change in
+            // Held as a registration of the context's token holds it: one of the two sees the other.
+            _ = try store.contexts.lock(key: report.contextKey, in: change.sql)
+            var report = report
+            if !styleGiven,
+                let before = try store.reports.activity(
+                    contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID, activityID: report.activityID,
+                    in: change.sql)
+            {
+                report.style = before.style
+            }
+            if report.state == .active, report.style != .transient {
+                try change.answerStart(contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID)
+            }
+            if report.state == .ended, !report.activityID.isEmpty {
+                try store.tokens.endUpdateTokens(
+                    contextKey: report.contextKey, householdID: report.householdID, deviceID: report.deviceID, activityID: report.activityID,
+                    reason: "the app reported the activity ended", now: change.now, in: change.sql)
+            }
+            try store.reports.recordActivity(report, in: change.sql)
+            return report
         }
     }
 

@@ -112,6 +112,7 @@ public struct EngineWrite {
         }
         try store.starts.retire(contextKey: key, now: now, in: sql)
         try store.reports.clearDismissals(contextKey: key, in: sql)
+        try store.reports.clearActivities(contextKey: key, in: sql)
         try store.tokens.endUpdateTokens(contextKey: key, reason: "its activity ended with the previous card", now: now, in: sql)
         effects.tokensChanged = true
     }

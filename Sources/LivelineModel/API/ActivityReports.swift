@@ -1,3 +1,5 @@
+import Foundation
+
 /// Body of `POST /api/la/dismissed`: the user swiped the context's activity away.
 public struct DismissedReport: Codable, Sendable, Hashable {
     public var contextKey: String
@@ -77,4 +79,63 @@ public struct OptInRequest: Codable, Sendable, Hashable {
 public struct OptInsResponse: Codable, Sendable, Hashable {
     public var preferences: [String: Bool]
     public init(preferences: [String: Bool]) { self.preferences = preferences }
+}
+
+/// Body of `POST /api/la/activity`: the app's own activity of the context on this device, as
+/// ActivityKit says it stands — `pending` (scheduled by the app with `Activity.request(…start:)`,
+/// iOS 26, until `starts_at`), `active` or `ended` — and its style (`transient`, iOS 18, ends
+/// when the person leaves the app; never renewed).
+public struct ActivityStateReport: Codable, Sendable, Hashable {
+    public var contextKey: String
+    public var attributesType: String?
+    public var deviceID: String?
+    public var state: String
+    /// RFC 3339; only with `pending`: when the system will start it.
+    public var startsAt: String?
+    public var style: String?
+    /// ActivityKit's `Activity.id`: the same id on the card's `la-update` token registration
+    /// matches the report to that card (`ended` ends its tokens; `transient` keeps it from renewal).
+    public var activityID: String?
+
+    public init(
+        contextKey: String, attributesType: String? = nil, deviceID: String? = nil, state: String, startsAt: String? = nil, style: String? = nil,
+        activityID: String? = nil
+    ) {
+        self.activityID = activityID
+        self.contextKey = contextKey
+        self.attributesType = attributesType
+        self.deviceID = deviceID
+        self.state = state
+        self.startsAt = startsAt
+        self.style = style
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case contextKey = "context_key"
+        case attributesType = "attributes_type"
+        case deviceID = "device_id"
+        case state
+        case startsAt = "starts_at"
+        case style
+        case activityID = "activity_id"
+    }
+}
+
+/// Answer of `POST /api/la/activity`: what was recorded for the device.
+public struct ActivityStateResponse: Codable, Sendable, Hashable {
+    public var contextKey: String
+    public var deviceId: String
+    public var state: String
+    public var style: String
+    public var startsAt: Date?
+    public var activityId: String?
+
+    public init(contextKey: String, deviceId: String, state: String, style: String, startsAt: Date? = nil, activityId: String? = nil) {
+        self.activityId = activityId
+        self.contextKey = contextKey
+        self.deviceId = deviceId
+        self.state = state
+        self.style = style
+        self.startsAt = startsAt
+    }
 }

@@ -19,6 +19,10 @@ public struct ContextTimelineResponse: Codable, Sendable, Hashable {
             /// A card's renewal before its 8-hour limit on one device: `renewal starting`,
             /// `renewed`, `refused` or `ended` in `note`, why in `reason`.
             case renewal
+            /// The app's own activity on one device as it last reported it (`POST /api/la/activity`):
+            /// `activity pending until …`, `activity active` or `activity ended` in `note`, with
+            /// `· transient` for a transient one.
+            case activity
         }
 
         public var kind: Kind

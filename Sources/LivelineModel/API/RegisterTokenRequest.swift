@@ -17,12 +17,16 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
     /// The kinds of the widgets a `widgets` token serves (each `WidgetInfo.kind`, e.g. `shopping`):
     /// each a feature's name or a contract's type name (`docs/api.md`, "Push tokens").
     public var widgetKinds: [String]?
+    /// The activity an `la-update` token belongs to: ActivityKit's `Activity.id`, so a report of
+    /// that activity (`POST /api/la/activity`) is matched to its card exactly.
+    public var activityID: String?
 
     public init(
         kind: PushTokenKind?, token: String?, contextKey: String? = nil, attributesType: String? = nil,
         environment: PushEnvironment? = nil, deviceID: String? = nil, frequentPushesEnabled: Bool? = nil, contractFingerprint: String? = nil,
-        widgetKinds: [String]? = nil
+        widgetKinds: [String]? = nil, activityID: String? = nil
     ) {
+        self.activityID = activityID
         self.contractFingerprint = contractFingerprint
         self.widgetKinds = widgetKinds
         self.kind = kind
@@ -42,6 +46,7 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         case frequentPushesEnabled = "frequent_pushes_enabled"
         case contractFingerprint = "contract_fingerprint"
         case widgetKinds = "widget_kinds"
+        case activityID = "activity_id"
     }
 
     /// A subscription object `{endpoint, keys}` under `token` (web-push) arrives here as its JSON text.
@@ -65,5 +70,6 @@ public struct RegisterTokenRequest: Codable, Sendable, Hashable {
         frequentPushesEnabled = try c.decodeIfPresent(Bool.self, forKey: .frequentPushesEnabled)
         contractFingerprint = try c.decodeIfPresent(String.self, forKey: .contractFingerprint)
         widgetKinds = try c.decodeIfPresent([String].self, forKey: .widgetKinds)
+        activityID = try c.decodeIfPresent(String.self, forKey: .activityID)
     }
 }

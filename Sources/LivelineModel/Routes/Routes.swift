@@ -19,6 +19,7 @@ public enum Routes {
     public static let pullContext = Route(.get, "/api/contexts/{key}")
     public static let activityDismissed = Route(.post, "/api/la/dismissed")
     public static let activityReceipt = Route(.post, "/api/la/receipts")
+    public static let activityState = Route(.post, "/api/la/activity")
     public static let optIns = Route(.get, "/api/la/preferences")
     public static let setOptIn = Route(.post, "/api/la/preferences")
     public static let notifications = Route(.get, "/api/notifications")
@@ -53,7 +54,7 @@ public enum Routes {
         healthz, openAPI, metrics,
         me, signOut, user,
         registerToken, unregisterToken, listTokens,
-        pullContext, activityDismissed, activityReceipt, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
+        pullContext, activityDismissed, activityReceipt, activityState, optIns, setOptIn, notifications, readNotification, webPushPublicKey,
         putContext, getContext, endContext, contextTimeline, startContext, notify, resolveNotification, notificationTimeline,
         listContracts, putContract, getContract, sandboxAccepted,
     ]

@@ -8,7 +8,8 @@ import LivelineStore
 /// The app's side of its Live Activities (`docs/engine.md`, "Lifecycle", "Pull-reconcile";
 /// `docs/sdk.md`): `GET /api/contexts/{key}?since_rev=N` (pull the truth), `POST
 /// /api/la/dismissed` (the user swiped it away), `POST /api/la/receipts` (the revision it
-/// rendered), `GET`/`POST /api/la/preferences` (opt-in per type). A context of another
+/// rendered), `POST /api/la/activity` (the app's own activity: pending, active, ended; transient),
+/// `GET`/`POST /api/la/preferences` (opt-in per type). A context of another
 /// household — or a `/v1` context none of the household's devices follows — is a 404, as if it
 /// did not exist.
 struct ActivityReportHandlers: Sendable {
@@ -53,6 +54,10 @@ struct ActivityReportHandlers: Sendable {
             let ended = try engine.dismissed(contextKey: context.key, userID: caller.userID)
             return try .json(DismissedResponse(contextKey: context.key, endedTokens: ended))
         }
+        router.add(Routes.activityState) { request in
+            let caller = try auth.caller(of: request)
+            return try .json(try reportActivity(try request.decode(ActivityStateReport.self), caller: caller))
+        }
         router.add(Routes.activityReceipt) { request in
             let caller = try auth.caller(of: request)
             let body = try request.decode(ReceiptReport.self)
@@ -70,6 +75,31 @@ struct ActivityReportHandlers: Sendable {
             )
             return try .json(ReceiptResponse(contextKey: context.key, deviceId: deviceID, rev: recorded))
         }
+    }
+
+    /// `POST /api/la/activity`: every field checked before anything is stored.
+    func reportActivity(_ body: ActivityStateReport, caller: Caller) throws -> ActivityStateResponse {
+        let state = ActivityReport.State(rawValue: try ActivityReportFields.state.text(body.state)) ?? .active
+        let style = try body.style.map { ActivityReport.Style(rawValue: try ActivityReportFields.style.text($0)) ?? .standard } ?? .standard
+        let now = clock()
+        let startsAt = try ActivityReportFields.startsAt(body.startsAt, state: state, now: now)
+        let deviceID = try TokenRegistrationRules.deviceID(body.deviceID) ?? "session-\(caller.sessionID)"
+        let activityID = try body.activityID.map { try TokenFields.activityID.text($0) }
+        let context = try visibleContext(body.contextKey, to: caller)
+        if let type = body.attributesType, try ActivityReportFields.attributesType.text(type) != context.activityType {
+            // Well-formed, but not this context's type: a conflict with its state, as a receipt's rev.
+            throw HTTPError(
+                status: 409, code: "conflict", message: "attributes_type must be \(context.activityType), the type of \(context.key)",
+                field: "attributes_type")
+        }
+        let stored = try engine.reportActivity(
+            ActivityReport(
+                contextKey: context.key, householdID: caller.householdID, deviceID: deviceID, activityID: activityID ?? "", userID: caller.userID,
+                state: state, style: style, startsAt: startsAt, reportedAt: now),
+            styleGiven: body.style != nil)
+        return ActivityStateResponse(
+            contextKey: context.key, deviceId: deviceID, state: state.rawValue, style: stored.style.rawValue, startsAt: startsAt,
+            activityId: activityID)
     }
 
     /// The context if the caller may see it: one of their household's, or a `/v1` context.

@@ -68,7 +68,7 @@ struct ContextHandlers: Sendable {
             for (name, count) in [("userIds", userIDs.count), ("deviceIds", deviceIDs.count)] where count > ContextFields.startTargets.upperBound {
                 throw HTTPError.badRequest("at most \(ContextFields.startTargets.upperBound) \(name) per call, not \(count)", field: name)
             }
-            let at = try ContextFields.startTime(body.at)
+            let at = try CommonFields.startTime(body.at)
             let result = try engine.startActivities(
                 contextKey: key, userIDs: userIDs, deviceIDs: deviceIDs, alert: body.alert,
                 includeDismissed: body.includeDismissed ?? false, useChannel: body.useChannel ?? false, at: at
@@ -150,6 +150,8 @@ struct ContextHandlers: Sendable {
             return .init(
                 kind: .renewal, at: renewal.updatedAt, note: "renewal \(renewal.status.rawValue)", targetKind: "device", target: renewal.deviceID,
                 reason: renewal.reason)
+        case .activity(let report):
+            return .init(kind: .activity, at: report.reportedAt, note: "activity \(report.summary)", targetKind: "device", target: report.deviceID)
         }
     }
 }

@@ -52,6 +52,11 @@ enum APIDocumentation {
             auth: .bearer, request: "ReceiptReport", response: "ReceiptResult", errors: [400, 404, 409]
         ),
         .init(
+            Routes.activityState,
+            "The app's own activity of the context on this device: pending (scheduled by the app) until starts_at, active or ended; a transient one is never renewed",
+            auth: .bearer, request: "ActivityStateReport", response: "ActivityStateResult", errors: [400, 404, 409, 422]
+        ),
+        .init(
             Routes.notifications, "The caller's inbox, newest first", auth: .bearer, response: "Notifications",
             links: RouteLink.each([Routes.readNotification], parameters: ["id": "$response.body#/notifications/0/id"])),
         .init(
@@ -230,7 +235,8 @@ enum APIDocumentation {
                     "type": "array",
                     "items": object(
                         [
-                            "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter", "start", "receipt"]], "at": dateTime,
+                            "kind": ["type": "string", "enum": ["revision", "delivery", "deadLetter", "start", "receipt", "renewal", "activity"]],
+                            "at": dateTime,
                             "rev": integer,
                             "note": string, "targetKind": ["type": "string", "enum": ["token", "channel", "device"]], "target": string,
                             "status": integer, "reason": string, "apnsId": string, "priority": integer, "latencyMs": ["type": "number"],
@@ -258,7 +264,7 @@ enum APIDocumentation {
                     "userIds": ["type": "array", "items": CommonFields.userID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "deviceIds": ["type": "array", "items": TokenFields.deviceID.schema, "maxItems": .int(ContextFields.startTargets.upperBound)],
                     "alert": ref("Alert"),
-                    "includeDismissed": boolean, "useChannel": boolean, "at": ContextFields.startAt.schema,
+                    "includeDismissed": boolean, "useChannel": boolean, "at": CommonFields.startAt.schema,
                 ], required: ["alert"]),
             [
                 ["required": ["userIds"], "properties": ["userIds": ["type": "array", "minItems": 1]]],
@@ -279,6 +285,17 @@ enum APIDocumentation {
                 "device_id": TokenFields.deviceID.schema,
             ],
             required: ["context_key", "rev"]),
+        "ActivityStateReport": object(
+            [
+                "context_key": ActivityReportFields.contextKey.schema, "attributes_type": ActivityReportFields.attributesType.schema,
+                "device_id": TokenFields.deviceID.schema, "state": ActivityReportFields.state.schema,
+                "starts_at": ActivityReportFields.startsAt.schema, "style": ActivityReportFields.style.schema,
+                "activity_id": TokenFields.activityID.schema,
+            ],
+            required: ["context_key", "state"]),
+        "ActivityStateResult": object(
+            ["contextKey": string, "deviceId": string, "state": string, "style": string, "startsAt": dateTime, "activityId": string],
+            required: ["contextKey", "deviceId", "state", "style"]),
         "ReceiptResult": object(["contextKey": string, "deviceId": string, "rev": integer]),
         "Notify": object(
             [

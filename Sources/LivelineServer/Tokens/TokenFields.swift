@@ -15,6 +15,8 @@ enum TokenFields {
         about: "the APNs token")
     static let deviceID = CommonFields.visible("device_id", 1...128, about: "the device")
     static let contextKey = CommonFields.visible("context_key", 1...200, about: "the context the activity shows")
+    /// ActivityKit's `Activity.id` of an `la-update` token's card (also of an activity report).
+    static let activityID = CommonFields.visible("activity_id", 1...128, about: "the activity the card is (ActivityKit's Activity.id)")
     static func attributesType(_ names: [String]) -> FieldRule {
         FieldRule("attributes_type", .oneOf(names), about: "the ActivityAttributes type")
     }
@@ -147,7 +149,7 @@ enum TokenFields {
                 "description": "one variant per kind: each names the fields that kind needs",
                 "oneOf": [
                     registration([.alert], token: apnsToken.schema),
-                    registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema), contract: true),
+                    registration([.update], token: apnsToken.schema, needs: ("context_key", contextKey.schema), contract: true, activity: true),
                     registration(
                         [.pushToStart], token: apnsToken.schema, needs: ("attributes_type", attributesType(contractNames).schema), contract: true),
                     registration([.webPush], token: Schema.ref("WebPushSubscription")),
@@ -170,12 +172,15 @@ enum TokenFields {
         ]
     }
 
-    static func registration(_ kinds: [PushTokenKind], token: JSONValue, needs: (String, JSONValue)? = nil, contract: Bool = false) -> JSONValue {
+    static func registration(
+        _ kinds: [PushTokenKind], token: JSONValue, needs: (String, JSONValue)? = nil, contract: Bool = false, activity: Bool = false
+    ) -> JSONValue {
         var properties: [String: JSONValue] = [
             "kind": kind(kinds), "token": token, "environment": environment.schema, "device_id": deviceID.schema,
             "frequent_pushes_enabled": ["type": "boolean"],
         ]
         if contract { properties["contract_fingerprint"] = contractFingerprint.schema }
+        if activity { properties["activity_id"] = activityID.schema }
         var required: [JSONValue] = ["kind", "token"]
         if let (name, schema) = needs {
             properties[name] = schema

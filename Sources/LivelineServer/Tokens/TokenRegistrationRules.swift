@@ -54,7 +54,8 @@ struct TokenRegistrationRules: Sendable {
             attributesType: attributesType, contextKey: contextKey,
             frequentPushesEnabled: body.frequentPushesEnabled ?? false, environmentSource: body.environment == nil ? .default : .app,
             contractFingerprint: try contractFingerprint(body.contractFingerprint, kind: kind),
-            widgetKinds: try widgetKinds(body.widgetKinds, kind: kind)
+            widgetKinds: try widgetKinds(body.widgetKinds, kind: kind),
+            activityID: try Self.activityID(body.activityID, kind: kind)
         )
     }
 
@@ -130,6 +131,16 @@ struct TokenRegistrationRules: Sendable {
                 field: "contract_fingerprint")
         }
         return try TokenFields.contractFingerprint.text(value)
+    }
+
+    /// The activity an `la-update` token's card is (ActivityKit's `Activity.id`); for any other
+    /// kind refused.
+    static func activityID(_ value: String?, kind: PushTokenKind) throws -> String? {
+        guard let value else { return nil }
+        guard kind == .update else {
+            throw HTTPError.badRequest("activity_id is for la-update tokens (the activity the card is), not \(kind.rawValue)", field: "activity_id")
+        }
+        return try TokenFields.activityID.text(value)
     }
 
     /// The widget kinds of a `widgets` token (`docs/api.md`, "Push tokens"): required,

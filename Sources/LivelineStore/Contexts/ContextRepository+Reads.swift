@@ -101,7 +101,7 @@ extension ContextRepository {
     }
 
     /// The context's timeline, newest first, at most `limit` entries: its revisions, every delivery
-    /// attempt, its dead letters, its starts per device, the newest receipt per device and its renewals, read in
+    /// attempt, its dead letters, its starts per device, the newest receipt per device, its renewals and the app's reported activities, read in
     /// one read transaction (`GET /v1/contexts/{key}/timeline`). At the same instant a revision sorts below the attempts it
     /// caused.
     public func timeline(key: String, limit: Int = 200) throws -> [TimelineEntry] {
@@ -119,7 +119,9 @@ extension ContextRepository {
             let starts = try StartRepository(database: database).starts(contextKey: key, in: transaction).map(TimelineEntry.start)
             let receipts = try ActivityReportRepository(database: database).receipts(contextKey: key, in: transaction).map(TimelineEntry.receipt)
             let renewals = try RenewalRepository(database: database).renewals(contextKey: key, in: transaction).map(TimelineEntry.renewal)
-            let merged = (revisions + attempts + dead + starts + receipts + renewals).sorted { left, right in
+            let activities = try ActivityReportRepository(database: database).activities(contextKey: key, in: transaction)
+                .map(TimelineEntry.activity)
+            let merged = (revisions + attempts + dead + starts + receipts + renewals + activities).sorted { left, right in
                 (left.date, left.rank, left.sequence) > (right.date, right.rank, right.sequence)
             }
             return Array(merged.prefix(limit))

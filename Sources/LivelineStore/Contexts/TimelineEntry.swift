@@ -13,6 +13,9 @@ public enum TimelineEntry: Sendable, Hashable {
     case receipt(Receipt)
     /// A card's renewal on one device, as it stands (at its `updatedAt`; `docs/engine.md`, "Renewal").
     case renewal(RenewalRecord)
+    /// The app's own activity on one device as it last reported it (`pending`, `active`, `ended`;
+    /// `transient`), at its `reportedAt`.
+    case activity(ActivityReport)
 
     /// When it happened.
     public var date: Date {
@@ -23,6 +26,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .start(let start): start.updatedAt
         case .receipt(let receipt): receipt.receivedAt
         case .renewal(let renewal): renewal.updatedAt
+        case .activity(let report): report.reportedAt
         }
     }
 
@@ -36,6 +40,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .start: 1
         case .receipt: 3
         case .renewal: 1
+        case .activity: 3
         }
     }
 
@@ -48,6 +53,7 @@ public enum TimelineEntry: Sendable, Hashable {
         case .start(let start): start.id
         case .receipt(let receipt): receipt.rev
         case .renewal(let renewal): renewal.id
+        case .activity: 0
         }
     }
 }

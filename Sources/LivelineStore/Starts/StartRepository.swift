@@ -94,7 +94,8 @@ public struct StartRepository: Sendable {
 
     /// The device answered the context's start — it registered its `la-update` token or reported
     /// a rendered revision: the start is answered. A renewal's start is not answered while APNs has
-    /// not accepted it: until then the device's answers are its predecessor's. In the caller's
+    /// not accepted it: until then the device's answers are its predecessor's; nor is a start still
+    /// queued for a later time (the card the device shows now is another). In the caller's
     /// transaction; returns whether a start was waiting (the engine then clears the suspicion of
     /// the device's push-to-start tokens, ``PushTokenRepository/clearStartSuspicion(householdID:deviceID:in:)``).
     @discardableResult
@@ -105,6 +106,7 @@ public struct StartRepository: Sendable {
             UPDATE la_starts SET update_token_at = $4, suspect_at = NULL, updated_at = $4
             WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND update_token_at IS NULL
                 AND NOT EXISTS (SELECT 1 FROM la_renewals r WHERE r.start_id = la_starts.id AND r.status = 'starting')
+                AND NOT (status = 'queued' AND scheduled_at IS NOT NULL AND scheduled_at > $4)
             """,
             [.text(contextKey), SQLValue(householdID), .text(deviceID), SQLValue(now)]
         )
@@ -180,6 +182,13 @@ public struct StartRepository: Sendable {
             """,
             [SQLValue(id), .text(accepted ? "sent" : "failed"), SQLValue(reason), SQLValue(now)]
         )
+    }
+
+    /// Settles the queued start `id` as `skipped` with `reason` (it is not sent). In the caller's transaction.
+    public func skip(id: Int, reason: String, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            "UPDATE la_starts SET status = 'skipped', reason = $2, updated_at = $3 WHERE id = $1 AND status = 'queued'",
+            [SQLValue(id), .text(reason), SQLValue(now)])
     }
 
     /// Gives up on the queued scheduled start `id`: its time plus the grace period passed before

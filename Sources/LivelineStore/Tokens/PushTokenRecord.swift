@@ -31,14 +31,17 @@ public struct PushTokenRecord: Sendable, Hashable {
     public var contractFingerprint: String?
     /// The kinds of the widgets a `widgets` token serves (``TokenRegistration/widgetKinds``).
     public var widgetKinds: [String]?
+    /// The activity an `la-update` token belongs to (``TokenRegistration/activityID``).
+    public var activityID: String?
 
     public init(
         id: PushTokenID, householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment,
         attributesType: String?, contextKey: String?, slot: String, token: String, status: PushTokenStatus,
         frequentPushesEnabled: Bool, firstRegisteredAt: Date, lastRegisteredAt: Date, endedAt: Date?, endReason: String?,
         suspectAt: Date? = nil, environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil,
-        widgetKinds: [String]? = nil
+        widgetKinds: [String]? = nil, activityID: String? = nil
     ) {
+        self.activityID = activityID
         self.widgetKinds = widgetKinds
         self.environmentSource = environmentSource
         self.contractFingerprint = contractFingerprint
@@ -65,7 +68,7 @@ public struct PushTokenRecord: Sendable, Hashable {
     static let columns = """
         id, household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot, token, status, \
         frequent_pushes_enabled, first_registered_at, last_registered_at, ended_at, end_reason, suspect_at, environment_source, \
-        contract_fingerprint, widget_kinds
+        contract_fingerprint, widget_kinds, activity_id
         """
 
     init(row: Row) throws {
@@ -90,7 +93,8 @@ public struct PushTokenRecord: Sendable, Hashable {
             suspectAt: try row.optionalDate("suspect_at"),
             environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app,
             contractFingerprint: try row.optionalString("contract_fingerprint"),
-            widgetKinds: try row.optionalString("widget_kinds").map(Self.widgetKinds(json:))
+            widgetKinds: try row.optionalString("widget_kinds").map(Self.widgetKinds(json:)),
+            activityID: try row.optionalString("activity_id")
         )
     }
 

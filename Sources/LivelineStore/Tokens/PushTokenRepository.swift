@@ -97,13 +97,14 @@ public struct PushTokenRepository: Sendable {
                             """
                             UPDATE push_tokens SET last_registered_at = $2, frequent_pushes_enabled = $3,
                                 environment_source = CASE WHEN CAST($4 AS TEXT) = 'app' THEN 'app' ELSE environment_source END,
-                                contract_fingerprint = COALESCE($5, contract_fingerprint), widget_kinds = COALESCE($6, widget_kinds)
+                                contract_fingerprint = COALESCE($5, contract_fingerprint), widget_kinds = COALESCE($6, widget_kinds),
+                                activity_id = COALESCE($7, activity_id)
                             WHERE id = $1
                             """,
                             [
                                 SQLValue(id), SQLValue(now), SQLValue(registration.frequentPushesEnabled),
                                 .text(registration.environmentSource.rawValue), SQLValue(registration.contractFingerprint),
-                                SQLValue(PushTokenRecord.widgetKindsJSON(registration.widgetKinds)),
+                                SQLValue(PushTokenRecord.widgetKindsJSON(registration.widgetKinds)), SQLValue(registration.activityID),
                             ]
                         )
                         return replacedOld ? .replaced : .unchanged
@@ -379,6 +380,22 @@ public struct PushTokenRepository: Sendable {
         return Set(try (tokens + receipts).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
     }
 
+    /// Whether the device shows the context's card: an active `la-update` token of it, or an
+    /// `active` report of a standard activity of it (a card that follows a channel has no token).
+    public func showsCard(contextKey: String, householdID: HouseholdID, deviceID: String) throws -> Bool {
+        try database.read { transaction in
+            try transaction.queryOne(
+                """
+                SELECT 1 AS shown FROM push_tokens
+                WHERE kind = 'la-update' AND context_key = $1 AND household_id = $2 AND device_id = $3 AND status = 'active'
+                UNION ALL
+                SELECT 1 AS shown FROM la_activity_reports
+                WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND state = 'active' AND style = 'standard'
+                """,
+                [.text(contextKey), SQLValue(householdID), .text(deviceID)]) != nil
+        }
+    }
+
     /// The active tokens of one kind of the given user in one environment, by device and id.
     public func activeTokens(
         userID: UserID, kind: PushTokenKind, environment: PushEnvironment, in transaction: any SQLTransaction
@@ -425,6 +442,22 @@ public struct PushTokenRepository: Sendable {
             WHERE user_id = $1 AND kind = 'la-update' AND context_key = $2 AND status = 'active'
             """,
             [SQLValue(userID), .text(contextKey), SQLValue(now), .text(reason)]
+        )
+    }
+
+    /// Ends the device's update tokens of the context's activity `activityID` (the app reported
+    /// it ended); returns how many. In the caller's transaction.
+    @discardableResult
+    public func endUpdateTokens(
+        contextKey: String, householdID: HouseholdID, deviceID: String, activityID: String, reason: String, now: Date,
+        in transaction: any SQLTransaction
+    ) throws -> Int {
+        try transaction.execute(
+            """
+            UPDATE push_tokens SET status = 'invalid', ended_at = $5, end_reason = $6
+            WHERE household_id = $1 AND device_id = $2 AND kind = 'la-update' AND context_key = $3 AND activity_id = $4 AND status = 'active'
+            """,
+            [SQLValue(householdID), .text(deviceID), .text(contextKey), .text(activityID), SQLValue(now), .text(reason)]
         )
     }
 
@@ -513,8 +546,8 @@ public struct PushTokenRepository: Sendable {
             """
             INSERT INTO push_tokens (household_id, user_id, device_id, kind, environment, attributes_type, context_key, slot,
                 token, status, frequent_pushes_enabled, first_registered_at, last_registered_at, environment_source, contract_fingerprint,
-                widget_kinds, widget_push_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12, $13, $14,
+                widget_kinds, activity_id, widget_push_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11, $12, $13, $14, $15,
                 -- A device's new widget token keeps its widget pushes' pacing (docs/engine.md, "Widget pushes").
                 (SELECT MAX(old.widget_push_at) FROM push_tokens AS old
                  WHERE old.household_id = $1 AND old.environment = $5 AND old.kind = $4 AND old.kind = 'widgets' AND old.slot = $8))
@@ -527,6 +560,7 @@ public struct PushTokenRepository: Sendable {
                 SQLValue(registration.attributesType), SQLValue(registration.contextKey), .text(slot), .text(registration.token),
                 SQLValue(registration.frequentPushesEnabled), SQLValue(now), .text(registration.environmentSource.rawValue),
                 SQLValue(registration.contractFingerprint), SQLValue(PushTokenRecord.widgetKindsJSON(registration.widgetKinds)),
+                SQLValue(registration.activityID),
             ]
         ).isEmpty
     }

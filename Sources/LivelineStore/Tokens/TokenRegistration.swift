@@ -24,13 +24,16 @@ public struct TokenRegistration: Sendable, Hashable {
     public var contractFingerprint: String?
     /// The kinds of the widgets a `widgets` token serves, sorted and each once; nil for the other kinds.
     public var widgetKinds: [String]?
+    /// The activity an `la-update` token belongs to (ActivityKit's `Activity.id`), when the app said.
+    public var activityID: String?
 
     public init(
         householdID: HouseholdID, userID: UserID, deviceID: String, kind: PushTokenKind, environment: PushEnvironment, token: String,
         attributesType: String? = nil, contextKey: String? = nil, frequentPushesEnabled: Bool = false,
         environmentSource: PushEnvironmentSource = .app, contractFingerprint: String? = nil,
-        widgetKinds: [String]? = nil
+        widgetKinds: [String]? = nil, activityID: String? = nil
     ) {
+        self.activityID = activityID
         self.widgetKinds = widgetKinds.map { Array(Set($0)).sorted() }
         self.environmentSource = environmentSource
         self.contractFingerprint = contractFingerprint

@@ -32,7 +32,7 @@ enum TransitDocumentation {
         ),
         .init(
             Routes.startTrip,
-            "Start following a ride: the stops must be on the trip in that order and it must arrive within 8 hours (else 422); start: local (the app starts the card) or push (push-to-start on the caller's devices)",
+            "Start following a ride: the stops must be on the trip in that order and it must arrive within 8 hours (else 422); start: local (the app starts the card) or push (push-to-start on the caller's devices, at once or at `at`, before the ride arrives)",
             auth: .bearer, request: "StartTrip", response: "Trip", errors: [400, 404, 422], mayCreate: true,
             links: RouteLink.each([Routes.trip, Routes.endTrip], parameters: ["id": "$response.body#/id"])
         ),
@@ -64,7 +64,7 @@ enum TransitDocumentation {
             [
                 "trip_id": timetableID.schema, "from_stop_id": timetableID.named("from_stop_id").schema,
                 "to_stop_id": timetableID.named("to_stop_id").schema, "service_date": serviceDate.schema,
-                "start": start.schema,
+                "start": start.schema, "at": CommonFields.startAt.schema,
             ], required: ["trip_id", "from_stop_id", "to_stop_id"]),
         "Trip": object(
             [

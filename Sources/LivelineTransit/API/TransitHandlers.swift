@@ -65,6 +65,19 @@ struct TransitHandlers: Sendable {
         }
     }
 
+    /// A ride's `at`: only with `start: push` (else 422), within the engine's range for a
+    /// scheduled start (else 422); before the ride arrives is the tracker's check.
+    static func pushTime(_ text: String?, start: String, engine: Engine, now: Date) throws -> Date? {
+        guard let at = try CommonFields.startTime(text) else { return nil }
+        guard start == "push" else {
+            throw HTTPError(status: 422, code: "outOfRange", message: "at schedules a push-to-start: it goes with start push", field: "at")
+        }
+        if let problem = engine.configuration.scheduledStartProblem(at: at, now: now) {
+            throw HTTPError(status: 422, code: "outOfRange", message: problem, field: "at")
+        }
+        return at
+    }
+
     /// Adds the routes of the caller's rides: starting one, reading it with the `since_rev` shortcut,
     /// ending it and ending them all (docs/features/transit.md, "Endpoints").
     func addTripRoutes(to router: inout Router) {
@@ -75,6 +88,8 @@ struct TransitHandlers: Sendable {
                 try TransitDocumentation.timetableID.named(field).text(value)
             }
             let start = try TransitDocumentation.start.text(body.start ?? "local")
+            let now = clock()
+            let at = try Self.pushTime(body.at, start: start, engine: engine, now: now)
             var day: ServiceDay?
             if let text = body.serviceDate {
                 // The rule's pattern is a real day, which ServiceDay reads.
@@ -86,12 +101,13 @@ struct TransitHandlers: Sendable {
             let trip = try Self.refusals {
                 try tracker.start(
                     householdID: caller.householdID, userID: caller.userID, tripID: body.tripId, fromStopID: body.fromStopId, toStopID: body.toStopId,
-                    serviceDay: day, now: clock())
+                    serviceDay: day, pushAt: at, now: now)
             }
             var starts: [StartContextResponse.Start]?
             if start == "push" {
                 let alert = LiveActivityAlert(title: .plain("\(trip.attributes.line) → \(trip.attributes.destination)"))
-                let result = try engine.startActivities(contextKey: trip.contextKey, userIDs: [caller.userID], deviceIDs: [], alert: alert)
+                let result = try engine.startActivities(
+                    contextKey: trip.contextKey, userIDs: [caller.userID], deviceIDs: [], alert: alert, at: at.flatMap { $0 > now ? $0 : nil })
                 starts = result.outcomes.map {
                     .init(outcome: $0.kind.rawValue, deviceId: $0.deviceID, userId: $0.userID?.rawValue, reason: $0.reason)
                 }

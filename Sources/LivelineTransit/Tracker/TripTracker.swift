@@ -89,15 +89,16 @@ public final class TripTracker: Sendable {
 
     /// Starts following `tripID` from `fromStopID` to `toStopID` for `userID` on `serviceDay` (the
     /// day on which the trip leaves the stop next when nil): the ride's first state, its card's
-    /// context (`trip:{id}`) at revision 1.
+    /// context (`trip:{id}`) at revision 1. `pushAt`, when its card is push-started later, must
+    /// lie before the ride arrives.
     public func start(
         householdID: HouseholdID, userID: UserID, tripID: String, fromStopID: String, toStopID: String, serviceDay requested: ServiceDay?,
-        now: Date
+        pushAt: Date? = nil, now: Date
     ) throws -> TrackedTrip {
         let start = {
             try self.startOnCurrentFeed(
                 householdID: householdID, userID: userID, tripID: tripID, fromStopID: fromStopID, toStopID: toStopID,
-                serviceDay: requested, now: now)
+                serviceDay: requested, pushAt: pushAt, now: now)
         }
         do {
             return try start()
@@ -116,7 +117,7 @@ public final class TripTracker: Sendable {
 
     private func startOnCurrentFeed(
         householdID: HouseholdID, userID: UserID, tripID: String, fromStopID: String, toStopID: String, serviceDay requested: ServiceDay?,
-        now: Date
+        pushAt: Date?, now: Date
     ) throws -> TrackedTrip {
         guard let (feedID, feed) = try timetables.current(), let zone = feed.timeZone else {
             throw TripRefusal(kind: .notFound, message: "no timetable is loaded")
@@ -157,6 +158,11 @@ public final class TripTracker: Sendable {
             )
         }
         guard arrives > now else { throw TripRefusal(kind: .unprocessable(field: "service_date"), message: "this ride arrived already") }
+        if let pushAt, pushAt >= arrives {
+            throw TripRefusal(
+                kind: .unprocessable(field: "at"),
+                message: "at lies after the ride arrives (\(arrives.formatted(.iso8601))): its card would start once the ride is over")
+        }
         let id = PublicID.make(prefix: Self.idPrefix)
         let attributes = TripLiveActivityAttributes(
             tripId: id, line: feed.routes[trip.routeID]?.lineName ?? trip.routeID, destination: feed.stops[toStopID]?.name ?? toStopID)

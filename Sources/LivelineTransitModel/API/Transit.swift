@@ -73,8 +73,12 @@ public struct StartTripRequest: Codable, Sendable, Hashable {
     /// `local` (the app starts the card itself; the default) or `push` (push-to-start on the
     /// caller's devices).
     public var start: String?
+    /// With `push`: when the push-to-start goes out (RFC 3339), before the ride arrives; left
+    /// out, at once.
+    public var at: String?
 
-    public init(tripId: String, fromStopId: String, toStopId: String, serviceDate: String? = nil, start: String? = nil) {
+    public init(tripId: String, fromStopId: String, toStopId: String, serviceDate: String? = nil, start: String? = nil, at: String? = nil) {
+        self.at = at
         self.tripId = tripId
         self.fromStopId = fromStopId
         self.toStopId = toStopId
@@ -87,7 +91,7 @@ public struct StartTripRequest: Codable, Sendable, Hashable {
         case fromStopId = "from_stop_id"
         case toStopId = "to_stop_id"
         case serviceDate = "service_date"
-        case start
+        case start, at
     }
 }
 
