@@ -88,7 +88,8 @@ timeout --foreground --kill-after=30 600 swift test --package-path examples/cust
 LIVELINE_TEST_BACKEND=postgres timeout --foreground --kill-after=30 1800 swift test --skip-build \
   --filter 'LivelineEngineTests|LivelineServerTests|LivelineShoppingTests|LivelineCookSuggestTests|LivelineTransitTests|LivelineClientTests|LivelineDevicesTests|LivelineDashboardTests' \
   --skip CrashLoopTests --skip OpenAPIContractTests
-timeout --foreground --kill-after=30 1800 swift test --skip-build --filter 'SeveralInstancesTests|RollingUpgradeTests'
+timeout --foreground --kill-after=30 1800 swift test --skip-build --filter SeveralInstancesTests
+timeout --foreground --kill-after=30 1800 swift test --skip-build --filter RollingUpgradeTests
 for backend in sqlite postgres; do
   for suite in CrashLoopTests OpenAPIContractTests; do
     LIVELINE_TEST_BACKEND=$backend timeout --foreground --kill-after=30 600 swift test --skip-build --filter "$suite"

@@ -268,7 +268,7 @@ extension Dispatcher {
         }
         if !row.mayHaveBeenSent, let missed = missedStart(start, now: now) { return missed }
         // A scheduled start due on a device whose app started the card meanwhile: not a second card.
-        if let start, start.scheduledAt != nil, row.attempts == 0 {
+        if let start, start.scheduledAt != nil, !row.mayHaveBeenSent {
             do {
                 if try store.tokens.showsCard(contextKey: start.contextKey, householdID: start.householdID, deviceID: start.deviceID) {
                     return .unsent(.startShownAlready(startID: start.id))
@@ -290,9 +290,10 @@ extension Dispatcher {
                         "\(why), the start may have reached the device: sent again in \(Int(configuration.lease)) s unless the device answers it first"
                 ))
         }
-        // A scheduled start never tried yet follows its device's new push-to-start token; one
-        // that may have reached the device never does (it would open a second card).
-        let followsReplacement = start?.scheduledAt != nil && row.attempts == 0
+        // A scheduled start that cannot have reached the device yet (a row that may have is
+        // postponed above) follows its device's new push-to-start token; one that may have never
+        // does (it would open a second card).
+        let followsReplacement = start?.scheduledAt != nil
         return prepareDevicePush(
             row, message, tokenID: tokenID, push: push, note: note, rev: rev, startID: startID, tokens: batch?.tokens,
             followsReplacement: followsReplacement)

@@ -34,19 +34,17 @@ extension Engine {
             if let fingerprint = registration.contractFingerprint, let type = try contractType(of: registration, in: change.sql) {
                 try library.requireVersion(of: type, fingerprint: fingerprint, in: change.sql)
             }
-            // The app reported this token's activity ended before the token came: stored, and ended.
-            if registration.kind == .update, let contextKey = registration.contextKey, let activityID = registration.activityID,
-                try store.reports.activity(
-                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
-                    in: change.sql)?.state == .ended
-            {
-                let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
-                try store.tokens.endUpdateTokens(
-                    contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
-                    reason: "the app reported the activity ended", now: change.now, in: change.sql)
-                return (outcome, registration, nil as EngineEvent?)
-            }
-            if registration.kind == .update, let contextKey = registration.contextKey {
+            let reported =
+                if registration.kind == .update, let contextKey = registration.contextKey, let activityID = registration.activityID {
+                    try store.reports.activity(
+                        contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID, activityID: activityID,
+                        in: change.sql)
+                } else { nil as ActivityReport? }
+            // The app reported this token's activity ended before the token came: nothing to push
+            // to, and the slot's token (perhaps a newer card's) stays as it is.
+            if reported?.state == .ended { return (RegistrationOutcome.unchanged, registration, nil as EngineEvent?) }
+            // A transient card is the app's own while it is open: it answers no start.
+            if registration.kind == .update, let contextKey = registration.contextKey, reported?.style != .transient {
                 try change.answerStart(contextKey: contextKey, householdID: registration.householdID, deviceID: registration.deviceID)
             }
             let outcome = try store.tokens.register(registration, now: change.now, in: change.sql)
@@ -159,6 +157,7 @@ extension Engine {
         defer { store.tokens.changes.bump() }
         return try store.write { transaction in
             try store.reports.dismiss(contextKey: contextKey, userID: userID, now: now, in: transaction)
+            try store.reports.endActivities(contextKey: contextKey, userID: userID, now: now, in: transaction)
             return try store.tokens.endUpdateTokens(
                 contextKey: contextKey, userID: userID, reason: "dismissed by the user", now: now, in: transaction)
         }

@@ -110,6 +110,15 @@ extension ActivityReportRepository {
         ).map(Self.report(row:))
     }
 
+    /// Marks the user's running activities of the context ended (they dismissed its card).
+    public func endActivities(contextKey: String, userID: UserID, now: Date, in transaction: any SQLTransaction) throws {
+        try transaction.execute(
+            """
+            UPDATE la_activity_reports SET state = 'ended', starts_at = NULL, reported_at = $3
+            WHERE context_key = $1 AND user_id = $2 AND state IN ('pending', 'active')
+            """, [.text(contextKey), SQLValue(userID), SQLValue(now)])
+    }
+
     /// Forgets the context's reports (a new card of it begins: `EngineWrite.reopen`).
     public func clearActivities(contextKey: String, in transaction: any SQLTransaction) throws {
         try transaction.execute("DELETE FROM la_activity_reports WHERE context_key = $1", [.text(contextKey)])

@@ -380,17 +380,27 @@ public struct PushTokenRepository: Sendable {
         return Set(try (tokens + receipts).map { "\(try $0.int("household_id")):\(try $0.string("device_id"))" })
     }
 
-    /// Whether the device shows the context's card: an active `la-update` token of it, or an
-    /// `active` report of a standard activity of it (a card that follows a channel has no token).
+    /// Whether the device shows the context's standard card: an active `la-update` token of it,
+    /// or an `active` report of a standard activity of it (a card that follows a channel has no
+    /// token) whose token, if it had one, has not ended. A card reported transient is not one.
     public func showsCard(contextKey: String, householdID: HouseholdID, deviceID: String) throws -> Bool {
         try database.read { transaction in
             try transaction.queryOne(
                 """
-                SELECT 1 AS shown FROM push_tokens
-                WHERE kind = 'la-update' AND context_key = $1 AND household_id = $2 AND device_id = $3 AND status = 'active'
+                SELECT 1 AS shown FROM push_tokens t
+                WHERE t.kind = 'la-update' AND t.context_key = $1 AND t.household_id = $2 AND t.device_id = $3 AND t.status = 'active'
+                    AND NOT EXISTS (
+                        SELECT 1 FROM la_activity_reports r
+                        WHERE r.context_key = $1 AND r.household_id = $2 AND r.device_id = $3 AND r.activity_id = t.activity_id
+                            AND r.style = 'transient')
                 UNION ALL
-                SELECT 1 AS shown FROM la_activity_reports
-                WHERE context_key = $1 AND household_id = $2 AND device_id = $3 AND state = 'active' AND style = 'standard'
+                SELECT 1 AS shown FROM la_activity_reports r
+                WHERE r.context_key = $1 AND r.household_id = $2 AND r.device_id = $3 AND r.state = 'active' AND r.style = 'standard'
+                    AND NOT EXISTS (
+                        SELECT 1 FROM push_tokens t
+                        WHERE t.kind = 'la-update' AND t.context_key = $1 AND t.household_id = $2 AND t.device_id = $3
+                            AND r.activity_id <> '' AND t.activity_id = r.activity_id AND t.status <> 'active'
+                            AND COALESCE(t.end_reason, '') <> 'replaced')
                 """,
                 [.text(contextKey), SQLValue(householdID), .text(deviceID)]) != nil
         }

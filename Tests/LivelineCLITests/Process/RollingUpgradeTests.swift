@@ -70,25 +70,35 @@ import Testing
             }
         }
 
-        /// Instance `index` of the probe build `version` (on its port once it had one), logging
-        /// to a file of its own.
+        /// Instance `index` of the probe build `version` on a free port, logging to a file of its own.
         func start(_ index: Int, version: Int) throws -> ServeProcess {
             let log = folder.appendingPathComponent("serve-\(index)-v\(version)-\(UUID().uuidString.prefix(6)).log")
-            let port = lock.withLock { ports.indices.contains(index) ? ports[index] : 0 }
             return try ServeProcess(
                 data: folder.appendingPathComponent("data-\(index)"),
-                environment: environment.merging(["PROBE_SCHEMA_VERSION": String(version), "LIVELINE_LOG_LEVEL": "info"]) { $1 }, port: port,
+                environment: environment.merging(["PROBE_SCHEMA_VERSION": String(version), "LIVELINE_LOG_LEVEL": "info"]) { $1 },
                 standardOutput: .file(log.path), executable: RollingUpgradeTests.probe)
         }
 
-        /// Replaces instance `index` with the probe build `version`: SIGTERM (it finishes what
-        /// it serves), then the new build on the same port, as behind a load balancer.
+        /// Replaces instance `index` with the probe build `version`: SIGTERM (it finishes what it
+        /// serves), then the new build, which the clients' balancing learns (a port of its own:
+        /// the old one may be taken meanwhile by a client connection's local port).
         func replace(_ index: Int, version: Int) throws {
             let old = lock.withLock { servers[index] }
             old.kill(SIGTERM)
             #expect(old.process.termination == .exited(0), "instance \(index) stopped cleanly")
             let new = try start(index, version: version)
-            lock.withLock { servers[index] = new }
+            lock.withLock {
+                servers[index] = new
+                ports[index] = new.port
+            }
+        }
+
+        /// Nothing left to send: no outbox row due or leased, now or later.
+        func drained() throws -> Bool {
+            let store = try Store.open(PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1))
+            defer { store.database.close() }
+            let depth = try store.outbox.depth(now: Date().addingTimeInterval(24 * 3600))
+            return depth.due == 0 && depth.leased == 0
         }
 
         func logs() -> String {
@@ -231,6 +241,14 @@ import Testing
             run.load()
             loadDone.signal()
         }
+        // However the test ends, the clients stop before the servers go.
+        var loadStopped = false
+        defer {
+            if !loadStopped {
+                run.stopping.store(true, ordering: .relaxed)
+                loadDone.wait()
+            }
+        }
         /// Lets the load go on for a while on the instances as they are.
         func underLoad() async throws {
             let before = run.ledger.answered
@@ -250,6 +268,7 @@ import Testing
         }
         run.stopping.store(true, ordering: .relaxed)
         loadDone.wait()
+        loadStopped = true
         let logs = run.logs()
         #expect(logs.contains("\"schemaAhead\""), "the old build said it serves on a newer schema")
         #expect(!logs.contains("\"schemaContracted\""))
@@ -272,7 +291,8 @@ import Testing
         #expect(await eventually(timeout: 60) { all.allSatisfy { run.lastDelay($0.1) == delays[$0.0] } }, "every phone is current")
         // No duplicate start, however often it was asked and whichever build took it.
         #expect(await eventually { run.startTokens.allSatisfy { run.sandbox.accepted(token: $0).count >= 1 } })
-        try await Task.sleep(for: .seconds(1))  // a second start, if any, would be sent by now
+        // Drained, then looked: a start that may have gone out unanswered waits a lease (5 s), then goes again.
+        #expect(try await eventually(timeout: 60) { try run.drained() }, "nothing left to send")
         #expect(run.startTokens.map { run.sandbox.accepted(token: $0).count } == Array(repeating: 1, count: Self.starters))
         print(
             "rolling upgrade: \(run.ledger.answered) requests answered across 6 replacements, \(run.ledger.retried) 503s with Retry-After retried, "

@@ -52,23 +52,30 @@ import Testing
         defer { setup.stop() }
         let ended = try setup.startDevice(0, type: Self.type)
         let shown = try setup.startDevice(1, type: Self.type)
+        let transient = try setup.startDevice(2, type: Self.type)
         #expect(try setup.admin("PUT", "/v1/contexts/trip:soon", json: ContextAPITests.trip(delay: 3)).status == 201)
         let at = clock.now.addingTimeInterval(1_800)
         let asked = try setup.admin(
             "POST", "/v1/contexts/trip:soon/start", json: ScheduledStartTests.body(userID: setup.userID.rawValue, at: ScheduledStartTests.time(at)))
-        #expect((asked.json?["starts"] as? [[String: Any]])?.map { $0["outcome"] as? String } == ["queued", "queued"], "\(asked.text)")
+        #expect((asked.json?["starts"] as? [[String: Any]])?.map { $0["outcome"] as? String } == ["queued", "queued", "queued"], "\(asked.text)")
         // phone-0's app shows a card of its own for a while, then it ends; phone-1's app starts one and keeps it.
         for (state, style) in [("active", "transient"), ("active", "standard"), ("ended", "standard")] {
             let report = try Self.report(setup, #"{"context_key":"trip:soon","device_id":"phone-0","state":"\#(state)","style":"\#(style)"}"#)
             #expect(report.status == 200, "\(report.text)")
         }
         _ = try setup.device(1, contextKey: "trip:soon", type: Self.type)
+        // phone-2's app shows a transient card (with its token) at that time: the person's in the app, not a card that stays.
+        _ = try Self.card(setup, 2, "trip:soon", token: 20, activityID: "T2")
+        #expect(
+            try Self.report(setup, #"{"context_key":"trip:soon","device_id":"phone-2","state":"active","style":"transient","activity_id":"T2"}"#)
+                .status == 200)
         #expect(try setup.server.app.store.starts.starts(contextKey: "trip:soon").allSatisfy { $0.updateTokenAt == nil }, "not answered")
         clock.advance(by: 1_799)
         try await ScheduledStartTests.probe(setup, ended, "trip:probe", userID: setup.userID.rawValue)
         #expect(ScheduledStartTests.starts(setup, ended) == 1 && ScheduledStartTests.starts(setup, shown) == 1, "only the probe's so far")
         clock.advance(by: 1)
         #expect(await eventually { ScheduledStartTests.starts(setup, ended) == 2 }, "the scheduled start went out at its time")
+        #expect(await eventually { ScheduledStartTests.starts(setup, transient) == 2 }, "a transient card does not keep it back")
         let skipped = await eventually {
             (try? setup.server.app.store.starts.starts(contextKey: "trip:soon").first { $0.deviceID == "phone-1" }?.status) == .skipped
         }
@@ -191,19 +198,23 @@ import Testing
         try report(3, "ended", id: "A3")  // ended: its token ends, no renewal
         try report(4, "ended", id: nil)  // an earlier card's end, without ids…
         try report(5, "active", style: "transient", id: "A5")  // transient, reported before its token: not renewed
-        try report(6, "ended", id: "A6")  // ended before its token came: the token ends at once
+        try report(6, "ended", id: "A6")  // ended before its token came: the token is not kept
+        let newer = try Self.card(setup, 7, key, token: 7, activityID: "B7")  // a device showing a newer card…
+        try report(7, "ended", id: "A7")
         clock.advance(by: 1)
         _ = try Self.card(setup, 4, key, token: 4, activityID: nil)  // …does not count for a card registered after it
         _ = try Self.card(setup, 5, key, token: 5, activityID: "A5")
         let late = try Self.card(setup, 6, key, token: 6, activityID: "A6")
+        let stale = try Self.card(setup, 7, key, token: 17, activityID: "A7")  // …gets its older, ended card's token late
         let active = try setup.server.app.store.tokens.activeTokens(userID: setup.userID).map(\.token)
-        #expect(!active.contains(ended) && !active.contains(late), "an ended card's token ends with it, whenever it came")
-        #expect(active.count == 5)
+        #expect(!active.contains(ended) && !active.contains(late) && !active.contains(stale), "an ended card's token ends with it, whenever it came")
+        #expect(active.contains(newer), "the newer card keeps its token")
+        #expect(active.count == 6)
 
         clock.advance(by: 7 * 3600 + 35 * 60)
         setup.server.app.engine.sweepLifecycle()
         let renewals = try setup.server.app.store.renewals.renewals(contextKey: key)
-        #expect(renewals.map(\.deviceID).sorted() == ["phone-0", "phone-1", "phone-4"], "\(renewals)")
+        #expect(renewals.map(\.deviceID).sorted() == ["phone-0", "phone-1", "phone-4", "phone-7"], "\(renewals)")
     }
 
     /// An `active` report of a standard card answers the device's start sent before it, as a
