@@ -254,6 +254,38 @@ struct DispatchPlanner: Sendable {
                     .info, .channelKept, contextKey: contextKey, outboxID: row.id, channelID: channelID,
                     message: "not deleted: the channel was being created for the context when it was listed as an orphan"
                 ))
+        case .startAfterTheEnd, .startMissed, .startShownAlready, .startAnswered, .startSettled:
+            planStart(row, unsent: reason, into: &plan)
+        case .subscriptionUnusable(let tokenID, let why):
+            plan.invalidTokens.append(
+                DispatchPlan.TokenInvalidation(
+                    tokenID: tokenID, reason: why, registeredBefore: nil, apnsID: nil, status: 0,
+                    message: "the browser's subscription has a key no push can be encrypted for: marked invalid, never pushed again"))
+            plan.row = .deadLetter(reason: why)
+            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: tokenID, message: why)
+        case .tokenInactive(let startID, let note):
+            let why = "the token is no longer active: \(note)"
+            if let startID {
+                plan.start = DispatchPlan.StartFinish(
+                    startID: startID, accepted: false, reason: "the push-to-start token is no longer active", counted: false
+                )
+                plan.events.append(
+                    EngineEvent(
+                        .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
+                        message: "the push-to-start token is no longer active"
+                    ))
+            }
+            plan.row = .deadLetter(reason: why)
+            plan.rowEvent = EngineEvent(
+                .warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, message: why)
+        }
+        return plan
+    }
+
+    /// The part of ``plan(_:unsent:at:random:)`` for a push-to-start that is not sent: how its
+    /// start is settled, and what is logged.
+    private func planStart(_ row: OutboxRow, unsent reason: Preparation.Reason, into plan: inout DispatchPlan) {
+        switch reason {
         case .startAfterTheEnd(let startID):
             let why = "the context ended before the start went out"
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
@@ -287,30 +319,9 @@ struct DispatchPlanner: Sendable {
                 EngineEvent(
                     .info, status == .sent ? .startAnswered : .startCancelled, contextKey: row.contextKey, outboxID: row.id,
                     tokenID: row.target?.tokenID, startID: startID, message: why))
-        case .subscriptionUnusable(let tokenID, let why):
-            plan.invalidTokens.append(
-                DispatchPlan.TokenInvalidation(
-                    tokenID: tokenID, reason: why, registeredBefore: nil, apnsID: nil, status: 0,
-                    message: "the browser's subscription has a key no push can be encrypted for: marked invalid, never pushed again"))
-            plan.row = .deadLetter(reason: why)
-            plan.rowEvent = EngineEvent(.warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: tokenID, message: why)
-        case .tokenInactive(let startID, let note):
-            let why = "the token is no longer active: \(note)"
-            if let startID {
-                plan.start = DispatchPlan.StartFinish(
-                    startID: startID, accepted: false, reason: "the push-to-start token is no longer active", counted: false
-                )
-                plan.events.append(
-                    EngineEvent(
-                        .warning, .startFailed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
-                        message: "the push-to-start token is no longer active"
-                    ))
-            }
-            plan.row = .deadLetter(reason: why)
-            plan.rowEvent = EngineEvent(
-                .warning, .deadLetter, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, message: why)
+        default:
+            break
         }
-        return plan
     }
 
     // MARK: Pieces

@@ -35,12 +35,12 @@ import Testing
     }
 
     final class Run: @unchecked Sendable {
-        let folder: URL
-        let sandbox: APNSSandbox
-        let url: String
-        let drop: @Sendable () -> Void
-        let environment: [String: String]
-        let bearer: String
+        let ground: SharedGround
+        var folder: URL { ground.folder }
+        var sandbox: APNSSandbox { ground.sandbox }
+        var url: String { ground.url }
+        var environment: [String: String] { ground.environment }
+        var bearer: String { ground.bearer }
         /// Guarded by `lock`: replaced while the clients send.
         private var servers: [ServeProcess] = []
         private var ports: [Int] = []
@@ -52,17 +52,7 @@ import Testing
         var startTokens: [String] = []
 
         init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-upgrade-\(UUID().uuidString)")
-            sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
-            (url, drop) = try TestPostgres.freshURL()
-            environment = CrashRecoveryTests.environment(sandbox).merging([
-                "LIVELINE_ADMIN_KEY": RollingUpgradeTests.adminKey, "LIVELINE_DATABASE_URL": url, "LIVELINE_OUTBOX_LEASE_S": "5",
-                "LIVELINE_DATABASE_POOL": "4",
-            ]) { $1 }
-            bearer = SecureRandom.token(prefix: "ll_")
-            let store = try Store.open(PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1))
-            _ = try store.accounts.createUser(
-                household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date())
+            ground = try SharedGround(name: "liveline-upgrade", adminKey: RollingUpgradeTests.adminKey)
             for index in 0..<3 {
                 let server = try start(index, version: 1)
                 servers.append(server)
@@ -108,9 +98,7 @@ import Testing
 
         deinit {
             lock.withLock { servers.removeAll() }
-            sandbox.stop()
-            drop()
-            try? FileManager.default.removeItem(at: folder)
+            ground.tearDown()
         }
 
         /// One request to instance `index`, else to the next that answers (one being replaced

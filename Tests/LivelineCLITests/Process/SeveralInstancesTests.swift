@@ -19,27 +19,17 @@ import Testing
 
     /// A run: the sandbox, the database, three servers and the tokens of every context.
     final class Run {
-        let folder: URL
-        let sandbox: APNSSandbox
-        let url: String
-        let drop: @Sendable () -> Void
-        let environment: [String: String]
-        let bearer: String
+        let ground: SharedGround
+        var folder: URL { ground.folder }
+        var sandbox: APNSSandbox { ground.sandbox }
+        var url: String { ground.url }
+        var environment: [String: String] { ground.environment }
+        var bearer: String { ground.bearer }
         var servers: [ServeProcess] = []
         var tokens: [String: [String]] = [:]
 
         init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-instances-\(UUID().uuidString)")
-            sandbox = try APNSSandbox.start(SandboxConfiguration(folder: folder.appendingPathComponent("sandbox")))
-            (url, drop) = try TestPostgres.freshURL()
-            environment = CrashRecoveryTests.environment(sandbox).merging([
-                "LIVELINE_ADMIN_KEY": SeveralInstancesTests.adminKey, "LIVELINE_DATABASE_URL": url, "LIVELINE_OUTBOX_LEASE_S": "5",
-                "LIVELINE_DATABASE_POOL": "4",
-            ]) { $1 }
-            bearer = SecureRandom.token(prefix: "ll_")
-            let store = try Store.open(PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1))
-            _ = try store.accounts.createUser(
-                household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date())
+            ground = try SharedGround(name: "liveline-instances", adminKey: SeveralInstancesTests.adminKey)
             for index in 0..<3 { servers.append(try start(index)) }
         }
 
@@ -49,9 +39,7 @@ import Testing
 
         deinit {
             servers.removeAll()
-            sandbox.stop()
-            drop()
-            try? FileManager.default.removeItem(at: folder)
+            ground.tearDown()
         }
 
         /// One request to instance `index`, or — when it does not answer (killed) — the next one.
