@@ -62,10 +62,12 @@ struct DispatchPlan: Sendable, Hashable {
         /// row now. False for this dispatcher's decision (it gave up, the start was cancelled),
         /// which only the row's holder may record.
         var answered = false
-        /// A scheduled start given up on: its grace period passed before it could be sent.
-        var missed = false
-        /// A scheduled start not sent because its device showed the card already when it was due.
-        var skipped = false
+        /// How the start is settled: sent or failed as `accepted` says (`finished`), or not sent at
+        /// all — `missed` (a scheduled start whose grace period passed), `skipped` (a scheduled
+        /// start whose device showed the card already when it was due).
+        var settlement = Settlement.finished
+
+        enum Settlement: Sendable, Hashable { case finished, missed, skipped }
     }
 
     /// A push rendered at `rev` carried the context's alert or priority hint and was accepted: they are cleared.

@@ -291,14 +291,14 @@ struct DispatchPlanner: Sendable {
             plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false)
             plan.events.append(EngineEvent(.info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, startID: startID, message: why))
         case .startMissed(let startID, let why):
-            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, missed: true)
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, settlement: .missed)
             plan.events.append(
                 EngineEvent(
                     .warning, .startMissed, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID,
                     message: why))
         case .startShownAlready(let startID):
             let why = "skipped: when it was due, the device showed the card already (its app started one meanwhile)"
-            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, skipped: true)
+            plan.start = DispatchPlan.StartFinish(startID: startID, accepted: false, reason: why, counted: false, settlement: .skipped)
             plan.events.append(
                 EngineEvent(
                     .info, .startCancelled, contextKey: row.contextKey, outboxID: row.id, tokenID: row.target?.tokenID, startID: startID, message: why

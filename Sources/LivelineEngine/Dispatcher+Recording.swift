@@ -61,11 +61,11 @@ extension Dispatcher {
             }
         }
         var renewal: EngineEvent?
-        if let start = plan.start, start.missed, held {
+        if let start = plan.start, start.settlement == .missed, held {
             try store.starts.markMissed(id: start.startID, reason: start.reason ?? "missed", now: plan.at, in: transaction)
-        } else if let start = plan.start, start.skipped, held {
+        } else if let start = plan.start, start.settlement == .skipped, held {
             try store.starts.skip(id: start.startID, reason: start.reason ?? "skipped", now: plan.at, in: transaction)
-        } else if let start = plan.start, held || start.answered {
+        } else if let start = plan.start, start.settlement == .finished, held || start.answered {
             try store.starts.finish(id: start.startID, accepted: start.accepted, reason: start.reason, now: plan.at, in: transaction)
             renewal = try renewer?.follow(startID: start.startID, accepted: start.accepted, reason: start.reason, at: plan.at, in: transaction)
         }
@@ -312,7 +312,7 @@ extension Dispatcher {
         for _ in plan.deadTargets where applied.held { metrics.deadLetter() }
         if let renewal = applied.renewal { logger.record(renewal) }
         if let start = plan.start, start.counted, applied.held || start.answered { metrics.start(outcome: start.accepted ? "sent" : "failed") }
-        if let start = plan.start, start.missed, applied.held { metrics.start(outcome: "missed") }
+        if let start = plan.start, start.settlement == .missed, applied.held { metrics.start(outcome: "missed") }
         for token in plan.invalidTokens {
             guard let environment = token.moveTo, applied.moved.contains(token.tokenID) else { continue }
             logger.record(

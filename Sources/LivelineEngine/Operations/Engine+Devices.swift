@@ -114,7 +114,7 @@ extension Engine {
     }
 
     /// The app's own activity of the context on a device (`POST /api/la/activity`; `docs/engine.md`,
-    /// "App-reported activities"): the newest report per device is kept; `active` of a standard
+    /// "App-reported activities"): the newest report per device and activity is kept; `active` of a standard
     /// activity also answers the device's start of the context, as a receipt does (a transient
     /// one is the app's own while it is open, never the card a start brings).
     ///

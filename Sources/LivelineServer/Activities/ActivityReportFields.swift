@@ -20,8 +20,9 @@ enum ActivityReportFields {
     static let attributesType = FieldRule("attributes_type", .text(length: 1...200), about: "the context's activity type, if given")
     static let rev = FieldRule("rev", .integer(0...Int(Int32.max)), about: "the revision the device rendered")
 
-    /// A report's `starts_at`: a date-time (else 400), only with `pending` and at most 7 days ahead
-    /// of `now` (else 422: well-formed, but not a date a scheduled activity can have). A pending
+    /// A report's `starts_at`: a date-time (else 400), only with `pending`, at most 7 days ahead of
+    /// `now` and at most ``startsAtSkew`` before it (else 422: well-formed, but not a date a
+    /// scheduled activity can have). A pending
     /// report may leave it out (the app saw the state and no longer knows the date).
     static func startsAt(_ text: String?, state: ActivityReport.State, now: Date) throws -> Date? {
         guard let text else { return nil }

@@ -34,13 +34,8 @@ import Testing
         func retry() { state.withLock { $0.retried += 1 } }
     }
 
-    final class Run: @unchecked Sendable {
+    final class Run: OnSharedGround, @unchecked Sendable {
         let ground: SharedGround
-        var folder: URL { ground.folder }
-        var sandbox: APNSSandbox { ground.sandbox }
-        var url: String { ground.url }
-        var environment: [String: String] { ground.environment }
-        var bearer: String { ground.bearer }
         /// Guarded by `lock`: replaced while the clients send.
         private var servers: [ServeProcess] = []
         private var ports: [Int] = []

@@ -18,13 +18,8 @@ import Testing
     static let changes = 5_000
 
     /// A run: the sandbox, the database, three servers and the tokens of every context.
-    final class Run {
+    final class Run: OnSharedGround {
         let ground: SharedGround
-        var folder: URL { ground.folder }
-        var sandbox: APNSSandbox { ground.sandbox }
-        var url: String { ground.url }
-        var environment: [String: String] { ground.environment }
-        var bearer: String { ground.bearer }
         var servers: [ServeProcess] = []
         var tokens: [String: [String]] = [:]
 

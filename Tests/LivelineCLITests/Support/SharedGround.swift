@@ -35,3 +35,16 @@ struct SharedGround {
         try? FileManager.default.removeItem(at: folder)
     }
 }
+
+/// A test run on a ``SharedGround``: its parts by name.
+protocol OnSharedGround {
+    var ground: SharedGround { get }
+}
+
+extension OnSharedGround {
+    var folder: URL { ground.folder }
+    var sandbox: APNSSandbox { ground.sandbox }
+    var url: String { ground.url }
+    var environment: [String: String] { ground.environment }
+    var bearer: String { ground.bearer }
+}
