@@ -30,7 +30,9 @@ struct SyncRenderer: Sendable {
             let from = configuration.typesDismissedFromTheirEnd.contains(type) ? min(endedAt ?? now, now) : now
             aps["dismissal-date"] = .int(Int(configuration.dismissalDate(type: type, endedAt: from).timeIntervalSince1970))
         } else if let staleAfter = configuration.staleAfter(type: type) {
-            aps["stale-date"] = .int(Int(now.addingTimeInterval(staleAfter).timeIntervalSince1970))
+            // At most the longest an activity lives; a contract file is checked for it too.
+            let stale = now.addingTimeInterval(min(staleAfter, ContractLifecycle.maximumStaleAfter))
+            aps["stale-date"] = .int(Int(stale.timeIntervalSince1970))
         }
         if let relevanceScore { aps["relevance-score"] = .double(relevanceScore) }
         if let alert { aps["alert"] = alert }

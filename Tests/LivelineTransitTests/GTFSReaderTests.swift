@@ -157,6 +157,15 @@ import Testing
         try feed.write()
         let byDistance = try #require(try feed.read().feed.stopTimes["t1"])
         #expect(byDistance.map(\.arrival) == [8 * 3600, 8 * 3600 + 60, 8 * 3600 + 600])
+
+        // A distance that is no finite number counts as none; one beyond the ends stays between them.
+        for (middle, expected) in [("nan", 300), ("inf", 300), ("1e308", 600), ("-1e308", 0)] {
+            feed.files["stop_times.txt"] =
+                "trip_id,arrival_time,departure_time,stop_id,stop_sequence,shape_dist_traveled\nt1,08:00:00,08:00:00,a,1,0\nt1,,,b,2,\(middle)\nt1,08:10:00,08:10:00,c,3,1000\n"
+            try feed.write()
+            let odd = try #require(try feed.read().feed.stopTimes["t1"])
+            #expect(odd.map(\.arrival) == [8 * 3600, 8 * 3600 + expected, 8 * 3600 + 600], "distance \(middle)")
+        }
     }
 
     @Test func aFeedWithOnlyCalendarDatesRunsOnItsDates() throws {

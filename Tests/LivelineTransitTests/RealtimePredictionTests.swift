@@ -99,6 +99,15 @@ import LivelineTransitModel
         expect(predictions, 3...20, delay: 90)
     }
 
+    @Test func aTimeAtEitherEndOfInt64GivesADelayInsteadOfATrap() {
+        for time in [Int(Int64.min), Int(Int64.max)] {
+            let stopUpdate = RealtimeFeed.StopTimeUpdate(stopSequence: 3, arrival: RealtimeFeed.StopTimeEvent(time: time))
+            let predictions = RealtimePrediction.apply(update([stopUpdate]), to: Self.twentyStops, serviceDay: Self.day)
+            let delay = try? #require(predictions[2].delay)
+            #expect(delay.map { abs($0) >= 1_000_000_000 } == true, "time \(time): delay \(String(describing: delay))")
+        }
+    }
+
     @Test func aMissingDepartureTakesTheArrivalsDelayAndAMissingArrivalTheDepartures() {
         let arrivalOnly = RealtimeFeed.StopTimeUpdate(stopSequence: 2, arrival: RealtimeFeed.StopTimeEvent(delay: 45))
         let departureOnly = RealtimeFeed.StopTimeUpdate(stopSequence: 6, departure: RealtimeFeed.StopTimeEvent(delay: -20))

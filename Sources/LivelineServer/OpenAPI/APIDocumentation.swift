@@ -192,7 +192,9 @@ enum APIDocumentation {
                     "example": object(["attributes": ["type": "object"], "contentState": ["type": "object"]], required: []),
                     "lifecycle": object(
                         [
-                            "staleAfter": ["type": "number"], "dismissAfter": ["type": "number"], "priorityBudget": integer,
+                            "staleAfter": ["type": "number", "exclusiveMinimum": 0, "maximum": .double(ContractLifecycle.maximumStaleAfter)],
+                            "dismissAfter": ["type": "number", "minimum": 0, "maximum": .double(ContractLifecycle.maximumDismissAfter)],
+                            "priorityBudget": ["type": "integer", "minimum": 0],
                             "materialKeys": ["type": "array", "items": string],
                         ], required: []),
                     "card": object(

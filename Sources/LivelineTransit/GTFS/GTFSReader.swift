@@ -220,7 +220,7 @@ public enum GTFSReader {
                 let stopTime = GTFSStopTime(
                     tripID: tripID, stopSequence: stopSequence, stopID: stopID, arrival: arrivalTime ?? departureTime ?? 0,
                     departure: departureTime ?? arrivalTime ?? 0, timepoint: timepoint.map { table.value(row, $0) != "0" } ?? true,
-                    shapeDistanceTraveled: distance.flatMap { Double(table.value(row, $0)) })
+                    shapeDistanceTraveled: distance.flatMap { Double(table.value(row, $0)) }.flatMap { $0.isFinite ? $0 : nil })
                 byTrip[tripID, default: []].append(Raw(stopTime: stopTime, arrival: arrivalTime, departure: departureTime, line: line))
             }
             for (tripID, raws) in byTrip {
@@ -257,8 +257,10 @@ public enum GTFSReader {
                 let distances = (before...after).map { times[$0].shapeDistanceTraveled }
                 for blank in index..<after {
                     let share: Double
-                    if let start = distances.first!, let end = distances.last!, let here = distances[blank - before], end > start {
-                        share = (here - start) / (end - start)
+                    if let start = distances.first!, let end = distances.last!, let here = distances[blank - before], end > start,
+                        case let measured = (here - start) / (end - start), measured.isFinite
+                    {
+                        share = min(1, max(0, measured))
                     } else {
                         share = Double(blank - before) / Double(after - before)
                     }

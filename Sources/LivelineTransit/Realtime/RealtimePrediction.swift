@@ -154,7 +154,8 @@ extension RealtimeFeed.StopTimeEvent {
     fileprivate func resolved(against scheduled: Date) -> (delay: Int, time: Date?)? {
         if let time {
             let date = Date(timeIntervalSince1970: TimeInterval(time))
-            return (Int(date.timeIntervalSince(scheduled).rounded()), date)
+            // Clamped: the feed's int64 can lie beyond what an Int of seconds between two dates holds.
+            return (Int(max(-1e15, min(1e15, date.timeIntervalSince(scheduled).rounded()))), date)
         }
         return delay.map { ($0, nil) }
     }

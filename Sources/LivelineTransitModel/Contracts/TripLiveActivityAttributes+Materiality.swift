@@ -6,7 +6,8 @@ extension TripLiveActivityAttributes {
     /// time, progress and occupancy go quietly.
     public static func materialChange(from old: ContentState, to new: ContentState) -> String? {
         if new.phase != old.phase { return "phase \(old.phase.rawValue) → \(new.phase.rawValue)" }
-        if abs(new.delay - old.delay) >= 1 { return "delay \(old.delay) → \(new.delay) min" }
+        // Whole minutes: any difference is a minute or more (no subtraction, which overflows at the ends of Int).
+        if new.delay != old.delay { return "delay \(old.delay) → \(new.delay) min" }
         return nil
     }
 }

@@ -87,10 +87,11 @@ extension ContractFile {
     }
 
     private func checkLifecycle(_ lifecycle: ContractLifecycle) throws(ContractFileError) {
-        if let stale = lifecycle.staleAfter, !(stale > 0) {
+        if let stale = lifecycle.staleAfter, !(stale > 0 && stale <= ContractLifecycle.maximumStaleAfter) {
             throw ContractFileError(
                 .outOfRange, at: "lifecycle.staleAfter",
-                "is \(JSONValue.double(stale).compactText); expected more than 0 seconds (each update's stale-date is this long after it)")
+                "is \(JSONValue.double(stale).compactText); expected more than 0 and at most 43200 seconds "
+                    + "(each update's stale-date is this long after it; an activity lives at most 12 hours)")
         }
         if let dismiss = lifecycle.dismissAfter, !(0...ContractLifecycle.maximumDismissAfter).contains(dismiss) {
             throw ContractFileError(

@@ -7,8 +7,11 @@ public struct ContractLifecycle: Sendable, Hashable {
     /// The longest `dismissAfter`: an ended activity stays on the lock screen at most 4 hours
     /// (`docs/devices.md`).
     public static let maximumDismissAfter: TimeInterval = 14_400
+    /// The longest `staleAfter`: an activity lives at most 12 hours, 8 active and 4 ended
+    /// (`docs/devices.md`), so a stale date further out never shows.
+    public static let maximumStaleAfter: TimeInterval = 43_200
 
-    /// Each update's `stale-date` is this many seconds after it is sent (> 0); nil: none.
+    /// Each update's `stale-date` is this many seconds after it is sent (0 < s ≤ 43200); nil: none.
     public var staleAfter: TimeInterval?
     /// The end's `dismissal-date` is this many seconds after it is sent (0 … 14400); nil: the
     /// server's default.

@@ -227,7 +227,9 @@ import Testing
 
     @Test func lifecycleNumbersOutOfRangeAreRefused() {
         func lifecycle(_ members: [String: JSONValue]) -> ContractFileError? { Self.error { $0["lifecycle"] = .object(members) } }
-        #expect(lifecycle(["staleAfter": 0])?.description.hasPrefix("lifecycle.staleAfter: is 0; expected more than 0 seconds") == true)
+        #expect(lifecycle(["staleAfter": 0])?.description.hasPrefix("lifecycle.staleAfter: is 0; expected more than 0 and at most 43200") == true)
+        #expect(lifecycle(["staleAfter": .double(1e300)])?.code == .outOfRange, "a stale date beyond an activity's 12 hours")
+        #expect(lifecycle(["staleAfter": 43_200]) == nil)
         #expect(
             lifecycle(["dismissAfter": 14_401])?.description
                 == "lifecycle.dismissAfter: is 14401; expected 0 … 14400 seconds: an ended activity stays at most 4 hours")
