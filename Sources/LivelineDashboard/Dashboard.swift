@@ -54,6 +54,8 @@ public final class Dashboard: Sendable {
     let configuration: DashboardConfiguration
     let sessions: DashboardSessions
     let live: LiveUpdates
+    /// The overview's push counts, kept across renders.
+    let pushCounts = PushChartCounts()
     /// The server's clock: what pages show times against.
     let clock: @Sendable () -> Date
     /// Real time: what sessions expire by, and the in-process sandbox's times are in.

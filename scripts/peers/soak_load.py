@@ -4,7 +4,7 @@
 Drives one `liveline serve` at a steady rate for MINUTES with a mix of what an app does — PUTs
 of /v1 contexts, pulls, shopping changes, starts, notify (alert and web push), token churn whose
 old tokens APNs answers 410, open dashboard pages on Server-Sent Events — and every 10 s samples
-the server process (RSS, descriptors, threads from /proc), the database and WAL size, the outbox
+the server process (RSS and its file pages, descriptors, threads from /proc), the database and WAL size, the outbox
 depth (/metrics) and the requests' p50/p99 latency in that window. Prints the table as it goes,
 writes soak.csv and soak.svg to OUT, then the verdict; exits 1 when a check fails.
 
@@ -220,7 +220,8 @@ class Load:
 def process_sample(pid):
     status = open(f"/proc/{pid}/status").read()
     field = lambda name: int(next(line.split()[1] for line in status.splitlines() if line.startswith(name + ":")))
-    return field("VmRSS") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
+    # RssFile: the part of RSS that is file pages (the database read through its memory map).
+    return field("VmRSS") / 1024, field("RssFile") / 1024, len(os.listdir(f"/proc/{pid}/fd")), field("Threads")
 
 
 def outbox_depth(port, admin_key):
@@ -243,7 +244,7 @@ def percentile(values, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-COLUMNS = ["minute", "rss_mb", "fds", "threads", "db_mb", "wal_mb", "outbox", "req_per_s", "errors", "p50_ms", "p99_ms"]
+COLUMNS = ["minute", "rss_mb", "file_mb", "fds", "threads", "db_mb", "wal_mb", "outbox", "req_per_s", "errors", "p50_ms", "p99_ms"]
 
 
 def sample_forever(args, load, samples, interval):
@@ -251,9 +252,9 @@ def sample_forever(args, load, samples, interval):
     print(" ".join(f"{c:>9}" for c in COLUMNS), flush=True)
     while not STOP.wait(interval - ((time.monotonic() - started) % interval)):
         latencies, errors, requests, error_samples = WINDOW.take()
-        rss, fds, threads = process_sample(args.pid)
+        rss, file_pages, fds, threads = process_sample(args.pid)
         row = {
-            "minute": (time.monotonic() - started) / 60, "rss_mb": rss, "fds": fds, "threads": threads,
+            "minute": (time.monotonic() - started) / 60, "rss_mb": rss, "file_mb": file_pages, "fds": fds, "threads": threads,
             "db_mb": size_mb(args.database), "wal_mb": size_mb(args.database + "-wal"),
             "outbox": outbox_depth(args.port, args.admin_key), "req_per_s": requests / interval, "errors": errors,
             "p50_ms": percentile(latencies, 0.50) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
@@ -266,7 +267,7 @@ def sample_forever(args, load, samples, interval):
 
 def svg(samples, path):
     """Four small panels over time: RSS, descriptors and threads, p50/p99, WAL and outbox."""
-    panels = [("RSS (MB)", ["rss_mb"]), ("descriptors (blue), threads (red)", ["fds", "threads"]),
+    panels = [("RSS (blue), of it file pages (red), MB", ["rss_mb", "file_mb"]), ("descriptors (blue), threads (red)", ["fds", "threads"]),
               ("latency p50 (blue), p99 (red), ms", ["p50_ms", "p99_ms"]), ("WAL in MB (blue), outbox rows (red)", ["wal_mb", "outbox"])]
     colors = ["#1f77b4", "#d62728"]
     width, height, margin = 720, 150, 46

@@ -41,19 +41,19 @@ extension Dashboard {
         return PageContent(title: "Overview", main: main, events: "/dashboard/events?page=overview")
     }
 
-    /// Pushes of the last hour in 5-minute slots, by outcome, as bars (and as a table for those
-    /// who do not see the bars): accepted is any 2xx (``DeliveryVerdict``: APNs' 200, a push
-    /// service's 201). A broadcast channel's deletion is channel management, not a push: it is
-    /// counted on a line of its own.
+    /// Pushes of the last hour in 5-minute slots of the clock (the last one under way), by
+    /// outcome, as bars (and as a table for those who do not see the bars): accepted is any 2xx
+    /// (``DeliveryVerdict``: APNs' 200, a push service's 201). A broadcast channel's deletion is
+    /// channel management, not a push: it is counted on a line of its own.
     func pushChart(now: Date) throws -> HTML {
-        let slots = 12
-        let slotSeconds = 300
-        let since = now.addingTimeInterval(-Double(slots * slotSeconds))
+        let slots = PushChartCounts.slots
+        let slotSeconds = PushChartCounts.slotSeconds
+        let (since, outcomes) = try pushCounts.counts(now: now, read: reads.deliveryOutcomes(since:slotSeconds:))
         var accepted = [Int](repeating: 0, count: slots)
         var refused = [Int](repeating: 0, count: slots)
         var unanswered = [Int](repeating: 0, count: slots)
         var deletions: [DeliveryVerdict: Int] = [:]
-        for outcome in try reads.deliveryOutcomes(since: since, slotSeconds: slotSeconds) where (0..<slots).contains(outcome.slot) {
+        for outcome in outcomes where (0..<slots).contains(outcome.slot) {
             if outcome.channelDeletion {
                 deletions[outcome.verdict, default: 0] += outcome.count
                 continue
