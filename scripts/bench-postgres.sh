@@ -13,11 +13,14 @@
 #
 #   scripts/bench-postgres.sh                  # 50,000 rows; wrk and pgbench 10 s, 16 connections
 #   ROWS=20000 DURATION=5 CONNECTIONS=8 scripts/bench-postgres.sh
+#   PARTS=put scripts/bench-postgres.sh        # only part 3 (any of outbox, latency, put)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-50000}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-16}
+PARTS=${PARTS:-outbox,latency,put}
+part() { [[ ",$PARTS," == *",$1,"* ]]; }
 
 scripts/install-deps.sh --bench
 swift build -c release --product liveline >&2
@@ -27,13 +30,18 @@ source scripts/bench-lib.sh
 bench_postgres
 echo "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port, $(nproc) cores shared with the instances"
 
-echo "== outbox throughput, no-op sender"
-.build/release/liveline-bench outbox "$pg_url" "$ROWS"
+if part outbox; then
+  echo "== outbox throughput, no-op sender"
+  .build/release/liveline-bench outbox "$pg_url" "$ROWS"
+fi
 
-echo "== insert → claim latency with LISTEN"
-.build/release/liveline-bench claim-latency "$pg_url" 200 400   # idle between rows: NOTIFY wakes the receiver
-.build/release/liveline-bench claim-latency "$pg_url" 500 20    # rows close together: the receiver is still looking
+if part latency; then
+  echo "== insert → claim latency with LISTEN"
+  .build/release/liveline-bench claim-latency "$pg_url" 200 400   # idle between rows: NOTIFY wakes the receiver
+  .build/release/liveline-bench claim-latency "$pg_url" 500 20    # rows close together: the receiver is still looking
+fi
 
+part put || exit 0
 echo "== PUT /v1/contexts/… committed per second"
 admin_key=bench-admin-key-0123456789abcdef
 # wrk's committed PUTs/s (bench_rate refuses a run with non-2xx answers).

@@ -16,17 +16,19 @@ import Synchronization
 /// put through SQLite's C API directly (prepared once, bound, stepped, reset; `BEGIN IMMEDIATE`
 /// … `COMMIT`) on the same file, with the writer's pragmas (its checkpoints are SQLite's own).
 public enum WriteBenchmark {
-    /// The statements `Engine.putContext` runs for an existing `/v1` context, in order
-    /// (`ContextRepository.lock`, `.context`, `.recordChange`, `.setGivenState`,
-    /// `OutboxRepository.enqueueSync`), written here in SQLite's own parameter syntax.
+    /// The statements `Engine.putContext` runs on SQLite for an existing `/v1` context, in order
+    /// (`ContextRepository.lockedContext`, `.recordChange` with the given state, its revision row
+    /// and `OutboxRepository.enqueueSync`), written here in SQLite's own parameter syntax.
     static let putStatements = [
-        "SELECT rev FROM contexts WHERE key = ?1",
         """
         SELECT key, activity_type, household_id, state, rev, attributes, content_state, alert, priority_hint, hint_rev,
         relevance_score, started_at, deadline_at, ended_at, last_push_timestamp, updated_at, last_sent_state, last_sent_at
         FROM contexts WHERE key = ?1
         """,
-        "UPDATE contexts SET rev = rev + 1, updated_at = ?2 WHERE key = ?1 RETURNING rev, state, next_push_at",
+        """
+        UPDATE contexts SET rev = rev + 1, updated_at = ?2, attributes = ?3, content_state = ?4, relevance_score = ?5 WHERE key = ?1
+        RETURNING rev, state, next_push_at, activity_type, household_id
+        """,
         "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES (?1, ?2, ?3, ?4)",
         """
         INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
@@ -36,7 +38,6 @@ public enum WriteBenchmark {
             updated_at = excluded.updated_at
         RETURNING id
         """,
-        "UPDATE contexts SET attributes = ?2, content_state = ?3, relevance_score = ?4 WHERE key = ?1",
     ]
 
     static let attributes = #"{"destination":"Flughafen","line":"S5","tripId":"t"}"#
@@ -192,8 +193,8 @@ public enum WriteBenchmark {
             guard code == SQLITE_DONE else { throw EngineBenchmarkError("raw baseline: \(String(cString: sqlite3_errmsg(db)))") }
             return first
         }
-        let (begin, lock, read, bump, revision, enqueue, setState, commit) = (
-            statements[0], statements[1], statements[2], statements[3], statements[4], statements[5], statements[6], statements[7]
+        let (begin, read, bump, revision, enqueue, commit) = (
+            statements[0], statements[1], statements[2], statements[3], statements[4], statements[5]
         )
         let states = (0..<30).map(contentState(delay:))
         let started = ContinuousClock.now
@@ -202,12 +203,13 @@ public enum WriteBenchmark {
             let key = "trip:bench-\(Int.random(in: 0..<contexts))"
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try step(begin)
-            text(lock, 1, key)
-            _ = try step(lock)
             text(read, 1, key)
             _ = try step(read)
             text(bump, 1, key)
             sqlite3_bind_int64(bump, 2, now)
+            text(bump, 3, attributes)
+            text(bump, 4, states[done % 30])
+            sqlite3_bind_null(bump, 5)
             let rev = try step(bump)
             text(revision, 1, key)
             sqlite3_bind_int64(revision, 2, rev)
@@ -217,11 +219,6 @@ public enum WriteBenchmark {
             text(enqueue, 1, key)
             sqlite3_bind_int64(enqueue, 2, now)
             _ = try step(enqueue)
-            text(setState, 1, key)
-            text(setState, 2, attributes)
-            text(setState, 3, states[done % 30])
-            sqlite3_bind_null(setState, 4)
-            _ = try step(setState)
             _ = try step(commit)
             done += 1
         }

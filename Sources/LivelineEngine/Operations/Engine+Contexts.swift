@@ -57,17 +57,18 @@ extension Engine {
             var created = false
             // The row is held from here on (another instance's put of the same key waits), and
             // one created by another instance meanwhile is updated, not created twice.
-            if try change.lockContext(key) == nil {
+            var existing = try change.lockedContext(key)
+            if existing == nil {
                 do {
                     try change.createContext(
                         key: key, activityType: put.type, householdID: nil, attributes: attributesText, contentState: contentStateText
                     )
                     created = true
                 } catch let error as StoreError where error.code == .alreadyExists {
-                    _ = try change.lockContext(key)
+                    existing = try change.lockedContext(key)
                 }
             }
-            if !created, let existing = try change.context(key) {
+            if !created, let existing {
                 guard existing.activityType == put.type else {
                     throw EngineError(
                         .activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
@@ -79,16 +80,11 @@ extension Engine {
                     throw EngineError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
                 }
             }
-            let rev = try change.recordChange(key, note: created ? "created" : "updated")
-            try store.contexts.setGivenState(
-                key: key, attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore,
-                in: change.sql
-            )
-            if alert != nil || put.priority != nil {
-                try store.contexts.setHints(
-                    key: key, alert: alert.map { String(decoding: $0.compactJSON, as: UTF8.self) }, priority: put.priority, rev: rev, in: change.sql
-                )
-            }
+            // The state as given goes with the change, in its statement.
+            let given = GivenState(
+                attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore, alert: alert?.compactText,
+                priority: put.priority)
+            let rev = try change.recordChange(key, note: created ? "created" : "updated", given: given)
             return ContextUpsertResult(rev: rev, created: created)
         }
     }

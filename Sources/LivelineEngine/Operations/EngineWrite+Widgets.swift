@@ -19,9 +19,8 @@ extension EngineWrite {
     ///
     /// Related Apple documentation: "Updating widgets with WidgetKit push notifications"
     /// (https://developer.apple.com/documentation/widgetkit/updating-widgets-with-widgetkit-push-notifications).
-    func enqueueWidgetPushes(for key: String) throws {
-        guard let context = try store.contexts.context(key: key, in: sql), let householdID = context.householdID else { return }
-        let shown = widgets.kinds(showing: context.activityType)
+    func enqueueWidgetPushes(for key: String, activityType: String, householdID: HouseholdID) throws {
+        let shown = widgets.kinds(showing: activityType)
         for token in try store.tokens.widgetTokens(householdID: householdID, in: sql) where !token.kinds.isDisjoint(with: shown) {
             if let last = token.lastPushAt, try store.outbox.isDue(idempotencyKey: Self.widgetPushKey(token.id, at: last), in: sql) {
                 continue

@@ -43,6 +43,9 @@ public struct EngineWrite {
     /// instance's (``ContextRepository/lock(key:in:)``). Nil when there is no such context.
     public func lockContext(_ key: String) throws -> Int? { try store.contexts.lock(key: key, in: sql) }
 
+    /// ``lockContext(_:)`` that returns the whole row it holds; nil when there is no such context.
+    public func lockedContext(_ key: String) throws -> ContextRecord? { try store.contexts.lockedContext(key: key, in: sql) }
+
     /// Holds the rows of `keys` that exist to the end of the transaction, taken in key order (as
     /// the dispatcher's recording takes them), so two writes holding several never wait for each
     /// other in a circle.
@@ -65,19 +68,27 @@ public struct EngineWrite {
     /// sync row is enqueued (coalesced), both in this transaction; returns the new revision. For
     /// an ended context the revision still goes up (a pull tells the truth) but nothing is sent.
     /// The household's widgets that show the context get their paced push
-    /// (``enqueueWidgetPushes(for:)``), unless `widgetsSeeIt` is false: a revision that changes
+    /// (``enqueueWidgetPushes(for:activityType:householdID:)``), unless `widgetsSeeIt` is false: a revision that changes
     /// nothing a widget shows (a renewal's: the same state, for the successor's start) spends
     /// none of the widgets' reloads. Throws `.notFound`.
     @discardableResult
     public func recordChange(_ key: String, note: String? = nil, widgetsSeeIt: Bool = true) throws -> Int {
-        let rev: Int
+        try recordChange(key, note: note, given: nil, widgetsSeeIt: widgetsSeeIt)
+    }
+
+    /// ``recordChange(_:note:widgetsSeeIt:)`` that also stores a `/v1` context's state as given,
+    /// with the change (``ContextRepository/recordChange(key:now:note:given:in:)``).
+    func recordChange(_ key: String, note: String?, given: GivenState?, widgetsSeeIt: Bool = true) throws -> Int {
+        let change: RecordedChange
         do {
-            rev = try store.contexts.recordChange(key: key, now: now, note: note, in: sql)
+            change = try store.contexts.recordChange(key: key, now: now, note: note, given: given, in: sql)
         } catch let error as StoreError where error.code == .notFound {
             throw EngineError(.notFound, error.message)
         }
-        if widgetsSeeIt { try enqueueWidgetPushes(for: key) }
-        return rev
+        if widgetsSeeIt, let householdID = change.householdID {
+            try enqueueWidgetPushes(for: key, activityType: change.activityType, householdID: householdID)
+        }
+        return change.rev
     }
 
     /// Ends the context: its activities get the final state as the `end` event, and starts not
@@ -95,7 +106,9 @@ public struct EngineWrite {
         }
         if !result.alreadyEnded {
             try store.starts.cancelQueued(contextKey: key, reason: "the context ended before the start went out", now: now, in: sql)
-            try enqueueWidgetPushes(for: key)
+            if let context = try store.contexts.context(key: key, in: sql), let householdID = context.householdID {
+                try enqueueWidgetPushes(for: key, activityType: context.activityType, householdID: householdID)
+            }
         }
         return result
     }

@@ -72,6 +72,12 @@ public struct ContextRepository: Sendable {
         return try transaction.queryOne(sql, [.text(key)])?.int("rev")
     }
 
+    /// ``lock(key:in:)`` that reads the whole row while it takes it: one round trip for both.
+    public func lockedContext(key: String, in transaction: any SQLTransaction) throws -> ContextRecord? {
+        let sql = "SELECT \(ContextRecord.columns) FROM contexts WHERE key = $1" + (database.dialect == .postgres ? " FOR UPDATE" : "")
+        return try transaction.queryOne(sql, [.text(key)]).map(ContextRecord.init(row:))
+    }
+
     /// Holds the rows of `keys` that exist until the transaction ends (PostgreSQL `FOR UPDATE`, in
     /// key order, so two transactions locking overlapping sets never wait for each other in a
     /// circle; SQLite runs one write at a time anyway).
@@ -98,7 +104,17 @@ public struct ContextRepository: Sendable {
     /// (`docs/engine.md`, "Lifecycle"). Throws `.notFound` for an unknown key.
     @discardableResult
     public func recordChange(key: String, now: Date, note: String? = nil, in transaction: any SQLTransaction) throws -> Int {
-        try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, in: transaction)
+        try recordChange(key: key, now: now, note: note, given: nil, in: transaction).rev
+    }
+
+    /// ``recordChange(key:now:note:in:)`` that also stores a `/v1` context's state as `given`, in
+    /// the same statement, and says whose context it is. On PostgreSQL the bump, the revision
+    /// row and the sync row are one statement: one round trip (`docs/performance.md`,
+    /// "PostgreSQL").
+    public func recordChange(
+        key: String, now: Date, note: String?, given: GivenState?, in transaction: any SQLTransaction
+    ) throws -> RecordedChange {
+        try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, given: given, in: transaction)
     }
 
     /// Ends the context: state `ended`, `ended_at`, and a recorded change whose sync row carries
@@ -116,8 +132,8 @@ public struct ContextRepository: Sendable {
             }
             return ContextEndResult(rev: rev, alreadyEnded: true)
         }
-        let rev = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, in: transaction)
-        return ContextEndResult(rev: rev, alreadyEnded: false)
+        let change = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, given: nil, in: transaction)
+        return ContextEndResult(rev: change.rev, alreadyEnded: false)
     }
 
     /// Makes an ended context active again (a domain's new session starts a new card): started
@@ -216,53 +232,64 @@ public struct ContextRepository: Sendable {
         ) == 1
     }
 
-    /// Stores a `/v1` context's state as given: its attributes (used by later starts; running
-    /// activities keep theirs), content state and relevance score (`nil` removes it). Not a
-    /// change by itself: record one in the same transaction. Throws `.notFound`.
-    public func setGivenState(
-        key: String, attributes: String, contentState: String, relevanceScore: Double?, in transaction: any SQLTransaction
-    ) throws {
-        try updateOne(
-            "UPDATE contexts SET attributes = $2, content_state = $3, relevance_score = $4 WHERE key = $1",
-            [.text(key), .text(attributes), .text(contentState), relevanceScore.map { .real($0) } ?? .null], key: key, in: transaction
-        )
-    }
-
-    /// Hints for the next push, set at revision `rev` and pending until
-    /// ``clearHints(key:sentRev:sentAlert:in:)``: an alert (JSON) and a priority, each kept when `nil`.
-    public func setHints(key: String, alert: String?, priority: Int?, rev: Int, in transaction: any SQLTransaction) throws {
-        try updateOne(
-            """
-            UPDATE contexts SET alert = COALESCE($2, alert), priority_hint = COALESCE($3, priority_hint), hint_rev = $4
-            WHERE key = $1
-            """,
-            [.text(key), SQLValue(alert), SQLValue(priority), SQLValue(rev)], key: key, in: transaction
-        )
-    }
-
     // MARK: Private
 
     private func bumpRevision(
-        key: String, now: Date, note: String?, syncWhenEnded: Bool, in transaction: any SQLTransaction
-    ) throws -> Int {
-        guard
-            let row = try transaction.queryOne(
-                "UPDATE contexts SET rev = rev + 1, updated_at = $2 WHERE key = $1 RETURNING rev, state, next_push_at",
-                [.text(key), SQLValue(now)]
+        key: String, now: Date, note: String?, syncWhenEnded: Bool, given: GivenState?, in transaction: any SQLTransaction
+    ) throws -> RecordedChange {
+        var parameters: [SQLValue] = [.text(key), SQLValue(now)]
+        func parameter(_ value: SQLValue) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        var assignments = "rev = rev + 1, updated_at = $2"
+        if let given {
+            assignments += ", attributes = \(parameter(.text(given.attributes))), content_state = \(parameter(.text(given.contentState)))"
+            assignments += ", relevance_score = \(parameter(given.relevanceScore.map { .real($0) } ?? .null))"
+            if given.alert != nil || given.priority != nil {
+                // `rev + 1`: assignments read the row as it was, so this is the revision recorded now.
+                assignments += ", alert = COALESCE(\(parameter(SQLValue(given.alert))), alert)"
+                assignments += ", priority_hint = COALESCE(\(parameter(SQLValue(given.priority))), priority_hint), hint_rev = rev + 1"
+            }
+        }
+        let update = "UPDATE contexts SET \(assignments) WHERE key = $1 RETURNING rev, state, next_push_at, activity_type, household_id"
+        let row: Row?
+        if database.dialect == .postgres {
+            // One statement: the revision row and the coalesced sync row are written from the
+            // bumped row (a context that is not active gets no sync row, unless it just ended).
+            // It ends in the revision's INSERT, so the transaction counts as one that changed rows.
+            let noteParameter = parameter(SQLValue(note))
+            row = try transaction.queryOne(
+                """
+                WITH bumped AS (\(update)),
+                sync AS (
+                    INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
+                    SELECT 'sync', $1, NULL, 'due', 0, GREATEST($2::bigint, next_push_at), $2::bigint, $2::bigint FROM bumped
+                    \(syncWhenEnded ? "" : "WHERE state = 'active'")
+                    \(OutboxRepository.syncCoalescing)
+                )
+                INSERT INTO context_revisions (context_key, rev, changed_at, note)
+                SELECT $1, rev, $2::bigint, \(noteParameter)::text FROM bumped
+                RETURNING rev, (SELECT activity_type FROM bumped) AS activity_type, (SELECT household_id FROM bumped) AS household_id
+                """, parameters)
+        } else {
+            row = try transaction.queryOne(update, parameters)
+        }
+        guard let row else { throw StoreError(.notFound, "there is no context \(key)") }
+        let change = RecordedChange(
+            rev: try row.int("rev"), activityType: try row.string("activity_type"),
+            householdID: try row.optionalInt("household_id").map { HouseholdID($0) })
+        if database.dialect != .postgres {
+            try transaction.execute(
+                "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
+                [.text(key), SQLValue(change.rev), SQLValue(now), SQLValue(note)]
             )
-        else {
-            throw StoreError(.notFound, "there is no context \(key)")
+            if try row.string("state") == ContextState.active.rawValue || syncWhenEnded {
+                let nextPushAt = SQLValue.date(milliseconds: try row.int64("next_push_at"))
+                try outbox.enqueueSync(contextKey: key, now: now, dueAt: max(now, nextPushAt), in: transaction)
+            }
         }
-        let rev = try row.int("rev")
-        let nextPushAt = SQLValue.date(milliseconds: try row.int64("next_push_at"))
-        try transaction.execute(
-            "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
-            [.text(key), SQLValue(rev), SQLValue(now), SQLValue(note)]
-        )
-        if try row.string("state") == ContextState.active.rawValue || syncWhenEnded {
-            try outbox.enqueueSync(contextKey: key, now: now, dueAt: max(now, nextPushAt), in: transaction)
-        }
-        return rev
+        return change
     }
 
     private func updateOne(_ sql: String, _ parameters: [SQLValue], key: String, in transaction: any SQLTransaction) throws {

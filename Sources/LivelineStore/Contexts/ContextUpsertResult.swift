@@ -1,5 +1,5 @@
-/// What ``ContextRepository/upsert(key:activityType:attributes:contentState:alert:priorityHint:relevanceScore:now:)``
-/// did: the context's new revision, and whether the call created it.
+/// What a `/v1` put did (`PUT /v1/contexts/{key}`): the context's new revision, and whether the
+/// put created it.
 public struct ContextUpsertResult: Sendable, Hashable {
     public var rev: Int
     public var created: Bool

@@ -48,16 +48,12 @@ public struct OutboxRepository: Sendable {
     public func enqueueSync(
         contextKey: String, target: OutboxTarget? = nil, now: Date, dueAt: Date? = nil, in transaction: any SQLTransaction
     ) throws -> Int {
-        // The conflict target names the partial unique index `outbox_sync_due` (same text on
-        // SQLite ≥ 3.35 and PostgreSQL, which infers the index from columns and predicate).
         guard
             let row = try transaction.queryOne(
                 """
                 INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
                 VALUES ('sync', $1, $2, 'due', 0, $3, $4, $4)
-                ON CONFLICT (context_key, COALESCE(target, '')) WHERE kind = 'sync' AND status = 'due'
-                DO UPDATE SET due_at = CASE WHEN excluded.due_at < outbox.due_at THEN excluded.due_at ELSE outbox.due_at END,
-                    updated_at = excluded.updated_at
+                \(Self.syncCoalescing)
                 RETURNING id
                 """,
                 [.text(contextKey), SQLValue(target?.rawValue), SQLValue(dueAt ?? now), SQLValue(now)]
@@ -67,6 +63,15 @@ public struct OutboxRepository: Sendable {
         }
         return try row.int("id")
     }
+
+    /// How a sync row joins the due one of its context and target (``enqueueSync(contextKey:target:now:dueAt:in:)``).
+    /// The conflict target names the partial unique index `outbox_sync_due` (same text on SQLite
+    /// ≥ 3.35 and PostgreSQL, which infers the index from columns and predicate).
+    static let syncCoalescing = """
+        ON CONFLICT (context_key, COALESCE(target, '')) WHERE kind = 'sync' AND status = 'due'
+        DO UPDATE SET due_at = CASE WHEN excluded.due_at < outbox.due_at THEN excluded.due_at ELSE outbox.due_at END,
+            updated_at = excluded.updated_at
+        """
 
     /// Records that one target of a context's fan-out can never be sent (a permanent APNs
     /// answer): a dead sync row for that target, with the reason, so it shows as a dead letter

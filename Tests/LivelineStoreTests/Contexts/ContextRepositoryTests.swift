@@ -68,6 +68,35 @@ struct ContextRepositoryTests {
     }
 
     @Test(arguments: DatabaseFactory.all)
+    func aChangeWithItsGivenStateStoresItAndItsHintsAtTheNewRevision(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            try store.makeContext()
+            try store.change(at: 1)
+            let before = try store.database.changeVersion()
+            let given = GivenState(
+                attributes: #"{"line":"6"}"#, contentState: #"{"eta":3}"#, relevanceScore: 0.5, alert: #"{"title":"x"}"#, priority: 10)
+            let change = try store.write { try store.contexts.recordChange(key: "trip:1", now: time(2), note: "updated", given: given, in: $0) }
+            #expect(change == RecordedChange(rev: 2, activityType: "TransitActivityAttributes", householdID: nil))
+            #expect(try store.database.changeVersion() != before, "the caches of other transactions learn of it")
+            var context = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(context.attributes == given.attributes && context.contentState == given.contentState && context.relevanceScore == 0.5)
+            #expect(context.alert == given.alert && context.priorityHint == 10 && context.hintRev == 2)
+            // Without hints, the pending ones stay at their revision; the relevance score goes.
+            let plain = GivenState(attributes: "{}", contentState: #"{"eta":4}"#, relevanceScore: nil)
+            #expect(try store.write { try store.contexts.recordChange(key: "trip:1", now: time(3), note: nil, given: plain, in: $0) }.rev == 3)
+            context = try #require(try store.contexts.context(key: "trip:1"))
+            #expect(context.contentState == plain.contentState && context.relevanceScore == nil)
+            #expect(context.alert == given.alert && context.priorityHint == 10 && context.hintRev == 2)
+            #expect(try store.contexts.revisions(key: "trip:1").map(\.rev) == [3, 2, 1])
+            #expect(try store.contexts.revisions(key: "trip:1").first { $0.rev == 2 }?.note == "updated")
+            #expect(try store.outboxRows(status: .due).count == 1)
+            #expect { try store.write { try store.contexts.recordChange(key: "nope", now: time(4), note: nil, given: plain, in: $0) } } throws: {
+                ($0 as? StoreError)?.code == .notFound
+            }
+        }
+    }
+
+    @Test(arguments: DatabaseFactory.all)
     func aDomainWriteThatThrowsRollsTheRevisionAndTheSyncRowBack(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             try store.makeContext()

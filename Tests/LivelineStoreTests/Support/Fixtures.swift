@@ -65,10 +65,10 @@ extension Store {
                     key: key, activityType: type, householdID: nil, attributes: "{}", contentState: state, now: time(seconds), in: transaction
                 )
             }
-            let rev = try contexts.recordChange(key: key, now: time(seconds), note: created ? "created" : "updated", in: transaction)
-            try contexts.setGivenState(key: key, attributes: "{}", contentState: state, relevanceScore: relevanceScore, in: transaction)
-            if alert != nil || priority != nil { try contexts.setHints(key: key, alert: alert, priority: priority, rev: rev, in: transaction) }
-            return ContextUpsertResult(rev: rev, created: created)
+            let given = GivenState(attributes: "{}", contentState: state, relevanceScore: relevanceScore, alert: alert, priority: priority)
+            let change = try contexts.recordChange(
+                key: key, now: time(seconds), note: created ? "created" : "updated", given: given, in: transaction)
+            return ContextUpsertResult(rev: change.rev, created: created)
         }
     }
 

@@ -1,0 +1,35 @@
+/// What ``ContextRepository/recordChange(key:now:note:given:in:)`` recorded: the context's new
+/// revision and whose context it is (what the caller would otherwise read again).
+public struct RecordedChange: Sendable, Hashable {
+    public var rev: Int
+    public var activityType: String
+    /// The owner; nil for a `/v1` context.
+    public var householdID: HouseholdID?
+
+    public init(rev: Int, activityType: String, householdID: HouseholdID?) {
+        self.rev = rev
+        self.activityType = activityType
+        self.householdID = householdID
+    }
+}
+
+/// A `/v1` context's state as given (`PUT /v1/contexts/{key}`), stored by the change that records
+/// it: attributes (used by later starts; running activities keep theirs), content state and
+/// relevance score (nil removes it), and the hints for the next push, each kept when nil and
+/// pending until ``ContextRepository/clearHints(key:sentRev:sentAlert:in:)``.
+public struct GivenState: Sendable, Hashable {
+    public var attributes: String
+    public var contentState: String
+    public var relevanceScore: Double?
+    /// An alert (JSON) for the next push.
+    public var alert: String?
+    public var priority: Int?
+
+    public init(attributes: String, contentState: String, relevanceScore: Double?, alert: String? = nil, priority: Int? = nil) {
+        self.attributes = attributes
+        self.contentState = contentState
+        self.relevanceScore = relevanceScore
+        self.alert = alert
+        self.priority = priority
+    }
+}
