@@ -53,40 +53,50 @@ extension Engine {
         try library.checkInstalled(contextKey: key, contract: contract, state: state, now: now)
         let contentStateText = put.contentState.compactText
 
+        // The state as given goes with the change, in its statement.
+        let given = GivenState(
+            activityType: put.type, attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore,
+            alert: alert?.compactText, priority: put.priority)
         return try write { change in
-            var created = false
-            // The row is held from here on (another instance's put of the same key waits), and
-            // one created by another instance meanwhile is updated, not created twice.
-            var existing = try change.lockedContext(key)
-            if existing == nil {
-                do {
-                    try change.createContext(
-                        key: key, activityType: put.type, householdID: nil, attributes: attributesText, contentState: contentStateText
-                    )
-                    created = true
-                } catch let error as StoreError where error.code == .alreadyExists {
-                    existing = try change.lockedContext(key)
-                }
+            // Most puts change an active context of their type: one statement, which holds the
+            // row (another instance's put of the same key waits).
+            if let rev = try change.recordGivenState(given, key: key, note: "updated") {
+                return ContextUpsertResult(rev: rev, created: false)
             }
-            if !created, let existing {
-                guard existing.activityType == put.type else {
-                    throw EngineError(
-                        .activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(put.type)")
-                }
-                guard existing.state == .active else {
-                    throw EngineError(.contextEnded, "the context \(key) has ended; its state no longer changes")
-                }
-                guard existing.householdID == nil else {
-                    throw EngineError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
-                }
+            let created = try createOrRefuse(key: key, given: given, in: change)
+            guard let rev = try change.recordGivenState(given, key: key, note: created ? "created" : "updated") else {
+                throw EngineError(.conflict, "the context \(key) changed while it was put; put it again")
             }
-            // The state as given goes with the change, in its statement.
-            let given = GivenState(
-                attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore, alert: alert?.compactText,
-                priority: put.priority)
-            let rev = try change.recordChange(key, note: created ? "created" : "updated", given: given)
             return ContextUpsertResult(rev: rev, created: created)
         }
+    }
+
+    /// Creates the `/v1` context `key` a put names (true), or finds one another instance created
+    /// meanwhile (false, its row held: it is updated, not created twice); throws why an existing
+    /// context cannot take the put: another type, ended, or a household's.
+    private func createOrRefuse(key: String, given: GivenState, in change: EngineWrite) throws -> Bool {
+        var existing = try change.lockedContext(key)
+        if existing == nil {
+            do {
+                try change.createContext(
+                    key: key, activityType: given.activityType, householdID: nil, attributes: given.attributes, contentState: given.contentState)
+                return true
+            } catch let error as StoreError where error.code == .alreadyExists {
+                existing = try change.lockedContext(key)
+            }
+        }
+        guard let existing else { return false }
+        guard existing.activityType == given.activityType else {
+            throw EngineError(
+                .activityTypeChanged, "the context \(key) has the activity type \(existing.activityType); it cannot become \(given.activityType)")
+        }
+        guard existing.state == .active else {
+            throw EngineError(.contextEnded, "the context \(key) has ended; its state no longer changes")
+        }
+        guard existing.householdID == nil else {
+            throw EngineError(.conflict, "the context \(key) belongs to a household's feature, not to the generic API")
+        }
+        return false
     }
 
     /// Ends the context (`POST /v1/contexts/{key}/end`): its activities get the final state as the

@@ -73,15 +73,9 @@ public struct EngineWrite {
     /// none of the widgets' reloads. Throws `.notFound`.
     @discardableResult
     public func recordChange(_ key: String, note: String? = nil, widgetsSeeIt: Bool = true) throws -> Int {
-        try recordChange(key, note: note, given: nil, widgetsSeeIt: widgetsSeeIt)
-    }
-
-    /// ``recordChange(_:note:widgetsSeeIt:)`` that also stores a `/v1` context's state as given,
-    /// with the change (``ContextRepository/recordChange(key:now:note:given:in:)``).
-    func recordChange(_ key: String, note: String?, given: GivenState?, widgetsSeeIt: Bool = true) throws -> Int {
         let change: RecordedChange
         do {
-            change = try store.contexts.recordChange(key: key, now: now, note: note, given: given, in: sql)
+            change = try store.contexts.recordedChange(key: key, now: now, note: note, in: sql)
         } catch let error as StoreError where error.code == .notFound {
             throw EngineError(.notFound, error.message)
         }
@@ -89,6 +83,13 @@ public struct EngineWrite {
             try enqueueWidgetPushes(for: key, activityType: change.activityType, householdID: householdID)
         }
         return change.rev
+    }
+
+    /// Stores a `/v1` context's state as given and records the change
+    /// (``ContextRepository/recordGivenState(_:key:now:note:in:)``); nil, with nothing changed,
+    /// unless the context is active, of the given type and no household's (no widget shows it).
+    func recordGivenState(_ given: GivenState, key: String, note: String?) throws -> Int? {
+        try store.contexts.recordGivenState(given, key: key, now: now, note: note, in: sql)?.rev
     }
 
     /// Ends the context: its activities get the final state as the `end` event, and starts not

@@ -104,16 +104,24 @@ public struct ContextRepository: Sendable {
     /// (`docs/engine.md`, "Lifecycle"). Throws `.notFound` for an unknown key.
     @discardableResult
     public func recordChange(key: String, now: Date, note: String? = nil, in transaction: any SQLTransaction) throws -> Int {
-        try recordChange(key: key, now: now, note: note, given: nil, in: transaction).rev
+        try recordedChange(key: key, now: now, note: note, in: transaction).rev
     }
 
-    /// ``recordChange(key:now:note:in:)`` that also stores a `/v1` context's state as `given`, in
-    /// the same statement, and says whose context it is. On PostgreSQL the bump, the revision
-    /// row and the sync row are one statement: one round trip (`docs/performance.md`,
-    /// "PostgreSQL").
-    public func recordChange(
-        key: String, now: Date, note: String?, given: GivenState?, in transaction: any SQLTransaction
-    ) throws -> RecordedChange {
+    /// ``recordChange(key:now:note:in:)`` that says whose context it is too.
+    public func recordedChange(key: String, now: Date, note: String? = nil, in transaction: any SQLTransaction) throws -> RecordedChange {
+        guard let change = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, given: nil, in: transaction) else {
+            throw StoreError(.notFound, "there is no context \(key)")
+        }
+        return change
+    }
+
+    /// Stores a `/v1` context's state as `given` and records the change, in one statement with
+    /// the bump (on PostgreSQL the revision and sync rows too: one round trip,
+    /// `docs/performance.md`, "Writes"): only for an active context of `given.activityType` that
+    /// no household owns, else nil and nothing changed.
+    public func recordGivenState(
+        _ given: GivenState, key: String, now: Date, note: String?, in transaction: any SQLTransaction
+    ) throws -> RecordedChange? {
         try bumpRevision(key: key, now: now, note: note, syncWhenEnded: false, given: given, in: transaction)
     }
 
@@ -132,7 +140,9 @@ public struct ContextRepository: Sendable {
             }
             return ContextEndResult(rev: rev, alreadyEnded: true)
         }
-        let change = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, given: nil, in: transaction)
+        guard let change = try bumpRevision(key: key, now: now, note: note, syncWhenEnded: true, given: nil, in: transaction) else {
+            throw StoreError(.notFound, "there is no context \(key)")
+        }
         return ContextEndResult(rev: change.rev, alreadyEnded: false)
     }
 
@@ -236,7 +246,7 @@ public struct ContextRepository: Sendable {
 
     private func bumpRevision(
         key: String, now: Date, note: String?, syncWhenEnded: Bool, given: GivenState?, in transaction: any SQLTransaction
-    ) throws -> RecordedChange {
+    ) throws -> RecordedChange? {
         var parameters: [SQLValue] = [.text(key), SQLValue(now)]
         func parameter(_ value: SQLValue) -> String {
             parameters.append(value)
@@ -252,7 +262,9 @@ public struct ContextRepository: Sendable {
                 assignments += ", priority_hint = COALESCE(\(parameter(SQLValue(given.priority))), priority_hint), hint_rev = rev + 1"
             }
         }
-        let update = "UPDATE contexts SET \(assignments) WHERE key = $1 RETURNING rev, state, next_push_at, activity_type, household_id"
+        var condition = "key = $1"
+        if let given { condition += " AND activity_type = \(parameter(.text(given.activityType))) AND state = 'active' AND household_id IS NULL" }
+        let update = "UPDATE contexts SET \(assignments) WHERE \(condition) RETURNING rev, state, next_push_at, activity_type, household_id"
         let row: Row?
         if database.dialect == .postgres {
             // One statement: the revision row and the coalesced sync row are written from the
@@ -275,7 +287,7 @@ public struct ContextRepository: Sendable {
         } else {
             row = try transaction.queryOne(update, parameters)
         }
-        guard let row else { throw StoreError(.notFound, "there is no context \(key)") }
+        guard let row else { return nil }
         let change = RecordedChange(
             rev: try row.int("rev"), activityType: try row.string("activity_type"),
             householdID: try row.optionalInt("household_id").map { HouseholdID($0) })

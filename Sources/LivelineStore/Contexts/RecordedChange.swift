@@ -1,4 +1,4 @@
-/// What ``ContextRepository/recordChange(key:now:note:given:in:)`` recorded: the context's new
+/// What ``ContextRepository/recordedChange(key:now:note:in:)`` recorded: the context's new
 /// revision and whose context it is (what the caller would otherwise read again).
 public struct RecordedChange: Sendable, Hashable {
     public var rev: Int
@@ -14,10 +14,11 @@ public struct RecordedChange: Sendable, Hashable {
 }
 
 /// A `/v1` context's state as given (`PUT /v1/contexts/{key}`), stored by the change that records
-/// it: attributes (used by later starts; running activities keep theirs), content state and
+/// it, for a context of `activityType`: attributes (used by later starts; running activities keep theirs), content state and
 /// relevance score (nil removes it), and the hints for the next push, each kept when nil and
 /// pending until ``ContextRepository/clearHints(key:sentRev:sentAlert:in:)``.
 public struct GivenState: Sendable, Hashable {
+    public var activityType: String
     public var attributes: String
     public var contentState: String
     public var relevanceScore: Double?
@@ -25,7 +26,10 @@ public struct GivenState: Sendable, Hashable {
     public var alert: String?
     public var priority: Int?
 
-    public init(attributes: String, contentState: String, relevanceScore: Double?, alert: String? = nil, priority: Int? = nil) {
+    public init(
+        activityType: String, attributes: String, contentState: String, relevanceScore: Double?, alert: String? = nil, priority: Int? = nil
+    ) {
+        self.activityType = activityType
         self.attributes = attributes
         self.contentState = contentState
         self.relevanceScore = relevanceScore

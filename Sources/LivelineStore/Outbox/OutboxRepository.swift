@@ -147,7 +147,7 @@ public struct OutboxRepository: Sendable {
     public func claim(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> [OutboxRow] {
         guard limit > 0 else { return [] }
         return try database.write { transaction in
-            try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, in: transaction)
+            try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, completing: false, in: transaction)
         }
     }
 
@@ -165,45 +165,51 @@ public struct OutboxRepository: Sendable {
     /// they send nothing. So a change nobody follows costs the dispatcher its share of one write
     /// per batch, not a read and a write of its own. A token registered later catches up by a row
     /// of its own (`docs/engine.md`, "Fan-out for a sync"); such a row, a one-target row and the end of a
-    /// context are returned as they are.
+    /// context are returned as they are. The lease's statement does it: such a row goes from due
+    /// to done in one step.
     public func claimForSending(owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool = true) throws -> Claim {
         guard limit > 0 else { return Claim(rows: [], completed: 0) }
-        return try database.write { transaction in
-            let rows = try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, in: transaction)
-            let fanOuts = rows.filter { $0.kind == .sync && $0.target == nil }.map(\.id)
-            guard !fanOuts.isEmpty else { return Claim(rows: rows, completed: 0) }
-            let completed = Set(
-                try transaction.query(
-                    """
-                    UPDATE outbox SET status = 'done', lease_until = NULL, updated_at = $3
-                    WHERE \(database.dialect.isOneOf("id", "$1")) AND status = 'leased' AND lease_owner = $2
-                        AND kind = 'sync' AND target IS NULL
-                        AND EXISTS (SELECT 1 FROM contexts WHERE contexts.key = outbox.context_key AND contexts.state = 'active')
-                        AND NOT EXISTS (
-                            SELECT 1 FROM push_tokens WHERE push_tokens.context_key = outbox.context_key
-                                AND push_tokens.kind = 'la-update' AND push_tokens.status = 'active')
-                        AND NOT EXISTS (SELECT 1 FROM context_channels WHERE context_channels.context_key = outbox.context_key)
-                    RETURNING id
-                    """,
-                    [database.dialect.idList(fanOuts), .text(owner), SQLValue(now)]
-                ).map { try $0.int("id") })
-            return Claim(rows: rows.filter { !completed.contains($0.id) }, completed: completed.count)
+        let rows = try database.write { transaction in
+            try claim(owner: owner, now: now, lease: lease, limit: limit, reclaiming: reclaiming, completing: true, in: transaction)
         }
+        let sending = rows.filter { $0.status != .done }
+        return Claim(rows: sending, completed: rows.count - sending.count)
+    }
+
+    /// The claimed row sends nothing: a fan-out of an active context that no active `la-update`
+    /// token follows and no channel is linked to (of the row being updated, `outbox`).
+    static let followedByNobody = """
+        (outbox.kind = 'sync' AND outbox.target IS NULL
+            AND EXISTS (SELECT 1 FROM contexts WHERE contexts.key = outbox.context_key AND contexts.state = 'active')
+            AND NOT EXISTS (
+                SELECT 1 FROM push_tokens WHERE push_tokens.context_key = outbox.context_key
+                    AND push_tokens.kind = 'la-update' AND push_tokens.status = 'active')
+            AND NOT EXISTS (SELECT 1 FROM context_channels WHERE context_channels.context_key = outbox.context_key))
+        """
+
+    /// The claim's assignments: leased to `$1` until `$2` at `$3`; `completing`, a row that sends
+    /// nothing (``followedByNobody``) is done at once instead.
+    static func leaseAssignments(completing: Bool) -> String {
+        guard completing else { return "status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3" }
+        return """
+            status = CASE WHEN \(followedByNobody) THEN 'done' ELSE 'leased' END, lease_owner = $1,
+            lease_until = CASE WHEN \(followedByNobody) THEN NULL ELSE CAST($2 AS BIGINT) END, updated_at = $3
+            """
     }
 
     /// ``claim(owner:now:lease:limit:reclaiming:)`` in the caller's transaction.
     private func claim(
-        owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool, in transaction: any SQLTransaction
+        owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool, completing: Bool, in transaction: any SQLTransaction
     ) throws -> [OutboxRow] {
         if reclaiming { try reclaimExpiredLeases(now: now, in: transaction) }
         let rows: [OutboxRow]
         switch database.dialect {
         case .sqlite:
             rows = try transaction.query(
-                Self.sqliteClaim, [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
+                Self.sqliteClaim(completing: completing), [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
             ).map(OutboxRow.init(row:))
         case .postgres:
-            rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, in: transaction)
+            rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, completing: completing, in: transaction)
         }
         // RETURNING gives no order.
         return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
@@ -220,7 +226,7 @@ public struct OutboxRepository: Sendable {
     ///    were taken), of the rows whose context no other dispatcher holds a live lease on.
     /// One context's syncs thus go out from one instance at a time, different contexts in parallel.
     private func claimOnPostgres(
-        owner: String, now: Date, lease: TimeInterval, limit: Int, in transaction: any SQLTransaction
+        owner: String, now: Date, lease: TimeInterval, limit: Int, completing: Bool, in transaction: any SQLTransaction
     ) throws
         -> [OutboxRow]
     {
@@ -231,26 +237,30 @@ public struct OutboxRepository: Sendable {
             """,
             [SQLValue(now), SQLValue(limit * 2 + 8)]
         )
+        var keys: Set<String> = []
+        for row in candidates where try row.string("kind") == "sync" {
+            if let key = try row.optionalString("context_key") { keys.insert(key) }
+        }
+        // Every context's lock tried in one statement (a try never waits, so the order is free).
+        var locked: Set<String> = []
+        if !keys.isEmpty {
+            let tried = try transaction.query(
+                """
+                SELECT key FROM unnest(CAST($1 AS TEXT[])) AS candidate(key)
+                WHERE pg_try_advisory_xact_lock(72615, hashtext(current_schema() || ':' || key))
+                """, [.postgresTextArray(keys.sorted())])
+            locked = Set(try tried.map { try $0.string("key") })
+        }
         var chosen: [Int] = []
-        var contexts: [String: Bool] = [:]
         for row in candidates {
-            let id = try row.int("id")
-            guard try row.string("kind") == "sync", let key = try row.optionalString("context_key") else {
-                chosen.append(id)
-                continue
-            }
-            if contexts[key] == nil {
-                contexts[key] =
-                    try transaction.queryOne(
-                        "SELECT pg_try_advisory_xact_lock(72615, hashtext(current_schema() || ':' || CAST($1 AS TEXT))) AS locked", [.text(key)]
-                    )?.bool("locked") ?? false
-            }
-            if contexts[key] == true { chosen.append(id) }
+            let isSync = try row.string("kind") == "sync"
+            if let key = try row.optionalString("context_key"), isSync, !locked.contains(key) { continue }
+            chosen.append(try row.int("id"))
         }
         guard !chosen.isEmpty else { return [] }
         return try transaction.query(
             """
-            UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
+            UPDATE outbox SET \(Self.leaseAssignments(completing: completing))
             WHERE id IN (
                 SELECT id FROM outbox AS candidate
                 WHERE id = ANY(CAST($4 AS BIGINT[])) AND status = 'due'
@@ -271,13 +281,15 @@ public struct OutboxRepository: Sendable {
 
     /// The SQLite claim: it has one writer at a time (across processes too), so a plain
     /// subquery is safe.
-    static let sqliteClaim = """
-        UPDATE outbox SET status = 'leased', lease_owner = $1, lease_until = $2, updated_at = $3
+    static func sqliteClaim(completing: Bool) -> String {
+        """
+        UPDATE outbox SET \(leaseAssignments(completing: completing))
         WHERE status = 'due' AND id IN (
             SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4
         )
         RETURNING \(OutboxRow.columns)
         """
+    }
 
     /// Ends every lease at once, so the next claim takes the rows back as after a crash
     /// (``reclaimExpiredLeases(now:in:)``): a restored database's leases belong to no process

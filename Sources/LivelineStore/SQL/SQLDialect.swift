@@ -48,3 +48,11 @@ extension SQLDialect {
         return .text(self == .sqlite ? "[\(joined)]" : "{\(joined)}")
     }
 }
+
+extension SQLValue {
+    /// A PostgreSQL array literal of `texts`, for `CAST($n AS TEXT[])`: each element quoted, its
+    /// `"` and `\` escaped (PostgreSQL documentation, "Arrays", "Array Value Input").
+    static func postgresTextArray(_ texts: [String]) -> SQLValue {
+        .text("{" + texts.map { "\"" + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}")
+    }
+}

@@ -68,31 +68,46 @@ struct ContextRepositoryTests {
     }
 
     @Test(arguments: DatabaseFactory.all)
-    func aChangeWithItsGivenStateStoresItAndItsHintsAtTheNewRevision(_ factory: DatabaseFactory) throws {
+    func aGivenStateIsStoredWithItsChangeAndItsHintsAtTheNewRevision(_ factory: DatabaseFactory) throws {
         try factory.withStore { store in
             try store.makeContext()
             try store.change(at: 1)
             let before = try store.database.changeVersion()
             let given = GivenState(
-                attributes: #"{"line":"6"}"#, contentState: #"{"eta":3}"#, relevanceScore: 0.5, alert: #"{"title":"x"}"#, priority: 10)
-            let change = try store.write { try store.contexts.recordChange(key: "trip:1", now: time(2), note: "updated", given: given, in: $0) }
-            #expect(change == RecordedChange(rev: 2, activityType: "TransitActivityAttributes", householdID: nil))
+                activityType: "TransitActivityAttributes", attributes: #"{"line":"6"}"#, contentState: #"{"eta":3}"#, relevanceScore: 0.5,
+                alert: #"{"title":"x"}"#, priority: 10)
+            func record(_ given: GivenState, key: String = "trip:1", at seconds: Int, note: String? = nil) throws -> RecordedChange? {
+                try store.write { try store.contexts.recordGivenState(given, key: key, now: time(seconds), note: note, in: $0) }
+            }
+            #expect(try record(given, at: 2, note: "updated") == RecordedChange(rev: 2, activityType: "TransitActivityAttributes", householdID: nil))
             #expect(try store.database.changeVersion() != before, "the caches of other transactions learn of it")
             var context = try #require(try store.contexts.context(key: "trip:1"))
             #expect(context.attributes == given.attributes && context.contentState == given.contentState && context.relevanceScore == 0.5)
             #expect(context.alert == given.alert && context.priorityHint == 10 && context.hintRev == 2)
             // Without hints, the pending ones stay at their revision; the relevance score goes.
-            let plain = GivenState(attributes: "{}", contentState: #"{"eta":4}"#, relevanceScore: nil)
-            #expect(try store.write { try store.contexts.recordChange(key: "trip:1", now: time(3), note: nil, given: plain, in: $0) }.rev == 3)
+            let plain = GivenState(activityType: "TransitActivityAttributes", attributes: "{}", contentState: #"{"eta":4}"#, relevanceScore: nil)
+            #expect(try record(plain, at: 3)?.rev == 3)
             context = try #require(try store.contexts.context(key: "trip:1"))
             #expect(context.contentState == plain.contentState && context.relevanceScore == nil)
             #expect(context.alert == given.alert && context.priorityHint == 10 && context.hintRev == 2)
             #expect(try store.contexts.revisions(key: "trip:1").map(\.rev) == [3, 2, 1])
             #expect(try store.contexts.revisions(key: "trip:1").first { $0.rev == 2 }?.note == "updated")
             #expect(try store.outboxRows(status: .due).count == 1)
-            #expect { try store.write { try store.contexts.recordChange(key: "nope", now: time(4), note: nil, given: plain, in: $0) } } throws: {
-                ($0 as? StoreError)?.code == .notFound
+            // Nothing for an unknown key, another type, an ended context or a household's.
+            var other = plain
+            other.activityType = "ShoppingActivityAttributes"
+            #expect(try record(plain, key: "nope", at: 4) == nil)
+            #expect(try record(other, at: 4) == nil)
+            try store.end(at: 5)
+            #expect(try record(plain, at: 6) == nil)
+            let user = try store.makeUser("Ana")
+            try store.write { transaction in
+                _ = try store.contexts.create(
+                    key: "shopping:1", activityType: "TransitActivityAttributes", householdID: user.householdID, attributes: "{}",
+                    contentState: nil, now: time(6), in: transaction)
             }
+            #expect(try record(plain, key: "shopping:1", at: 7) == nil)
+            #expect(try store.contexts.revision(key: "trip:1") == 4 && store.contexts.revision(key: "shopping:1") == 0, "nothing changed")
         }
     }
 

@@ -65,9 +65,12 @@ extension Store {
                     key: key, activityType: type, householdID: nil, attributes: "{}", contentState: state, now: time(seconds), in: transaction
                 )
             }
-            let given = GivenState(attributes: "{}", contentState: state, relevanceScore: relevanceScore, alert: alert, priority: priority)
-            let change = try contexts.recordChange(
-                key: key, now: time(seconds), note: created ? "created" : "updated", given: given, in: transaction)
+            let given = GivenState(
+                activityType: type, attributes: "{}", contentState: state, relevanceScore: relevanceScore, alert: alert, priority: priority)
+            guard
+                let change = try contexts.recordGivenState(
+                    given, key: key, now: time(seconds), note: created ? "created" : "updated", in: transaction)
+            else { throw StoreError(.notFound, "no active /v1 context \(key) of type \(type)") }
             return ContextUpsertResult(rev: change.rev, created: created)
         }
     }
