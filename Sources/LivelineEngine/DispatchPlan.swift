@@ -19,6 +19,9 @@ struct DispatchPlan: Sendable, Hashable {
         case postpone(until: Date, reason: String)
         /// Never sent: a dead letter with its reason (the context's timeline shows it).
         case deadLetter(reason: String)
+        /// Still this dispatcher's, leased until `until`: a page of a whole fan-out was answered
+        /// and its pages after it are still to send.
+        case keep(leaseUntil: Date)
     }
 
     /// One target of a fan-out sent again later, as a one-target sync row due at `dueAt`.

@@ -47,7 +47,11 @@ struct DispatchPlanner: Sendable {
                 outcome, of: prepared, oneRecipient: oneRecipient, retriesTargets: retriesTargets, at: now, random: &random, into: &plan,
                 verdict: &verdict)
         }
-        if let sync = prepared.sync { followSync(sync, outcomes: outcomes, unfinished: prepared.unfinished != nil, into: &plan) }
+        if let sync = prepared.sync {
+            let delivered = prepared.unfinished == nil && outcomes.contains { $0.result.outcome == .delivered }
+            followDelivery(sync, delivered: delivered, into: &plan)
+            retireChannels(sync, outcomes: outcomes, into: &plan)
+        }
         if let startID = prepared.message?.startID, let outcome = outcomes.first {
             followStart(startID, outcome: outcome, row: row, into: &plan)
         }
@@ -132,18 +136,56 @@ struct DispatchPlanner: Sendable {
         }
     }
 
-    /// An accepted sync clears the hints it carried and records the state a whole fan-out sent;
-    /// an end whose channel push settled (accepted, or refused for good) retires the channel.
-    /// After a retryable answer the channel stays, for the retry of the end. A fan-out that did
-    /// not reach all its tokens (`unfinished`) records neither: it goes again as it went.
-    private func followSync(_ sync: RenderedSync, outcomes: [SendOutcome], unfinished: Bool, into plan: inout DispatchPlan) {
-        let delivered = !unfinished && outcomes.contains { $0.result.outcome == .delivered }
+    // MARK: A whole fan-out sent a page at a time
+
+    /// The plan for one page of a whole fan-out sent a page at a time (``Dispatcher``'s
+    /// streaming): its answers as ``plan(_:outcomes:at:random:)`` takes them — a delivery record
+    /// each, dead tokens, a retry or dead letter of a single target, the end's channel — with the
+    /// row kept, leased until `leaseUntil`. What concerns the whole row waits for
+    /// ``planEnd(_:delivered:at:random:)``. A target retried here is sent again also when a later
+    /// page stops the fan-out, which then goes again as a whole (at least once).
+    func planPage(
+        _ prepared: PreparedRow, outcomes: [SendOutcome], leaseUntil: Date, at now: Date, random: inout some RandomNumberGenerator
+    ) -> DispatchPlan {
+        let row = prepared.row
+        var plan = DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now, row: .keep(leaseUntil: leaseUntil))
+        plan.deliveries = outcomes.map { Self.attempt($0, row: row, rev: prepared.rev, at: now) }
+        var verdict = RowVerdict()
+        for outcome in outcomes {
+            follow(outcome, of: prepared, oneRecipient: false, retriesTargets: true, at: now, random: &random, into: &plan, verdict: &verdict)
+        }
+        if let sync = prepared.sync { retireChannels(sync, outcomes: outcomes, into: &plan) }
+        return plan
+    }
+
+    /// The end of a whole fan-out sent a page at a time, once its pages were recorded: done, with
+    /// the hints it carried cleared and its state recorded when any token accepted it
+    /// (`delivered`); or, when it stopped before its last token (``PreparedRow/unfinished``), sent
+    /// again as a whole after a backoff.
+    func planEnd(_ prepared: PreparedRow, delivered: Bool, at now: Date, random: inout some RandomNumberGenerator) -> DispatchPlan {
+        var plan = DispatchPlan(rowID: prepared.row.id, contextKey: prepared.row.contextKey, at: now)
+        if let sync = prepared.sync { followDelivery(sync, delivered: delivered && prepared.unfinished == nil, into: &plan) }
+        if let unfinished = prepared.unfinished { retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan) }
+        return plan
+    }
+
+    // MARK: Following the answers
+
+    /// A sync some token accepted (`delivered`; false for a fan-out that did not reach all its
+    /// tokens, which goes again as it went) clears the hints it carried and records the state a
+    /// whole fan-out sent.
+    private func followDelivery(_ sync: RenderedSync, delivered: Bool, into plan: inout DispatchPlan) {
         if sync.carriesHints, delivered {
             plan.hintsSent = DispatchPlan.HintsSent(contextKey: sync.contextKey, rev: sync.rev, alert: sync.sentAlert)
         }
         if let state = sync.sentState, delivered {
             plan.sentState = DispatchPlan.SentState(contextKey: sync.contextKey, contentState: state, renderedAt: sync.renderedAt)
         }
+    }
+
+    /// An end whose channel push settled (accepted, or refused for good) retires the channel.
+    /// After a retryable answer the channel stays, for the retry of the end.
+    private func retireChannels(_ sync: RenderedSync, outcomes: [SendOutcome], into plan: inout DispatchPlan) {
         for channelID in sync.channelsToRetire {
             let answer = outcomes.first { $0.send.target == .channel(channelID) }?.result.outcome
             let endSettled =

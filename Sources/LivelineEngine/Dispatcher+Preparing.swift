@@ -91,7 +91,7 @@ extension Dispatcher {
 
     /// A rendered sync's requests, once the payload passed the contract's check: its channels',
     /// a one-target row's, and a whole fan-out's first page of tokens (the rest are read and sent
-    /// by ``sendRemainingPages(of:into:group:now:)``).
+    /// a page at a time by ``stream(_:now:)``).
     private func prepareSends(_ row: OutboxRow, _ rendered: RenderedSync, now: Date) -> Preparation {
         var pushes = rendered.pushes
         var pages = rendered.tokenPages
@@ -120,41 +120,26 @@ extension Dispatcher {
         return .send(prepared)
     }
 
-    /// Reads the rest of a whole fan-out's tokens a page at a time and sends each page as it is
-    /// read, adding the requests to `prepared` (their answers land in `answers`). A page the
-    /// database is too busy to read is read again, up to ``pageReadTries`` times in all, a little
-    /// later each time; one that still cannot be read ends the fan-out: the requests made so far
-    /// are answered and recorded as usual, and the row goes again as a whole
-    /// (``PreparedRow/unfinished``).
-    func sendRemainingPages(of prepared: inout PreparedRow, into answers: Answers, group: DispatchGroup, now: Date) {
-        guard var pages = prepared.remainingPages, let rendered = prepared.sync else { return }
-        prepared.remainingPages = nil
+    /// The requests of the next page of a whole fan-out's tokens (`pages` moves on only once a
+    /// page was read); nil once every token was read. A page the database is too busy to read is
+    /// read again, up to ``pageReadTries`` times in all, a little later each time; one that still
+    /// cannot be read throws (the fan-out then stops: ``PreparedRow/unfinished``).
+    func nextSends(of pages: inout TokenPages, _ rendered: RenderedSync, now: Date) throws -> [PreparedSend]? {
         var failures = 0
-        while !pages.environments.isEmpty {
-            let pushes: [PlannedPush]
+        while true {
             do {
-                // `pages` moves on only once a page was read.
-                guard let page = try renderer.nextPage(of: &pages, size: configuration.tokenPageSize) else { return }
-                pushes = page
-                failures = 0
+                guard let pushes = try renderer.nextPage(of: &pages, size: configuration.tokenPageSize) else { return nil }
+                return sends(of: pushes, rendered, now: now)
             } catch {
                 failures += 1
-                if Self.isTransient(error), failures < Self.pageReadTries {
-                    // At most 0.3 s in all, out of the batch's wait for answers (``answerTimeout``).
-                    Thread.sleep(forTimeInterval: 0.1 * Double(failures))
-                    continue
-                }
-                prepared.unfinished = "the fan-out's tokens could not all be read (\(error)); sent to \(prepared.sends.count)"
-                return
-            }
-            for send in sends(of: pushes, rendered, now: now) {
-                perform(send, index: prepared.sends.count, into: answers, group: group)
-                prepared.sends.append(send)
+                guard Self.isTransient(error), failures < Self.pageReadTries else { throw error }
+                // At most 0.3 s in all.
+                Thread.sleep(forTimeInterval: 0.1 * Double(failures))
             }
         }
     }
 
-    /// Reads of one page of a fan-out's tokens before it stops (``sendRemainingPages(of:into:group:now:)``).
+    /// Reads of one page of a fan-out's tokens before it stops (``nextSends(of:_:now:)``).
     static let pageReadTries = 3
 
     /// The requests of `pushes`: per push only what differs, the token and its id (the topic is

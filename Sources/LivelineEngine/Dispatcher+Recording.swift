@@ -117,6 +117,7 @@ extension Dispatcher {
         case .postpone(let until, let reason):
             try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
         case .deadLetter(let reason): try store.outbox.deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction)
+        case .keep(let until): try store.outbox.renewLease(id: id, owner: owner, until: until, now: now, in: transaction)
         }
     }
 
@@ -249,7 +250,7 @@ extension Dispatcher {
     /// A plan's transaction failed. A busy or failing database: the plan waits, with a backoff,
     /// at the front of the queue. Anything else would fail again: the row's change is applied
     /// alone (it moves on as planned) and every answer goes to the log, the only record left.
-    private func recordingFailed(_ plan: DispatchPlan, error: any Error, failures: Int) -> Bool {
+    func recordingFailed(_ plan: DispatchPlan, error: any Error, failures: Int) -> Bool {
         let now = configuration.clock()
         guard Self.isTransient(error) else { return abandon(plan, error: error) }
         let backoff = min(30, 0.1 * pow(2, Double(failures - 1)))
@@ -295,7 +296,7 @@ extension Dispatcher {
 
     /// The plan is applied: its events, the row's (or that its lease was lost), the tokens'
     /// invalidations, and the counters of `/metrics`.
-    private func settled(_ plan: DispatchPlan, _ applied: Applied) {
+    func settled(_ plan: DispatchPlan, _ applied: Applied) {
         // What the row's holder decides was not written when the lease was lost: not logged either.
         let decisions: Set<EngineEvent.Name> = [.pushRetried, .deadLetter, .channelRetired]
         for event in plan.events where applied.held || !decisions.contains(event.name) { logger.record(event) }

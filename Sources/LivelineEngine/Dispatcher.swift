@@ -12,7 +12,9 @@ import Synchronization
 /// channel deletions — as they were rendered), sends, and then, per row, turns APNs' answers into
 /// a ``DispatchPlan`` (``DispatchPlanner``, a pure function) that is applied in one write
 /// transaction: the delivery records, the tokens APNs called dead, the start's verdict, the
-/// context's bookkeeping and the row's own change, all or nothing. Delivery is at least once.
+/// context's bookkeeping and the row's own change, all or nothing; a whole fan-out of more than one
+/// page of tokens is sent and recorded a page at a time (`Dispatcher+Streaming.swift`). Delivery
+/// is at least once.
 ///
 /// Nothing is swallowed. A plan that cannot be applied is kept and applied again before anything
 /// new is claimed (so no row of this dispatcher is taken back and sent again before its answers
@@ -151,7 +153,7 @@ public final class Dispatcher: Sendable {
         return true
     }
 
-    private var isStopping: Bool { running.withLock { $0.stopping } }
+    var isStopping: Bool { running.withLock { $0.stopping } }
 
     /// The periodic work, one batch, and a wait for the next enqueue when there was nothing to send.
     ///
@@ -240,50 +242,53 @@ public final class Dispatcher: Sendable {
         // Rows with nothing to send (a postponement, a dead letter, …) are recorded
         // together, in one write before the wait for answers, not one write each.
         var unsent: [DispatchPlan] = []
+        // Whole fan-outs of more than a page: sent a page at a time once the batch is recorded.
+        var streams: [PreparedRow] = []
         for (index, row) in rows.enumerated() {
             switch prepared[index] ?? prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
                 unsent.append(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared) where travelsInWebPushLane(prepared):
                 sendInWebPushLane(prepared)
-            case .send(var prepared):
+            case .send(let prepared) where prepared.remainingPages != nil:
+                streams.append(prepared)
+            case .send(let prepared):
                 let answers = Answers(count: prepared.sends.count)
                 for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
-                sendRemainingPages(of: &prepared, into: answers, group: group, now: now)
                 sending.append((prepared, answers))
             }
         }
         record(batch: unsent)
-        recorded += waitForAnswers(group, claimedAt: claimed)
+        recorded += waitForAnswers(group, until: claimed + answerTimeout)
         let answeredAt = configuration.clock()
         let plans = sending.map { prepared, answers in
-            let outcomes = prepared.sends.indices.map { index in
-                answers.outcome(index)
-                    ?? SendOutcome(
-                        send: prepared.sends[index],
-                        result: APNSResult(
-                            status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true))
-                    )
-            }
+            let outcomes = prepared.sends.enumerated().map { answers.outcome($0, of: $1) ?? unanswered($1) }
             count(outcomes, of: prepared, answeredAt: answeredAt)
             return planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random)
         }
         record(batch: plans)
+        for prepared in streams { recorded += stream(prepared, now: now) }
         return rows.count
     }
 
-    /// Waits for the batch's answers, at most ``answerTimeout`` from the claim: a request APNs
-    /// never answers must not stop all sending (it then counts as unanswered: retried with
-    /// backoff, a late answer ignored). Meanwhile the web push lane's answers are recorded as they
-    /// come (every ``lanePoll``), so a long wait here does not keep them past their rows' lease;
-    /// returns how many rows of the lane were recorded.
-    private func waitForAnswers(_ group: DispatchGroup, claimedAt claimed: DispatchTime) -> Int {
+    /// Waits for the answers `group` counts until `deadline` (a batch's: ``answerTimeout`` from
+    /// the claim): a request APNs never answers must not stop all sending (it then counts as
+    /// unanswered: retried with backoff, a late answer ignored). Meanwhile the web push lane's
+    /// answers are recorded as they come (every ``lanePoll``), so a long wait here does not keep
+    /// them past their rows' lease; returns how many rows of the lane were recorded.
+    func waitForAnswers(_ group: DispatchGroup, until deadline: DispatchTime) -> Int {
         var recorded = 0
-        let deadline = claimed + answerTimeout
         while group.wait(timeout: min(deadline, .after(Self.lanePoll))) == .timedOut, DispatchTime.now() < deadline {
             if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
         }
         return recorded
+    }
+
+    /// The outcome of `send` when no answer came within ``answerTimeout``: retried.
+    func unanswered(_ send: PreparedSend) -> SendOutcome {
+        SendOutcome(
+            send: send,
+            result: APNSResult(status: 0, transportError: "no answer within \(Int(answerTimeout)) s", outcome: .retry(newConnection: true)))
     }
 
     /// How often a batch waiting for APNs records the web push lane's answers.
@@ -334,15 +339,18 @@ public final class Dispatcher: Sendable {
     /// batch stopped waiting (later answers are not looked at), or, in the web push lane, once
     /// all are in. A whole fan-out's grow as its pages are sent.
     final class Answers: Sendable {
-        private let collected: Mutex<[SendOutcome?]>
+        private let collected: Mutex<[APNSResult?]>
         init(count: Int) { collected = Mutex(Array(repeating: nil, count: count)) }
-        func set(_ index: Int, _ outcome: SendOutcome) {
+        func set(_ index: Int, _ result: APNSResult) {
             collected.withLock { answers in
                 if index >= answers.count { answers += Array(repeating: nil, count: index + 1 - answers.count) }
-                answers[index] = outcome
+                answers[index] = result
             }
         }
-        func outcome(_ index: Int) -> SendOutcome? { collected.withLock { index < $0.count ? $0[index] : nil } }
+        /// The answer to `send`, the request at `index`, if it came.
+        func outcome(_ index: Int, of send: PreparedSend) -> SendOutcome? {
+            collected.withLock { index < $0.count ? $0[index] : nil }.map { SendOutcome(send: send, result: $0) }
+        }
     }
 
     /// Sends `send`; its answer lands in `answers` at `index`, then `group` is left (a batch
@@ -352,7 +360,7 @@ public final class Dispatcher: Sendable {
     ) {
         group?.enter()
         let done: @Sendable (APNSResult) -> Void = { result in
-            answers.set(index, SendOutcome(send: send, result: result))
+            answers.set(index, result)
             group?.leave()
             then?()
         }
@@ -375,10 +383,11 @@ public final class Dispatcher: Sendable {
     }
 
     /// The answers in `/metrics` (status and reason, budget pressure, latency from the row being
-    /// due; a channel's deletion apart from the pushes) and, at debug level, in the log.
-    func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date) {
+    /// due unless `latency` is false — a page of a fan-out, whose row counts it once at its end;
+    /// a channel's deletion apart from the pushes) and, at debug level, in the log.
+    func count(_ outcomes: [SendOutcome], of prepared: PreparedRow, answeredAt: Date, latency: Bool = true) {
         let row = prepared.row
-        if !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
+        if latency, !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)
         for outcome in outcomes {
             switch outcome.send.request {

@@ -7,6 +7,10 @@ let usage = """
            liveline-bench fanout [TOKENS,… (1000,10000,100000)] [ROUNDS (3)]
                                                                    one PUT → every la-update token accepted, vs the client
                                                                    (ROUNDS for the largest size; smaller ones up to 30)
+           liveline-bench seed-tokens FOLDER KEY COUNT             COUNT la-update tokens of KEY in FOLDER's database
+           liveline-bench million PORT PID CONTROL ADMIN-KEY KEY TOKENS [ROUNDS (1)]
+                                                                   one PUT → TOKENS pushes, server and sandbox in processes
+                                                                   of their own, vs the raw client (scripts/bench-million.sh)
            liveline-bench upsert [SECONDS (5)] [CONTEXTS (1000)] [THREADS (4)]
                                                                    puts/s in-process (the storage ceiling) vs raw SQLite
            liveline-bench seed-contexts FOLDER COUNT               COUNT /v1 trip contexts in FOLDER's database
@@ -40,6 +44,12 @@ do {
     case "fanout":
         let counts = arguments.count > 1 ? arguments[1].split(separator: ",").compactMap { Int($0) } : [1_000, 10_000, 100_000]
         try EngineBenchmark.fanout(counts: counts, rounds: number(2, 3), output: output)
+    case "seed-tokens" where arguments.count > 3:
+        try MillionBenchmark.seed(folder: URL(fileURLWithPath: arguments[1]), key: arguments[2], count: number(3, 1_000_000), output: output)
+    case "million" where arguments.count > 6:
+        try MillionBenchmark.run(
+            port: number(1, 0), pid: number(2, 0), control: number(3, 0), adminKey: arguments[4], key: arguments[5], tokens: number(6, 1_000_000),
+            rounds: number(7, 1), output: output)
     case "upsert":
         try WriteBenchmark.upsert(seconds: Double(number(1, 5)), contexts: number(2, 1000), threads: number(3, 4), output: output)
     case "contract-put":

@@ -1,6 +1,7 @@
 import Foundation
 import LivelineStore
 import LivelineTestSupport
+import Synchronization
 import Testing
 
 /// A whole fan-out reads its tokens in pages once its render committed, and sends each page as it
@@ -77,5 +78,88 @@ import Testing
         #expect(Set(pushed) == Set(tokens))
         #expect(try harness.rows().allSatisfy { $0.status == .done })
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+    }
+
+    /// A harness with 40 tokens read in pages of 2, answered 5 ms after each request (so pages
+    /// overlap), and `onRequest` run as each request goes out; the harness (stop it) and the tokens.
+    static func largeFanOut(
+        onRequest: @escaping @Sendable (EngineHarness, ScriptedSender.Request, [String]) -> Void
+    ) throws -> (
+        harness: EngineHarness, tokens: [String]
+    ) {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        do {
+            let tokens = try (0..<40).map { try harness.token($0).token }
+            harness.sender.answerAfter(.milliseconds(5))
+            harness.sender.onRequest { request in onRequest(harness, request, tokens) }
+            try harness.put(delay: 3)
+            harness.dispatcher.drain()
+            return (harness, tokens)
+        } catch {
+            harness.stop()
+            throw error
+        }
+    }
+
+    /// A fan-out far larger than its window: at most ``Dispatcher/pagesInFlight`` pages of
+    /// requests wait for APNs at once, and each page is recorded as it is answered — earlier
+    /// pages' deliveries are in the database before the last page goes out (with every page sent
+    /// at once, all 40 requests waited together and nothing was recorded before the end).
+    @Test func aLargeFanOutKeepsAWindowOfPagesInFlightAndRecordsEachAsItIsAnswered() throws {
+        let recordedBeforeLast = Mutex<Int?>(nil)
+        let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+            guard request.deviceToken == tokens.last else { return }
+            let recorded = (try? harness.deliveries().count) ?? -1
+            recordedBeforeLast.withLock { $0 = recorded }
+        }
+        defer { harness.stop() }
+
+        let pushed = harness.sender.devicePushes.map(\.deviceToken)
+        #expect(pushed.sorted() == tokens.sorted(), "each token once")
+        #expect(harness.sender.mostOutstanding <= 4 * 2, "at most 4 pages of 2 waiting: \(harness.sender.mostOutstanding)")
+        #expect(harness.sender.mostOutstanding > 2, "pages overlap: \(harness.sender.mostOutstanding)")
+        let before = try #require(recordedBeforeLast.withLock { $0 })
+        #expect(before >= 2 && before < 40, "recorded before the last page went out: \(before)")
+        #expect(try harness.deliveries().count == 40)
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+    }
+
+    /// Another dispatcher took the row mid-way (its lease ran out): no page goes out after the
+    /// next record finds that, every answer of the pages in flight is still recorded (a fact), and
+    /// the row is left to its new holder.
+    @Test func aFanOutWhoseLeaseWasTakenStopsSendingAndLeavesTheRow() throws {
+        let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+            guard request.deviceToken == tokens[20] else { return }
+            _ = try? harness.store.write { transaction in
+                try transaction.execute("UPDATE outbox SET lease_owner = 'dispatcher-b' WHERE status = 'leased'", [])
+            }
+        }
+        defer { harness.stop() }
+
+        let pushed = harness.sender.devicePushes.count
+        #expect(pushed >= 22 && pushed <= 22 + 4 * 2, "pages stopped after the lease was lost: \(pushed) of \(tokens.count)")
+        #expect(try harness.deliveries().count == pushed, "every answer recorded")
+        #expect(harness.events("leaseLost").count >= 1)
+        let row = try #require(try harness.rows().first { $0.target == nil })
+        #expect(row.status == .leased && row.leaseOwner == "dispatcher-b")
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState == nil)
+    }
+
+    /// A dispatcher stopping mid-way sends no further page: the pages in flight are answered
+    /// and recorded, and the row goes again as a whole after a backoff.
+    @Test func aFanOutStopsAtAPageWhenTheDispatcherStops() throws {
+        let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+            if request.deviceToken == tokens[20] { harness.dispatcher.stop() }
+        }
+        defer { harness.stop() }
+
+        let pushed = harness.sender.devicePushes.count
+        #expect(pushed >= 22 && pushed < tokens.count, "\(pushed) of \(tokens.count)")
+        #expect(try harness.deliveries().count == pushed)
+        let row = try #require(try harness.rows().first { $0.target == nil })
+        #expect(row.status == .due && row.attempts == 1)
+        #expect(row.lastError?.contains("the dispatcher stopped") == true, "\(row.lastError ?? "no error")")
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState == nil)
     }
 }

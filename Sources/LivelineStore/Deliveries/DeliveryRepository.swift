@@ -46,13 +46,11 @@ public struct DeliveryRepository: Sendable {
         var rest = attempts[...]
         while !rest.isEmpty {
             // 13 values a row: well inside both backends' limits on parameters.
-            let chunk = rest.prefix(50)
+            let chunk = rest.prefix(Self.rowsPerStatement)
             rest = rest.dropFirst(chunk.count)
-            var values: [String] = []
             var parameters: [SQLValue] = []
+            parameters.reserveCapacity(chunk.count * 13)
             for attempt in chunk {
-                let first = parameters.count + 1
-                values.append("(" + (first..<(first + 13)).map { "$\($0)" }.joined(separator: ", ") + ")")
                 parameters += [
                     SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
                     .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
@@ -60,15 +58,23 @@ public struct DeliveryRepository: Sendable {
                     SQLValue(attempt.attemptedAt), SQLValue(attempt.note), SQLValue(attempt.environment?.rawValue),
                 ]
             }
-            try transaction.execute(
-                """
-                INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
-                    latency_ms, attempted_at, note, environment)
-                VALUES \(values.joined(separator: ", "))
-                """,
-                parameters
-            )
+            try transaction.execute(chunk.count == Self.rowsPerStatement ? Self.fullInsert : Self.insert(rows: chunk.count), parameters)
         }
+    }
+
+    /// Delivery rows one statement of ``record(_:in:)`` inserts at most.
+    static let rowsPerStatement = 50
+    /// The statement of a full chunk, made once (a fan-out's pages are mostly full chunks).
+    static let fullInsert = insert(rows: rowsPerStatement)
+
+    /// `INSERT INTO deliveries` of `rows` rows of parameters.
+    static func insert(rows: Int) -> String {
+        let values = (0..<rows).map { row in "(" + (1...13).map { "$\(row * 13 + $0)" }.joined(separator: ", ") + ")" }
+        return """
+            INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
+                latency_ms, attempted_at, note, environment)
+            VALUES \(values.joined(separator: ", "))
+            """
     }
 
     /// The per-activity ledger of the budget (`docs/engine.md`, "Budgets and priority"): how many

@@ -389,6 +389,16 @@ public struct OutboxRepository: Sendable {
             ).map { try $0.int("id") })
     }
 
+    /// Keeps a row `owner` holds leased until `until` (a whole fan-out sent a page at a time
+    /// renews its lease with each page's records); `false` when `owner` no longer holds it.
+    @discardableResult
+    public func renewLease(id: Int, owner: String, until: Date, now: Date, in transaction: any SQLTransaction) throws -> Bool {
+        try transaction.execute(
+            "UPDATE outbox SET lease_until = $3, updated_at = $4 WHERE id = $1 AND status = 'leased' AND lease_owner = $2",
+            [SQLValue(id), .text(owner), SQLValue(until), SQLValue(now)]
+        ) == 1
+    }
+
     /// Gives a row back for another try at `at` with one more attempt and `error`; `false` when
     /// `owner` no longer holds it.
     ///

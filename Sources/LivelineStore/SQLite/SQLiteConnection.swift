@@ -33,11 +33,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// holds this many pages.
     static let writerSpillPages = 65_536
     /// Each reader's page cache, in KiB. SQLite empties a connection's cache when a read finds the
-    /// database changed by another connection since its last read, and with the memory map a
-    /// reader's cache only holds the pages it read from the WAL (and those past the map; every
-    /// page it reads where ``mmapBytesOfThisLibrary`` is 0).
+    /// database changed by another connection since its last read.
     static let readerCacheKilobytes = 1_024
-    /// The part of the database file each connection reads through a memory map instead of `pread`
+    /// The part of the database file the writer reads through a memory map instead of `pread`
     /// (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is then read
     /// from the kernel's page cache without a system call and a copy (what it gained:
     /// `docs/decisions/reads-through-a-memory-map.md`). Writes still go through `pwrite`, so
@@ -95,14 +93,19 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// How a connection reads and writes, as pragmas: its page cache (``writerCacheKilobytes``,
-    /// ``readerCacheKilobytes``) and its memory map; for the writer `synchronous=NORMAL` and
+    /// ``readerCacheKilobytes``); for the writer its memory map, `synchronous=NORMAL` and
     /// ``writerSpillPages`` (a large transaction, the answers of a fan-out to 100,000 tokens,
     /// keeps its changed pages in memory up to this many instead of writing them to the WAL
-    /// part-way). The raw write baseline of `liveline-bench upsert` takes the writer's
-    /// (``SQLiteDatabase/writerTuningPragmas``).
+    /// part-way). A reader maps nothing: the pages a pooled reader read through a map stayed in
+    /// the process's resident memory until the reader closed, so one large read (a dashboard
+    /// chart over the whole outbox) raised it by the pages it touched, once per reader
+    /// (`docs/performance.md`, "Soak"); a reader's reads are a context, a page of tokens, a
+    /// report, where `pread` costs little. The raw write baseline of `liveline-bench upsert`
+    /// takes the writer's (``SQLiteDatabase/writerTuningPragmas``).
     static func tuningPragmas(readOnly: Bool) -> String {
         var pragmas = [
-            "PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)", "PRAGMA mmap_size = \(mmapBytesOfThisLibrary)",
+            "PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)",
+            "PRAGMA mmap_size = \(readOnly ? 0 : mmapBytesOfThisLibrary)",
         ]
         if !readOnly { pragmas += ["PRAGMA synchronous = NORMAL", "PRAGMA cache_spill = \(writerSpillPages)"] }
         return pragmas.joined(separator: "; ")

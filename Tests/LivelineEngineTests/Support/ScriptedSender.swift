@@ -7,6 +7,8 @@ import Synchronization
 /// An in-memory APNs: answers every request at once, from a script, and keeps what it was asked
 /// and what it answered. `afterSend` runs after each push was handed over (and answered), on the
 /// dispatcher's thread — where a test arms a fault for the transaction that records the answers.
+/// With ``answerAfter(_:)`` it answers later, from another thread, counting the requests that
+/// wait for their answer; `onRequest` runs as each request is handed over, before its answer.
 final class ScriptedSender: PushSender {
     enum Request: Sendable {
         case device(APNSNotification)
@@ -22,7 +24,11 @@ final class ScriptedSender: PushSender {
         var answers: [APNSResult] = []
         var script: @Sendable (Request) -> APNSResult
         var afterSend: @Sendable () -> Void = {}
+        var onRequest: @Sendable (Request) -> Void = { _ in }
         var channels = 0
+        var delay: Duration?
+        var outstanding = 0
+        var mostOutstanding = 0
     }
     private let state: Mutex<State>
 
@@ -46,9 +52,15 @@ final class ScriptedSender: PushSender {
 
     func script(_ script: @escaping @Sendable (Request) -> APNSResult) { state.withLock { $0.script = script } }
     func afterSend(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.afterSend = body } }
+    func onRequest(_ body: @escaping @Sendable (Request) -> Void) { state.withLock { $0.onRequest = body } }
+    /// From now on each answer comes `delay` after its request, from another thread.
+    func answerAfter(_ delay: Duration) { state.withLock { $0.delay = delay } }
+    /// The most requests that waited for their answer at once.
+    var mostOutstanding: Int { state.withLock { $0.mostOutstanding } }
 
-    private func answer(_ request: Request, id: String, completion: @Sendable (APNSResult) -> Void) {
-        let (result, after) = state.withLock { state -> (APNSResult, @Sendable () -> Void) in
+    private func answer(_ request: Request, id: String, completion: @escaping @Sendable (APNSResult) -> Void) {
+        state.withLock { $0.onRequest }(request)
+        let (result, after, delay) = state.withLock { state -> (APNSResult, @Sendable () -> Void, Duration?) in
             var result = state.script(request)
             switch request {
             case .device: result.apnsID = id
@@ -56,10 +68,22 @@ final class ScriptedSender: PushSender {
             }
             state.requests.append(request)
             state.answers.append(result)
-            return (result, state.afterSend)
+            if state.delay != nil {
+                state.outstanding += 1
+                state.mostOutstanding = max(state.mostOutstanding, state.outstanding)
+            }
+            return (result, state.afterSend, state.delay)
         }
-        completion(result)
-        after()
+        guard let delay else {
+            completion(result)
+            return after()
+        }
+        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            self.state.withLock { $0.outstanding -= 1 }
+            completion(result)
+            after()
+        }
     }
 
     func send(_ notification: APNSNotification, completion: @escaping @Sendable (APNSResult) -> Void) {
