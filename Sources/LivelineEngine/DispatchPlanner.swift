@@ -1,5 +1,6 @@
 import Foundation
 import LivelineLog
+import LivelineModel
 import LivelinePushWire
 import LivelineStore
 
@@ -77,8 +78,9 @@ struct DispatchPlanner: Sendable {
     /// Follows one answer: a deleted channel, a dead token (or one moved to the other
     /// environment), a retry of the row or of the target alone, a target or row refused for good.
     private func follow(
-        _ outcome: SendOutcome, of prepared: PreparedRow, oneRecipient: Bool, retriesTargets: Bool, at now: Date,
-        random: inout some RandomNumberGenerator, into plan: inout DispatchPlan, verdict: inout RowVerdict
+        _ outcome: SendOutcome, of prepared: PreparedRow, oneRecipient: Bool, retriesTargets: Bool,
+        environmentsAhead: Set<PushEnvironment> = [], at now: Date, random: inout some RandomNumberGenerator, into plan: inout DispatchPlan,
+        verdict: inout RowVerdict
     ) {
         let row = prepared.row
         switch outcome.result.outcome {
@@ -97,11 +99,11 @@ struct DispatchPlanner: Sendable {
                     tokenID: tokenID, reason: outcome.result.reason?.rawValue ?? "status \(outcome.result.status)", registeredBefore: since,
                     apnsID: Self.apnsID(outcome.result), status: outcome.result.status, moveTo: moveTo
                 ))
-            if moveTo != nil {
+            if let moveTo {
                 // Sent again there once it moved (`tokenMoved`, logged when the move is made).
                 if oneRecipient {
                     verdict.retry = true
-                } else if retriesTargets, let contextKey = row.contextKey {
+                } else if retriesTargets, !environmentsAhead.contains(moveTo), let contextKey = row.contextKey {
                     plan.targetRetries.append(DispatchPlan.TargetRetry(contextKey: contextKey, target: outcome.send.target, dueAt: now))
                 }
             }
@@ -142,17 +144,22 @@ struct DispatchPlanner: Sendable {
     /// streaming): its answers as ``plan(_:outcomes:at:random:)`` takes them — a delivery record
     /// each, dead tokens, a retry or dead letter of a single target, the end's channel — with the
     /// row kept, leased until `leaseUntil`. What concerns the whole row waits for
-    /// ``planEnd(_:delivered:at:random:)``. A target retried here is sent again also when a later
-    /// page stops the fan-out, which then goes again as a whole (at least once).
+    /// ``planEnd(_:delivered:stopped:at:random:)``. `retriesTargets`: false once the fan-out
+    /// stopped (it goes again as a whole); a target retried by an earlier page is sent again also
+    /// when a later page stops it (at least once). A token moved to one of `environmentsAhead`
+    /// (whose tokens are not being read yet) is sent with them, not retried on its own.
     func planPage(
-        _ prepared: PreparedRow, outcomes: [SendOutcome], leaseUntil: Date, at now: Date, random: inout some RandomNumberGenerator
+        _ prepared: PreparedRow, outcomes: [SendOutcome], leaseUntil: Date, retriesTargets: Bool, environmentsAhead: Set<PushEnvironment>,
+        at now: Date, random: inout some RandomNumberGenerator
     ) -> DispatchPlan {
         let row = prepared.row
         var plan = DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now, row: .keep(leaseUntil: leaseUntil))
         plan.deliveries = outcomes.map { Self.attempt($0, row: row, rev: prepared.rev, at: now) }
         var verdict = RowVerdict()
         for outcome in outcomes {
-            follow(outcome, of: prepared, oneRecipient: false, retriesTargets: true, at: now, random: &random, into: &plan, verdict: &verdict)
+            follow(
+                outcome, of: prepared, oneRecipient: false, retriesTargets: retriesTargets, environmentsAhead: environmentsAhead, at: now,
+                random: &random, into: &plan, verdict: &verdict)
         }
         if let sync = prepared.sync { retireChannels(sync, outcomes: outcomes, into: &plan) }
         return plan
@@ -161,11 +168,20 @@ struct DispatchPlanner: Sendable {
     /// The end of a whole fan-out sent a page at a time, once its pages were recorded: done, with
     /// the hints it carried cleared and its state recorded when any token accepted it
     /// (`delivered`); or, when it stopped before its last token (``PreparedRow/unfinished``), sent
-    /// again as a whole after a backoff.
-    func planEnd(_ prepared: PreparedRow, delivered: Bool, at now: Date, random: inout some RandomNumberGenerator) -> DispatchPlan {
+    /// again as a whole: after a backoff, an attempt counted — or at once and without one when it
+    /// stopped because the dispatcher is stopping (`stopped`: not a failure of the push).
+    func planEnd(
+        _ prepared: PreparedRow, delivered: Bool, stopped: Bool, at now: Date, random: inout some RandomNumberGenerator
+    ) -> DispatchPlan {
         var plan = DispatchPlan(rowID: prepared.row.id, contextKey: prepared.row.contextKey, at: now)
         if let sync = prepared.sync { followDelivery(sync, delivered: delivered && prepared.unfinished == nil, into: &plan) }
-        if let unfinished = prepared.unfinished { retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan) }
+        if let unfinished = prepared.unfinished {
+            if stopped {
+                plan.row = .postpone(until: now, reason: unfinished)
+            } else {
+                retry(prepared, last: nil, why: unfinished, at: now, random: &random, into: &plan)
+            }
+        }
         return plan
     }
 

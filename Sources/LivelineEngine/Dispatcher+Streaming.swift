@@ -1,4 +1,5 @@
 import Foundation
+import LivelineModel
 import LivelineStore
 
 extension Dispatcher {
@@ -13,81 +14,137 @@ extension Dispatcher {
     /// How many pages of a whole fan-out are in flight at most (``stream(_:now:)``).
     static let pagesInFlight = 4
 
+    /// Where a fan-out sent a page at a time stands.
+    private struct StreamRun {
+        var prepared: PreparedRow
+        /// The tokens not read yet (nil: all were).
+        var pages: TokenPages?
+        var inFlight: [PageInFlight] = []
+        var sent = 0
+        /// Some token accepted it.
+        var delivered = false
+        /// This dispatcher still holds the row.
+        var held = true
+        /// The dispatcher is stopping: the row goes back without an attempt counted.
+        var stopped = false
+
+        /// The environments whose tokens are not being read yet (a token moved there is read
+        /// with them: no retry of its own).
+        var environmentsAhead: Set<PushEnvironment> {
+            guard let pages else { return [] }
+            return Set(pages.after == nil ? pages.environments : Array(pages.environments.dropFirst()))
+        }
+    }
+
     /// Sends a whole fan-out of more than one page a page at a time, at most ``pagesInFlight``
     /// pages of requests in flight: each page's answers are planned and recorded once they are
     /// all in (or its wait of ``answerTimeout`` ran out), renewing the row's lease, and the next
-    /// page is read and sent; after the last, the row's own end (``DispatchPlanner/planEnd(_:delivered:at:random:)``).
+    /// page is read and sent; after the last, the row's own end (``DispatchPlanner/planEnd(_:delivered:stopped:at:random:)``).
     /// So what a fan-out holds is its pages in flight, whatever its number of tokens
     /// (`docs/engine.md`, "Fan-out for a sync"). It stops early — the requests in flight answered
     /// and recorded, the row sent again as a whole — when a page cannot be read, a page's answers
-    /// cannot be recorded or the dispatcher is stopping; when the lease was lost (another
-    /// dispatcher holds the row), nothing of the row is decided here any more. Returns the web push
-    /// lane's rows recorded meanwhile.
+    /// cannot be recorded while pages are left, or the dispatcher is stopping (then without an
+    /// attempt counted); when the lease was lost (another dispatcher holds the row), nothing of
+    /// the row is decided here any more. Between pages the web push lane's answers are recorded
+    /// and, once a second, the periodic work runs. Returns the lane's rows recorded meanwhile.
     func stream(_ head: PreparedRow, now: Date) -> Int {
         var random = SystemRandomNumberGenerator()
-        var prepared = head
-        var pages = head.remainingPages
-        prepared.remainingPages = nil
-        // Taken up from the batch's wait: the row is held for a full lease from here.
-        guard keepLease(of: prepared, random: &random) else { return 0 }
-        var inFlight: [PageInFlight] = [launch(head.sends)]
-        var sent = head.sends.count
-        var delivered = false
-        var held = true
+        var run = StreamRun(prepared: head, pages: head.remainingPages)
+        run.prepared.remainingPages = nil
+        // Held for a full lease from here (the batch's wait took some of the claim's).
+        guard keepLease(of: head.row, random: &random) else { return 0 }
+        run.inFlight = [launch(head.sends)]
+        run.sent = head.sends.count
         var recorded = 0
-        while let page = inFlight.first {
-            // Fill the window: the next pages go out while the oldest is answered.
-            while held, prepared.unfinished == nil, inFlight.count < Self.pagesInFlight, var next = pages, let rendered = prepared.sync {
-                if isStopping {
-                    prepared.unfinished = "the dispatcher stopped after \(sent) of the fan-out's requests"
-                    break
-                }
-                do {
-                    guard let sends = try nextSends(of: &next, rendered, now: now), !sends.isEmpty else {
-                        pages = nil
-                        break
-                    }
-                    pages = next.environments.isEmpty ? nil : next
-                    inFlight.append(launch(sends))
-                    sent += sends.count
-                } catch {
-                    prepared.unfinished = "the fan-out's tokens could not all be read (\(error)); sent to \(sent)"
-                }
-            }
+        var lastPeriodic = ContinuousClock.now
+        while let page = run.inFlight.first {
+            fillWindow(&run, now: now)
             recorded += waitForAnswers(page.group, until: page.sentAt + answerTimeout)
-            inFlight.removeFirst()
-            let outcomes = outcomes(of: page)
-            delivered = delivered || outcomes.contains { $0.result.outcome == .delivered }
-            let answeredAt = configuration.clock()
-            count(outcomes, of: prepared, answeredAt: answeredAt, latency: false)
-            let pageRow = PreparedRow(row: prepared.row, rev: prepared.rev, sends: page.sends, sync: prepared.sync, message: nil)
-            let plan = planner.planPage(
-                pageRow, outcomes: outcomes, leaseUntil: answeredAt.addingTimeInterval(configuration.lease), at: answeredAt, random: &random)
-            switch recordPage(plan) {
-            case .held: break
-            case .lost: held = false
-            case .failed: prepared.unfinished = prepared.unfinished ?? "the answers of a page could not be recorded; sent to \(sent)"
+            run.inFlight.removeFirst()
+            record(page, of: &run, random: &random)
+            if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
+            if ContinuousClock.now - lastPeriodic > .seconds(1) {
+                periodic()
+                lastPeriodic = .now
             }
         }
-        guard held else { return recorded }
+        guard run.held else { return recorded }
         let end = configuration.clock()
-        if sent > 0 { metrics.dispatchLatency(max(0, end.timeIntervalSince(prepared.row.dueAt))) }
-        recordInOrder(planner.planEnd(prepared, delivered: delivered, at: end, random: &random))
+        metrics.dispatchLatency(max(0, end.timeIntervalSince(run.prepared.row.dueAt)))
+        recordInOrder(planner.planEnd(run.prepared, delivered: run.delivered, stopped: run.stopped, at: end, random: &random))
         return recorded
     }
 
-    /// Renews the lease of a row about to be streamed; false (and the row given back, or left
-    /// to its lease) when the dispatcher no longer holds it or the database cannot say.
-    private func keepLease(of prepared: PreparedRow, random: inout some RandomNumberGenerator) -> Bool {
+    /// Reads and sends pages until ``pagesInFlight`` are in flight or none is left; stops the
+    /// fan-out when the dispatcher is stopping or a page cannot be read.
+    private func fillWindow(_ run: inout StreamRun, now: Date) {
+        while run.held, run.prepared.unfinished == nil, run.inFlight.count < Self.pagesInFlight, var next = run.pages,
+            let rendered = run.prepared.sync
+        {
+            if isStopping {
+                run.prepared.unfinished = "the dispatcher stopped after \(run.sent) of the fan-out's requests"
+                run.stopped = true
+                return
+            }
+            do {
+                guard let sends = try nextSends(of: &next, rendered, now: now), !sends.isEmpty else {
+                    run.pages = nil
+                    return
+                }
+                run.pages = next.environments.isEmpty ? nil : next
+                run.inFlight.append(launch(sends))
+                run.sent += sends.count
+            } catch {
+                run.prepared.unfinished = "the fan-out's tokens could not all be read (\(error)); sent to \(run.sent)"
+            }
+        }
+    }
+
+    /// Plans and records one answered page (renewing the lease). A page that cannot be recorded
+    /// now is kept (as any plan) and, while pages are left, stops the fan-out: more answers would
+    /// only wait in memory.
+    private func record(_ page: PageInFlight, of run: inout StreamRun, random: inout some RandomNumberGenerator) {
+        let outcomes = page.sends.enumerated().map { page.answers.outcome($0, of: $1) ?? unanswered($1) }
+        run.delivered = run.delivered || outcomes.contains { $0.result.outcome == .delivered }
+        let answeredAt = configuration.clock()
+        count(outcomes, of: run.prepared, answeredAt: answeredAt, latency: false)
+        let pageRow = PreparedRow(row: run.prepared.row, rev: run.prepared.rev, sends: page.sends, sync: run.prepared.sync, message: nil)
+        let plan = planner.planPage(
+            pageRow, outcomes: outcomes, leaseUntil: answeredAt.addingTimeInterval(configuration.lease),
+            retriesTargets: run.prepared.unfinished == nil, environmentsAhead: run.environmentsAhead, at: answeredAt, random: &random)
+        switch recordPage(plan) {
+        case .held: break
+        case .lost: run.held = false
+        case .failed where run.pages != nil:
+            run.prepared.unfinished = run.prepared.unfinished ?? "the answers of a page could not be recorded; sent to \(run.sent)"
+        case .failed: break  // every page went out: the end is recorded behind the kept plans
+        }
+    }
+
+    /// Renews the lease of a row about to be streamed; false when the dispatcher no longer holds
+    /// it (its lease ran out), is stopping, or earlier answers wait for the database: then the row
+    /// goes back, due now, without an attempt counted (behind the kept plans).
+    private func keepLease(of row: OutboxRow, random: inout some RandomNumberGenerator) -> Bool {
         let now = configuration.clock()
-        let keep = DispatchPlan(
-            rowID: prepared.row.id, contextKey: prepared.row.contextKey, at: now, row: .keep(leaseUntil: now + configuration.lease))
-        guard pending.withLock({ $0.isEmpty }) else {
-            // Earlier answers wait for the database: this row sends nothing now and goes again.
-            recordInOrder(planner.plan(prepared.row, unsent: .databaseUnavailable("earlier answers are not recorded yet"), at: now, random: &random))
+        let giveBack = { (why: String) in
+            self.recordInOrder(DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now, row: .postpone(until: now, reason: why)))
+        }
+        if isStopping {
+            giveBack("the dispatcher stopped before this fan-out went out")
             return false
         }
-        return recordPage(keep) == .held
+        guard pending.withLock({ $0.isEmpty }) else {
+            giveBack("earlier answers were not recorded yet when this fan-out was to go out")
+            return false
+        }
+        let keep = DispatchPlan(rowID: row.id, contextKey: row.contextKey, at: now, row: .keep(leaseUntil: now + configuration.lease))
+        switch recordPage(keep) {
+        case .held: return true
+        case .lost: return false
+        case .failed:
+            giveBack("its lease could not be renewed: the database failed")
+            return false
+        }
     }
 
     /// Sends `sends` as one page.
@@ -97,12 +154,6 @@ extension Dispatcher {
         let sentAt = DispatchTime.now()
         for (index, send) in sends.enumerated() { perform(send, index: index, into: answers, group: group) }
         return PageInFlight(sends: sends, answers: answers, group: group, sentAt: sentAt)
-    }
-
-    /// A page's answers in the order of its requests; one not answered in time counts as
-    /// unanswered (retried).
-    private func outcomes(of page: PageInFlight) -> [SendOutcome] {
-        page.sends.enumerated().map { page.answers.outcome($0, of: $1) ?? unanswered($1) }
     }
 
     /// What became of a page's plan.

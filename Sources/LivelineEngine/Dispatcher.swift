@@ -242,16 +242,20 @@ public final class Dispatcher: Sendable {
         // Rows with nothing to send (a postponement, a dead letter, …) are recorded
         // together, in one write before the wait for answers, not one write each.
         var unsent: [DispatchPlan] = []
-        // Whole fan-outs of more than a page: sent a page at a time once the batch is recorded.
-        var streams: [PreparedRow] = []
+        // A whole fan-out of more than a page: sent a page at a time once the batch is recorded;
+        // one a round, so its lease is renewed before it ran out (another one goes back, due now).
+        var stream: PreparedRow?
         for (index, row) in rows.enumerated() {
             switch prepared[index] ?? prepare(row, now: now, batch: batch) {
             case .unsent(let reason):
                 unsent.append(planner.plan(row, unsent: reason, at: now, random: &random))
             case .send(let prepared) where travelsInWebPushLane(prepared):
                 sendInWebPushLane(prepared)
+            case .send(let prepared) where prepared.remainingPages != nil && stream == nil:
+                stream = prepared
             case .send(let prepared) where prepared.remainingPages != nil:
-                streams.append(prepared)
+                let why = "another fan-out of many tokens goes first; this one is sent in the next round"
+                unsent.append(planner.plan(prepared.row, unsent: .postponed(until: now, reason: why), at: now, random: &random))
             case .send(let prepared):
                 let answers = Answers(count: prepared.sends.count)
                 for (index, send) in prepared.sends.enumerated() { perform(send, index: index, into: answers, group: group) }
@@ -267,7 +271,7 @@ public final class Dispatcher: Sendable {
             return planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random)
         }
         record(batch: plans)
-        for prepared in streams { recorded += stream(prepared, now: now) }
+        if let stream { recorded += self.stream(stream, now: now) }
         return rows.count
     }
 

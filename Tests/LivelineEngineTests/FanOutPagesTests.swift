@@ -81,19 +81,18 @@ import Testing
     }
 
     /// A harness with 40 tokens read in pages of 2, answered 5 ms after each request (so pages
-    /// overlap), and `onRequest` run as each request goes out; the harness (stop it) and the tokens.
+    /// overlap), `onRequest` run as each request goes out, and one change sent (`drain`: the
+    /// dispatcher drained; else one round); the harness (stop it) and the tokens.
     static func largeFanOut(
-        onRequest: @escaping @Sendable (EngineHarness, ScriptedSender.Request, [String]) -> Void
-    ) throws -> (
-        harness: EngineHarness, tokens: [String]
-    ) {
+        drain: Bool = true, onRequest: @escaping @Sendable (EngineHarness, ScriptedSender.Request, [String]) -> Void
+    ) throws -> (harness: EngineHarness, tokens: [String]) {
         let harness = try EngineHarness(tokenPageSize: 2)
         do {
             let tokens = try (0..<40).map { try harness.token($0).token }
             harness.sender.answerAfter(.milliseconds(5))
             harness.sender.onRequest { request in onRequest(harness, request, tokens) }
             try harness.put(delay: 3)
-            harness.dispatcher.drain()
+            if drain { harness.dispatcher.drain() } else { harness.dispatcher.runOnce() }
             return (harness, tokens)
         } catch {
             harness.stop()
@@ -107,10 +106,15 @@ import Testing
     /// at once, all 40 requests waited together and nothing was recorded before the end).
     @Test func aLargeFanOutKeepsAWindowOfPagesInFlightAndRecordsEachAsItIsAnswered() throws {
         let recordedBeforeLast = Mutex<Int?>(nil)
+        let leaseBeforeLast = Mutex<Date?>(nil)
         let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+            // Half-way, 20 s later: the pages recorded from here renew the lease from this time.
+            if request.deviceToken == tokens[20] { harness.clock.advance(by: 20) }
             guard request.deviceToken == tokens.last else { return }
             let recorded = (try? harness.deliveries().count) ?? -1
             recordedBeforeLast.withLock { $0 = recorded }
+            let lease = try? harness.rows().first { $0.target == nil }?.leaseUntil
+            leaseBeforeLast.withLock { $0 = lease }
         }
         defer { harness.stop() }
 
@@ -120,6 +124,9 @@ import Testing
         #expect(harness.sender.mostOutstanding > 2, "pages overlap: \(harness.sender.mostOutstanding)")
         let before = try #require(recordedBeforeLast.withLock { $0 })
         #expect(before >= 2 && before < 40, "recorded before the last page went out: \(before)")
+        // Claimed at T with a lease of 30 s; renewed by a page recorded at T+20 s.
+        let lease = try #require(leaseBeforeLast.withLock { $0 })
+        #expect(lease == harness.clock.now.addingTimeInterval(30), "\(lease) vs \(harness.clock.now)")
         #expect(try harness.deliveries().count == 40)
         #expect(try harness.rows().allSatisfy { $0.status == .done })
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
@@ -138,7 +145,7 @@ import Testing
         defer { harness.stop() }
 
         let pushed = harness.sender.devicePushes.count
-        #expect(pushed >= 22 && pushed <= 22 + 4 * 2, "pages stopped after the lease was lost: \(pushed) of \(tokens.count)")
+        #expect(pushed >= 22 && pushed <= 22 + 3 * 2, "pages stopped after the lease was lost: \(pushed) of \(tokens.count)")
         #expect(try harness.deliveries().count == pushed, "every answer recorded")
         #expect(harness.events("leaseLost").count >= 1)
         let row = try #require(try harness.rows().first { $0.target == nil })
@@ -147,19 +154,52 @@ import Testing
     }
 
     /// A dispatcher stopping mid-way sends no further page: the pages in flight are answered
-    /// and recorded, and the row goes again as a whole after a backoff.
+    /// and recorded, and the row goes again as a whole, due at once and without an attempt
+    /// counted (a stop is no failure of the push).
     @Test func aFanOutStopsAtAPageWhenTheDispatcherStops() throws {
-        let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+        let (harness, tokens) = try Self.largeFanOut(drain: false) { harness, request, tokens in
             if request.deviceToken == tokens[20] { harness.dispatcher.stop() }
         }
         defer { harness.stop() }
 
         let pushed = harness.sender.devicePushes.count
-        #expect(pushed >= 22 && pushed < tokens.count, "\(pushed) of \(tokens.count)")
+        #expect(pushed >= 22 && pushed <= 22 + 3 * 2, "\(pushed) of \(tokens.count)")
         #expect(try harness.deliveries().count == pushed)
         let row = try #require(try harness.rows().first { $0.target == nil })
-        #expect(row.status == .due && row.attempts == 1)
+        #expect(row.status == .due && row.attempts == 0 && row.dueAt == harness.clock.now)
         #expect(row.lastError?.contains("the dispatcher stopped") == true, "\(row.lastError ?? "no error")")
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState == nil)
+    }
+
+    /// Two fan-outs of many pages claimed together: one goes a page at a time, the other goes
+    /// back due at once without an attempt counted (its lease would run out while it waits) and
+    /// goes in the next round; every token of both gets its change once.
+    @Test func twoLargeFanOutsClaimedTogetherGoOneAfterTheOther() throws {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        defer { harness.stop() }
+        let first = try (0..<6).map { try harness.token($0).token }
+        let second = try (0..<6).map { index in
+            let token = String(format: "%064x", 0xbeef0000 + index)
+            try harness.store.tokens.register(
+                TokenRegistration(
+                    householdID: harness.householdID, userID: harness.userID, deviceID: "phone-b\(index)", kind: .update, environment: .sandbox,
+                    token: token, contextKey: "trip:2"), now: harness.clock.now)
+            return token
+        }
+        try harness.put(delay: 3)
+        try harness.put(delay: 3, key: "trip:2")
+
+        harness.dispatcher.runOnce()
+        let afterOne = Set(harness.sender.devicePushes.map(\.deviceToken))
+        #expect(afterOne == Set(first) || afterOne == Set(second), "one fan-out in the first round")
+        let waiting = try harness.store.outbox.rows(contextKey: afterOne == Set(first) ? "trip:2" : EngineHarness.contextKey)
+        #expect(waiting.count == 1 && waiting[0].status == .due && waiting[0].attempts == 0, "\(waiting)")
+        #expect(waiting.first?.dueAt == harness.clock.now)
+
+        harness.dispatcher.drain()
+        let pushed = harness.sender.devicePushes.map(\.deviceToken)
+        #expect(pushed.sorted() == (first + second).sorted(), "each token once")
+        #expect(try harness.store.outbox.rows(contextKey: "trip:2").allSatisfy { $0.status == .done })
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
     }
 }

@@ -390,11 +390,15 @@ public struct OutboxRepository: Sendable {
     }
 
     /// Keeps a row `owner` holds leased until `until` (a whole fan-out sent a page at a time
-    /// renews its lease with each page's records); `false` when `owner` no longer holds it.
+    /// renews its lease with each page's records); `false` when `owner` no longer holds it or its
+    /// lease ran out (another dispatcher may have claimed the context's newer rows since).
     @discardableResult
     public func renewLease(id: Int, owner: String, until: Date, now: Date, in transaction: any SQLTransaction) throws -> Bool {
         try transaction.execute(
-            "UPDATE outbox SET lease_until = $3, updated_at = $4 WHERE id = $1 AND status = 'leased' AND lease_owner = $2",
+            """
+            UPDATE outbox SET lease_until = $3, updated_at = $4
+            WHERE id = $1 AND status = 'leased' AND lease_owner = $2 AND lease_until >= $4
+            """,
             [SQLValue(id), .text(owner), SQLValue(until), SQLValue(now)]
         ) == 1
     }

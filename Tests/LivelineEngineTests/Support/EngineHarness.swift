@@ -75,12 +75,12 @@ final class EngineHarness: Sendable {
     }
 
     /// A `/v1` change of the trip: its delay, and an alert and a priority for the next push when given.
-    func put(delay: Int, alert: String? = nil, priority: Int? = nil) throws {
+    func put(delay: Int, alert: String? = nil, priority: Int? = nil, key: String = EngineHarness.contextKey) throws {
         let state =
             #"{"currentStop":"A","nextStop":"B","nextStopTime":803461320,"remainingTime":240,"delay":\#(delay),"occupancy":"low","phase":"inProgress","progress":0.5}"#
         let hint = try alert.map { try JSONDecoder().decode(LiveActivityAlert.self, from: Data($0.utf8)) }
         try engine.putContext(
-            key: Self.contextKey,
+            key: key,
             PutContextRequest(
                 type: "TripLiveActivityAttributes", attributes: try JSONValue(json: Data(Self.attributes.utf8)),
                 contentState: try JSONValue(json: Data(state.utf8)), alert: hint, priority: priority
