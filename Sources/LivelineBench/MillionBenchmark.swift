@@ -92,6 +92,10 @@ public enum MillionBenchmark {
             // The faster of the two ways is the raw client's figure.
             let raw = min(allAtOnce, windowed)
             output(String(format: "      raw client: all at once %.2f s, at most %d waiting %.2f s", allAtOnce, rawWindow, windowed))
+            output(
+                String(
+                    format: "      server now: RSS %.0f MB, of which anonymous %.0f MB, file pages %.0f MB", megabytes(pid, "VmRSS"),
+                    megabytes(pid, "RssAnon"), megabytes(pid, "RssFile")))
             engineTimes.append(engine)
             rawTimes.append(raw)
             output(

@@ -20,8 +20,8 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// The writer's page cache, in KiB (`PRAGMA cache_size`, negative: KiB; about 990 pages of
     /// 4 KiB); the checkpointer's connection, opened for writing, has the same. It holds the inner
-    /// pages of the large tables' B-trees and what a transaction changes; the other pages come
-    /// through the memory map (``mmapBytes``). Small because a large one costs at commits: in the
+    /// pages of the large tables' B-trees and what a transaction changes; the other pages are read
+    /// from the kernel's page cache (`pread`). Small because a large one costs at commits: in the
     /// SQLite of Debian 12 (3.40), the commit of a transaction in which a B-tree page split and
     /// two new pages swapped numbers (`balance_nonroot` renumbers one through the lock-byte
     /// page's number, past the end of a file under 1 GiB) walks every page the cache holds; the
@@ -35,20 +35,6 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Each reader's page cache, in KiB. SQLite empties a connection's cache when a read finds the
     /// database changed by another connection since its last read.
     static let readerCacheKilobytes = 1_024
-    /// The part of the database file the writer reads through a memory map instead of `pread`
-    /// (`PRAGMA mmap_size`; SQLite, "Memory-Mapped I/O"): a page the page cache misses is then read
-    /// from the kernel's page cache without a system call and a copy (what it gained:
-    /// `docs/decisions/reads-through-a-memory-map.md`). Writes still go through `pwrite`, so
-    /// a full disk is still an error SQLite returns. A library built with `SQLITE_MMAP_READWRITE`
-    /// would write through the map, where a full disk is a `SIGBUS`: there no map is used
-    /// (``mmapBytesOfThisLibrary``). What changes is a read error of the disk itself: through the
-    /// map it is a `SIGBUS` that ends the process instead of an error (SQLite names this the price
-    /// of memory-mapped I/O); what was committed is then as safe as after any crash. The library
-    /// caps the size (Debian's at 2 GiB); pages beyond it are read as before.
-    static let mmapBytes = 1 << 30
-    /// ``mmapBytes``, or 0 (no map) where the library writes through the map.
-    static let mmapBytesOfThisLibrary = sqlite3_compileoption_used("MMAP_READWRITE") == 0 ? mmapBytes : 0
-
     let path: String
     let handle: OpaquePointer
     /// Prepared statements by their SQL text as the caller wrote it (with `$n`).
@@ -93,20 +79,16 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// How a connection reads and writes, as pragmas: its page cache (``writerCacheKilobytes``,
-    /// ``readerCacheKilobytes``); for the writer its memory map, `synchronous=NORMAL` and
+    /// ``readerCacheKilobytes``) and no memory map; for the writer `synchronous=NORMAL` and
     /// ``writerSpillPages`` (a large transaction, the answers of a fan-out to 100,000 tokens,
     /// keeps its changed pages in memory up to this many instead of writing them to the WAL
-    /// part-way). A reader maps nothing: the pages a pooled reader read through a map stayed in
-    /// the process's resident memory until the reader closed, so one large read (a dashboard
-    /// chart over the whole outbox) raised it by the pages it touched, once per reader
-    /// (`docs/performance.md`, "Soak"); a reader's reads are a context, a page of tokens, a
-    /// report, where `pread` costs little. The raw write baseline of `liveline-bench upsert`
+    /// part-way). No connection maps the file: every page a connection read through a map stayed
+    /// in the process's resident memory, which grew with the part of the database it touched (a
+    /// fan-out to a million tokens touches all of a delivery index; the soak)
+    /// (`docs/decisions/no-memory-map.md`). The raw write baseline of `liveline-bench upsert`
     /// takes the writer's (``SQLiteDatabase/writerTuningPragmas``).
     static func tuningPragmas(readOnly: Bool) -> String {
-        var pragmas = [
-            "PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)",
-            "PRAGMA mmap_size = \(readOnly ? 0 : mmapBytesOfThisLibrary)",
-        ]
+        var pragmas = ["PRAGMA cache_size = -\(readOnly ? readerCacheKilobytes : writerCacheKilobytes)", "PRAGMA mmap_size = 0"]
         if !readOnly { pragmas += ["PRAGMA synchronous = NORMAL", "PRAGMA cache_spill = \(writerSpillPages)"] }
         return pragmas.joined(separator: "; ")
     }

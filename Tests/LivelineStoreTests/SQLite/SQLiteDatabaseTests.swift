@@ -5,7 +5,7 @@ import LivelineStore
 
 /// What only the SQLite backend promises: the file, its pragmas, and other processes.
 struct SQLiteDatabaseTests {
-    @Test func opensAWALFileInTheFolderWithForeignKeysAMemoryMapAndSmallPageCaches() throws {
+    @Test func opensAWALFileInTheFolderWithForeignKeysNoMemoryMapAndSmallPageCaches() throws {
         try TemporaryFolder.with { folder in
             let database = try SQLiteDatabase(folder: folder)
             #expect(database.path == folder.appendingPathComponent("liveline.sqlite").path)
@@ -21,9 +21,8 @@ struct SQLiteDatabaseTests {
             #expect(pragmas.1 == 1)
             #expect(pragmas.2 == 1)  // NORMAL
             #expect(try database.read { try $0.queryOne("PRAGMA foreign_keys")?.int("foreign_keys") } == 1)
-            // The writer reads the file through a memory map (1 GiB, within the library's cap);
-            // a reader does not (the pages a pooled reader mapped stayed resident until it closed).
-            #expect(try database.write { try $0.queryOne("PRAGMA mmap_size")?.int("mmap_size") } == 1 << 30)
+            // No connection maps the file (its mapped pages stayed in resident memory).
+            #expect(try database.write { try $0.queryOne("PRAGMA mmap_size")?.int("mmap_size") } == 0)
             #expect(try database.read { try $0.queryOne("PRAGMA mmap_size")?.int("mmap_size") } == 0)
             // A small page cache for the writer (4 MB) and a smaller one for each reader (1 MB),
             // in KiB (negative).
