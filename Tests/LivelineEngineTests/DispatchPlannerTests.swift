@@ -155,6 +155,73 @@ import Testing
         #expect(last.row == .deadLetter(reason: "gave up after 4 attempts: \(prepared.unfinished!)"))
     }
 
+    /// A page of a fan-out sent a page at a time: its answers as a whole row's (a delivery each,
+    /// a target's own retry, a dead token, the end's channel retired), the row kept and its lease
+    /// renewed; nothing of the whole row (hints, state). Once the fan-out stopped, no target gets
+    /// a retry of its own (the row goes again as a whole).
+    @Test func aPageOfAFanOutRecordsItsAnswersAndKeepsTheRowLeased() {
+        let sends = [Self.tokenSend(1), Self.tokenSend(2), Self.tokenSend(3), Self.channelSend("Y2g=")]
+        let answers = [Self.answer(200), Self.answer(500, .internalServerError), Self.answer(410, .unregistered), Self.answer(200)]
+        let prepared = PreparedRow(
+            row: Self.row(), rev: 3, sends: sends, sync: Self.sync(carriesHints: true, channelsToRetire: ["Y2g="]), message: nil)
+        let outcomes = zip(sends, answers).map { SendOutcome(send: $0, result: $1) }
+        var random = SystemRandomNumberGenerator()
+        let until = Self.now.addingTimeInterval(30)
+        let plan = planner.planPage(
+            prepared, outcomes: outcomes, leaseUntil: until, retriesTargets: true, environmentsAhead: [], at: Self.now, random: &random)
+        #expect(plan.row == .keep(leaseUntil: until))
+        #expect(plan.deliveries.count == 4)
+        #expect(plan.targetRetries.map(\.target) == [.token(2)])
+        #expect(plan.invalidTokens.map(\.tokenID) == [3])
+        #expect(plan.retiredChannels.map(\.channelID) == ["Y2g="])
+        #expect(plan.hintsSent == nil && plan.sentState == nil, "the whole row's, at its end")
+
+        let stopped = planner.planPage(
+            prepared, outcomes: outcomes, leaseUntil: until, retriesTargets: false, environmentsAhead: [], at: Self.now, random: &random)
+        #expect(stopped.targetRetries.isEmpty)
+        #expect(stopped.deliveries.count == 4 && stopped.invalidTokens.count == 1)
+    }
+
+    /// A token the default environment does not know (`BadDeviceToken`, its environment a guess)
+    /// moves to the other one; when that environment's pages are still to be read, it is sent
+    /// with them instead of on its own.
+    @Test func aTokenMovedToAnEnvironmentNotReadYetIsSentWithItsPages() {
+        var send = Self.tokenSend(5)
+        send.fallbackEnvironment = .production
+        let prepared = PreparedRow(row: Self.row(), rev: 3, sends: [send], sync: Self.sync(), message: nil)
+        let outcomes = [SendOutcome(send: send, result: Self.answer(400, .badDeviceToken))]
+        var random = SystemRandomNumberGenerator()
+        let until = Self.now.addingTimeInterval(30)
+        let ahead = planner.planPage(
+            prepared, outcomes: outcomes, leaseUntil: until, retriesTargets: true, environmentsAhead: [.production], at: Self.now,
+            random: &random)
+        #expect(ahead.invalidTokens.first?.moveTo == .production)
+        #expect(ahead.targetRetries.isEmpty)
+        let read = planner.planPage(
+            prepared, outcomes: outcomes, leaseUntil: until, retriesTargets: true, environmentsAhead: [], at: Self.now, random: &random)
+        #expect(read.targetRetries.map(\.target) == [.token(5)])
+    }
+
+    /// The end of a fan-out sent a page at a time: done, its hints and state recorded when a
+    /// token accepted it; stopped part-way, again as a whole — after a backoff with an attempt
+    /// counted, or at once without one when the dispatcher stopped.
+    @Test func theEndOfAFanOutSentAPageAtATime() {
+        var random = SystemRandomNumberGenerator()
+        var prepared = PreparedRow(row: Self.row(), rev: 3, sends: [], sync: Self.sync(carriesHints: true), message: nil)
+        let done = planner.planEnd(prepared, delivered: true, stopped: false, at: Self.now, random: &random)
+        #expect(done.row == .complete)
+        #expect(done.hintsSent != nil && done.sentState != nil)
+        let nobody = planner.planEnd(prepared, delivered: false, stopped: false, at: Self.now, random: &random)
+        #expect(nobody.row == .complete && nobody.hintsSent == nil && nobody.sentState == nil)
+
+        prepared.unfinished = "the dispatcher stopped after 22 of the fan-out's requests"
+        let stopped = planner.planEnd(prepared, delivered: true, stopped: true, at: Self.now, random: &random)
+        #expect(stopped.row == .postpone(until: Self.now, reason: prepared.unfinished!))
+        #expect(stopped.hintsSent == nil && stopped.sentState == nil)
+        let failed = planner.planEnd(prepared, delivered: true, stopped: false, at: Self.now, random: &random)
+        #expect(failed.row == .retry(at: Self.now.addingTimeInterval(1), error: prepared.unfinished!))
+    }
+
     @Test func a5xxOnARowOfOneTargetRetriesTheRowWithExponentialBackoff() {
         // One earlier try of this row, and the fan-out send before it: this is send 3, so the wait is 4 s.
         let plan = plan(
