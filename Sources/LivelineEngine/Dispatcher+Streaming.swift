@@ -63,7 +63,7 @@ extension Dispatcher {
             run.inFlight.removeFirst()
             record(page, of: &run, random: &random)
             if pending.withLock({ $0.isEmpty }) { recorded += recordAnsweredWebPushes() }
-            if ContinuousClock.now - lastPeriodic > .seconds(1) {
+            if !isStopping, ContinuousClock.now - lastPeriodic > .seconds(1) {
                 periodic()
                 lastPeriodic = .now
             }
@@ -76,11 +76,17 @@ extension Dispatcher {
     }
 
     /// Reads and sends pages until ``pagesInFlight`` are in flight or none is left; stops the
-    /// fan-out when the dispatcher is stopping or a page cannot be read.
+    /// fan-out when the dispatcher is stopping, a page cannot be read, or answers kept after a
+    /// failed recording still cannot be recorded once nothing is in flight (more pages would only
+    /// add answers waiting in memory).
     private func fillWindow(_ run: inout StreamRun, now: Date) {
         while run.held, run.prepared.unfinished == nil, run.inFlight.count < Self.pagesInFlight, var next = run.pages,
             let rendered = run.prepared.sync
         {
+            guard caughtUp(waiting: run.inFlight.isEmpty) else {
+                if run.inFlight.isEmpty { run.prepared.unfinished = "the answers of a page could not be recorded; sent to \(run.sent)" }
+                return
+            }
             if isStopping {
                 run.prepared.unfinished = "the dispatcher stopped after \(run.sent) of the fan-out's requests"
                 run.stopped = true
@@ -100,25 +106,39 @@ extension Dispatcher {
         }
     }
 
-    /// Plans and records one answered page (renewing the lease). A page that cannot be recorded
-    /// now is kept (as any plan) and, while pages are left, stops the fan-out: more answers would
-    /// only wait in memory.
+    /// Whether no plan is kept from a failed recording, after trying the kept ones again (their
+    /// backoff allowing); `waiting`: nothing else to do meanwhile, so it waits for their backoff,
+    /// up to ``catchUpTries`` times.
+    private func caughtUp(waiting: Bool) -> Bool {
+        for attempt in 0...(waiting ? Self.catchUpTries : 0) {
+            if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
+            if pending.withLock({ $0.isEmpty }) || (recordPending() != nil && pending.withLock({ $0.isEmpty })) { return true }
+        }
+        return false
+    }
+
+    /// Tries to record what a failed recording kept, 0.2 s apart, before a fan-out with nothing
+    /// in flight stops (``fillWindow(_:now:)``).
+    static let catchUpTries = 5
+
+    /// Plans and records one answered page (renewing the lease); one that cannot be recorded now
+    /// is kept (as any plan). A page APNs answered nothing of (an outage, a cut connection) stops
+    /// the fan-out: it goes again as a whole after a backoff instead of each token on its own.
     private func record(_ page: PageInFlight, of run: inout StreamRun, random: inout some RandomNumberGenerator) {
         let outcomes = page.sends.enumerated().map { page.answers.outcome($0, of: $1) ?? unanswered($1) }
         run.delivered = run.delivered || outcomes.contains { $0.result.outcome == .delivered }
+        if run.prepared.unfinished == nil, outcomes.allSatisfy({ $0.result.status == 0 }) {
+            run.prepared.unfinished = "no answer to any request of a page (\(outcomes.first?.result.summary ?? "")); sent to \(run.sent)"
+        }
         let answeredAt = configuration.clock()
         count(outcomes, of: run.prepared, answeredAt: answeredAt, latency: false)
         let pageRow = PreparedRow(row: run.prepared.row, rev: run.prepared.rev, sends: page.sends, sync: run.prepared.sync, message: nil)
         let plan = planner.planPage(
             pageRow, outcomes: outcomes, leaseUntil: answeredAt.addingTimeInterval(configuration.lease),
             retriesTargets: run.prepared.unfinished == nil, environmentsAhead: run.environmentsAhead, at: answeredAt, random: &random)
-        switch recordPage(plan) {
-        case .held: break
-        case .lost: run.held = false
-        case .failed where run.pages != nil:
-            run.prepared.unfinished = run.prepared.unfinished ?? "the answers of a page could not be recorded; sent to \(run.sent)"
-        case .failed: break  // every page went out: the end is recorded behind the kept plans
-        }
+        // Kept when it fails: the next pages wait for it (``fillWindow(_:now:)``); after the last
+        // page, the end is recorded behind it.
+        if recordPage(plan) == .lost { run.held = false }
     }
 
     /// Renews the lease of a row about to be streamed; false when the dispatcher no longer holds
@@ -133,7 +153,7 @@ extension Dispatcher {
             giveBack("the dispatcher stopped before this fan-out went out")
             return false
         }
-        guard pending.withLock({ $0.isEmpty }) else {
+        guard caughtUp(waiting: false) else {
             giveBack("earlier answers were not recorded yet when this fan-out was to go out")
             return false
         }
@@ -164,7 +184,7 @@ extension Dispatcher {
     /// when it could not be recorded now (kept, as any plan, to be recorded before anything new is
     /// claimed; or, failing for good, logged).
     private func recordPage(_ plan: DispatchPlan) -> PageRecord {
-        guard pending.withLock({ $0.isEmpty }) else {
+        guard caughtUp(waiting: false) else {
             recordInOrder(plan)
             return .failed
         }

@@ -197,7 +197,8 @@ public final class Dispatcher: Sendable {
         // many rows in flight nothing new is claimed (APNs rows neither) until answers come
         // (they wake the thread).
         guard webPushFlights.withLock({ $0.inFlight }) < Self.webPushLaneLimit * configuration.batchSize else { return recorded }
-        guard let claim = claimBatch() else { return recorded }
+        // A stopping dispatcher claims nothing more (its thread ends after this round).
+        guard !isStopping, let claim = claimBatch() else { return recorded }
         // Fan-outs of contexts nobody follows were completed by the claim (nothing to send).
         recorded += claim.completed
         guard !claim.rows.isEmpty else { return recorded }
