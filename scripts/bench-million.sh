@@ -19,9 +19,10 @@ bin=.build/release/liveline
 source scripts/bench-lib.sh
 
 bench_sandbox
+sandbox_pid=${pids[-1]}
 admin_key=bench-admin-key-0123456789abcdef
 key=trip:million
 .build/release/liveline-bench seed-tokens "$work/data" "$key" "$TOKENS"
 bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key LIVELINE_LOG_LEVEL=warning "${sandbox_env[@]}"
 serve_pid=${pids[-1]}
-env "${sandbox_env[@]}" .build/release/liveline-bench million "$port" "$serve_pid" "$control" "$admin_key" "$key" "$TOKENS" "$ROUNDS"
+env "${sandbox_env[@]}" .build/release/liveline-bench million "$port" "$serve_pid" "$control" "$admin_key" "$key" "$TOKENS" "$ROUNDS" "$sandbox_pid"

@@ -59,8 +59,12 @@ public enum MillionBenchmark {
     /// through `APNSClient`, configured as the server's from this process's `LIVELINE_APNS_*`
     /// environment. Prints each round, the server's peak memory and the ratio.
     public static func run(
-        port: Int, pid: Int, control: Int, adminKey: String, key: String, tokens: Int, rounds: Int, output: @Sendable (String) -> Void
+        port: Int, pid: Int, control: Int, adminKey: String, key: String, tokens: Int, rounds: Int, sandboxPID: Int? = nil,
+        output: @Sendable (String) -> Void
     ) throws {
+        // The sandbox's CPU time in each round (0 without its pid): whether the peer both sides
+        // send to took more in one side's round than in the other's.
+        let sandboxCPU = { sandboxPID.map { cpuSeconds("/proc/\($0)/stat") } ?? 0 }
         let apns = try APNSConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
         var clientConfiguration = APNSClientConfiguration(credentials: try apns.credentials(), environment: apns.apnsEnvironment)
         clientConfiguration.requestDeadline = 60
@@ -73,6 +77,7 @@ public enum MillionBenchmark {
         for round in 1...rounds {
             let before = try acceptedCount(control: control)
             let serverCPU = cpuSeconds("/proc/\(pid)/stat")
+            let sandboxAtStart = sandboxCPU()
             let started = ContinuousClock.now
             // A connection of its own each round: the server closes one left idle for the raw client's rounds.
             let response = try TestHTTPConnection(port: port, timeout: 300).request(
@@ -83,15 +88,24 @@ public enum MillionBenchmark {
             try waitForAccepted(before + tokens, control: control, round: round)
             let engine = EngineBenchmark.seconds(ContinuousClock.now - started)
             let serverUsed = cpuSeconds("/proc/\(pid)/stat") - serverCPU
+            let sandboxInEngineRound = sandboxCPU() - sandboxAtStart
             let payload = try lastPayload(control: control)
             let ownCPU = cpuSeconds("/proc/self/stat")
+            let sandboxBeforeRaw = sandboxCPU()
             let allAtOnce = try rawRound(client: client, tokens: tokens, payload: payload, bundleID: apns.bundleID, control: control, window: nil)
             let rawUsed = cpuSeconds("/proc/self/stat") - ownCPU
+            let sandboxInRawRound = sandboxCPU() - sandboxBeforeRaw
             let windowed = try rawRound(
                 client: client, tokens: tokens, payload: payload, bundleID: apns.bundleID, control: control, window: rawWindow)
             // The faster of the two ways is the raw client's figure.
             let raw = min(allAtOnce, windowed)
             output(String(format: "      raw client: all at once %.2f s, at most %d waiting %.2f s", allAtOnce, rawWindow, windowed))
+            if sandboxPID != nil {
+                output(
+                    String(
+                        format: "      sandbox CPU: engine's round %.2f s, raw client's (all at once) %.2f s", sandboxInEngineRound,
+                        sandboxInRawRound))
+            }
             output(
                 String(
                     format: "      server now: RSS %.0f MB, of which anonymous %.0f MB, file pages %.0f MB", megabytes(pid, "VmRSS"),

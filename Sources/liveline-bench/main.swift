@@ -8,7 +8,7 @@ let usage = """
                                                                    one PUT → every la-update token accepted, vs the client
                                                                    (ROUNDS for the largest size; smaller ones up to 30)
            liveline-bench seed-tokens FOLDER KEY COUNT             COUNT la-update tokens of KEY in FOLDER's database
-           liveline-bench million PORT PID CONTROL ADMIN-KEY KEY TOKENS [ROUNDS (1)]
+           liveline-bench million PORT PID CONTROL ADMIN-KEY KEY TOKENS [ROUNDS (1)] [SANDBOX-PID]
                                                                    one PUT → TOKENS pushes, server and sandbox in processes
                                                                    of their own, vs the raw client (scripts/bench-million.sh)
            liveline-bench upsert [SECONDS (5)] [CONTEXTS (1000)] [THREADS (4)]
@@ -49,7 +49,7 @@ do {
     case "million" where arguments.count > 6:
         try MillionBenchmark.run(
             port: number(1, 0), pid: number(2, 0), control: number(3, 0), adminKey: arguments[4], key: arguments[5], tokens: number(6, 1_000_000),
-            rounds: number(7, 1), output: output)
+            rounds: number(7, 1), sandboxPID: arguments.count > 8 ? number(8, 0) : nil, output: output)
     case "upsert":
         try WriteBenchmark.upsert(seconds: Double(number(1, 5)), contexts: number(2, 1000), threads: number(3, 4), output: output)
     case "contract-put":
