@@ -111,13 +111,18 @@ extension Dispatcher {
     /// The row's own change; false when this dispatcher no longer holds its lease.
     private func change(_ change: DispatchPlan.RowChange, of id: Int, at now: Date, in transaction: any SQLTransaction) throws -> Bool {
         let owner = configuration.dispatcherID
+        // A renewal is checked against the lease as it is now, not when the page was answered: one
+        // kept after a failed recording is written later, and the lease may have run out (and been
+        // taken) meanwhile.
+        let current = configuration.clock()
         return switch change {
         case .complete: try store.outbox.complete(id: id, owner: owner, now: now, in: transaction)
         case .retry(let at, let error): try store.outbox.retry(id: id, owner: owner, at: at, error: error, now: now, in: transaction)
         case .postpone(let until, let reason):
             try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
         case .deadLetter(let reason): try store.outbox.deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction)
-        case .keep(let until): try store.outbox.renewLease(id: id, owner: owner, until: until, now: now, in: transaction)
+        case .keep(let until):
+            try store.outbox.renewLease(id: id, owner: owner, until: max(until, current + configuration.lease), now: current, in: transaction)
         }
     }
 

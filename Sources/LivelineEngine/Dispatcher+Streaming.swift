@@ -42,10 +42,10 @@ extension Dispatcher {
     /// page is read and sent; after the last, the row's own end (``DispatchPlanner/planEnd(_:delivered:stopped:at:random:)``).
     /// So what a fan-out holds is its pages in flight, whatever its number of tokens
     /// (`docs/engine.md`, "Fan-out for a sync"). It stops early — the requests in flight answered
-    /// and recorded, the row sent again as a whole — when a page cannot be read, a page's answers
-    /// cannot be recorded while pages are left, or the dispatcher is stopping (then without an
-    /// attempt counted); when the lease was lost (another dispatcher holds the row), nothing of
-    /// the row is decided here any more. Between pages the web push lane's answers are recorded
+    /// and recorded, the row sent again as a whole — when a page cannot be read, APNs answered
+    /// nothing of a page while pages are left, a kept record still cannot be made once nothing is
+    /// in flight, or the dispatcher is stopping (then without an attempt counted); when the lease
+    /// was lost (another dispatcher holds the row), nothing of the row is decided here any more. Between pages the web push lane's answers are recorded
     /// and, once a second, the periodic work runs. Returns the lane's rows recorded meanwhile.
     func stream(_ head: PreparedRow, now: Date) -> Int {
         var random = SystemRandomNumberGenerator()
@@ -57,8 +57,10 @@ extension Dispatcher {
         run.sent = head.sends.count
         var recorded = 0
         var lastPeriodic = ContinuousClock.now
-        while let page = run.inFlight.first {
+        while true {
+            // Called with nothing in flight too: there it waits for a kept record before the next page.
             fillWindow(&run, now: now)
+            guard let page = run.inFlight.first else { break }
             recorded += waitForAnswers(page.group, until: page.sentAt + answerTimeout)
             run.inFlight.removeFirst()
             record(page, of: &run, random: &random)
@@ -69,6 +71,10 @@ extension Dispatcher {
             }
         }
         guard run.held else { return recorded }
+        // A fan-out ends clean only once every page was read and sent.
+        if run.pages != nil, run.prepared.unfinished == nil {
+            run.prepared.unfinished = "the fan-out ended with tokens not read; sent to \(run.sent)"
+        }
         let end = configuration.clock()
         metrics.dispatchLatency(max(0, end.timeIntervalSince(run.prepared.row.dueAt)))
         recordInOrder(planner.planEnd(run.prepared, delivered: run.delivered, stopped: run.stopped, at: end, random: &random))
@@ -122,12 +128,14 @@ extension Dispatcher {
     static let catchUpTries = 5
 
     /// Plans and records one answered page (renewing the lease); one that cannot be recorded now
-    /// is kept (as any plan). A page APNs answered nothing of (an outage, a cut connection) stops
-    /// the fan-out: it goes again as a whole after a backoff instead of each token on its own.
+    /// is kept (as any plan). A page APNs answered nothing of (an outage, a cut connection) while
+    /// tokens are left to read stops the fan-out: it goes again as a whole after a backoff instead
+    /// of each token on its own; once every token was read, a page's tokens are retried each on
+    /// its own, as any answer's.
     private func record(_ page: PageInFlight, of run: inout StreamRun, random: inout some RandomNumberGenerator) {
         let outcomes = page.sends.enumerated().map { page.answers.outcome($0, of: $1) ?? unanswered($1) }
         run.delivered = run.delivered || outcomes.contains { $0.result.outcome == .delivered }
-        if run.prepared.unfinished == nil, outcomes.allSatisfy({ $0.result.status == 0 }) {
+        if run.prepared.unfinished == nil, run.pages != nil, outcomes.allSatisfy({ $0.result.status == 0 }) {
             run.prepared.unfinished = "no answer to any request of a page (\(outcomes.first?.result.summary ?? "")); sent to \(run.sent)"
         }
         let answeredAt = configuration.clock()

@@ -232,6 +232,38 @@ import Testing
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
     }
 
+    /// A database busy for every record until the pages in flight are all answered: the kept
+    /// pages are waited for once nothing is in flight, then the fan-out stops — the row goes
+    /// again as a whole, its state not counted as sent — instead of ending done with tokens never
+    /// read (which it did when the wait was only asked for with a page still in flight).
+    @Test func aDatabaseBusyUntilTheWindowDrainedStopsTheFanOut() throws {
+        let armed = Mutex(false)
+        let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
+            guard request.deviceToken == tokens[10], !armed.withLock({ $0 }) else { return }
+            armed.withLock { $0 = true }
+            // Every write fails from here; the engine's clock stands, so no backoff passes.
+            harness.faults.arm(failAt: 1, error: StoreError(.busy, "database is locked (injected)"), times: 10_000)
+        }
+        defer { harness.stop() }
+        let sentWhileBusy = harness.sender.devicePushes.count
+        #expect(sentWhileBusy < tokens.count, "no page went out behind the kept ones: \(sentWhileBusy)")
+
+        harness.faults.disarm()
+        harness.clock.advance(by: 0.5)  // past the kept records' backoff (0.1 s), not the row's (1 s)
+        harness.dispatcher.drain()
+        #expect(try harness.deliveries().count == sentWhileBusy, "every answer recorded once")
+        let row = try #require(try harness.rows().first { $0.target == nil })
+        #expect(row.status == .due && row.attempts == 1, "\(row.status) after \(row.attempts) attempts")
+        #expect(row.lastError?.contains("could not be recorded") == true, "\(row.lastError ?? "no error")")
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState == nil, "not sent to everyone")
+
+        harness.clock.advance(by: 60)
+        harness.dispatcher.drain()
+        #expect(Set(harness.sender.devicePushes.map(\.deviceToken)) == Set(tokens), "every token at least once")
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+    }
+
     /// A page APNs answered nothing of (an outage) stops the fan-out: no more pages, no retry of
     /// each token on its own; the row goes again as a whole after a backoff.
     @Test func aPageWithoutAnyAnswerStopsTheFanOut() throws {
@@ -249,5 +281,33 @@ import Testing
         let row = try #require(rows.first)
         #expect(row.status == .due && row.attempts == 1 && row.dueAt > harness.clock.now)
         #expect(row.lastError?.contains("no answer to any request of a page") == true, "\(row.lastError ?? "no error")")
+    }
+
+    /// Once every token was read, a page APNs answered nothing of does not send the fan-out
+    /// again as a whole (every token twice): its tokens are retried each on its own.
+    @Test func aLastPageWithoutAnyAnswerRetriesItsTokensEachOnItsOwn() throws {
+        let harness = try EngineHarness(tokenPageSize: 2)
+        defer { harness.stop() }
+        let tokens = try (0..<5).map { try harness.token($0).token }
+        let cut = Mutex(true)
+        harness.sender.script { request in
+            guard request.deviceToken == tokens[4], cut.withLock({ $0 }) else { return ScriptedSender.accepted }
+            cut.withLock { $0 = false }
+            return APNSResult(status: 0, transportError: "connection reset (injected)", outcome: .retry(newConnection: true))
+        }
+        try harness.put(delay: 3)
+        harness.dispatcher.drain()
+
+        #expect(harness.sender.devicePushes.map(\.deviceToken).sorted() == tokens.sorted(), "each token once")
+        let rows = try harness.rows()
+        #expect(rows.first { $0.target == nil }?.status == .done, "\(rows.map { ($0.target, $0.status, $0.lastError) })")
+        let retry = try #require(rows.first { $0.target != nil })
+        #expect(retry.status == .due && retry.dueAt > harness.clock.now)
+        #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
+
+        harness.clock.advance(by: 60)
+        harness.dispatcher.drain()
+        #expect(harness.sender.devicePushes.map(\.deviceToken).sorted() == (tokens + [tokens[4]]).sorted(), "the last token twice")
+        #expect(try harness.rows().allSatisfy { $0.status == .done })
     }
 }
