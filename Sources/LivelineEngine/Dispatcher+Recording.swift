@@ -111,19 +111,23 @@ extension Dispatcher {
     /// The row's own change; false when this dispatcher no longer holds its lease.
     private func change(_ change: DispatchPlan.RowChange, of id: Int, at now: Date, in transaction: any SQLTransaction) throws -> Bool {
         let owner = configuration.dispatcherID
-        // A renewal is checked against the lease as it is now, not when the page was answered: one
-        // kept after a failed recording is written later, and the lease may have run out (and been
-        // taken) meanwhile.
-        let current = configuration.clock()
         return switch change {
         case .complete: try store.outbox.complete(id: id, owner: owner, now: now, in: transaction)
         case .retry(let at, let error): try store.outbox.retry(id: id, owner: owner, at: at, error: error, now: now, in: transaction)
         case .postpone(let until, let reason):
             try store.outbox.postpone(id: id, owner: owner, until: until, reason: reason, now: now, in: transaction)
         case .deadLetter(let reason): try store.outbox.deadLetter(id: id, owner: owner, reason: reason, now: now, in: transaction)
-        case .keep(let until):
-            try store.outbox.renewLease(id: id, owner: owner, until: max(until, current + configuration.lease), now: current, in: transaction)
+        case .keep(let until): try renewLease(of: id, until: until, in: transaction)
         }
+    }
+
+    /// Renews the row's lease, checked against the lease as it is now, not when the page was
+    /// answered: a renewal kept after a failed recording is written later, and the lease may have
+    /// run out (and been taken) meanwhile; it then holds a full lease from now.
+    private func renewLease(of id: Int, until: Date, in transaction: any SQLTransaction) throws -> Bool {
+        let now = configuration.clock()
+        return try store.outbox.renewLease(
+            id: id, owner: configuration.dispatcherID, until: max(until, now + configuration.lease), now: now, in: transaction)
     }
 
     /// Applies `plan` and logs what it did. A failure keeps the plan for another try (a busy or

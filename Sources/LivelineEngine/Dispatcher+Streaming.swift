@@ -45,8 +45,9 @@ extension Dispatcher {
     /// and recorded, the row sent again as a whole — when a page cannot be read, APNs answered
     /// nothing of a page while pages are left, a kept record still cannot be made once nothing is
     /// in flight, or the dispatcher is stopping (then without an attempt counted); when the lease
-    /// was lost (another dispatcher holds the row), nothing of the row is decided here any more. Between pages the web push lane's answers are recorded
-    /// and, once a second, the periodic work runs. Returns the lane's rows recorded meanwhile.
+    /// was lost (another dispatcher holds the row), nothing of the row is decided here any more.
+    /// Between pages the web push lane's answers are recorded and, once a second, the periodic
+    /// work runs. Returns the lane's rows recorded meanwhile.
     func stream(_ head: PreparedRow, now: Date) -> Int {
         var random = SystemRandomNumberGenerator()
         var run = StreamRun(prepared: head, pages: head.remainingPages)

@@ -81,6 +81,12 @@ import Testing
         #expect(try harness.store.contexts.context(key: EngineHarness.contextKey)?.lastSentState != nil)
     }
 
+    /// Whether `flag` was still set, clearing it: true the first time only.
+    static func takeOnce(_ flag: inout Bool) -> Bool {
+        defer { flag = false }
+        return flag
+    }
+
     /// A harness with 40 tokens read in pages of 2, answered 50 ms after each request (so pages
     /// overlap), `onRequest` run as each request goes out, and one change sent (`drain`: the
     /// dispatcher drained; else one round); the harness (stop it) and the tokens.
@@ -237,10 +243,9 @@ import Testing
     /// again as a whole, its state not counted as sent — instead of ending done with tokens never
     /// read (which it did when the wait was only asked for with a page still in flight).
     @Test func aDatabaseBusyUntilTheWindowDrainedStopsTheFanOut() throws {
-        let armed = Mutex(false)
+        let once = Mutex(true)
         let (harness, tokens) = try Self.largeFanOut { harness, request, tokens in
-            guard request.deviceToken == tokens[10], !armed.withLock({ $0 }) else { return }
-            armed.withLock { $0 = true }
+            guard request.deviceToken == tokens[10], once.withLock({ Self.takeOnce(&$0) }) else { return }
             // Every write fails from here; the engine's clock stands, so no backoff passes.
             harness.faults.arm(failAt: 1, error: StoreError(.busy, "database is locked (injected)"), times: 10_000)
         }
@@ -291,8 +296,7 @@ import Testing
         let tokens = try (0..<5).map { try harness.token($0).token }
         let cut = Mutex(true)
         harness.sender.script { request in
-            guard request.deviceToken == tokens[4], cut.withLock({ $0 }) else { return ScriptedSender.accepted }
-            cut.withLock { $0 = false }
+            guard request.deviceToken == tokens[4], cut.withLock({ Self.takeOnce(&$0) }) else { return ScriptedSender.accepted }
             return APNSResult(status: 0, transportError: "connection reset (injected)", outcome: .retry(newConnection: true))
         }
         try harness.put(delay: 3)
