@@ -57,11 +57,11 @@ public struct Store: Sendable {
     /// ``ContextRepository/recordChange(key:now:note:in:)`` in `body` (`docs/engine.md`, "The
     /// transactional outbox and the dispatcher": one transaction). The bump comes after the
     /// commit, so a woken dispatcher sees the rows; a body that enqueued nothing costs a
-    /// dispatcher one empty claim.
+    /// dispatcher one empty claim, unless `enqueued` says from its result that it wrote no row.
     @discardableResult
-    public func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+    public func write<T>(_ body: (any SQLTransaction) throws -> T, enqueued: (T) -> Bool = { _ in true }) throws -> T {
         let result = try database.write(body)
-        outbox.notifyEnqueued()
+        if enqueued(result) { outbox.notifyEnqueued() }
         return result
     }
 

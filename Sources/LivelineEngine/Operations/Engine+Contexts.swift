@@ -57,18 +57,19 @@ extension Engine {
         let given = GivenState(
             activityType: put.type, attributes: attributesText, contentState: contentStateText, relevanceScore: put.relevanceScore,
             alert: alert?.compactText, priority: put.priority)
-        return try write { change in
+        // A change nobody follows wrote no sync row: no dispatcher is woken for it.
+        return try door.write(enqueued: \.1) { change in
             // Most puts change an active context of their type: one statement, which holds the
             // row (another instance's put of the same key waits).
-            if let rev = try change.recordGivenState(given, key: key, note: "updated") {
-                return ContextUpsertResult(rev: rev, created: false)
+            if let recorded = try change.recordGivenState(given, key: key, note: "updated") {
+                return (ContextUpsertResult(rev: recorded.rev, created: false), recorded.enqueuedSync)
             }
             let created = try createOrRefuse(key: key, given: given, in: change)
-            guard let rev = try change.recordGivenState(given, key: key, note: created ? "created" : "updated") else {
+            guard let recorded = try change.recordGivenState(given, key: key, note: created ? "created" : "updated") else {
                 throw EngineError(.conflict, "the context \(key) changed while it was put; put it again")
             }
-            return ContextUpsertResult(rev: rev, created: created)
-        }
+            return (ContextUpsertResult(rev: recorded.rev, created: created), true)
+        }.0
     }
 
     /// Creates the `/v1` context `key` a put names (true), or finds one another instance created

@@ -88,8 +88,8 @@ public struct EngineWrite {
     /// Stores a `/v1` context's state as given and records the change
     /// (``ContextRepository/recordGivenState(_:key:now:note:in:)``); nil, with nothing changed,
     /// unless the context is active, of the given type and no household's (no widget shows it).
-    func recordGivenState(_ given: GivenState, key: String, note: String?) throws -> Int? {
-        try store.contexts.recordGivenState(given, key: key, now: now, note: note, in: sql)?.rev
+    func recordGivenState(_ given: GivenState, key: String, note: String?) throws -> RecordedChange? {
+        try store.contexts.recordGivenState(given, key: key, now: now, note: note, in: sql)
     }
 
     /// Ends the context: its activities get the final state as the `end` event, and starts not
@@ -188,13 +188,17 @@ public struct EngineDoor: Sendable {
     /// Runs `body` in one write transaction (docs/architecture.md, "The path of a write"); once it
     /// committed, the dispatchers are woken for what it enqueued. A throw rolls everything back.
     /// `now` is the time the write records (the clock's when not given).
+    /// `enqueued` tells from the result whether the write may have enqueued rows (else no
+    /// dispatcher is woken for it; they look on their own within their idle poll).
     @discardableResult
-    public func write<T>(now: Date? = nil, _ body: (EngineWrite) throws -> T) throws -> T {
+    public func write<T>(now: Date? = nil, enqueued: (T) -> Bool = { _ in true }, _ body: (EngineWrite) throws -> T) throws -> T {
         let now = now ?? clock()
         let effects = EngineWrite.Effects()
         // Committed or rolled back: a bump too many only costs a cache its next read.
         defer { if effects.tokensChanged { store.tokens.changes.bump() } }
-        return try store.write { transaction in try body(EngineWrite(sql: transaction, now: now, store: store, effects: effects, widgets: widgets)) }
+        return try store.write(
+            { transaction in try body(EngineWrite(sql: transaction, now: now, store: store, effects: effects, widgets: widgets)) },
+            enqueued: enqueued)
     }
 
     /// Runs `body` in one read transaction.

@@ -264,11 +264,15 @@ public struct ContextRepository: Sendable {
         }
         var condition = "key = $1"
         if let given { condition += " AND activity_type = \(parameter(.text(given.activityType))) AND state = 'active' AND household_id IS NULL" }
-        let update = "UPDATE contexts SET \(assignments) WHERE \(condition) RETURNING rev, state, next_push_at, activity_type, household_id"
+        let update = """
+            UPDATE contexts SET \(assignments) WHERE \(condition)
+            RETURNING rev, state, next_push_at, activity_type, household_id, follow_epoch, quiet_epoch
+            """
         let row: Row?
         if database.dialect == .postgres {
             // One statement: the revision row and the coalesced sync row are written from the
-            // bumped row (a context that is not active gets no sync row, unless it just ended).
+            // bumped row (``syncNeeded``). RETURNING gives the row as the update left it, so a
+            // follower committed while this waited for the row is counted.
             // It ends in the revision's INSERT, so the transaction counts as one that changed rows.
             let noteParameter = parameter(SQLValue(note))
             row = try transaction.queryOne(
@@ -277,31 +281,46 @@ public struct ContextRepository: Sendable {
                 sync AS (
                     INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
                     SELECT 'sync', $1, NULL, 'due', 0, GREATEST($2::bigint, next_push_at), $2::bigint, $2::bigint FROM bumped
-                    \(syncWhenEnded ? "" : "WHERE state = 'active'")
+                    WHERE \(Self.syncNeeded(syncWhenEnded: syncWhenEnded))
                     \(OutboxRepository.syncCoalescing)
+                    RETURNING id
                 )
                 INSERT INTO context_revisions (context_key, rev, changed_at, note)
                 SELECT $1, rev, $2::bigint, \(noteParameter)::text FROM bumped
-                RETURNING rev, (SELECT activity_type FROM bumped) AS activity_type, (SELECT household_id FROM bumped) AS household_id
+                RETURNING rev, (SELECT activity_type FROM bumped) AS activity_type, (SELECT household_id FROM bumped) AS household_id,
+                    (SELECT COUNT(*) FROM sync) AS synced
                 """, parameters)
         } else {
             row = try transaction.queryOne(update, parameters)
         }
         guard let row else { return nil }
-        let change = RecordedChange(
+        var change = RecordedChange(
             rev: try row.int("rev"), activityType: try row.string("activity_type"),
             householdID: try row.optionalInt("household_id").map { HouseholdID($0) })
-        if database.dialect != .postgres {
+        if database.dialect == .postgres {
+            change.enqueuedSync = try row.int("synced") > 0
+        } else {
             try transaction.execute(
                 "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
                 [.text(key), SQLValue(change.rev), SQLValue(now), SQLValue(note)]
             )
-            if try row.string("state") == ContextState.active.rawValue || syncWhenEnded {
+            let active = try row.string("state") == ContextState.active.rawValue
+            let quiet = try row.optionalInt64("quiet_epoch") == row.int64("follow_epoch")
+            change.enqueuedSync = active ? !quiet : syncWhenEnded
+            if change.enqueuedSync {
                 let nextPushAt = SQLValue.date(milliseconds: try row.int64("next_push_at"))
                 try outbox.enqueueSync(contextKey: key, now: now, dueAt: max(now, nextPushAt), in: transaction)
             }
         }
         return change
+    }
+
+    /// Whether a bumped context (`bumped`) gets a sync row: an active one unless nobody may follow
+    /// it (its quiet epoch is its follow epoch: ``OutboxRepository/claimForSending(owner:now:lease:limit:reclaiming:)``
+    /// found nobody, and no token or channel came since), any other only when it just ended.
+    static func syncNeeded(syncWhenEnded: Bool) -> String {
+        let active = "state = 'active' AND quiet_epoch IS DISTINCT FROM follow_epoch"
+        return syncWhenEnded ? "(\(active)) OR state <> 'active'" : active
     }
 
     private func updateOne(_ sql: String, _ parameters: [SQLValue], key: String, in transaction: any SQLTransaction) throws {

@@ -5,11 +5,15 @@ public struct RecordedChange: Sendable, Hashable {
     public var activityType: String
     /// The owner; nil for a `/v1` context.
     public var householdID: HouseholdID?
+    /// Whether it wrote a sync row (or joined the due one): false when nobody may follow the
+    /// context, or it is not active. Without one, no dispatcher needs waking for it.
+    public var enqueuedSync: Bool
 
-    public init(rev: Int, activityType: String, householdID: HouseholdID?) {
+    public init(rev: Int, activityType: String, householdID: HouseholdID?, enqueuedSync: Bool = true) {
         self.rev = rev
         self.activityType = activityType
         self.householdID = householdID
+        self.enqueuedSync = enqueuedSync
     }
 }
 

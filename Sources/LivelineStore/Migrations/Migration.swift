@@ -20,6 +20,8 @@ public struct Migration: Sendable, Hashable {
     /// drop of what only older builds used); until it ran, older builds keep serving, after it
     /// they are refused.
     public var contract: String?
+    /// What only one backend runs, after `sql` (a trigger: PostgreSQL's needs a function).
+    public var sqlByDialect: [SQLDialect: String]
 
     /// What older builds may do on a database this migration was applied to.
     public enum Compatibility: Sendable, Hashable {
@@ -34,14 +36,20 @@ public struct Migration: Sendable, Hashable {
 
     public init(
         version: Int, name: String, formerCoreVersion: Int? = nil, compatibility: Compatibility = .breaking, contract: String? = nil,
-        sql: String
+        sql: String, sqlByDialect: [SQLDialect: String] = [:]
     ) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.sqlByDialect = sqlByDialect
         self.formerCoreVersion = formerCoreVersion
         self.compatibility = contract == nil ? compatibility : .expand
         self.contract = contract
+    }
+
+    /// The script `dialect` runs: `sql` with its markers rendered, then that dialect's own part.
+    public func script(for dialect: SQLDialect) -> String {
+        dialect.render(sql) + (sqlByDialect[dialect].map { "\n" + $0 } ?? "")
     }
 }
 

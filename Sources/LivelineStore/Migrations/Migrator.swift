@@ -14,7 +14,7 @@ import Foundation
 /// upgraded one at a time (docs/operations.md, "Upgrading").
 public struct Migrator: Sendable {
     /// Liveline's core schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17]
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17, .v18]
 
     /// Core versions that once belonged to a feature's tables and were moved to that feature (its
     /// migrations name them as ``Migration/formerCoreVersion``). They are never used again.
@@ -65,7 +65,7 @@ public struct Migrator: Sendable {
                 try Self.lock(database, transaction)
                 try refuseNewer(database, in: transaction)
                 guard !(try Self.appliedVersions(transaction)).contains(migration.version) else { return false }
-                try transaction.executeScript(database.dialect.render(migration.sql))
+                try transaction.executeScript(migration.script(for: database.dialect))
                 try transaction.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
                     [SQLValue(migration.version), SQLValue(migration.name), SQLValue(now)]
@@ -90,7 +90,7 @@ public struct Migrator: Sendable {
                     // Applied already as the core migration it once was: recorded, not run again.
                     let former = try migration.formerCoreVersion.map { try Self.appliedVersions(transaction).contains($0) } ?? false
                     if !former {
-                        try transaction.executeScript(database.dialect.render(migration.sql))
+                        try transaction.executeScript(migration.script(for: database.dialect))
                         try Self.recordCompatibility(of: migration, among: feature.migrations, scope: feature.feature, in: transaction)
                         // Recorded under its former core version too, so a build from before the
                         // move (which still runs it as that core version) can open the database.

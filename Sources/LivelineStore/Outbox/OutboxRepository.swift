@@ -202,17 +202,56 @@ public struct OutboxRepository: Sendable {
         owner: String, now: Date, lease: TimeInterval, limit: Int, reclaiming: Bool, completing: Bool, in transaction: any SQLTransaction
     ) throws -> [OutboxRow] {
         if reclaiming { try reclaimExpiredLeases(now: now, in: transaction) }
-        let rows: [OutboxRow]
+        let claimed: [Row]
         switch database.dialect {
         case .sqlite:
-            rows = try transaction.query(
-                Self.sqliteClaim(completing: completing), [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)]
-            ).map(OutboxRow.init(row:))
+            claimed = try transaction.query(
+                Self.sqliteClaim(completing: completing), [.text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now), SQLValue(limit)])
         case .postgres:
-            rows = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, completing: completing, in: transaction)
+            claimed = try claimOnPostgres(owner: owner, now: now, lease: lease, limit: limit, completing: completing, in: transaction)
         }
+        let rows = try claimed.map(OutboxRow.init(row:))
+        if completing { try markQuiet(claimed, rows, in: transaction) }
         // RETURNING gives no order.
         return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+    }
+
+    /// What the claim's RETURNING adds when it completes rows: the follow epoch of the row's
+    /// context, read in the same snapshot as ``followedByNobody``.
+    static let seenFollowEpoch = "(SELECT follow_epoch FROM contexts WHERE contexts.key = outbox.context_key) AS follow_epoch"
+
+    /// Records on each context whose fan-out the claim completed that nobody follows it as of the
+    /// epoch the claim saw, so its next changes write no sync row (``ContextRepository``'s
+    /// `syncNeeded`). Only while that epoch is still the context's: a token or channel that came
+    /// since raised it. On PostgreSQL a context row another transaction holds is skipped, never
+    /// waited for (a change holding it may be waiting for a row this claim holds); its next
+    /// change's row is completed again.
+    private func markQuiet(_ claimed: [Row], _ rows: [OutboxRow], in transaction: any SQLTransaction) throws {
+        var seen: [String: Int64] = [:]
+        for (raw, row) in zip(claimed, rows) where row.status == .done {
+            if let key = row.contextKey, let epoch = try raw.optionalInt64("follow_epoch") { seen[key] = epoch }
+        }
+        let pairs = seen.sorted { $0.key < $1.key }
+        guard !pairs.isEmpty else { return }
+        switch database.dialect {
+        case .sqlite:
+            for (key, epoch) in pairs {
+                try transaction.execute(
+                    "UPDATE contexts SET quiet_epoch = $2 WHERE key = $1 AND follow_epoch = $2 AND quiet_epoch IS NOT $2",
+                    [.text(key), SQLValue(epoch)])
+            }
+        case .postgres:
+            try transaction.execute(
+                """
+                UPDATE contexts SET quiet_epoch = seen.epoch
+                FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS BIGINT[])) AS seen(key, epoch)
+                WHERE contexts.key = seen.key AND contexts.follow_epoch = seen.epoch
+                    AND contexts.quiet_epoch IS DISTINCT FROM seen.epoch
+                    AND contexts.key IN (
+                        SELECT key FROM contexts WHERE key = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED)
+                """,
+                [.postgresTextArray(pairs.map(\.key)), .text("{" + pairs.map { String($0.value) }.joined(separator: ",") + "}")])
+        }
     }
 
     /// The claim of several instances on one PostgreSQL, in three statements so that each locks
@@ -228,7 +267,7 @@ public struct OutboxRepository: Sendable {
     private func claimOnPostgres(
         owner: String, now: Date, lease: TimeInterval, limit: Int, completing: Bool, in transaction: any SQLTransaction
     ) throws
-        -> [OutboxRow]
+        -> [Row]
     {
         let candidates = try transaction.query(
             """
@@ -270,13 +309,13 @@ public struct OutboxRepository: Sendable {
                             AND held.lease_until >= $3 AND held.lease_owner <> $1))
                 ORDER BY due_at, id LIMIT $5
             )
-            RETURNING \(OutboxRow.columns)
+            RETURNING \(OutboxRow.columns)\(completing ? ", " + Self.seenFollowEpoch : "")
             """,
             [
                 .text(owner), SQLValue(now.addingTimeInterval(lease)), SQLValue(now),
                 .text("{" + chosen.map(String.init).joined(separator: ",") + "}"), SQLValue(limit),
             ]
-        ).map(OutboxRow.init(row:))
+        )
     }
 
     /// The SQLite claim: it has one writer at a time (across processes too), so a plain
@@ -287,7 +326,7 @@ public struct OutboxRepository: Sendable {
         WHERE status = 'due' AND id IN (
             SELECT id FROM outbox WHERE status = 'due' AND due_at <= $3 ORDER BY due_at, id LIMIT $4
         )
-        RETURNING \(OutboxRow.columns)
+        RETURNING \(OutboxRow.columns)\(completing ? ", " + seenFollowEpoch : "")
         """
     }
 

@@ -184,4 +184,39 @@ extension OutboxConcurrencyTests {
             #expect(rows.filter { $0.status == .due }.count == 1)
         }
     }
+
+    /// A token registered by another instance while a claim finds nobody following its context:
+    /// the claim neither waits for the registration's hold on the context row nor marks the
+    /// context quiet, so the next change is sent to the new token.
+    @Test func aFollowerRegisteringWhileAClaimFindsNobodyGetsTheNextChange() throws {
+        try DatabaseFactory.postgres.withStore { store in
+            let other = Store(database: try DatabaseFactory.postgres.another(store.database))
+            let ada = try store.makeUser("Ada")
+            try store.makeContext("trip:1")
+            try store.change("trip:1", at: 1)
+            let registered = DispatchSemaphore(value: 0)
+            let commit = DispatchSemaphore(value: 0)
+            let timedOut = Mutex(false)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                _ = try? other.database.write { transaction in
+                    let registration = TokenRegistration(
+                        householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .production,
+                        token: "t1", contextKey: "trip:1")
+                    _ = try other.tokens.register(registration, now: time(2), in: transaction)
+                    registered.signal()
+                    if commit.wait(timeout: .now() + 10) == .timedOut { timedOut.withLock { $0 = true } }
+                }
+            }
+            registered.wait()
+            let claim = try store.outbox.claimForSending(owner: "d1", now: time(3), lease: 30, limit: 10)
+            commit.signal()
+            group.wait()
+            #expect(!timedOut.withLock { $0 }, "the claim waited for the registration")
+            #expect(claim.completed == 1, "the uncommitted token is not seen")
+            try store.change("trip:1", at: 4)
+            let next = try store.outbox.claimForSending(owner: "d1", now: time(5), lease: 30, limit: 10)
+            #expect(next.rows.map(\.contextKey) == ["trip:1"])
+        }
+    }
 }

@@ -100,15 +100,79 @@ struct OutboxRepositoryTests {
                 #expect(rows.map(\.status) == [.done], "\(key)")
                 #expect(rows.first?.leaseUntil == nil)
             }
-            // Nothing left to claim; a later change of a context nobody follows is due again.
+            // Nothing left to claim; a later change of a context the claim found nobody following
+            // writes no sync row at all (its revision goes up).
             #expect(try store.outbox.claimForSending(owner: "d1", now: time(4), lease: 60, limit: 10).rows.isEmpty)
-            try store.change("alone", at: 5)
-            #expect(try store.outboxRows("alone", status: .due).count == 1)
-            // A follower registered since: the row is leased to be sent.
+            let before = try #require(try store.contexts.context(key: "alone")).rev
+            let quiet = try store.write { try store.contexts.recordedChange(key: "alone", now: time(5), in: $0) }
+            #expect(quiet.rev == before + 1)
+            #expect(!quiet.enqueuedSync)
+            #expect(try store.outbox.rows(contextKey: "alone").map(\.status) == [.done])
+            // A follower registered since: the next change's row is leased to be sent.
             _ = try updateToken("alone", "t3")
-            let next = try store.outbox.claimForSending(owner: "d1", now: time(6), lease: 60, limit: 10)
+            #expect(try store.write { try store.contexts.recordedChange(key: "alone", now: time(6), in: $0) }.enqueuedSync)
+            let next = try store.outbox.claimForSending(owner: "d1", now: time(7), lease: 60, limit: 10)
             #expect(next.rows.map(\.contextKey) == ["alone"])
             #expect(next.completed == 0)
+        }
+    }
+
+    /// Every way a context gains a follower brings its sync rows back after a claim found nobody:
+    /// a channel linked, an `la-update` token registered, one made active again, one moved to it.
+    @Test(arguments: DatabaseFactory.all)
+    func aContextGainingAFollowerGetsSyncRowsAgain(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada")
+            try store.makeContext("quiet")
+            try store.makeContext("other")
+            var second = 10
+            /// Completes the quiet context's pending row, then says whether its next change writes one.
+            func nextChangeIsDue(after gaining: () throws -> Void) throws -> Bool {
+                second += 10
+                _ = try store.outbox.claimForSending(owner: "d1", now: time(second), lease: 60, limit: 10)
+                try store.change("quiet", at: second + 1)
+                guard try store.outboxRows("quiet", status: .due).isEmpty else { return true }
+                try gaining()
+                try store.change("quiet", at: second + 2)
+                let due = try store.outboxRows("quiet", status: .due).count == 1
+                // Nobody follows it again for the next round.
+                try store.write { transaction in
+                    try transaction.execute("UPDATE push_tokens SET status = 'deleted' WHERE context_key = 'quiet'", [])
+                    try transaction.execute("DELETE FROM context_channels", [])
+                }
+                return due
+            }
+            try store.change("quiet", at: 1)
+            #expect(!(try nextChangeIsDue {}), "quiet once claimed")
+            #expect(
+                try nextChangeIsDue {
+                    try store.write { try store.channels.link(contextKey: "quiet", environment: .production, channelID: "ch-1", in: $0) }
+                })
+            #expect(
+                try nextChangeIsDue {
+                    try store.tokens.register(
+                        TokenRegistration(
+                            householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .production,
+                            token: "t1", contextKey: "quiet"), now: time(1))
+                })
+            func sql(_ statement: String) -> () throws -> Void { { _ = try store.write { try $0.execute(statement, []) } } }
+            #expect(try nextChangeIsDue(after: sql("UPDATE push_tokens SET status = 'active' WHERE token = 't1'")))
+            try store.tokens.register(
+                TokenRegistration(
+                    householdID: ada.householdID, userID: ada.id, deviceID: "pad", kind: .update, environment: .production, token: "t2",
+                    contextKey: "other"), now: time(2))
+            #expect(try nextChangeIsDue(after: sql("UPDATE push_tokens SET context_key = 'quiet' WHERE token = 't2'")))
+            // A write to a token that stays a follower does not count as a new one.
+            try store.tokens.register(
+                TokenRegistration(
+                    householdID: ada.householdID, userID: ada.id, deviceID: "watch", kind: .update, environment: .production, token: "t3",
+                    contextKey: "other"), now: time(3))
+            func followEpoch() throws -> Int64 {
+                try store.write { try #require(try $0.queryOne("SELECT follow_epoch FROM contexts WHERE key = 'other'")).int64("follow_epoch") }
+            }
+            let before = try followEpoch()
+            try store.write { try $0.execute("UPDATE push_tokens SET suspect_at = 1, last_registered_at = 5 WHERE token = 't3'", []) }
+            #expect(try followEpoch() == before)
         }
     }
 
