@@ -15,7 +15,7 @@ extension Engine {
     /// write"): the state must decode into the type's contract and the whole push, as the
     /// dispatcher will render it now, must pass the payload check; then, in one transaction, the
     /// context is created (revision 1) or updated (the revision goes up), and its sync row is
-    /// enqueued. Refused with nothing changed: an unknown type or a push the phone would drop
+    /// enqueued (none while nobody may follow it; then no dispatcher is woken either). Refused with nothing changed: an unknown type or a push the phone would drop
     /// (`.payloadRefused`, naming the field), another activity type for an existing key
     /// (`.activityTypeChanged`), an ended context (`.contextEnded`), a context a feature owns
     /// (`.conflict`).

@@ -95,7 +95,8 @@ public struct ContextRepository: Sendable {
     }
 
     /// Records that the context changed: bumps `rev` by one, writes the revision row and makes sure
-    /// a due sync row exists (coalesced), all in the caller's transaction. Returns the new `rev`.
+    /// a due sync row exists (coalesced; none while nobody may follow it, ``syncNeeded(syncWhenEnded:)``),
+    /// all in the caller's transaction. Returns the new `rev`.
     ///
     /// Every mutation that changes what the card shows calls this inside its own write
     /// transaction, after its domain writes; if the transaction rolls back, so do the revision and

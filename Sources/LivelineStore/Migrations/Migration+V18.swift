@@ -31,7 +31,9 @@ extension Migration {
             """,
             .postgres: """
             ALTER TABLE contexts SET (fillfactor = 50);
-            CREATE FUNCTION contexts_may_be_followed() RETURNS trigger LANGUAGE plpgsql AS $$
+            -- Bound to the schema it is created in: a session with another search_path (an operator in
+            -- psql) still raises this schema's epoch.
+            CREATE FUNCTION contexts_may_be_followed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
             BEGIN
                 UPDATE contexts SET follow_epoch = follow_epoch + 1 WHERE key = NEW.context_key;
                 RETURN NULL;

@@ -6,12 +6,15 @@ import Foundation
 /// Rules from `docs/engine.md`, "The transactional outbox and the dispatcher":
 /// - A mutation writes its domain rows, bumps `rev` and inserts a sync row in **one** transaction
 ///   (``ContextRepository/recordChange(key:now:note:in:)``), so a crash after commit loses
-///   nothing and a crash before commit changes nothing.
+///   nothing and a crash before commit changes nothing. Not for a context a claim found nobody
+///   following (`quiet_epoch = follow_epoch`): it sends nothing, so it gets no row until it may
+///   have a follower again (``claimForSending(owner:now:lease:limit:reclaiming:)``).
 /// - **Coalescing**: at most one *due* sync row per (context, target) (the partial unique index
 ///   `outbox_sync_due`); more changes before the claim add nothing. A claimed row is `leased`, so
 ///   a change committed while its push is in flight inserts a new due row and goes out as well.
 /// - **Crash safety**: once a change has committed, a due or leased sync row for its context exists
-///   until a dispatcher completes (or dead-letters) a row it claimed *after* that commit. A leased
+///   until a dispatcher completes (or dead-letters) a row it claimed *after* that commit (a quiet
+///   context's change excepted, above). A leased
 ///   row whose dispatcher died comes back when its lease runs out (``claim(owner:now:lease:limit:)``).
 /// - Messages are rendered when enqueued and stored with an idempotency key: enqueuing the same
 ///   key again adds nothing.
@@ -216,21 +219,28 @@ public struct OutboxRepository: Sendable {
         return rows.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
     }
 
-    /// What the claim's RETURNING adds when it completes rows: the follow epoch of the row's
-    /// context, read in the same snapshot as ``followedByNobody``.
-    static let seenFollowEpoch = "(SELECT follow_epoch FROM contexts WHERE contexts.key = outbox.context_key) AS follow_epoch"
+    /// What the claim's RETURNING adds when it completes rows: for a row it completed, the follow
+    /// epoch of the row's context, read in the same snapshot as ``followedByNobody``.
+    static let seenFollowEpoch = """
+        CASE WHEN outbox.status = 'done' THEN (SELECT follow_epoch FROM contexts WHERE contexts.key = outbox.context_key) END AS follow_epoch
+        """
 
     /// Records on each context whose fan-out the claim completed that nobody follows it as of the
-    /// epoch the claim saw, so its next changes write no sync row (``ContextRepository``'s
-    /// `syncNeeded`). Only while that epoch is still the context's: a token or channel that came
-    /// since raised it. On PostgreSQL a context row another transaction holds is skipped, never
-    /// waited for (a change holding it may be waiting for a row this claim holds); its next
-    /// change's row is completed again.
+    /// epoch the claim saw (``markQuiet(seen:in:)``).
     private func markQuiet(_ claimed: [Row], _ rows: [OutboxRow], in transaction: any SQLTransaction) throws {
         var seen: [String: Int64] = [:]
         for (raw, row) in zip(claimed, rows) where row.status == .done {
             if let key = row.contextKey, let epoch = try raw.optionalInt64("follow_epoch") { seen[key] = epoch }
         }
+        try markQuiet(seen: seen, in: transaction)
+    }
+
+    /// Marks each context of `seen` quiet at the follow epoch a claim saw it at, so its next
+    /// changes write no sync row (``ContextRepository``'s `syncNeeded`). Only while that epoch is
+    /// still the context's: a token or channel that came since raised it. On PostgreSQL a context
+    /// row another transaction holds is skipped, never waited for (a change holding it may be
+    /// waiting for a row this claim holds); its next change's row is completed again.
+    func markQuiet(seen: [String: Int64], in transaction: any SQLTransaction) throws {
         let pairs = seen.sorted { $0.key < $1.key }
         guard !pairs.isEmpty else { return }
         switch database.dialect {

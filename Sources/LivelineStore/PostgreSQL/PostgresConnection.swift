@@ -21,6 +21,9 @@ final class PostgresConnection: @unchecked Sendable {
     private(set) var lastTransactionChanged = false
     /// The `BEGIN` of the open transaction while no statement of it was sent yet.
     private var pendingBegin: String?
+    /// A pipeline that could not be sent or read whole: what is queued on the connection is not
+    /// known, so it is not used again.
+    private var unusable = false
     /// Prepared statement names by the SQL text.
     private var statements: [String: String] = [:]
     private var nextStatement = 0
@@ -54,7 +57,10 @@ final class PostgresConnection: @unchecked Sendable {
     deinit { PQfinish(handle) }
 
     /// Whether the connection is still usable (after a failed statement it may have been lost).
-    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE }
+    var isHealthy: Bool {
+        !unusable && PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+            && PQpipelineStatus(handle) == PQ_PIPELINE_OFF
+    }
 
     /// The socket, for waiting on notifications.
     var socket: Int32 { PQsocket(handle) }
@@ -177,14 +183,18 @@ final class PostgresConnection: @unchecked Sendable {
         _ begin: String, then name: String, _ count: Int32, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
     ) throws -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else { throw lost(failure(nil, "could not begin a transaction")) }
-        defer { if PQstatus(handle) == CONNECTION_OK { PQexitPipelineMode(handle) } }
+        defer { if PQstatus(handle) == CONNECTION_OK, PQexitPipelineMode(handle) != 1 { unusable = true } }
         guard PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) == 1,
             PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0) == 1,
             PQpipelineSync(handle) == 1
-        else { throw lost(failure(nil, "could not begin a transaction")) }
+        else {
+            unusable = true
+            throw lost(failure(nil, "could not begin a transaction"))
+        }
         // Each query's results end with a null; the pipeline with its sync point.
         var results: [OpaquePointer?] = [nil, nil]
         var query = 0
+        var synced = false
         while query <= results.count {
             guard let result = PQgetResult(handle) else {
                 query += 1
@@ -192,10 +202,12 @@ final class PostgresConnection: @unchecked Sendable {
             }
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
                 PQclear(result)
+                synced = true
                 break
             }
             if query < results.count, results[query] == nil { results[query] = result } else { PQclear(result) }
         }
+        if !synced { unusable = true }
         guard let begun = results[0] else { throw lost(failure(nil, "could not begin a transaction")) }
         defer { PQclear(begun) }
         guard PQresultStatus(begun) == PGRES_COMMAND_OK else {

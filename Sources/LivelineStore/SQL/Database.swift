@@ -10,6 +10,9 @@ import Foundation
 /// with each other and with a writer (`docs/engine.md`, "Storage": one writer, separate read
 /// connections for snapshots). Do not call `write` from inside a `write` body (it would wait for
 /// itself), and note that a `read` inside a `write` body does not see the uncommitted changes.
+/// On PostgreSQL a body whose first statement finds the connection broken runs once more on a new
+/// one (nothing of the transaction reached the server): what a body does before its first
+/// statement must bear running twice, and it must let that statement's error through.
 public protocol Database: Sendable {
     /// The SQL flavour, for the few statements that must differ (migration DDL).
     var dialect: SQLDialect { get }

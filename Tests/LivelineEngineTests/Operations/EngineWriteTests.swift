@@ -63,6 +63,40 @@ import Testing
         #expect(try engine.revision(key: "trip:1") == 2)
     }
 
+    /// Once a claim found nobody following a context, its puts write no sync row and wake no
+    /// dispatcher; a token registered since brings both back; its end is sent all the same.
+    @Test func aPutOfAContextNobodyFollowsWritesNoRowAndWakesNoDispatcher() throws {
+        let fixture = try Fixture()
+        let (engine, store) = (fixture.engine, fixture.store)
+        try engine.putContext(key: "trip:1", Fixture.trip(delay: 1))
+        func due() throws -> Int { try store.outbox.rows(contextKey: "trip:1").filter { $0.status == .due }.count }
+        #expect(try due() == 1)
+        #expect(try store.outbox.claimForSending(owner: "d1", now: Date().addingTimeInterval(1), lease: 30, limit: 10).completed == 1)
+
+        var woken = store.outbox.enqueued.value
+        #expect(try engine.putContext(key: "trip:1", Fixture.trip(delay: 2)).rev == 2)
+        #expect(try due() == 0)
+        #expect(store.outbox.enqueued.value == woken, "no dispatcher woken")
+
+        let ada = try fixture.user("Ada")
+        try store.tokens.register(
+            TokenRegistration(
+                householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .production,
+                token: String(repeating: "ab", count: 32), contextKey: "trip:1"), now: Date())
+        woken = store.outbox.enqueued.value
+        #expect(try engine.putContext(key: "trip:1", Fixture.trip(delay: 3)).rev == 3)
+        #expect(try due() == 1)
+        #expect(store.outbox.enqueued.value > woken)
+
+        // Quiet again (the token gone), its end still goes out.
+        try store.write { try $0.execute("UPDATE push_tokens SET status = 'deleted'", []) }
+        #expect(try store.outbox.claimForSending(owner: "d1", now: Date().addingTimeInterval(1), lease: 30, limit: 10).completed == 1)
+        try engine.putContext(key: "trip:1", Fixture.trip(delay: 4))
+        #expect(try due() == 0)
+        try engine.endContext(key: "trip:1")
+        #expect(try due() == 1, "the end's row")
+    }
+
     @Test func aPutRefusesATypeChangeAnEndedContextAndAFeaturesContext() throws {
         let fixture = try Fixture()
         let engine = fixture.engine

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LivelineStore
+@testable import LivelineStore
 
 /// Coalescing, leases and outcomes of `docs/engine.md`, "The transactional outbox and the dispatcher".
 struct OutboxRepositoryTests {
@@ -117,6 +117,32 @@ struct OutboxRepositoryTests {
         }
     }
 
+    /// A claim's mark of a quiet context holds only at the follow epoch the claim saw: a follower
+    /// that came between its read and its mark raised the epoch, and the mark is not made.
+    @Test(arguments: DatabaseFactory.all)
+    func aContextIsMarkedQuietOnlyAtTheEpochTheClaimSaw(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let ada = try store.makeUser("Ada")
+            try store.makeContext("quiet")
+            func epochs() throws -> (follow: Int64, quiet: Int64?) {
+                let row = try #require(try store.write { try $0.queryOne("SELECT follow_epoch, quiet_epoch FROM contexts WHERE key = 'quiet'") })
+                return (try row.int64("follow_epoch"), try row.optionalInt64("quiet_epoch"))
+            }
+            let seen = try epochs().follow
+            try store.tokens.register(
+                TokenRegistration(
+                    householdID: ada.householdID, userID: ada.id, deviceID: "phone", kind: .update, environment: .production, token: "t1",
+                    contextKey: "quiet"), now: time(1))
+            #expect(try epochs().follow == seen + 1)
+            try store.write { try store.outbox.markQuiet(seen: ["quiet": seen], in: $0) }
+            #expect(try epochs().quiet == nil, "a stale epoch marks nothing")
+            try store.change("quiet", at: 2)
+            #expect(try store.outboxRows("quiet", status: .due).count == 1)
+            try store.write { try store.outbox.markQuiet(seen: ["quiet": seen + 1], in: $0) }
+            #expect(try epochs().quiet == seen + 1)
+        }
+    }
+
     /// Every way a context gains a follower brings its sync rows back after a claim found nobody:
     /// a channel linked, an `la-update` token registered, one made active again, one moved to it.
     @Test(arguments: DatabaseFactory.all)
@@ -131,7 +157,7 @@ struct OutboxRepositoryTests {
                 second += 10
                 _ = try store.outbox.claimForSending(owner: "d1", now: time(second), lease: 60, limit: 10)
                 try store.change("quiet", at: second + 1)
-                guard try store.outboxRows("quiet", status: .due).isEmpty else { return true }
+                #expect(try store.outboxRows("quiet", status: .due).isEmpty, "quiet before it gains a follower")
                 try gaining()
                 try store.change("quiet", at: second + 2)
                 let due = try store.outboxRows("quiet", status: .due).count == 1

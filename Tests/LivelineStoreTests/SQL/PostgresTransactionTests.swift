@@ -64,5 +64,20 @@ import Testing
             try (0..<2).map { _ in try #require(try transaction.queryOne("SELECT current_setting('transaction_read_only') AS ro")).string("ro") }
         }
         #expect(reads == ["on", "on"])
+        let isolation = try database.read { try $0.queryOne("SELECT current_setting('transaction_isolation') AS level") }
+        #expect(try isolation?.string("level") == "repeatable read")
+    }
+
+    /// A body without a statement returns its value, counts no change, and leaves the connection
+    /// to serve the next transaction.
+    @Test func aTransactionWithoutAStatementChangesNothing() throws {
+        let (database, drop) = try TestPostgres.freshDatabase(poolSize: 1)
+        defer { drop() }
+        let pid = try Self.backend(database)
+        let version = try database.changeVersion()
+        #expect(try database.write { _ in 42 } == 42)
+        #expect(try database.read { _ in "read" } == "read")
+        #expect(try database.changeVersion() == version, "nothing counted as a change")
+        #expect(try Self.backend(database) == pid)
     }
 }
