@@ -15,10 +15,10 @@ extension Engine {
     /// write"): the state must decode into the type's contract and the whole push, as the
     /// dispatcher will render it now, must pass the payload check; then, in one transaction, the
     /// context is created (revision 1) or updated (the revision goes up), and its sync row is
-    /// enqueued (none while nobody may follow it; then no dispatcher is woken either). Refused with nothing changed: an unknown type or a push the phone would drop
-    /// (`.payloadRefused`, naming the field), another activity type for an existing key
-    /// (`.activityTypeChanged`), an ended context (`.contextEnded`), a context a feature owns
-    /// (`.conflict`).
+    /// enqueued (none while nobody may follow it; then no dispatcher is woken either). Refused
+    /// with nothing changed: an unknown type or a push the phone would drop (`.payloadRefused`,
+    /// naming the field), another activity type for an existing key (`.activityTypeChanged`), an
+    /// ended context (`.contextEnded`), a context a feature owns (`.conflict`).
     @discardableResult
     public func putContext(key: String, _ put: PutContextRequest) throws -> ContextUpsertResult {
         let now = configuration.clock()
@@ -68,7 +68,7 @@ extension Engine {
             guard let recorded = try change.recordGivenState(given, key: key, note: created ? "created" : "updated") else {
                 throw EngineError(.conflict, "the context \(key) changed while it was put; put it again")
             }
-            return (ContextUpsertResult(rev: recorded.rev, created: created), true)
+            return (ContextUpsertResult(rev: recorded.rev, created: created), recorded.enqueuedSync)
         }.0
     }
 

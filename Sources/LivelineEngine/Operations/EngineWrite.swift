@@ -66,8 +66,8 @@ public struct EngineWrite {
 
     /// Records that what the context's card shows changed: the revision goes up by one and the
     /// sync row is enqueued (coalesced; none while nobody may follow the context), both in this
-    /// transaction; returns the new revision. For
-    /// an ended context the revision still goes up (a pull tells the truth) but nothing is sent.
+    /// transaction; returns the new revision. For an ended context the revision still goes up (a
+    /// pull tells the truth) but nothing is sent.
     /// The household's widgets that show the context get their paced push
     /// (``enqueueWidgetPushes(for:activityType:householdID:)``), unless `widgetsSeeIt` is false: a revision that changes
     /// nothing a widget shows (a renewal's: the same state, for the successor's start) spends

@@ -267,13 +267,12 @@ public struct ContextRepository: Sendable {
         if let given { condition += " AND activity_type = \(parameter(.text(given.activityType))) AND state = 'active' AND household_id IS NULL" }
         let update = """
             UPDATE contexts SET \(assignments) WHERE \(condition)
-            RETURNING rev, state, next_push_at, activity_type, household_id, follow_epoch, quiet_epoch
+            RETURNING rev, next_push_at, activity_type, household_id, \(Self.syncNeeded(syncWhenEnded: syncWhenEnded)) AS sync_needed
             """
         let row: Row?
         if database.dialect == .postgres {
             // One statement: the revision row and the coalesced sync row are written from the
-            // bumped row (``syncNeeded``). RETURNING gives the row as the update left it, so a
-            // follower committed while this waited for the row is counted.
+            // bumped row (``syncNeeded(syncWhenEnded:)``).
             // It ends in the revision's INSERT, so the transaction counts as one that changed rows.
             let noteParameter = parameter(SQLValue(note))
             row = try transaction.queryOne(
@@ -282,7 +281,7 @@ public struct ContextRepository: Sendable {
                 sync AS (
                     INSERT INTO outbox (kind, context_key, target, status, attempts, due_at, created_at, updated_at)
                     SELECT 'sync', $1, NULL, 'due', 0, GREATEST($2::bigint, next_push_at), $2::bigint, $2::bigint FROM bumped
-                    WHERE \(Self.syncNeeded(syncWhenEnded: syncWhenEnded))
+                    WHERE sync_needed
                     \(OutboxRepository.syncCoalescing)
                     RETURNING id
                 )
@@ -305,9 +304,7 @@ public struct ContextRepository: Sendable {
                 "INSERT INTO context_revisions (context_key, rev, changed_at, note) VALUES ($1, $2, $3, $4)",
                 [.text(key), SQLValue(change.rev), SQLValue(now), SQLValue(note)]
             )
-            let active = try row.string("state") == ContextState.active.rawValue
-            let quiet = try row.optionalInt64("quiet_epoch") == row.int64("follow_epoch")
-            change.enqueuedSync = active ? !quiet : syncWhenEnded
+            change.enqueuedSync = try row.int("sync_needed") != 0
             if change.enqueuedSync {
                 let nextPushAt = SQLValue.date(milliseconds: try row.int64("next_push_at"))
                 try outbox.enqueueSync(contextKey: key, now: now, dueAt: max(now, nextPushAt), in: transaction)
@@ -316,9 +313,11 @@ public struct ContextRepository: Sendable {
         return change
     }
 
-    /// Whether a bumped context (`bumped`) gets a sync row: an active one unless nobody may follow
-    /// it (its quiet epoch is its follow epoch: ``OutboxRepository/claimForSending(owner:now:lease:limit:reclaiming:)``
-    /// found nobody, and no token or channel came since), any other only when it just ended.
+    /// Whether a bumped context gets a sync row, read in the bump's RETURNING (the row as the
+    /// update left it, so a follower committed while the update waited for the row is counted):
+    /// an active one unless nobody may follow it (its quiet epoch is its follow epoch:
+    /// ``OutboxRepository/claimForSending(owner:now:lease:limit:reclaiming:)`` found nobody, and
+    /// no token or channel came since), any other only when it just ended.
     static func syncNeeded(syncWhenEnded: Bool) -> String {
         let active = "state = 'active' AND quiet_epoch IS DISTINCT FROM follow_epoch"
         return syncWhenEnded ? "(\(active)) OR state <> 'active'" : active

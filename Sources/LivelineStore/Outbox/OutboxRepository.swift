@@ -14,8 +14,8 @@ import Foundation
 ///   a change committed while its push is in flight inserts a new due row and goes out as well.
 /// - **Crash safety**: once a change has committed, a due or leased sync row for its context exists
 ///   until a dispatcher completes (or dead-letters) a row it claimed *after* that commit (a quiet
-///   context's change excepted, above). A leased
-///   row whose dispatcher died comes back when its lease runs out (``claim(owner:now:lease:limit:)``).
+///   context's change excepted, above). A leased row whose dispatcher died comes back when its
+///   lease runs out (``claim(owner:now:lease:limit:)``).
 /// - Messages are rendered when enqueued and stored with an idempotency key: enqueuing the same
 ///   key again adds nothing.
 /// - Delivery is at-least-once: a row may be sent again after a lease expired mid-send.
@@ -229,7 +229,8 @@ public struct OutboxRepository: Sendable {
     /// epoch the claim saw (``markQuiet(seen:in:)``).
     private func markQuiet(_ claimed: [Row], _ rows: [OutboxRow], in transaction: any SQLTransaction) throws {
         var seen: [String: Int64] = [:]
-        for (raw, row) in zip(claimed, rows) where row.status == .done {
+        // ``seenFollowEpoch`` is set for the completed rows only.
+        for (raw, row) in zip(claimed, rows) {
             if let key = row.contextKey, let epoch = try raw.optionalInt64("follow_epoch") { seen[key] = epoch }
         }
         try markQuiet(seen: seen, in: transaction)
