@@ -25,6 +25,8 @@ public final class EventLoop: @unchecked Sendable {
     private var handlers: [Int32: any Handler] = [:]
     private var timers: [(deadline: UInt64, task: () -> Void)] = []
     private let tasks = Mutex<[@Sendable () -> Void]>([])
+    /// The tasks the loop thread runs now (only touched on it).
+    private var running: [@Sendable () -> Void] = []
     private let stopping = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
@@ -49,7 +51,13 @@ public final class EventLoop: @unchecked Sendable {
             task()
             return
         }
-        tasks.withLock { $0.append(task) }
+        // One wake-up per batch: a task joining a queue that was not empty finds the wake-up its
+        // first task wrote (or will write) still unread, as the loop takes the whole queue at once.
+        let first = tasks.withLock { tasks in
+            tasks.append(task)
+            return tasks.count == 1
+        }
+        guard first else { return }
         wakeupClosed.withLock { closed in
             guard !closed else { return }  // ended: the task never runs, as any handed over late
             var one: UInt64 = 1
@@ -116,9 +124,10 @@ public final class EventLoop: @unchecked Sendable {
                     hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
                 )
             }
-            for task in tasks.withLock({ tasks -> [@Sendable () -> Void] in
-                defer { tasks = [] }; return tasks
-            }) { task() }
+            // Swapped with the drained buffer: both keep their capacity.
+            tasks.withLock { swap(&$0, &running) }
+            for task in running { task() }
+            running.removeAll(keepingCapacity: true)
             runDueTimers()
         }
         close(epoll)
