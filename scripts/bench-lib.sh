@@ -87,12 +87,12 @@ bench_postgres() {
   pg_url="postgresql://liveline:bench-password@127.0.0.1:$pg_port/liveline"
 }
 
-# bench_sandbox: `liveline sandbox` in a process of its own (its memory and work are not the
-# server's), any token accepted; sets $control (its control port) and $sandbox_env, the
-# environment that points a `liveline serve` at it (its key, ports and CA file).
+# bench_sandbox [OPTION…]: `liveline sandbox` in a process of its own (its memory and work are
+# not the server's), any token accepted, with OPTIONs added; sets $control (its control port) and
+# $sandbox_env, the environment that points a `liveline serve` at it (its key, ports and CA file).
 bench_sandbox() {
   "$bin" sandbox --port 0 --management-port 0 --control-port 0 --web-push-port 0 --accept-any-token --data "$work/sandbox" \
-    2>"$work/sandbox.err" &
+    "$@" 2>"$work/sandbox.err" &
   pids+=($!)
   for _ in $(seq 100); do grep -q "device tokens:" "$work/sandbox.err" 2>/dev/null && break; sleep 0.1; done
   field() { sed -n "s/^ *$1: *\([^ ]*\).*/\1/p" "$work/sandbox.err" | head -1; }

@@ -30,8 +30,9 @@ swift build -c "$BUILD" --product liveline >&2
 bin=.build/$BUILD/liveline
 source scripts/bench-lib.sh
 
-# The sandbox, in a process of its own (its memory is not the server's), any token accepted.
-bench_sandbox
+# The sandbox, in a process of its own (its memory is not the server's), any token accepted;
+# every push kept, as each context's last one is looked up at the end.
+bench_sandbox --keep all
 
 admin_key=bench-admin-key-0123456789abcdef
 bench_liveline LIVELINE_ACCESS_LOG=off LIVELINE_ADMIN_KEY=$admin_key "${sandbox_env[@]}"

@@ -71,7 +71,7 @@ public enum Assembly {
         var sandboxConfiguration = SandboxConfiguration(folder: configuration.dataDirectory.appendingPathComponent("apns-sandbox"))
         sandboxConfiguration.bundleID = apns.bundleID
         // A server left running keeps a bounded record of what its sandbox accepted.
-        sandboxConfiguration.acceptedKept = (perTarget: 1000, total: 100_000)
+        sandboxConfiguration.acceptedKept = SandboxConfiguration.boundedKept
         let sandbox: APNSSandbox
         var other: APNSSandbox?
         if apns.sandboxPlaysBoth {

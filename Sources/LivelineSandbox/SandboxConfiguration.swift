@@ -35,6 +35,9 @@ public struct SandboxConfiguration: Sendable {
     /// keeps every one (tests that look at a whole history). A server's own in-process
     /// sandbox sets a bound, or a server left running grows without limit.
     public var acceptedKept: (perTarget: Int, total: Int)?
+    /// The bound of a sandbox that runs on its own (`liveline sandbox`, a server's in-process
+    /// one): enough history for any test or demo, flat memory under a benchmark's millions.
+    public static let boundedKept = (perTarget: 1000, total: 100_000)
     /// The sandbox's idea of now: `iat` age, 410 timestamps, token update spacing, `receivedAt`
     /// (of the Web Push service too, and VAPID `exp`).
     public var clock: @Sendable () -> Date

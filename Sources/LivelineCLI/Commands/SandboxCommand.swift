@@ -19,6 +19,7 @@ enum SandboxCommand: CLICommand {
         Usage: liveline sandbox [--port N] [--management-port N] [--control-port N] [--web-push-port N]
                                 [--host ADDRESS] [--data DIR] [--bundle-id ID] [--max-concurrent-streams N]
                                 [--environment development|production|both] [--accept-any-token]
+                                [--keep N|all]
                                 [--production-port N] [--production-management-port N]
                                 [--production-control-port N] [--production-web-push-port N]
                                 [--devices FILE]
@@ -57,6 +58,9 @@ enum SandboxCommand: CLICommand {
           --production-control-port N     with both: its JSON control port          [2299]
           --production-web-push-port N    with both: its Web Push service           [2298]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
+          --keep N|all              accepted pushes kept for the control port's lists: the newest N
+                                    in all, at most 1000 per token or channel; all keeps every
+                                    one (memory grows with each push)                [100000]
           --devices FILE            attach simulated iPhones (JSON, docs/devices.md); their
                                     tokens are registered here (with both: in the sandbox of each
                                     device's "environment", sandbox or production), their apps register
@@ -81,7 +85,7 @@ enum SandboxCommand: CLICommand {
             options: Set(
                 [
                     "port", "management-port", "control-port", "web-push-port", "host", "data", "bundle-id", "max-concurrent-streams",
-                    "environment", "devices",
+                    "environment", "devices", "keep",
                 ] + productionOptions),
             flags: ["accept-any-token"]
         )
@@ -133,6 +137,16 @@ enum SandboxCommand: CLICommand {
         configuration.bundleID = args.value("bundle-id") ?? configuration.bundleID
         configuration.maxConcurrentStreams = UInt32(try args.integer("max-concurrent-streams", in: 1...100_000) ?? 1000)
         configuration.acceptAnyToken = args.flag("accept-any-token")
+        let bound = SandboxConfiguration.boundedKept
+        switch args.value("keep") {
+        case "all": configuration.acceptedKept = nil
+        case nil: configuration.acceptedKept = bound
+        case let text?:
+            guard let total = Int(text), total >= 1 else {
+                throw CLIError("--keep must be all or a whole number of pushes from 1 up, not '\(text)'")
+            }
+            configuration.acceptedKept = (bound.perTarget, total)
+        }
         configuration.threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
         let both = args.value("environment") == "both"
         if let environment = args.value("environment"), !both {

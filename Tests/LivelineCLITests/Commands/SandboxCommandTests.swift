@@ -1,4 +1,5 @@
-import LivelineCLI
+@testable import LivelineCLI
+import LivelineSandbox
 import Testing
 
 /// `liveline sandbox` option checks, in-process.
@@ -8,7 +9,7 @@ struct SandboxCommandTests {
         #expect(help.run(["sandbox", "--help"]) == 0)
         for option in [
             "--port", "--management-port", "--control-port", "--web-push-port", "--host", "--data", "--bundle-id", "--max-concurrent-streams",
-            "--accept-any-token",
+            "--accept-any-token", "--keep N|all",
         ] {
             #expect(help.standardOutput.contains(option))
         }
@@ -41,5 +42,22 @@ struct SandboxCommandTests {
         #expect(webPush.run(["sandbox", "--environment", "both", "--web-push-port", "2400", "--production-web-push-port", "2400"]) == 2)
         #expect(webPush.standardError.contains("--web-push-port and --production-web-push-port are both 2400"))
         #expect(CapturedOutput().run(["sandbox", "--production-web-push-port", "0"]) == 2)
+    }
+
+    @Test func aSandboxOfItsOwnKeepsABoundedHistoryUnlessAskedForAll() throws {
+        let options: Set<String> = ["keep"]
+        let (bounded, _) = try SandboxCommand.configuration(try Arguments([], options: options))
+        #expect(bounded.acceptedKept?.perTarget == 1000)
+        #expect(bounded.acceptedKept?.total == 100_000)
+        let (smaller, _) = try SandboxCommand.configuration(try Arguments(["--keep", "500"], options: options))
+        #expect(smaller.acceptedKept?.total == 500)
+        #expect(smaller.acceptedKept?.perTarget == 1000)
+        let (all, _) = try SandboxCommand.configuration(try Arguments(["--keep", "all"], options: options))
+        #expect(all.acceptedKept == nil)
+        for bad in ["0", "-3", "lots"] {
+            let refused = CapturedOutput()
+            #expect(refused.run(["sandbox", "--keep", bad]) == 2)
+            #expect(refused.standardError.contains("--keep must be all or a whole number of pushes from 1 up, not '\(bad)'"))
+        }
     }
 }
