@@ -15,8 +15,12 @@ public enum MillionBenchmark {
     /// as the engine's pages in flight hold (4 pages of 2,000).
     static let rawWindow = 8_000
 
-    /// The tokens of the run, the same in the seed and the raw client's round.
-    static func token(_ index: Int) -> String { String(format: "%064x", tokenBase + index) }
+    /// The tokens of the run, the same in the seed and the raw client's round (not
+    /// `String(format: "%064x")`, which takes 32 bits of the number on Linux).
+    static func token(_ index: Int) -> String {
+        let hex = String(tokenBase + index, radix: 16)
+        return String(repeating: "0", count: 64 - hex.count) + hex
+    }
     static let tokenBase = 0x5eed_0000_0000
 
     /// Registers `count` `la-update` tokens of `key` (one phone each, one household) in the
@@ -89,7 +93,7 @@ public enum MillionBenchmark {
             let engine = EngineBenchmark.seconds(ContinuousClock.now - started)
             let serverUsed = cpuSeconds("/proc/\(pid)/stat") - serverCPU
             let sandboxInEngineRound = sandboxCPU() - sandboxAtStart
-            let payload = try lastPayload(control: control)
+            let payload = try lastPayload(control: control, token: token(tokens - 1))
             let ownCPU = cpuSeconds("/proc/self/stat")
             let sandboxBeforeRaw = sandboxCPU()
             let allAtOnce = try rawRound(client: client, tokens: tokens, payload: payload, bundleID: apns.bundleID, control: control, window: nil)
@@ -169,12 +173,13 @@ public enum MillionBenchmark {
         return count
     }
 
-    /// The payload the sandbox last accepted for the first token.
-    static func lastPayload(control: Int) throws -> [UInt8] {
-        let object = try controlJSON(control: control, path: "/devices/\(token(0))/pushes")
+    /// The payload of the last push the sandbox accepted for `token`: one of the last page's, as
+    /// the sandbox keeps only its newest pushes.
+    static func lastPayload(control: Int, token: String) throws -> [UInt8] {
+        let object = try controlJSON(control: control, path: "/devices/\(token)/pushes")
         let pushes = (object as? [String: Any])?["pushes"] as? [[String: Any]] ?? []
         guard let encoded = pushes.last?["payloadBase64"] as? String, let payload = Data(base64Encoded: encoded) else {
-            throw EngineBenchmarkError("the sandbox holds no push for the first token")
+            throw EngineBenchmarkError("the sandbox holds no push for the last token")
         }
         return Array(payload)
     }
