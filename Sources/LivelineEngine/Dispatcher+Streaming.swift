@@ -134,7 +134,7 @@ extension Dispatcher {
     /// of each token on its own; once every token was read, a page's tokens are retried each on
     /// its own, as any answer's.
     private func record(_ page: PageInFlight, of run: inout StreamRun, random: inout some RandomNumberGenerator) {
-        let outcomes = page.sends.enumerated().map { page.answers.outcome($0, of: $1) ?? unanswered($1) }
+        let outcomes = page.answers.outcomes(of: page.sends, missing: unanswered)
         run.delivered = run.delivered || outcomes.contains { $0.result.outcome == .delivered }
         if run.prepared.unfinished == nil, run.pages != nil, outcomes.allSatisfy({ $0.result.status == 0 }) {
             run.prepared.unfinished = "no answer to any request of a page (\(outcomes.first?.result.summary ?? "")); sent to \(run.sent)"
@@ -176,12 +176,18 @@ extension Dispatcher {
         }
     }
 
-    /// Sends `sends` as one page.
+    /// Sends `sends` as one page, from ``launcher``: handing each request to the client takes
+    /// the dispatcher's thread as long as recording a page, so the two run side by side. The
+    /// page's group is left once every request was handed over and answered.
     private func launch(_ sends: [PreparedSend]) -> PageInFlight {
         let answers = Answers(count: sends.count)
         let group = DispatchGroup()
         let sentAt = DispatchTime.now()
-        for (index, send) in sends.enumerated() { perform(send, index: index, into: answers, group: group) }
+        group.enter()
+        launcher.async { [self] in
+            for (index, send) in sends.enumerated() { perform(send, index: index, into: answers, group: group) }
+            group.leave()
+        }
         return PageInFlight(sends: sends, answers: answers, group: group, sentAt: sentAt)
     }
 

@@ -34,7 +34,7 @@ extension Dispatcher {
             // its store), which could then be released at any moment (see `start()`).
             perform(send, index: index, into: answers) { [weak self] in
                 guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let self else { return }
-                let outcomes = prepared.sends.enumerated().compactMap { answers.outcome($0, of: $1) }
+                let outcomes = answers.outcomes(of: prepared.sends) { _ in nil }
                 let first = webPushFlights.withLock { flights in
                     flights.inFlight -= 1
                     flights.answered.append((prepared, outcomes))

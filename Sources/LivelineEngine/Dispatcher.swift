@@ -77,6 +77,9 @@ public final class Dispatcher: Sendable {
     let webPushFlights = Mutex(WebPushFlights())
     /// Bumped whenever a row of the lane has all its answers.
     let webPushAnswered = ChangeSignal()
+    /// Hands a fan-out's pages to APNs in order while the dispatcher reads and records
+    /// (``stream(_:now:)``).
+    let launcher = DispatchQueue(label: "liveline-dispatch-launch")
 
     init(
         store: Store, sender: any PushSender, otherSenders: [PushEnvironment: any PushSender] = [:], webPush: WebPushTransport? = nil,
@@ -267,7 +270,7 @@ public final class Dispatcher: Sendable {
         recorded += waitForAnswers(group, until: claimed + answerTimeout)
         let answeredAt = configuration.clock()
         let plans = sending.map { prepared, answers in
-            let outcomes = prepared.sends.enumerated().map { answers.outcome($0, of: $1) ?? unanswered($1) }
+            let outcomes = answers.outcomes(of: prepared.sends, missing: unanswered)
             count(outcomes, of: prepared, answeredAt: answeredAt)
             return planner.plan(prepared, outcomes: outcomes, at: answeredAt, random: &random)
         }
@@ -352,9 +355,14 @@ public final class Dispatcher: Sendable {
                 answers[index] = result
             }
         }
-        /// The answer to `send`, the request at `index`, if it came.
-        func outcome(_ index: Int, of send: PreparedSend) -> SendOutcome? {
-            collected.withLock { index < $0.count ? $0[index] : nil }.map { SendOutcome(send: send, result: $0) }
+        /// Each of `sends` with its answer, read under one lock; `missing` stands in for an
+        /// answer that did not come (nil: the request is left out).
+        func outcomes(of sends: [PreparedSend], missing: (PreparedSend) -> SendOutcome?) -> [SendOutcome] {
+            let answers = collected.withLock { $0 }
+            return sends.indices.compactMap { index in
+                if index < answers.count, let result = answers[index] { return SendOutcome(send: sends[index], result: result) }
+                return missing(sends[index])
+            }
         }
     }
 
@@ -394,6 +402,9 @@ public final class Dispatcher: Sendable {
         let row = prepared.row
         if latency, !outcomes.isEmpty { metrics.dispatchLatency(max(0, answeredAt.timeIntervalSince(row.dueAt))) }
         let debug = logger.isEnabled(.debug)
+        // A run of alike answers is counted at once: a fan-out's are mostly alike.
+        var run: (answer: EngineMetrics.PushAnswer, count: Int)?
+        var budgetLimited = 0
         for outcome in outcomes {
             switch outcome.send.request {
             case .webPush:
@@ -403,17 +414,25 @@ public final class Dispatcher: Sendable {
                     .delete, environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
                     reason: outcome.result.reason?.rawValue)
             case .device, .broadcast:
-                metrics.push(
+                let answer = EngineMetrics.PushAnswer(
                     environment: outcome.send.environment ?? configuration.environment, status: outcome.result.status,
-                    reason: outcome.result.reason?.rawValue)
+                    reason: outcome.result.reason?.rawValue ?? "")
+                if let current = run, current.answer == answer {
+                    run?.count += 1
+                } else {
+                    if let current = run { metrics.push(current.answer, count: current.count) }
+                    run = (answer, 1)
+                }
             }
-            if outcome.send.budgetLimited { metrics.budgetLimited() }
+            if outcome.send.budgetLimited { budgetLimited += 1 }
             if debug {
                 var event = DispatchPlanner.event(.debug, .pushAnswered, outcome, row: row, rev: prepared.rev, message: outcome.send.note)
                 if event.status == 0, let transportError = outcome.result.transportError { event.message += " — no answer: \(transportError)" }
                 logger.record(event)
             }
         }
+        if let run { metrics.push(run.answer, count: run.count) }
+        if budgetLimited > 0 { metrics.budgetLimited(budgetLimited) }
     }
 
     /// Logs a failed claim: the first three of a streak, then every power of two.

@@ -67,9 +67,8 @@ public final class EngineMetrics: Sendable {
 
     public init() {}
 
-    func push(environment: PushEnvironment, status: Int, reason: String?) {
-        state.withLock { $0.pushes[PushAnswer(environment: environment, status: status, reason: reason ?? ""), default: 0] += 1 }
-    }
+    /// Counts `count` answers alike.
+    func push(_ answer: PushAnswer, count: Int) { state.withLock { $0.pushes[answer, default: 0] += count } }
 
     func channelOperation(_ operation: ChannelAnswer.Operation, environment: PushEnvironment, status: Int, reason: String?) {
         state.withLock {
@@ -81,7 +80,7 @@ public final class EngineMetrics: Sendable {
 
     func deadLetter() { state.withLock { $0.deadLetters += 1 } }
 
-    func budgetLimited() { state.withLock { $0.budgetLimited += 1 } }
+    func budgetLimited(_ count: Int) { state.withLock { $0.budgetLimited += count } }
 
     func start(outcome: String) { state.withLock { $0.starts[outcome, default: 0] += 1 } }
 

@@ -130,8 +130,9 @@ import Testing
         #expect(harness.sender.mostOutstanding <= 4 * 2, "at most 4 pages of 2 waiting: \(harness.sender.mostOutstanding)")
         #expect(harness.sender.mostOutstanding > 2, "pages overlap: \(harness.sender.mostOutstanding)")
         let before = try #require(recordedBeforeLast.withLock { $0 })
-        // The last page goes out once the 16th is recorded (four pages of two in flight).
-        #expect(before == 32, "recorded before the last page went out: \(before)")
+        // The last page goes out once the 16th is recorded (four pages of two in flight); the
+        // dispatcher may record the next ones while the launcher hands the last page over.
+        #expect((32...38).contains(before), "recorded before the last page went out: \(before)")
         // Claimed at T with a lease of 30 s; renewed by a page recorded at T+20 s.
         let lease = try #require(leaseBeforeLast.withLock { $0 })
         #expect(lease == harness.clock.now.addingTimeInterval(30), "\(lease) vs \(harness.clock.now)")
@@ -153,8 +154,10 @@ import Testing
         defer { harness.stop() }
 
         let pushed = harness.sender.devicePushes.count
-        // Token 20 opened the 11th page; the next record (the 8th page's) finds the lease taken.
-        #expect(pushed == 22, "pages stopped after the lease was lost: \(pushed) of \(tokens.count)")
+        // Token 20 opened the 11th page. The next record (the 8th page's) finds the lease taken,
+        // unless the dispatcher recorded pages 8 to 10 while the launcher was still handing page
+        // 11 over: then pages 12 to 14, already asked for, go too. None after them.
+        #expect((22...28).contains(pushed), "pages stopped after the lease was lost: \(pushed) of \(tokens.count)")
         #expect(try harness.deliveries().count == pushed, "every answer recorded")
         #expect(harness.events("leaseLost").count >= 1)
         let row = try #require(try harness.rows().first { $0.target == nil })
@@ -172,7 +175,8 @@ import Testing
         defer { harness.stop() }
 
         let pushed = harness.sender.devicePushes.count
-        #expect(pushed == 22, "\(pushed) of \(tokens.count)")
+        // As a lost lease (above): no page is asked for once the dispatcher sees it stopping.
+        #expect((22...28).contains(pushed), "\(pushed) of \(tokens.count)")
         #expect(try harness.deliveries().count == pushed)
         let row = try #require(try harness.rows().first { $0.target == nil })
         #expect(row.status == .due && row.attempts == 0 && row.dueAt == harness.clock.now)

@@ -51,12 +51,20 @@ public struct DeliveryRepository: Sendable {
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(chunk.count * 13)
             for attempt in chunk {
-                parameters += [
-                    SQLValue(attempt.outboxID), SQLValue(attempt.contextKey), SQLValue(attempt.rev),
-                    .text(attempt.targetKind.rawValue), .text(attempt.target), SQLValue(attempt.apnsID), SQLValue(attempt.status),
-                    SQLValue(attempt.reason), SQLValue(attempt.priority), SQLValue(attempt.latencyMilliseconds),
-                    SQLValue(attempt.attemptedAt), SQLValue(attempt.note), SQLValue(attempt.environment?.rawValue),
-                ]
+                // One append each: a literal array per row would be an allocation per delivery.
+                parameters.append(SQLValue(attempt.outboxID))
+                parameters.append(SQLValue(attempt.contextKey))
+                parameters.append(SQLValue(attempt.rev))
+                parameters.append(.text(attempt.targetKind.rawValue))
+                parameters.append(.text(attempt.target))
+                parameters.append(SQLValue(attempt.apnsID))
+                parameters.append(SQLValue(attempt.status))
+                parameters.append(SQLValue(attempt.reason))
+                parameters.append(SQLValue(attempt.priority))
+                parameters.append(SQLValue(attempt.latencyMilliseconds))
+                parameters.append(SQLValue(attempt.attemptedAt))
+                parameters.append(SQLValue(attempt.note))
+                parameters.append(SQLValue(attempt.environment?.rawValue))
             }
             try transaction.execute(chunk.count == Self.rowsPerStatement ? Self.fullInsert : Self.insert(rows: chunk.count), parameters)
         }
