@@ -176,16 +176,19 @@ extension Dispatcher {
         }
     }
 
-    /// Sends `sends` as one page, from ``launcher``: handing each request to the client takes
-    /// the dispatcher's thread as long as recording a page, so the two run side by side. The
-    /// page's group is left once every request was handed over and answered.
+    /// Sends `sends` as one page, from ``launcher``, while the dispatcher's thread reads and
+    /// records. The page's group is left once every request was handed over and answered.
     private func launch(_ sends: [PreparedSend]) -> PageInFlight {
         let answers = Answers(count: sends.count)
         let group = DispatchGroup()
         let sentAt = DispatchTime.now()
         group.enter()
-        launcher.async { [self] in
-            for (index, send) in sends.enumerated() { perform(send, index: index, into: answers, group: group) }
+        launcher.async { [weak self] in
+            // Weak, and let go before the group is left: the launcher must never hold the last
+            // reference to the dispatcher once its thread could see the page done and stop.
+            if let self {
+                for (index, send) in sends.enumerated() { self.perform(send, index: index, into: answers, group: group) }
+            }
             group.leave()
         }
         return PageInFlight(sends: sends, answers: answers, group: group, sentAt: sentAt)

@@ -58,9 +58,9 @@ enum SandboxCommand: CLICommand {
           --production-control-port N     with both: its JSON control port          [2299]
           --production-web-push-port N    with both: its Web Push service           [2298]
           --accept-any-token        accept pushes to tokens nobody registered (ad-hoc use, benchmarks)
-          --keep N|all              accepted pushes kept for the control port's lists: the newest N
-                                    in all, at most 1000 per token or channel; all keeps every
-                                    one (memory grows with each push)                [100000]
+          --keep N|all              accepted pushes kept for the control port's lists: at most N
+                                    in all and 1000 per token or channel, the oldest going first;
+                                    all keeps every one (memory grows with each push) [100000]
           --devices FILE            attach simulated iPhones (JSON, docs/devices.md); their
                                     tokens are registered here (with both: in the sandbox of each
                                     device's "environment", sandbox or production), their apps register

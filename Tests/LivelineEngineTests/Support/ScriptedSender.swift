@@ -6,7 +6,8 @@ import Synchronization
 
 /// An in-memory APNs: answers every request at once, from a script, and keeps what it was asked
 /// and what it answered. `afterSend` runs after each push was handed over (and answered), on the
-/// dispatcher's thread — where a test arms a fault for the transaction that records the answers.
+/// thread that handed it over: the dispatcher's (where a test arms a fault for the transaction
+/// that records the answers), or its launcher's for the pages of a fan-out after the first.
 /// With ``answerAfter(_:)`` it answers later, from another thread, counting the requests that
 /// wait for their answer; `onRequest` runs as each request is handed over, before its answer.
 final class ScriptedSender: PushSender {
