@@ -32,11 +32,11 @@ public struct SandboxConfiguration: Sendable {
     /// Channels one app may have at once in this environment.
     public var channelQuota: Int
     /// The most accepted pushes kept per token or channel, and in all (the oldest go first); nil
-    /// keeps every one (tests that look at a whole history). A server's own in-process
-    /// sandbox sets a bound, or a server left running grows without limit.
+    /// keeps every one (tests that look at a whole history). A server's in-process sandbox and
+    /// `liveline sandbox` (unless `--keep all`) set ``boundedKept``: one left running would
+    /// otherwise grow without limit.
     public var acceptedKept: (perTarget: Int, total: Int)?
-    /// The bound of a sandbox that runs on its own (`liveline sandbox`, a server's in-process
-    /// one): enough history for any test or demo, flat memory under a benchmark's millions.
+    /// Enough history for any test or demo, flat memory under a benchmark's millions of pushes.
     public static let boundedKept = (perTarget: 1000, total: 100_000)
     /// The sandbox's idea of now: `iat` age, 410 timestamps, token update spacing, `receivedAt`
     /// (of the Web Push service too, and VAPID `exp`).
