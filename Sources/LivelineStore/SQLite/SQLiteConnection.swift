@@ -181,20 +181,46 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one statement; collects its rows when `collect`, and counts the rows it changed.
+    ///
+    /// The texts' bytes are laid end to end in one buffer that SQLite reads in place
+    /// (`SQLITE_STATIC`) until the bindings are cleared before it is freed, instead of copying
+    /// each into memory of its own ("Binding Values To Prepared Statements": the pointer stays
+    /// valid until the parameter is bound again).
     @discardableResult
     func run(_ sql: String, _ parameters: [SQLValue], collect: Bool) throws -> (rows: [Row], changes: Int) {
         let statement = try prepared(sql)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard parameters.count == expected else {
             throw StoreError(.misuse, "\(Self.excerpt(sql)) takes \(expected) parameters but was given \(parameters.count)")
         }
-        for (offset, value) in parameters.enumerated() {
-            try check(bind(value, at: Int32(offset + 1), in: statement), "bind parameter $\(offset + 1) of \(Self.excerpt(sql))")
+        var texts: [UInt8] = []
+        for case .text(let text) in parameters { texts.append(contentsOf: text.utf8) }
+        return try texts.withUnsafeBufferPointer { texts in
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            }
+            var textOffset = 0
+            for (offset, value) in parameters.enumerated() {
+                let index = Int32(offset + 1)
+                let code: Int32
+                if case .text(let text) = value, let base = texts.baseAddress, text.utf8.count > 0 {
+                    let count = text.utf8.count
+                    code = (base + textOffset).withMemoryRebound(to: CChar.self, capacity: count) {
+                        sqlite3_bind_text64(statement, index, $0, UInt64(count), Self.static, UInt8(SQLITE_UTF8))
+                    }
+                    textOffset += count
+                } else {
+                    code = bind(value, at: index, in: statement)
+                }
+                try check(code, "bind parameter $\(index) of \(Self.excerpt(sql))")
+            }
+            return try step(statement, sql, collect: collect)
         }
+    }
+
+    /// Steps `statement` to its end, collecting its rows when `collect`.
+    private func step(_ statement: OpaquePointer, _ sql: String, collect: Bool) throws -> (rows: [Row], changes: Int) {
         var rows: [Row] = []
         var columns: [String: Int]?
         while true {
@@ -332,6 +358,9 @@ final class SQLiteConnection: @unchecked Sendable {
     private static var transient: sqlite3_destructor_type {
         unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     }
+
+    /// `SQLITE_STATIC` (0): SQLite reads the bound bytes where they are, until they are bound again.
+    private static var `static`: sqlite3_destructor_type? { nil }
 }
 
 /// The 48 bytes of a WAL index header (``SQLiteConnection/walIndexHeader()``), compared whole.
