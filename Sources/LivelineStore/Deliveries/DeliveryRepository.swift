@@ -41,7 +41,8 @@ public struct DeliveryRepository: Sendable {
     }
 
     /// Records `attempts` in the caller's transaction, several to a statement (a dispatcher's
-    /// batch); in their order, so their ids follow it.
+    /// batch); in their order, so their ids follow it. If it throws, some of them may be written:
+    /// let the error end the transaction (``insert(rows:dialect:)``).
     public func record(_ attempts: [DeliveryAttempt], in transaction: any SQLTransaction) throws {
         var rest = attempts[...]
         while !rest.isEmpty {
@@ -66,21 +67,31 @@ public struct DeliveryRepository: Sendable {
                 parameters.append(SQLValue(attempt.note))
                 parameters.append(SQLValue(attempt.environment?.rawValue))
             }
-            try transaction.execute(chunk.count == Self.rowsPerStatement ? Self.fullInsert : Self.insert(rows: chunk.count), parameters)
+            let dialect = database.dialect
+            let sql = chunk.count == Self.rowsPerStatement ? Self.fullInserts[dialect] : nil
+            try transaction.execute(sql ?? Self.insert(rows: chunk.count, dialect: dialect), parameters)
         }
     }
 
     /// Delivery rows one statement of ``record(_:in:)`` inserts at most.
     static let rowsPerStatement = 50
-    /// The statement of a full chunk, made once (a fan-out's pages are mostly full chunks).
-    static let fullInsert = insert(rows: rowsPerStatement)
+    /// The statement of a full chunk per dialect, made once (a fan-out's pages are mostly full
+    /// chunks).
+    static let fullInserts = Dictionary(uniqueKeysWithValues: SQLDialect.allCases.map { ($0, insert(rows: rowsPerStatement, dialect: $0)) })
 
     /// `INSERT INTO deliveries` of `rows` rows of parameters.
-    static func insert(rows: Int) -> String {
+    ///
+    /// On SQLite `OR FAIL`: a statement that writes several rows and may stop at a constraint
+    /// with the default `ABORT` keeps a statement journal, the pages it changes as they were
+    /// before it, to undo its own rows; past 64 KiB that journal is a temporary file, written
+    /// page by page ("Temporary Files Used By SQLite", statement journals; "The ON CONFLICT
+    /// Clause"). With `FAIL` the rows it wrote before the failure stay — until the transaction,
+    /// or a write group's savepoint, is rolled back, as each caller's error does.
+    static func insert(rows: Int, dialect: SQLDialect) -> String {
         let values = (0..<rows).map { row in "(" + (1...13).map { "$\(row * 13 + $0)" }.joined(separator: ", ") + ")" }
         return """
-            INSERT INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status, reason, priority,
-                latency_ms, attempted_at, note, environment)
+            INSERT\(dialect == .sqlite ? " OR FAIL" : "") INTO deliveries (outbox_id, context_key, rev, target_kind, target, apns_id, status,
+                reason, priority, latency_ms, attempted_at, note, environment)
             VALUES \(values.joined(separator: ", "))
             """
     }
@@ -93,26 +104,29 @@ public struct DeliveryRepository: Sendable {
         contextKey: String, since: Date, channelsOnly: Bool = false, in transaction: any SQLTransaction
     ) throws -> [OutboxTarget: Int] {
         var ledger: [OutboxTarget: Int] = [:]
-        // Read from `deliveries_budget` alone (migration 11), in its order. The unary `+` keeps
-        // SQLite from taking `deliveries_context` for the time range instead (a table lookup and
-        // a sort for every delivery), which it does while it has no statistics.
-        let channels = channelsOnly ? " AND target_kind = 'channel'" : ""
-        let rows = try transaction.query(
-            """
-            SELECT target_kind, target, COUNT(*) AS n FROM deliveries
-            WHERE context_key = $1\(channels) AND +attempted_at >= $2 AND priority = 10 AND status = 200
-            GROUP BY target_kind, target
-            """,
-            [.text(contextKey), SQLValue(since)])
-        for row in rows {
-            let target = try row.string("target")
-            switch try row.string("target_kind") {
-            case "token": if let id = Int(target) { ledger[.token(PushTokenID(id))] = try row.int("n") }
-            case "channel": ledger[.channel(target)] = try row.int("n")
-            default: continue
-            }
+        let parameters = [SQLValue.text(contextKey), SQLValue(since)]
+        for row in try transaction.query(Self.ledgerSQL(database.dialect, .channel), parameters) {
+            ledger[.channel(try row.string("counted"))] = try row.int("n")
+        }
+        guard !channelsOnly else { return ledger }
+        for row in try transaction.query(Self.ledgerSQL(database.dialect, .token), parameters) {
+            ledger[.token(PushTokenID(try row.int("counted")))] = try row.int("n")
         }
         return ledger
+    }
+
+    /// The ledger's counts of one kind of target, the context bound at `$1` and the time since at
+    /// `$2`: from `deliveries_budget_tokens` or `deliveries_budget_channels` (migration 19) alone,
+    /// in their order. The unary `+` keeps SQLite from taking `deliveries_context` for the time
+    /// range instead (a table lookup and a sort for every delivery), which it does while it has
+    /// no statistics.
+    static func ledgerSQL(_ dialect: SQLDialect, _ kind: DeliveryTargetKind) -> String {
+        let target = kind == .token ? dialect.deliveryTokenID() : "target"
+        return """
+            SELECT \(target) AS counted, COUNT(*) AS n FROM deliveries
+            WHERE context_key = $1 AND +attempted_at >= $2 AND priority = 10 AND status = 200 AND target_kind = '\(kind.rawValue)'
+            GROUP BY \(target)
+            """
     }
 
     /// The newest revision of the context APNs accepted a push of, or `nil`.

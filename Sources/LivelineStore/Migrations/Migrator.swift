@@ -14,7 +14,7 @@ import Foundation
 /// upgraded one at a time (docs/operations.md, "Upgrading").
 public struct Migrator: Sendable {
     /// Liveline's core schema, oldest first.
-    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17, .v18]
+    public static let liveline: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v8, .v9, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17, .v18, .v19]
 
     /// Core versions that once belonged to a feature's tables and were moved to that feature (its
     /// migrations name them as ``Migration/formerCoreVersion``). They are never used again.

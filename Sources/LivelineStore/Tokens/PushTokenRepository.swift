@@ -267,19 +267,15 @@ public struct PushTokenRepository: Sendable {
         var parameters: [SQLValue] = [.text(contextKey), .text(environment.rawValue)]
         // With `ledgerSince`, each token's count of the budget's ledger (what
         // ``DeliveryRepository/priorityLedger(contextKey:since:channelsOnly:in:)`` counts) in the
-        // same statement: one range of `deliveries_budget` per token (migration 11; its three
-        // equalities and the priority and status of its `WHERE`), instead of a second result with
-        // a row per token, which a large fan-out was slow to read and index
-        // (docs/decisions/the-budget-ledger-read-with-each-token.md).
+        // same statement: one range of `deliveries_budget_tokens` per token (migration 19; its two
+        // equalities and the `WHERE` of the index), instead of a second result with a row per
+        // token, which a large fan-out was slow to read and index
+        // (docs/decisions/the-budget-ledger-read-with-each-token.md). A page's tokens are
+        // neighbours in that index (docs/decisions/the-budget-ledger-by-token-id.md).
         var ledger = ""
         if let ledgerSince {
             parameters.append(SQLValue(ledgerSince))
-            ledger = """
-                , (SELECT COUNT(*) FROM deliveries
-                   WHERE deliveries.context_key = $1 AND deliveries.target_kind = 'token'
-                     AND deliveries.target = CAST(push_tokens.id AS TEXT) AND deliveries.attempted_at >= $\(parameters.count)
-                     AND deliveries.priority = 10 AND deliveries.status = 200) AS priority_accepted
-                """
+            ledger = ", " + Self.ledgerCount(database.dialect, since: parameters.count) + " AS priority_accepted"
         }
         var sql = """
             SELECT id, token, frequent_pushes_enabled, environment_source\(ledger) FROM push_tokens
@@ -310,6 +306,17 @@ public struct PushTokenRepository: Sendable {
                 environmentSource: PushEnvironmentSource(rawValue: try row.string("environment_source")) ?? .app,
                 priorityPushesAccepted: counted ? try row.int("priority_accepted") : nil)
         }
+    }
+
+    /// The count of a `push_tokens` row's ledger, its context bound at `$1` and the time since
+    /// at `$since`: a range of `deliveries_budget_tokens` (migration 19).
+    static func ledgerCount(_ dialect: SQLDialect, since: Int) -> String {
+        """
+        (SELECT COUNT(*) FROM deliveries
+         WHERE deliveries.context_key = $1 AND deliveries.target_kind = 'token'
+           AND \(dialect.deliveryTokenID("deliveries")) = push_tokens.id AND deliveries.attempted_at >= $\(since)
+           AND deliveries.priority = 10 AND deliveries.status = 200)
+        """
     }
 
     /// The active token of one slot (see ``TokenRegistration/slot``), or `nil`.

@@ -222,7 +222,7 @@ extension MigratorTests {
                         """, [.text(channel), .text(owner), .text(environment)])
                 }
             }
-            #expect(try Migrator().migrate(database, now: time(1)).map(\.version) == [9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+            #expect(try Migrator().migrate(database, now: time(1)).map(\.version) == [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
             let store = Store(database: database)
             #expect(try store.channels.contextChannel(key: "trip:dev", environment: .sandbox) == "ZGV2")
             #expect(try store.channels.contextChannel(key: "trip:prod", environment: .production) == "cHJvZA==")
