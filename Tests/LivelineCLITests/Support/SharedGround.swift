@@ -24,6 +24,8 @@ struct SharedGround {
         ]) { $1 }
         bearer = SecureRandom.token(prefix: "ll_")
         let store = try Store.open(PostgresDatabase(settings: PostgresSettings(url: url), poolSize: 1))
+        // The schema as a serving build leaves it: the core's contract steps ran (migration 19's).
+        _ = try Migrator().contractWhenNoOlderInstance(store.database, now: Date())
         _ = try store.accounts.createUser(
             household: "Fisch", name: "Dennis", avatarTint: "azure", emoji: "🐟", locale: "de", tokenHash: SHA256.hex(bearer), now: Date())
     }

@@ -27,6 +27,26 @@ struct BudgetIndexTests {
         }
     }
 
+    /// A batch of deliveries stops at a bad row without undoing its own earlier rows (`OR FAIL`
+    /// on SQLite, ``DeliveryRepository/insert(rows:dialect:)``): the error ends the write, which
+    /// rolls them back.
+    @Test(arguments: DatabaseFactory.all)
+    func aBatchThatFailsPartwayLeavesNoRowOnceItsWriteEnds(_ factory: DatabaseFactory) throws {
+        try factory.withStore { store in
+            let row: (String) -> [SQLValue] = { kind in
+                [.integer(1), .text("trip:1"), .integer(1), .text(kind), .text("7"), .null, .integer(200), .null, .integer(10), .real(1)]
+                    + [.integer(0), .null, .null]
+            }
+            #expect(throws: StoreError.self) {
+                try store.write { transaction in
+                    _ = try transaction.execute(DeliveryRepository.insert(rows: 2, dialect: store.database.dialect), row("token") + row("neither"))
+                }
+            }
+            let count = try store.database.read { try $0.queryOne("SELECT COUNT(*) AS n FROM deliveries")?.int("n") }
+            #expect(count == 0)
+        }
+    }
+
     /// The names of `deliveries`' indexes, sorted (PostgreSQL's primary key left out).
     static func indexes(_ database: any Database) throws -> [String] {
         let sql =
