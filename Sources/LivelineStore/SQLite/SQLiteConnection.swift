@@ -202,18 +202,8 @@ final class SQLiteConnection: @unchecked Sendable {
             }
             var textOffset = 0
             for (offset, value) in parameters.enumerated() {
-                let index = Int32(offset + 1)
-                let code: Int32
-                if case .text(let text) = value, let base = texts.baseAddress, text.utf8.count > 0 {
-                    let count = text.utf8.count
-                    code = (base + textOffset).withMemoryRebound(to: CChar.self, capacity: count) {
-                        sqlite3_bind_text64(statement, index, $0, UInt64(count), Self.static, UInt8(SQLITE_UTF8))
-                    }
-                    textOffset += count
-                } else {
-                    code = bind(value, at: index, in: statement)
-                }
-                try check(code, "bind parameter $\(index) of \(Self.excerpt(sql))")
+                let code = bind(value, at: Int32(offset + 1), texts: texts, textOffset: &textOffset, in: statement)
+                try check(code, "bind parameter $\(offset + 1) of \(Self.excerpt(sql))")
             }
             return try step(statement, sql, collect: collect)
         }
@@ -267,7 +257,11 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
-    private func bind(_ value: SQLValue, at index: Int32, in statement: OpaquePointer) -> Int32 {
+    /// Binds `value` at `index`; a text is read in place from `texts` at `textOffset`, which it
+    /// moves past the text (``run(_:_:collect:)`` laid the texts there in their order).
+    private func bind(
+        _ value: SQLValue, at index: Int32, texts: UnsafeBufferPointer<UInt8>, textOffset: inout Int, in statement: OpaquePointer
+    ) -> Int32 {
         switch value {
         case .null:
             return sqlite3_bind_null(statement, index)
@@ -275,15 +269,14 @@ final class SQLiteConnection: @unchecked Sendable {
             return sqlite3_bind_int64(statement, index, number)
         case .real(let number):
             return sqlite3_bind_double(statement, index, number)
-        case .text(var text):
-            // withUTF8 keeps embedded NULs; an empty buffer has no address, which SQLite would read as NULL.
-            return text.withUTF8 { bytes in
-                guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                    return sqlite3_bind_text(statement, index, "", 0, Self.transient)
-                }
-                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    sqlite3_bind_text64(statement, index, $0, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
-                }
+        case .text(let text):
+            // The UTF-8 bytes with any embedded NUL. An empty text has no bytes there (nor, if all
+            // are empty, a buffer): no address, which SQLite would read as NULL, so "" is copied.
+            let count = text.utf8.count
+            guard count > 0, let base = texts.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, Self.transient) }
+            defer { textOffset += count }
+            return (base + textOffset).withMemoryRebound(to: CChar.self, capacity: count) {
+                sqlite3_bind_text64(statement, index, $0, UInt64(count), Self.static, UInt8(SQLITE_UTF8))
             }
         case .blob(let bytes):
             return bytes.withUnsafeBytes { raw in
